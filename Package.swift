@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "dropcut",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "dropcut", targets: ["dropcut"]),
+        .library(name: "Timeline", targets: ["Timeline"]),
+        .library(name: "MediaIO", targets: ["MediaIO"]),
+        .library(name: "Render", targets: ["Render"]),
+        .library(name: "Recipe", targets: ["Recipe"]),
+        .library(name: "Daemon", targets: ["Daemon"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        // C libraries, found with pkg-config (scripts/bootstrap installs the -dev packages).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+        ),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+
+        // Pure Swift editing model: no C import.
+        .target(name: "Timeline"),
+        .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Render", dependencies: ["Timeline", "MediaIO", "CFreeType", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Recipe", dependencies: ["Timeline"]),
+        .target(name: "Daemon", dependencies: ["CSystemd", "Recipe", "Render", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(
+            name: "dropcut",
+            dependencies: [
+                "Timeline", "MediaIO", "Render", "Recipe", "Daemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Test helpers shared by the test targets: temp dirs, fixture generation with the
+        // ffmpeg CLI (tests only), a real journald.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TimelineTests", dependencies: [
+            "Timeline", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport", "CFFmpeg", "CFreeType"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
+        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"]),
+    ]
+)

@@ -1,0 +1,5 @@
+#ifndef DROPCUT_CFREETYPE_SHIM_H
+#define DROPCUT_CFREETYPE_SHIM_H
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#endif

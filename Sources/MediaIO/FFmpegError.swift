@@ -1,0 +1,51 @@
+import CFFmpeg
+
+/// A failed FFmpeg call: the negative return code, FFmpeg's own text for it
+/// (`av_strerror`), the function that failed, and the file and stream it concerned.
+public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public let function: String
+    public let path: String?
+    public let streamIndex: Int?
+
+    public init(code: Int32, function: String, path: String?, streamIndex: Int? = nil) {
+        self.code = code
+        self.message = FFmpegError.text(for: code)
+        self.function = function
+        self.path = path
+        self.streamIndex = streamIndex
+    }
+
+    /// `clip.mp4: stream 1: avcodec_open2: Invalid data found when processing input (-1094995529)`
+    public var description: String {
+        var parts: [String] = []
+        if let path { parts.append(path) }
+        if let streamIndex { parts.append("stream \(streamIndex)") }
+        parts.append("\(function): \(message) (\(code))")
+        return parts.joined(separator: ": ")
+    }
+
+    /// `av_strerror`'s text for `code` (av_err2str is a macro Swift cannot call).
+    static func text(for code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        if av_strerror(code, &buffer, buffer.count) < 0 {
+            return "unknown FFmpeg error"
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// AVERROR(EAGAIN): "output not ready, send more input". A result, never thrown.
+    public static let again = cff_averror_eagain()
+    /// AVERROR_EOF: "no more output". A result, never thrown.
+    public static let endOfFile = cff_averror_eof()
+}
+
+/// The one check for FFmpeg return codes: a negative `result` throws an `FFmpegError`
+/// naming `function`, `path` and `stream`; otherwise the (non-negative) result is returned.
+/// Callers that expect EAGAIN or EOF test for them before calling this.
+@discardableResult
+func check(_ result: Int32, _ function: String, path: String?, stream: Int? = nil) throws(FFmpegError) -> Int32 {
+    if result < 0 { throw FFmpegError(code: result, function: function, path: path, streamIndex: stream) }
+    return result
+}

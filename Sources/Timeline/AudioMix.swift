@@ -1,0 +1,59 @@
+/// The volume of one composition audio track over time (AVMutableAudioMixInputParameters).
+/// Volume is linear gain, 1.0 unchanged; the default is 1.0 before any keyframe.
+public struct AudioMixInputParameters: Sendable, Hashable {
+    public var trackID: TrackID
+    public var volume = Ramp<Double>(defaultValue: 1)
+
+    public init(trackID: TrackID) {
+        self.trackID = trackID
+    }
+
+    /// Volume `value` from `time` on.
+    public mutating func setVolume(_ value: Double, at time: MediaTime) throws(RampError) {
+        try volume.set(value, at: time)
+    }
+
+    /// Volume moves linearly from `start` to `end` over `range`, then holds `end`.
+    public mutating func setVolumeRamp(from start: Double, to end: Double, range: TimeRange) throws(RampError) {
+        try volume.setRamp(from: start, to: end, range: range)
+    }
+
+    public func volume(at time: MediaTime) -> Double { volume.value(at: time) }
+}
+
+/// Per-track volume timelines for a composition's audio (AVMutableAudioMix).
+public struct AudioMix: Sendable, Hashable {
+    public var inputParameters: [AudioMixInputParameters]
+
+    public init(inputParameters: [AudioMixInputParameters] = []) {
+        self.inputParameters = inputParameters
+    }
+
+    /// The parameters for `trackID`, if any.
+    public func parameters(for trackID: TrackID) -> AudioMixInputParameters? {
+        inputParameters.first { $0.trackID == trackID }
+    }
+
+    /// The volume of `trackID` at `time`: 1.0 for tracks without parameters.
+    public func volume(of trackID: TrackID, at time: MediaTime) -> Double {
+        parameters(for: trackID)?.volume(at: time) ?? 1
+    }
+
+    /// Runs `body` on the parameters of `trackID`, adding them first if absent.
+    public mutating func edit<R>(track trackID: TrackID,
+                                 _ body: (inout AudioMixInputParameters) throws(RampError) -> R) throws(RampError) -> R {
+        if let i = inputParameters.firstIndex(where: { $0.trackID == trackID }) {
+            return try body(&inputParameters[i])
+        }
+        var parameters = AudioMixInputParameters(trackID: trackID)
+        let result = try body(&parameters)
+        inputParameters.append(parameters)
+        return result
+    }
+
+    /// Track ids with parameters that are not audio tracks of `composition`.
+    public func invalidTrackIDs(for composition: Composition) -> [TrackID] {
+        let audio = Set(composition.tracks(of: .audio).map(\.trackID))
+        return inputParameters.map(\.trackID).filter { !audio.contains($0) }
+    }
+}

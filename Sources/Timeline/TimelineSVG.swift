@@ -1,0 +1,114 @@
+/// Draws a composition as an SVG timeline, like Apple's CompositionDebugView: one row per
+/// track with a box per segment (labelled with its source range and speed), a row of
+/// video instructions, and each audio track's volume curve drawn over its row.
+/// Deterministic output, so it can be diffed and tested.
+public enum TimelineSVG {
+    static let labelWidth = 150.0
+    static let plotWidth = 900.0
+    static let rowHeight = 44.0
+    static let rowGap = 8.0
+    static let axisHeight = 24.0
+
+    public static func render(composition: Composition, videoComposition: VideoComposition? = nil,
+                              audioMix: AudioMix? = nil, title: String? = nil) -> String {
+        let duration = composition.duration
+        let seconds = max(duration.seconds, 0.001)
+        func x(_ t: MediaTime) -> Double { labelWidth + plotWidth * max(0, t.seconds) / seconds }
+
+        let rows = composition.tracks.count + (videoComposition == nil ? 0 : 1)
+        let height = axisHeight + Double(rows) * (rowHeight + rowGap) + rowGap + (title == nil ? 0 : 20)
+        var out: [String] = []
+        out.append(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(n(labelWidth + plotWidth + 20))" height="\#(n(height))" font-family="sans-serif" font-size="10">"#)
+        var top = 0.0
+        if let title {
+            out.append(#"<text class="title" x="4" y="14" font-size="13">\#(escape(title))</text>"#)
+            top += 20
+        }
+        out.append(contentsOf: axis(duration: duration, top: top, x: x))
+        top += axisHeight
+
+        for track in composition.tracks {
+            out.append(#"<g class="track" data-track-id="\#(track.trackID)" data-media-type="\#(track.mediaType.rawValue)">"#)
+            out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">track \#(track.trackID) (\#(track.mediaType.rawValue))</text>"#)
+            for segment in track.segments {
+                let x0 = x(segment.target.start), x1 = x(segment.target.end)
+                let label: String
+                let fill: String
+                if let source = segment.source {
+                    fill = track.mediaType == .video ? "rgb(143,179,232)" : "rgb(159,216,154)"
+                    label = "\(source.track.asset) \(source.timeRange) \(formatFixed(segment.speed, decimals: 2))x"
+                } else {
+                    fill = "rgb(238,238,238)"
+                    label = "empty"
+                }
+                out.append(#"<rect class="segment" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="\#(fill)" stroke="rgb(51,51,51)"\#(segment.isEmpty ? #" stroke-dasharray="4 2""# : "")><title>\#(escape(segment.description))</title></rect>"#)
+                out.append(#"<text x="\#(n(x0 + 3))" y="\#(n(top + 13))">\#(escape(label))</text>"#)
+            }
+            if track.mediaType == .audio, let parameters = audioMix?.parameters(for: track.trackID) {
+                let points = parameters.volume.breakpoints(until: duration)
+                let peak = max(1, points.map(\.value).max() ?? 1)
+                let coordinates = points.map { "\(n(x($0.time))),\(n(top + rowHeight * (1 - $0.value / peak)))" }
+                out.append(#"<polyline class="volume" data-track-id="\#(track.trackID)" points="\#(coordinates.joined(separator: " "))" fill="none" stroke="rgb(192,57,43)" stroke-width="2"/>"#)
+            }
+            out.append("</g>")
+            top += rowHeight + rowGap
+        }
+
+        if let videoComposition {
+            out.append(#"<g class="instructions">"#)
+            out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">instructions</text>"#)
+            for instruction in videoComposition.instructions {
+                let x0 = x(instruction.timeRange.start), x1 = x(instruction.timeRange.end)
+                let layers = instruction.layerInstructions.map { String($0.trackID) }.joined(separator: ",")
+                out.append(#"<rect class="instruction" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="rgb(246,213,142)" stroke="rgb(51,51,51)"><title>\#(escape("instruction \(instruction.timeRange) layers \(layers)"))</title></rect>"#)
+                out.append(#"<text x="\#(n(x0 + 3))" y="\#(n(top + 13))">layers \#(layers.isEmpty ? "none" : layers)</text>"#)
+            }
+            out.append("</g>")
+        }
+        out.append("</svg>")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// A time axis with a tick every 1, 2, 5, 10... seconds, about ten ticks in all.
+    private static func axis(duration: MediaTime, top: Double, x: (MediaTime) -> Double) -> [String] {
+        let seconds = duration.seconds
+        // 1, 2, 5, 10, 20, 50, ... seconds: the first step giving at most twelve ticks.
+        var step: Int64 = 1, multipliers: [Int64] = [2, 5, 10], decade: Int64 = 1
+        while seconds / Double(step) > 12, step < 1_000_000 {
+            if multipliers.isEmpty { decade *= 10; multipliers = [2, 5, 10] }
+            step = decade * multipliers.removeFirst()
+        }
+        var lines = [#"<g class="axis">"#]
+        var t: Int64 = 0
+        while Double(t) <= seconds + 1e-9 {
+            let px = x(MediaTime(seconds: t))
+            lines.append(#"<line x1="\#(n(px))" y1="\#(n(top + 14))" x2="\#(n(px))" y2="\#(n(top + axisHeight))" stroke="rgb(153,153,153)"/>"#)
+            lines.append(#"<text x="\#(n(px + 2))" y="\#(n(top + 12))">\#(t)s</text>"#)
+            t += step
+        }
+        lines.append("</g>")
+        return lines
+    }
+
+    /// Numbers with at most two decimals, trailing zeros dropped.
+    static func n(_ value: Double) -> String {
+        var text = formatFixed(value, decimals: 2)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// `dropcut`: the command-line face of the engine and the daemon (DESIGN.md "Command line").
+@main
+struct DropcutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dropcut",
+        abstract: "Turn a folder into a video-editing robot: render phone clips through recipes.",
+        subcommands: [
+            RenderCommand.self, PlanCommand.self, ValidateCommand.self,
+            ProbeCommand.self, WatchCommand.self, StatusCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+
+struct RenderCommand: NotYetImplemented {
+    static let configuration = CommandConfiguration(
+        commandName: "render", abstract: "Render clips through a recipe (default: fix orientation, re-encode).")
+    @Option(name: .long, help: "Recipe YAML file.") var recipe: String?
+    @Option(name: .long, help: "Output file or directory.") var output: String?
+    @Option(name: .long, help: "Directory that recipe assets may come from (repeatable).") var assets: [String] = []
+    @Argument(help: "Input clips.") var inputs: [String]
+}
+
+struct PlanCommand: NotYetImplemented {
+    static let configuration = CommandConfiguration(
+        commandName: "plan", abstract: "Print the composition a recipe builds, without rendering.")
+    @Option(name: .long, help: "Recipe YAML file.") var recipe: String?
+    @Option(name: .long, help: "Also draw the timeline as SVG into this file.") var svg: String?
+    @Option(name: .long, help: "Directory that recipe assets may come from (repeatable).") var assets: [String] = []
+    @Argument(help: "Input clips.") var inputs: [String]
+}
+
+struct ValidateCommand: NotYetImplemented {
+    static let configuration = CommandConfiguration(
+        commandName: "validate", abstract: "Check recipe files; print every error as file:line:col: message.")
+    @Argument(help: "Recipe YAML files.") var recipes: [String]
+}
+
+struct WatchCommand: NotYetImplemented {
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")
+    @Option(name: .long, help: "Config file.") var config: String = "/etc/dropcut/dropcut.yaml"
+    @Flag(name: .long, help: "Process what is settled now, then exit.") var once = false
+}
+
+struct StatusCommand: NotYetImplemented {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the daemon's queue, running jobs and recent failures.")
+    @Option(name: .long, help: "Config file.") var config: String = "/etc/dropcut/dropcut.yaml"
+    @Flag(name: .long, help: "Print JSON.") var json = false
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import MediaIO
+import Timeline
+
+/// `dropcut probe [--json] INPUT`: the streams of a media file, in file order.
+struct ProbeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe", abstract: "Show a media file's streams, in file order.")
+
+    @Flag(name: .long, help: "Print JSON.") var json = false
+    @Argument(help: "Media file.") var input: String
+
+    func run() async throws {
+        let demuxer: Demuxer
+        do {
+            demuxer = try Demuxer(path: input)
+        } catch {
+            printError("dropcut probe: \(error)")
+            throw ExitCode(1)
+        }
+        print(json ? ProbeReport.json(demuxer) : ProbeReport.text(demuxer), terminator: "")
+    }
+}
+
+/// Renderings of a probed file for `dropcut probe`.
+enum ProbeReport {
+    static func text(_ demuxer: Demuxer) -> String {
+        var lines = ["\(demuxer.path): \(demuxer.formatName), duration \(demuxer.duration.map(\.description) ?? "unknown")"]
+        for stream in demuxer.streams {
+            var line = "  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"
+            if let size = stream.size { line += " \(size)" }
+            if let rate = stream.sampleRate { line += " \(rate) Hz" }
+            if let channels = stream.channels { line += " \(channels) ch" }
+            if let duration = stream.duration { line += " duration \(duration)" }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ demuxer: Demuxer) -> String {
+        let streams = demuxer.streams.map { stream -> String in
+            var fields = [
+                "\"index\": \(stream.index)",
+                "\"type\": \(quote(stream.kind.rawValue))",
+                "\"codec\": \(quote(stream.codecName))",
+            ]
+            if let size = stream.size { fields += ["\"width\": \(size.width)", "\"height\": \(size.height)"] }
+            if let rate = stream.sampleRate { fields.append("\"sample_rate\": \(rate)") }
+            if let channels = stream.channels { fields.append("\"channels\": \(channels)") }
+            if let duration = stream.duration { fields.append("\"duration\": \(duration.formatted(decimals: 6))") }
+            return "    {" + fields.joined(separator: ", ") + "}"
+        }
+        var top = ["  \"path\": \(quote(demuxer.path))", "  \"format\": \(quote(demuxer.formatName))"]
+        if let duration = demuxer.duration { top.append("  \"duration\": \(duration.formatted(decimals: 6))") }
+        top.append("  \"streams\": [\n" + streams.joined(separator: ",\n") + "\n  ]")
+        return "{\n" + top.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// A JSON string literal.
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
