@@ -40,8 +40,8 @@ public struct AudioMix: Sendable, Hashable {
     }
 
     /// Runs `body` on the parameters of `trackID`, adding them first if absent.
-    public mutating func edit<R>(track trackID: TrackID,
-                                 _ body: (inout AudioMixInputParameters) throws(RampError) -> R) throws(RampError) -> R {
+    @discardableResult
+    public mutating func edit<R>(track trackID: TrackID, _ body: (inout AudioMixInputParameters) throws -> R) rethrows -> R {
         if let i = inputParameters.firstIndex(where: { $0.trackID == trackID }) {
             return try body(&inputParameters[i])
         }

@@ -35,11 +35,13 @@ public struct Composition: Sendable, Hashable {
         tracks.filter { $0.mediaType == mediaType }
     }
 
-    /// Runs `body` on the track with `trackID` in place. Throws `unknownTrack` when absent.
+    /// Runs `body` on the track with `trackID` in place. Throws
+    /// `CompositionEditError.unknownTrack` when absent, and whatever `body` throws.
     @discardableResult
-    public mutating func edit<R>(track trackID: TrackID,
-                                 _ body: (inout CompositionTrack) throws(CompositionEditError) -> R) throws(CompositionEditError) -> R {
-        guard let i = tracks.firstIndex(where: { $0.trackID == trackID }) else { throw .unknownTrack(trackID) }
+    public mutating func edit<R>(track trackID: TrackID, _ body: (inout CompositionTrack) throws -> R) throws -> R {
+        guard let i = tracks.firstIndex(where: { $0.trackID == trackID }) else {
+            throw CompositionEditError.unknownTrack(trackID)
+        }
         return try body(&tracks[i])
     }
 
