@@ -75,6 +75,7 @@ public struct CompositionTrack: Sendable, Hashable {
         let first = split(at: range.start), last = split(at: end)
         segments.removeSubrange(first..<last)
         shiftSegments(from: first, by: range.start - end)
+        restoreExactBoundaries()
     }
 
     /// Changes the duration of `range` to `duration`, so every segment in it plays at a
@@ -96,6 +97,7 @@ public struct CompositionTrack: Sendable, Hashable {
             segments[i].target = TimeRange(start: s, end: e)
         }
         shiftSegments(from: last, by: map(end) - end)
+        restoreExactBoundaries()
     }
 
     /// Replaces all segments after checking them with `validateSegments`
@@ -174,6 +176,7 @@ public struct CompositionTrack: Sendable, Hashable {
         let index = split(at: time)
         shiftSegments(from: index, by: segment.target.duration)
         segments.insert(segment, at: index)
+        restoreExactBoundaries()
     }
 
     /// Splits the segment strictly containing `time` in two and returns the index of the
@@ -188,12 +191,51 @@ public struct CompositionTrack: Sendable, Hashable {
         head.target = TimeRange(start: segment.target.start, end: time)
         tail.target = TimeRange(start: time, end: segment.target.end)
         if let source = segment.source, let cut = segment.sourceTime(forTargetTime: time) {
-            head.source?.timeRange = TimeRange(start: source.timeRange.start, end: cut)
-            tail.source?.timeRange = TimeRange(start: cut, end: source.timeRange.end)
+            head.source?.timeRange = Self.span(from: source.timeRange.start, to: cut)
+            tail.source?.timeRange = Self.span(from: cut, to: source.timeRange.end)
         }
         segments[i] = head
         segments.insert(tail, at: i + 1)
         return i + 1
+    }
+
+    /// The timescale that times fall back to when exact arithmetic would need a timescale
+    /// past Int32 (after many scales by unrelated ratios): nanoseconds.
+    static let fallbackTimescale: Int32 = 1_000_000_000
+
+    /// The range from `start` to `end` whose end is `end` to the letter: when the
+    /// difference had to be rounded, both points move to the fallback timescale, where the
+    /// difference is exact.
+    static func span(from start: MediaTime, to end: MediaTime) -> TimeRange {
+        let range = TimeRange(start: start, end: end)
+        if range.end == end { return range }
+        return TimeRange(start: start.convertScale(fallbackTimescale), end: end.convertScale(fallbackTimescale))
+    }
+
+    /// Keeps the track contiguous to the letter. Edits compute each boundary once, but a
+    /// boundary that had to be rounded can make `start + duration` miss the next start by
+    /// a fraction of a tick; then every boundary moves to the fallback timescale, where all
+    /// sums and differences are exact, and any segment shorter than one tick is dropped.
+    private mutating func restoreExactBoundaries() {
+        guard let first = segments.first else { return }
+        var exact = first.target.start == .zero
+        for (a, b) in zip(segments, segments.dropFirst()) where a.target.end != b.target.start {
+            exact = false
+            break
+        }
+        guard !exact else { return }
+        let scale = Self.fallbackTimescale
+        var start = MediaTime.zero.convertScale(scale)
+        var snapped: [TrackSegment] = []
+        for (i, segment) in segments.enumerated() {
+            let end = (i + 1 < segments.count ? segments[i + 1].target.start : segment.target.end).convertScale(scale)
+            guard end > start else { continue }
+            var moved = segment
+            moved.target = TimeRange(start: start, duration: end - start)
+            snapped.append(moved)
+            start = end
+        }
+        segments = snapped
     }
 
     private mutating func shiftSegments(from index: Int, by offset: MediaTime) {

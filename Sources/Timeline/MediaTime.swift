@@ -2,8 +2,8 @@
 ///
 /// Arithmetic is exact: sums and differences across timescales use the least common
 /// multiple of the timescales, products with a rational use the exact quotient. Only when
-/// an exact result does not fit (`Int64` value, `Int32` timescale) is it rounded to the
-/// larger operand timescale, and `hasBeenRounded` says so. Seconds as `Double` exist only
+/// an exact result does not fit (`Int64` value, `Int32` timescale) is it rounded, to a
+/// multiple of the larger operand timescale near 1 GHz, and `hasBeenRounded` says so. Seconds as `Double` exist only
 /// at the edges (`seconds`, `init(seconds:preferredTimescale:)`).
 ///
 /// Non-numeric times follow CMTime: `invalid`, `indefinite`, `positiveInfinity`,
@@ -85,8 +85,8 @@ public struct MediaTime: Sendable, Hashable, Comparable {
     // MARK: Exact construction from a rational
 
     /// The exact time `numerator / denominator` seconds, expressed in `preferredTimescale`
-    /// when that represents it exactly, else in the reduced denominator, else rounded to
-    /// `preferredTimescale` (with `hasBeenRounded`).
+    /// when that represents it exactly, else in the reduced denominator, else rounded to a
+    /// multiple of `preferredTimescale` near 1 GHz (with `hasBeenRounded`).
     static func exact(_ numerator: Int128, over denominator: Int128, preferredTimescale: Int32,
                       rounding: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> MediaTime {
         precondition(denominator != 0)
@@ -101,12 +101,15 @@ public struct MediaTime: Sendable, Hashable, Comparable {
         if let ts = Int32(exactly: d), let v = Int64(exactly: n) {
             return MediaTime(raw: v, ts, .numeric, rounded: false)
         }
-        // Not representable exactly: round to the preferred timescale.
-        let scaled = divide(n * preferred, by: d, rounding: rounding)
+        // Not representable exactly: round to the multiple of the preferred timescale
+        // nearest below 1 GHz, so precision stays near a nanosecond and times in the
+        // preferred timescale still add to it exactly.
+        let fine = preferred * Swift.max(1, 1_000_000_000 / preferred)
+        let scaled = divide(n * fine, by: d, rounding: rounding)
         guard let v = Int64(exactly: scaled) else {
             return scaled > 0 ? .positiveInfinity : .negativeInfinity
         }
-        return MediaTime(raw: v, Int32(preferred), .numeric, rounded: true)
+        return MediaTime(raw: v, Int32(fine), .numeric, rounded: true)
     }
 
     /// `n / d` for `d > 0`, rounded by `rule`.
