@@ -162,7 +162,7 @@ public struct MediaTime: Sendable, Hashable, Comparable {
         guard let v = Int64(exactly: scaled) else {
             return scaled > 0 ? .positiveInfinity : .negativeInfinity
         }
-        return MediaTime(raw: v, newTimescale, .numeric, rounded: !exactDivision)
+        return MediaTime(raw: v, newTimescale, .numeric, rounded: hasBeenRounded || !exactDivision)
     }
 
     /// The value of this time in ticks of `timescale`, rounded by `rule`
@@ -232,7 +232,7 @@ public struct MediaTime: Sendable, Hashable, Comparable {
         let den = Int128(timescale) * Int128(ratio.numerator.timescale) * Int128(ratio.denominator.value)
         let preferred = Swift.max(timescale, ratio.numerator.timescale, ratio.denominator.timescale)
         return MediaTime.exact(num, over: den, preferredTimescale: preferred, rounding: rule)
-            .markedRounded(hasBeenRounded)
+            .markedRounded(hasBeenRounded || ratio.numerator.hasBeenRounded || ratio.denominator.hasBeenRounded)
     }
 
     /// The exact quotient `self / other` as a reduced fraction, or nil when either is
