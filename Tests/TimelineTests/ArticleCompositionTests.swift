@@ -150,3 +150,21 @@ struct ArticleComposition {
         """)
     }
 }
+
+@Suite struct ReadmeExampleTests {
+    /// The library example in README.md, verbatim.
+    @Test func readmeExamplePrintsWhatTheReadmeSays() throws {
+        let clip = SourceTrack(asset: "clip.mov", trackID: 1, mediaType: .video, duration: 300)
+        var composition = Composition()
+        let video = composition.addTrack(.video)
+        try composition.edit(track: video) { track in
+            try track.insert(TimeRange(start: 69, duration: 8), of: clip, at: 0)
+            try track.scale(TimeRange(start: 0, duration: 8), toDuration: 4)   // 2x speed
+        }
+        let lines = TimelineDescription.text(composition: composition).split(separator: "\n")
+        #expect(lines.dropFirst() == [
+            "track 1 video",
+            "  0: timeRange [0.000,+4.000] from trackID 1 of asset clip.mov sourceTimeRange [69.000,+8.000] speed 2.00",
+        ])
+    }
+}
