@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (scripts/bootstrap installs the -dev packages).
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "Timeline"),
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Render", dependencies: ["Timeline", "MediaIO", "CFreeType", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Recipe", dependencies: ["Timeline"]),
+        .target(name: "Recipe", dependencies: ["Timeline", .product(name: "Yams", package: "Yams")]),
         .target(name: "Daemon", dependencies: ["CSystemd", "Recipe", "Render", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "dropcut",
@@ -49,6 +50,7 @@ let package = Package(
             "Timeline", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport", "CFFmpeg", "CFreeType"]),
+        .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Timeline", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"]),
     ]

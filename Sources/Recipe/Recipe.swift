@@ -1,3 +1,134 @@
-// The Recipe module (YAML recipe model, validation, CompositionBuilder) arrives with the
-// recipe-language issue. It exists now so the package's architecture is visible.
 import Timeline
+
+/// A validated recipe (DESIGN.md "Recipe (YAML, version 1)"): what to make of a dropped
+/// clip. Every field has its default filled in; asset paths are resolved and checked.
+/// Fields that can only be checked against probed media keep their source location, so
+/// the builder's errors point into the recipe too.
+public struct Recipe: Sendable, Hashable {
+    public var version: Int = 1
+    /// The recipe's name for `{recipe}`: its file's stem.
+    public var name: String
+    public var output = Output()
+    public var orientation: Orientation = .auto
+    /// Default: one clip, the dropped file, untrimmed.
+    public var clips: [Clip] = [Clip()]
+    public var transition = Transition()
+    public var overlays: [Overlay] = []
+    public var music: Music?
+    public var originalAudio: OriginalAudio = .keep
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public struct Output: Sendable, Hashable {
+        public var filename = try! FilenameTemplate("{name}.dropcut.mp4")
+        /// Nil: the oriented size of the first clip.
+        public var size: PixelSize?
+        public var fit: ContentMode = .fit
+        /// Frames per second; nil: the highest source rate, capped at 60.
+        public var fps: MediaTime?
+        public var video = VideoCodec()
+        public var audio = AudioCodec()
+    }
+
+    public struct VideoCodec: Sendable, Hashable {
+        public enum Codec: String, Sendable, Hashable, CaseIterable { case h264, hevc }
+        public var codec: Codec = .h264
+        public var crf: Int = 20
+        public var preset: String = "veryfast"
+    }
+
+    public struct AudioCodec: Sendable, Hashable {
+        public enum Codec: String, Sendable, Hashable, CaseIterable { case aac }
+        public var codec: Codec = .aac
+        /// Bits per second.
+        public var bitrate: Int = 160_000
+    }
+
+    public enum Orientation: Sendable, Hashable {
+        /// From the clip's display matrix.
+        case auto
+        /// Rotate the stored pixels clockwise by 0, 90, 180 or 270 degrees, whatever the
+        /// display matrix says.
+        case degrees(Int)
+    }
+
+    public struct Clip: Sendable, Hashable {
+        /// `{input}` (the dropped clip) or a path resolved against the asset folders.
+        public var source: String = "{input}"
+        public var trim: ClosedTimeRange?
+        public var speed: [SpeedRange] = []
+        public var audio: AudioMode = .preservePitch
+        public var location: SourceLocation?
+        public init() {}
+    }
+
+    /// `[start, end]` in a recipe, where `end` may be the word `end`.
+    public struct ClosedTimeRange: Sendable, Hashable {
+        public var start: RecipeTime
+        public var end: RecipeTime
+        public var location: SourceLocation
+    }
+
+    /// Slow or fast motion over a range of source time.
+    public struct SpeedRange: Sendable, Hashable {
+        public var range: ClosedTimeRange
+        /// Exact rate: 0.25 is 1/4 (4x slow motion).
+        public var rate: MediaTime
+        public var location: SourceLocation
+    }
+
+    public enum AudioMode: String, Sendable, Hashable, CaseIterable {
+        case preservePitch = "preserve-pitch"
+        case varispeed
+        case mute
+    }
+
+    public struct Transition: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable, CaseIterable { case cut, crossfade, push, wipe }
+        public var kind: Kind = .cut
+        public var duration: MediaTime = .zero
+        public var location: SourceLocation?
+    }
+
+    public struct Overlay: Sendable, Hashable {
+        public enum Content: Sendable, Hashable {
+            /// A resolved image path.
+            case image(String)
+            case text(template: FilenameTemplate, font: String, size: Length, color: Color)
+        }
+        public var content: Content
+        public var anchor: Anchor = .bottomRight
+        public var margin: Length = .percent(4)
+        /// Images: the width on the output (height follows the aspect ratio).
+        public var width: Length?
+        public var opacity: Double = 1
+        public var fadeIn: MediaTime = .zero
+        public var fadeOut: MediaTime = .zero
+        public var during: ClosedTimeRange?
+        public var location: SourceLocation
+    }
+
+    public struct Music: Sendable, Hashable {
+        /// A resolved path.
+        public var source: String
+        public var gain = Gain(decibels: 0)
+        public var loop = false
+        public var fadeIn: MediaTime = .zero
+        public var fadeOut: MediaTime = .zero
+        public var duck: Duck?
+        public var location: SourceLocation
+    }
+
+    /// Lower the music under the clip's own audio. Filled into the audio mix by the
+    /// ducking analysis (music issue); the builder leaves the seam.
+    public struct Duck: Sendable, Hashable {
+        public var depth = Gain(decibels: -12)
+        public var threshold = Gain(decibels: -30)
+        public var attack = MediaTime(value: 2, timescale: 10)
+        public var release = MediaTime(value: 8, timescale: 10)
+    }
+
+    public enum OriginalAudio: String, Sendable, Hashable, CaseIterable { case keep, mute }
+}

@@ -3,6 +3,8 @@
 public struct AudioMixInputParameters: Sendable, Hashable {
     public var trackID: TrackID
     public var volume = Ramp<Double>(defaultValue: 1)
+    /// How audio in scaled segments is stretched (AVAudioTimePitchAlgorithm).
+    public var timePitchAlgorithm: TimePitchAlgorithm = .preservePitch
 
     public init(trackID: TrackID) {
         self.trackID = trackID
@@ -19,6 +21,14 @@ public struct AudioMixInputParameters: Sendable, Hashable {
     }
 
     public func volume(at time: MediaTime) -> Double { volume.value(at: time) }
+}
+
+/// How a scaled audio segment is played (AVAudioTimePitchAlgorithm's choices).
+public enum TimePitchAlgorithm: String, Sendable, Hashable, CaseIterable {
+    /// Time-stretched, pitch kept.
+    case preservePitch = "preserve-pitch"
+    /// Resampled like tape: pitch follows speed.
+    case varispeed
 }
 
 /// Per-track volume timelines for a composition's audio (AVMutableAudioMix).

@@ -18,12 +18,6 @@ struct PlanCommand: NotYetImplemented {
     @Argument(help: "Input clips.") var inputs: [String]
 }
 
-struct ValidateCommand: NotYetImplemented {
-    static let configuration = CommandConfiguration(
-        commandName: "validate", abstract: "Check recipe files; print every error as file:line:col: message.")
-    @Argument(help: "Recipe YAML files.") var recipes: [String]
-}
-
 struct WatchCommand: NotYetImplemented {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")

@@ -1,0 +1,377 @@
+import Foundation
+import Timeline
+
+/// What the builder makes of a recipe and its media: the composition, how its video is
+/// drawn and its audio mixed, the overlay layers, and where the output goes.
+public struct BuiltComposition: Sendable, Hashable {
+    public var composition: Composition
+    public var videoComposition: VideoComposition
+    public var audioMix: AudioMix
+    public var overlays: [OverlayLayer]
+    public var output: Recipe.Output
+    /// The output file name, template filled in.
+    public var outputFilename: String
+    /// The composition audio tracks carrying the clips' own sound, in clip order.
+    public var clipAudioTrackIDs: [TrackID]
+    /// The music bed's composition track, if the recipe has music.
+    public var musicTrackID: TrackID?
+    /// The ducking seam: when set, the music issue's analysis measures the clip audio
+    /// (`clipAudioTrackIDs`) and writes ramps into `musicTrackID`'s volume. The builder
+    /// itself writes only gain and fades.
+    public var pendingDuck: Recipe.Duck?
+}
+
+/// Why a recipe could not be built for particular media.
+public enum CompositionBuildError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The recipe asks for something these media cannot give (a trim past the clip's
+    /// end, a transition longer than a clip...), at a position in the recipe.
+    case recipe(RecipeError)
+    /// A media file could not be used.
+    case media(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .recipe(error): return error.description
+        case let .media(path, reason): return "\(path): \(reason)"
+        }
+    }
+}
+
+/// Turns a recipe plus probed media into the Timeline model, the way an AVFoundation app
+/// builds a composition: a video and an audio composition track per clip — video
+/// alternating between tracks A and B so transitions can overlap them (pass-through
+/// instructions, then transition instructions whose layers ramp opacity, transform or
+/// crop) — speed ranges applied with `scale`, an audio mix with crossfades and the music
+/// bed, and the overlay layers.
+public struct CompositionBuilder: Sendable {
+    public var recipe: Recipe
+    public var probe: any MediaProbing
+
+    public init(recipe: Recipe, probe: any MediaProbing) {
+        self.recipe = recipe
+        self.probe = probe
+    }
+
+    /// One clip, placed.
+    private struct PlacedClip {
+        var media: ProbedMedia
+        var video: ProbedMedia.Video
+        var spec: Recipe.Clip
+        var trim: TimeRange
+        var start: MediaTime
+        var duration: MediaTime
+        var videoTrack: TrackID = 0
+        var audioTrack: TrackID?
+        var transform: Timeline.AffineTransform = .identity
+        var end: MediaTime { start + duration }
+    }
+
+    /// Builds the composition for `input` (the dropped clip that `{input}` stands for).
+    public func build(input: String, date: Date = Date()) throws(CompositionBuildError) -> BuiltComposition {
+        var clips = try probeClips(input: input)
+        let transition = clips.count > 1 && recipe.transition.kind != .cut ? recipe.transition.duration : .zero
+        try checkTransitionFits(transition, clips)
+
+        // Place clips one after another, overlapping by the transition.
+        var cursor = MediaTime.zero
+        for i in clips.indices {
+            clips[i].start = cursor
+            cursor = cursor + clips[i].duration - transition
+        }
+        let total = clips.last!.end
+
+        var composition = Composition()
+        let trackA = composition.addTrack(.video)
+        let trackB = clips.count > 1 ? composition.addTrack(.video) : trackA
+        var audioMix = AudioMix()
+        for i in clips.indices {
+            clips[i].videoTrack = i % 2 == 0 ? trackA : trackB
+            try insert(&clips[i], into: &composition)
+            if let audioTrack = clips[i].audioTrack {
+                try rampEdit {
+                    try audioMix.edit(track: audioTrack) { parameters in
+                        parameters.timePitchAlgorithm = clips[i].spec.audio == .varispeed ? .varispeed : .preservePitch
+                        if i > 0, transition > .zero {
+                            try parameters.setVolumeRamp(from: 0, to: 1, range: TimeRange(start: clips[i].start, duration: transition))
+                        }
+                        if i < clips.count - 1, transition > .zero {
+                            try parameters.setVolumeRamp(from: 1, to: 0, range: TimeRange(start: clips[i + 1].start, duration: transition))
+                        }
+                    }
+                }
+            }
+        }
+
+        let renderSize = recipe.output.size ?? Self.evenSize(clips[0].video.naturalSize.applying(orientation(of: clips[0].video)))
+        for i in clips.indices {
+            clips[i].transform = Timeline.AffineTransform.placing(naturalSize: clips[i].video.naturalSize, preferredTransform: orientation(of: clips[i].video),
+                                          in: renderSize, mode: recipe.output.fit)
+        }
+        let videoComposition = try makeVideoComposition(clips, transition: transition, renderSize: renderSize)
+
+        var built = BuiltComposition(
+            composition: composition, videoComposition: videoComposition, audioMix: audioMix, overlays: [],
+            output: recipe.output,
+            outputFilename: recipe.output.filename.render(.init(inputPath: input, recipeName: recipe.name, date: date)),
+            clipAudioTrackIDs: clips.compactMap(\.audioTrack))
+        if let music = recipe.music {
+            try addMusic(music, total: total, to: &built)
+        }
+        built.overlays = try recipe.overlays.map { overlay throws(CompositionBuildError) in
+            try makeOverlay(overlay, total: total, renderSize: renderSize, input: input, date: date)
+        }
+        return built
+    }
+
+    // MARK: Clips
+
+    private func probeClips(input: String) throws(CompositionBuildError) -> [PlacedClip] {
+        var placed: [PlacedClip] = []
+        for spec in recipe.clips {
+            let path = spec.source == "{input}" ? input : spec.source
+            let media: ProbedMedia
+            do { media = try probe.probe(path) } catch {
+                throw .media(path: path, reason: "\(error)")
+            }
+            guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
+            let available = video.timeRange
+            var trim = available
+            if let spec = spec.trim {
+                let start = spec.start.resolved(end: available.end), end = spec.end.resolved(end: available.end)
+                guard end <= available.end, start < end else {
+                    throw recipeError("trim [\(spec.start), \(spec.end)] is outside the clip \((path as NSString).lastPathComponent), which lasts \(available.end)s", at: spec.location)
+                }
+                trim = TimeRange(start: start, end: end)
+            }
+            var duration = trim.duration
+            for speed in spec.speed {
+                let range = resolvedSpeedRange(speed, trim: trim)
+                guard range.start >= trim.start, range.end <= trim.end else {
+                    throw recipeError("speed range [\(speed.range.start), \(speed.range.end)] is outside the clip's trim \(trim)", at: speed.location)
+                }
+                duration += Self.scaled(range.duration, by: speed.rate) - range.duration
+            }
+            placed.append(PlacedClip(media: media, video: video, spec: spec, trim: trim, start: .zero, duration: duration))
+        }
+        return placed
+    }
+
+    private func resolvedSpeedRange(_ speed: Recipe.SpeedRange, trim: TimeRange) -> TimeRange {
+        TimeRange(start: speed.range.start.resolved(end: trim.end), end: speed.range.end.resolved(end: trim.end))
+    }
+
+    /// A length of source time played at `rate`: `length / rate`, exactly.
+    static func scaled(_ length: MediaTime, by rate: MediaTime) -> MediaTime {
+        length.multiplied(by: (MediaTime(value: Int64(rate.timescale), timescale: 1), MediaTime(value: rate.value, timescale: 1)))
+    }
+
+    private func checkTransitionFits(_ transition: MediaTime, _ clips: [PlacedClip]) throws(CompositionBuildError) {
+        guard transition > .zero else { return }
+        for (i, clip) in clips.enumerated() {
+            let overlaps = (i > 0 ? 1 : 0) + (i < clips.count - 1 ? 1 : 0)
+            if clip.duration < transition.multiplied(by: Int64(overlaps), dividedBy: 1) {
+                throw recipeError("transition.duration \(transition)s is too long for clip \(i + 1) (\(clip.duration)s): it needs at least \(transition.multiplied(by: Int64(overlaps), dividedBy: 1))s",
+                                  at: recipe.transition.location ?? SourceLocation(file: recipe.name, line: 1, column: 1))
+            }
+        }
+    }
+
+    /// Inserts a clip's video (and audio) at its start and applies its speed ranges.
+    private func insert(_ clip: inout PlacedClip, into composition: inout Composition) throws(CompositionBuildError) {
+        let source = SourceTrack(asset: clip.media.path, trackID: clip.video.trackID, mediaType: .video, timeRange: clip.video.timeRange)
+        try edit(&composition, clip.videoTrack) { track throws(CompositionEditError) in
+            try track.insert(clip.trim, of: source, at: clip.start)
+            try applySpeeds(clip, to: &track, within: clip.trim)
+        }
+        let keepAudio = recipe.originalAudio == .keep && clip.spec.audio != .mute
+        guard keepAudio, let audio = clip.media.audio else { return }
+        // Audio can end a little before video; take what overlaps the trim.
+        guard let audioRange = clip.trim.intersection(audio.timeRange) else { return }
+        let audioSource = SourceTrack(asset: clip.media.path, trackID: audio.trackID, mediaType: .audio, timeRange: audio.timeRange)
+        let trackID = composition.addTrack(.audio)
+        clip.audioTrack = trackID
+        try edit(&composition, trackID) { track throws(CompositionEditError) in
+            try track.insert(audioRange, of: audioSource, at: clip.start + (audioRange.start - clip.trim.start))
+            try applySpeeds(clip, to: &track, within: audioRange)
+        }
+    }
+
+    /// Scales each speed range, in source order, keeping track of how far earlier ranges
+    /// moved what follows.
+    private func applySpeeds(_ clip: PlacedClip, to track: inout CompositionTrack, within available: TimeRange) throws(CompositionEditError) {
+        var shift = MediaTime.zero
+        let ranges = clip.spec.speed.map { resolvedSpeedRange($0, trim: clip.trim) }
+        for (speed, range) in zip(clip.spec.speed, ranges).sorted(by: { $0.1.start < $1.1.start }) {
+            guard let part = range.intersection(available) else { continue }
+            let newLength = Self.scaled(part.duration, by: speed.rate)
+            try track.scale(TimeRange(start: clip.start + (part.start - clip.trim.start) + shift, duration: part.duration), toDuration: newLength)
+            shift += newLength - part.duration
+        }
+    }
+
+    private func edit(_ composition: inout Composition, _ trackID: TrackID,
+                      _ body: (inout CompositionTrack) throws(CompositionEditError) -> Void) throws(CompositionBuildError) {
+        do {
+            try composition.edit(track: trackID) { track in try body(&track) }
+        } catch {
+            // Edits only fail here when a probe reported ranges that contradict each other.
+            throw .media(path: "composition", reason: "cannot place the clip: \(error)")
+        }
+    }
+
+    private func rampEdit(_ body: () throws -> Void) throws(CompositionBuildError) {
+        do { try body() } catch {
+            throw .media(path: "composition", reason: "cannot set the ramps: \(error)")
+        }
+    }
+
+    private func orientation(of video: ProbedMedia.Video) -> Timeline.AffineTransform {
+        switch recipe.orientation {
+        case .auto: return video.preferredTransform
+        case let .degrees(degrees): return .orientation(quarterTurns: degrees / 90, naturalSize: video.naturalSize)
+        }
+    }
+
+    static func evenSize(_ size: PixelSize) -> PixelSize {
+        PixelSize(width: max(2, size.width - size.width % 2), height: max(2, size.height - size.height % 2))
+    }
+
+    // MARK: Video composition
+
+    private func makeVideoComposition(_ clips: [PlacedClip], transition: MediaTime,
+                                      renderSize: PixelSize) throws(CompositionBuildError) -> VideoComposition {
+        let frameDuration: MediaTime
+        if let fps = recipe.output.fps {
+            frameDuration = MediaTime(value: Int64(fps.timescale), timescale: Int32(clamping: fps.value))
+        } else {
+            // The highest source rate, capped at 60 fps.
+            let shortest = clips.map(\.video.frameDuration).filter { $0 > .zero }.min() ?? MediaTime(value: 1, timescale: 30)
+            frameDuration = MediaTime.max(shortest, MediaTime(value: 1, timescale: 60))
+        }
+        var instructions: [VideoCompositionInstruction] = []
+        for (i, clip) in clips.enumerated() {
+            let passStart = clip.start + (i > 0 ? transition : .zero)
+            let passEnd = clip.end - (i < clips.count - 1 ? transition : .zero)
+            if passStart < passEnd {
+                var layer = LayerInstruction(trackID: clip.videoTrack)
+                try rampEdit { try layer.setTransform(clip.transform, at: passStart) }
+                instructions.append(VideoCompositionInstruction(timeRange: TimeRange(start: passStart, end: passEnd), layerInstructions: [layer]))
+            }
+            if i < clips.count - 1, transition > .zero {
+                instructions.append(try transitionInstruction(from: clip, to: clips[i + 1], duration: transition, renderSize: renderSize))
+            }
+        }
+        return VideoComposition(renderSize: renderSize, frameDuration: frameDuration, instructions: instructions)
+    }
+
+    /// The outgoing clip over the incoming one, with the ramps of the recipe's kind:
+    /// crossfade fades the outgoing layer out, push slides both left by the canvas width,
+    /// wipe crops the outgoing layer away from the right.
+    private func transitionInstruction(from a: PlacedClip, to b: PlacedClip, duration: MediaTime,
+                                       renderSize: PixelSize) throws(CompositionBuildError) -> VideoCompositionInstruction {
+        let range = TimeRange(start: b.start, duration: duration)
+        var from = LayerInstruction(trackID: a.videoTrack), to = LayerInstruction(trackID: b.videoTrack)
+        try rampEdit {
+            switch recipe.transition.kind {
+            case .crossfade:
+                try from.setTransform(a.transform, at: range.start)
+                try to.setTransform(b.transform, at: range.start)
+                try from.setOpacityRamp(from: 1, to: 0, range: range)
+            case .push:
+                let width = Double(renderSize.width)
+                try from.setTransformRamp(from: a.transform, to: a.transform.concatenating(Timeline.AffineTransform(translationX: -width, y: 0)), range: range)
+                try to.setTransformRamp(from: b.transform.concatenating(Timeline.AffineTransform(translationX: width, y: 0)), to: b.transform, range: range)
+            case .wipe:
+                let w = Double(a.video.naturalSize.width), h = Double(a.video.naturalSize.height)
+                try from.setTransform(a.transform, at: range.start)
+                try to.setTransform(b.transform, at: range.start)
+                try from.setCropRectangleRamp(from: Rect(x: 0, y: 0, width: w, height: h), to: Rect(x: 0, y: 0, width: 0, height: h), range: range)
+            case .cut:
+                break
+            }
+        }
+        return VideoCompositionInstruction(timeRange: range, layerInstructions: [from, to])
+    }
+
+    // MARK: Music and overlays
+
+    private func addMusic(_ music: Recipe.Music, total: MediaTime, to built: inout BuiltComposition) throws(CompositionBuildError) {
+        let media: ProbedMedia
+        do { media = try probe.probe(music.source) } catch {
+            throw .media(path: music.source, reason: "\(error)")
+        }
+        guard let audio = media.audio, audio.timeRange.duration > .zero else {
+            throw recipeError("music.source \((music.source as NSString).lastPathComponent) has no audio", at: music.location)
+        }
+        if music.fadeIn + music.fadeOut > total {
+            throw recipeError("music fades (\(music.fadeIn)s + \(music.fadeOut)s) are longer than the output (\(total)s)", at: music.location)
+        }
+        let source = SourceTrack(asset: music.source, trackID: audio.trackID, mediaType: .audio, timeRange: audio.timeRange)
+        let trackID = built.composition.addTrack(.audio)
+        try edit(&built.composition, trackID) { track throws(CompositionEditError) in
+            // Looped: whole passes of the music until the output ends; else once, cut at the end.
+            var cursor = MediaTime.zero
+            repeat {
+                let length = MediaTime.min(audio.timeRange.duration, total - cursor)
+                try track.insert(TimeRange(start: audio.timeRange.start, duration: length), of: source, at: cursor)
+                cursor += length
+            } while music.loop && cursor < total
+        }
+        let gain = music.gain.linear
+        try rampEdit {
+            try built.audioMix.edit(track: trackID) { parameters in
+                if music.fadeIn > .zero {
+                    try parameters.setVolumeRamp(from: 0, to: gain, range: TimeRange(start: .zero, duration: music.fadeIn))
+                } else {
+                    try parameters.setVolume(gain, at: .zero)
+                }
+                if music.fadeOut > .zero {
+                    try parameters.setVolumeRamp(from: gain, to: 0, range: TimeRange(start: total - music.fadeOut, end: total))
+                }
+            }
+        }
+        built.musicTrackID = trackID
+        built.pendingDuck = music.duck
+    }
+
+    private func makeOverlay(_ overlay: Recipe.Overlay, total: MediaTime, renderSize: PixelSize,
+                             input: String, date: Date) throws(CompositionBuildError) -> OverlayLayer {
+        var range = TimeRange(start: .zero, end: total)
+        if let during = overlay.during {
+            let start = during.start.resolved(end: total), end = MediaTime.min(during.end.resolved(end: total), total)
+            guard start < end else {
+                throw recipeError("overlay during [\(during.start), \(during.end)] starts after the output ends (\(total)s)", at: during.location)
+            }
+            range = TimeRange(start: start, end: end)
+        }
+        if overlay.fadeIn + overlay.fadeOut > range.duration {
+            throw recipeError("overlay fades (\(overlay.fadeIn)s + \(overlay.fadeOut)s) are longer than the time it is shown (\(range.duration)s)", at: overlay.location)
+        }
+        let content: OverlayLayer.Content
+        switch overlay.content {
+        case let .image(path):
+            content = .image(path: path)
+        case let .text(template, font, size, color):
+            let text = template.render(.init(inputPath: input, recipeName: recipe.name, date: date))
+            content = .text(text, fontPath: font, pixelSize: size.pixels(of: Double(renderSize.height)), color: color)
+        }
+        let shorter = Double(min(renderSize.width, renderSize.height))
+        var layer = OverlayLayer(content: content, anchor: overlay.anchor, margin: overlay.margin.pixels(of: shorter),
+                                 width: overlay.width?.pixels(of: Double(renderSize.width)), timeRange: range)
+        try rampEdit {
+            if overlay.fadeIn > .zero {
+                try layer.opacity.setRamp(from: 0, to: overlay.opacity, range: TimeRange(start: range.start, duration: overlay.fadeIn))
+            } else {
+                try layer.opacity.set(overlay.opacity, at: range.start)
+            }
+            if overlay.fadeOut > .zero {
+                try layer.opacity.setRamp(from: overlay.opacity, to: 0, range: TimeRange(start: range.end - overlay.fadeOut, end: range.end))
+            }
+        }
+        return layer
+    }
+
+    private func recipeError(_ message: String, at location: SourceLocation) -> CompositionBuildError {
+        .recipe(RecipeError(message, at: location))
+    }
+}

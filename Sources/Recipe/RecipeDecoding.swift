@@ -1,0 +1,332 @@
+import Timeline
+
+extension Recipe {
+    /// The recipe format version this dropcut reads.
+    public static let supportedVersion = 1
+
+    static let topLevelKeys = ["version", "output", "orientation", "clips", "transition", "overlays", "music", "original_audio"]
+    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
+    /// Decodes and checks a (possibly merged) recipe tree. Every problem is reported, in
+    /// file order, with its position; asset paths are resolved through `resolver`
+    /// against the folder of the file each path was written in.
+    public static func decode(_ root: RecipeNode, name: String, resolver: AssetResolver) throws(RecipeError) -> Recipe {
+        var reader = RecipeReader()
+        var recipe = Recipe(name: name)
+        guard let top = reader.fields(root, "the recipe", allowed: topLevelKeys) else { throw RecipeError(reader.diagnostics) }
+
+        if let node = top["version"] {
+            if let version = reader.integer(node, "version", in: Int.min...Int.max) {
+                if version != supportedVersion {
+                    reader.error("version \(version) is not supported (this dropcut reads version \(supportedVersion))", at: node.location)
+                }
+                recipe.version = version
+            }
+        } else {
+            reader.error("version is missing: start the recipe with 'version: \(supportedVersion)'", at: top.location)
+        }
+        if let node = top["output"] { recipe.output = decodeOutput(node, &reader) }
+        if let node = top["orientation"] { recipe.orientation = decodeOrientation(node, &reader) }
+        if let node = top["clips"] { recipe.clips = decodeClips(node, &reader, resolver) }
+        if let node = top["transition"] { recipe.transition = decodeTransition(node, &reader) }
+        if let node = top["overlays"] {
+            recipe.overlays = reader.list(node, "overlays")?.compactMap { decodeOverlay($0, &reader, resolver) } ?? []
+        }
+        if let node = top["music"] { recipe.music = decodeMusic(node, &reader, resolver) }
+        if let node = top["original_audio"] { recipe.originalAudio = reader.choice(node, "original_audio", OriginalAudio.self) ?? .keep }
+
+        let diagnostics = reader.diagnostics.sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) }
+        if !diagnostics.isEmpty { throw RecipeError(diagnostics) }
+        return recipe
+    }
+
+    // MARK: Sections
+
+    private static func decodeOutput(_ node: RecipeNode, _ reader: inout RecipeReader) -> Output {
+        var output = Output()
+        guard let f = reader.fields(node, "output", allowed: ["filename", "size", "fit", "fps", "video", "audio"]) else { return output }
+        if let n = f["filename"], let text = reader.string(n, "output.filename") {
+            do {
+                let template = try FilenameTemplate(text)
+                let sample = template.render(.init(inputPath: "clip.mov", recipeName: "recipe"))
+                let ext = sample.split(separator: ".").last.map { $0.lowercased() } ?? ""
+                if text.contains("/") || template.usesInput {
+                    reader.error("output.filename must be a file name without folders (the output goes to the outbox)", at: n.location)
+                } else if !["mp4", "mov", "m4v"].contains(ext) || !sample.contains(".") {
+                    reader.error("output.filename must end in .mp4, .mov or .m4v (got \"\(text)\")", at: n.location)
+                } else {
+                    output.filename = template
+                }
+            } catch {
+                reader.error("output.filename: \(error)", at: n.location)
+            }
+        }
+        if let n = f["size"] {
+            if case .scalar("source", _, _) = n {
+                output.size = nil
+            } else if case let .scalar(text, _, _) = n, let size = PixelSizeParser.parse(text) {
+                if !(16...8192).contains(size.width) || !(16...8192).contains(size.height) {
+                    reader.error("output.size must be between 16 and 8192 pixels a side (got \(size))", at: n.location)
+                } else if size.width % 2 != 0 || size.height % 2 != 0 {
+                    reader.error("output.size must have even width and height for 4:2:0 video (got \(size))", at: n.location)
+                } else {
+                    output.size = size
+                }
+            } else {
+                reader.error("output.size must be WIDTHxHEIGHT (like 1080x1920) or source; got \(reader.describe(n))", at: n.location)
+            }
+        }
+        if let n = f["fit"] { output.fit = reader.choice(n, "output.fit", ContentMode.self) ?? .fit }
+        if let n = f["fps"] {
+            if case .scalar("source", _, _) = n {
+                output.fps = nil
+            } else if case let .scalar(text, _, _) = n, let rate = MediaTime(exactly: text.trimmingWhitespace()) {
+                if rate < MediaTime(seconds: 1) || rate > MediaTime(seconds: 240) {
+                    reader.error("output.fps must be between 1 and 240 (got \(text))", at: n.location)
+                } else {
+                    output.fps = rate
+                }
+            } else {
+                reader.error("output.fps must be a frame rate (30, 29.97, 30000/1001) or source; got \(reader.describe(n))", at: n.location)
+            }
+        }
+        if let n = f["video"], let v = reader.fields(n, "output.video", allowed: ["codec", "crf", "preset"]) {
+            if let c = v["codec"] { output.video.codec = reader.choice(c, "output.video.codec", VideoCodec.Codec.self) ?? .h264 }
+            if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: 0...51) ?? output.video.crf }
+            if let c = v["preset"], let preset = reader.string(c, "output.video.preset") {
+                if x264Presets.contains(preset) {
+                    output.video.preset = preset
+                } else {
+                    var message = "output.video.preset must be one of \(x264Presets.joined(separator: ", ")) (got '\(preset)')"
+                    if let s = RecipeReader.suggestion(for: preset, among: x264Presets) { message += "; did you mean '\(s)'?" }
+                    reader.error(message, at: c.location)
+                }
+            }
+        }
+        if let n = f["audio"], let a = reader.fields(n, "output.audio", allowed: ["codec", "bitrate"]) {
+            if let c = a["codec"] { output.audio.codec = reader.choice(c, "output.audio.codec", AudioCodec.Codec.self) ?? .aac }
+            if let c = a["bitrate"] {
+                if case let .scalar(text, _, _) = c, let bits = BitrateParser.parse(text) {
+                    if (32_000...512_000).contains(bits) {
+                        output.audio.bitrate = bits
+                    } else {
+                        reader.error("output.audio.bitrate must be between 32k and 512k (got \(text))", at: c.location)
+                    }
+                } else {
+                    reader.error("output.audio.bitrate must be a bit rate like 160k; got \(reader.describe(c))", at: c.location)
+                }
+            }
+        }
+        return output
+    }
+
+    private static func decodeOrientation(_ node: RecipeNode, _ reader: inout RecipeReader) -> Orientation {
+        if case let .scalar(text, _, _) = node {
+            let t = text.trimmingWhitespace()
+            if t == "auto" { return .auto }
+            if let degrees = Int(t), [0, 90, 180, 270].contains(degrees) { return .degrees(degrees) }
+        }
+        reader.error("orientation must be auto, 0, 90, 180 or 270; got \(reader.describe(node))", at: node.location)
+        return .auto
+    }
+
+    private static func decodeClips(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> [Clip] {
+        guard let items = reader.list(node, "clips") else { return [Clip()] }
+        if items.isEmpty {
+            reader.error("clips must list at least one clip (leave it out to use the dropped clip)", at: node.location)
+            return [Clip()]
+        }
+        return items.enumerated().map { index, item in
+            var clip = Clip()
+            clip.location = item.location
+            let what = "clips[\(index)]"
+            guard let f = reader.fields(item, what, allowed: ["source", "trim", "speed", "audio"]) else { return clip }
+            if let n = f["source"], let source = reader.string(n, "\(what).source") {
+                if source == "{input}" {
+                    clip.source = source
+                } else if source.contains("{") {
+                    reader.error("\(what).source must be {input} or a file path (got \"\(source)\")", at: n.location)
+                } else {
+                    switch resolver.resolve(source, recipeFile: n.location.file) {
+                    case let .success(path): clip.source = path
+                    case let .failure(failure): reader.error("\(what).source: \(failure)", at: n.location)
+                    }
+                }
+            }
+            if let n = f["trim"] { clip.trim = reader.closedRange(n, "\(what).trim") }
+            if let n = f["audio"] { clip.audio = reader.choice(n, "\(what).audio", AudioMode.self) ?? .preservePitch }
+            if let n = f["speed"], let ranges = reader.list(n, "\(what).speed") {
+                clip.speed = ranges.enumerated().compactMap { i, r in decodeSpeed(r, "\(what).speed[\(i)]", &reader) }
+                checkSpeedRanges(clip, &reader)
+            }
+            return clip
+        }
+    }
+
+    private static func decodeSpeed(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> SpeedRange? {
+        guard let f = reader.fields(node, what, allowed: ["range", "rate"]) else { return nil }
+        guard let rangeNode = f["range"] else { reader.error("\(what) needs a range: [start, end]", at: node.location); return nil }
+        guard let rateNode = f["rate"] else { reader.error("\(what) needs a rate (0.25 is 4x slow motion)", at: node.location); return nil }
+        let range = reader.closedRange(rangeNode, "\(what).range")
+        guard case let .scalar(text, _, _) = rateNode, let rate = MediaTime(exactly: text.trimmingWhitespace()) else {
+            reader.error("\(what).rate must be a number (0.25 is 4x slow motion); got \(reader.describe(rateNode))", at: rateNode.location)
+            return nil
+        }
+        guard rate > .zero else {
+            reader.error("speed rate must be > 0 (got \(text.trimmingWhitespace()))", at: rateNode.location)
+            return nil
+        }
+        guard rate >= MediaTime(value: 5, timescale: 100), rate <= MediaTime(seconds: 16) else {
+            reader.error("speed rate must be between 0.05 and 16 (got \(text.trimmingWhitespace()))", at: rateNode.location)
+            return nil
+        }
+        guard let range else { return nil }
+        return SpeedRange(range: range, rate: rate, location: node.location)
+    }
+
+    /// Speed ranges lie inside the trim and do not overlap.
+    private static func checkSpeedRanges(_ clip: Clip, _ reader: inout RecipeReader) {
+        let trimStart = clip.trim.map { if case let .seconds(s) = $0.start { return s } else { return .zero } } ?? .zero
+        let trimEnd: MediaTime? = clip.trim.flatMap { if case let .seconds(e) = $0.end { return e } else { return nil } }
+        for speed in clip.speed {
+            guard case let .seconds(start) = speed.range.start else { continue }
+            let end: MediaTime? = { if case let .seconds(e) = speed.range.end { return e } else { return nil } }()
+            if start < trimStart || (trimEnd != nil && (end ?? .positiveInfinity) > trimEnd!) {
+                let trimText = clip.trim.map { "[\($0.start), \($0.end)]" } ?? ""
+                reader.error("speed range [\(speed.range.start), \(speed.range.end)] lies outside the trim \(trimText)", at: speed.range.location)
+            }
+        }
+        let sorted = clip.speed.sorted { $0.range.start.resolved(end: .positiveInfinity) < $1.range.start.resolved(end: .positiveInfinity) }
+        for (a, b) in zip(sorted, sorted.dropFirst())
+        where b.range.start.resolved(end: .positiveInfinity) < a.range.end.resolved(end: .positiveInfinity) {
+            reader.error("speed ranges [\(a.range.start), \(a.range.end)] and [\(b.range.start), \(b.range.end)] overlap", at: b.range.location)
+        }
+    }
+
+    private static func decodeTransition(_ node: RecipeNode, _ reader: inout RecipeReader) -> Transition {
+        var transition = Transition()
+        transition.location = node.location
+        guard let f = reader.fields(node, "transition", allowed: ["kind", "duration"]) else { return transition }
+        if let n = f["kind"] { transition.kind = reader.choice(n, "transition.kind", Transition.Kind.self) ?? .cut }
+        if transition.kind != .cut { transition.duration = MediaTime(value: 1, timescale: 2) }
+        if let n = f["duration"], let duration = reader.duration(n, "transition.duration") {
+            if transition.kind != .cut && duration <= .zero {
+                reader.error("transition.duration must be > 0 for a \(transition.kind.rawValue)", at: n.location)
+            } else {
+                transition.duration = transition.kind == .cut ? .zero : duration
+            }
+        }
+        return transition
+    }
+
+    private static func decodeFade(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> (MediaTime, MediaTime) {
+        guard let f = reader.fields(node, what, allowed: ["in", "out"]) else { return (.zero, .zero) }
+        let fadeIn = f["in"].flatMap { reader.duration($0, "\(what).in") } ?? .zero
+        let fadeOut = f["out"].flatMap { reader.duration($0, "\(what).out") } ?? .zero
+        return (fadeIn, fadeOut)
+    }
+
+    private static func decodeOverlay(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> Overlay? {
+        let keys = ["image", "text", "anchor", "margin", "width", "size", "opacity", "fade", "during", "font", "color"]
+        guard let f = reader.fields(node, "overlay", allowed: keys) else { return nil }
+        let content = decodeOverlayContent(f, node, &reader, resolver)
+        // Read the other keys even when the content is bad, so every error shows at once.
+        var overlay = Overlay(content: content ?? .image(""), location: node.location)
+        if let n = f["anchor"] { overlay.anchor = reader.choice(n, "overlay anchor", Anchor.self) ?? overlay.anchor }
+        if let n = f["margin"], let margin = reader.length(n, "overlay margin") { overlay.margin = margin }
+        if let n = f["width"], let width = reader.length(n, "overlay width") {
+            if width.magnitude == 0 { reader.error("overlay width must be > 0", at: n.location) } else { overlay.width = width }
+        }
+        if let n = f["opacity"], let opacity = reader.number(n, "overlay opacity", in: 0...1) { overlay.opacity = opacity }
+        if let n = f["fade"] { (overlay.fadeIn, overlay.fadeOut) = decodeFade(n, "overlay fade", &reader) }
+        if let n = f["during"] { overlay.during = reader.closedRange(n, "overlay during") }
+        // Fades must fit the time the overlay is shown, when that is known now.
+        if let during = overlay.during, case let .seconds(s) = during.start, case let .seconds(e) = during.end,
+           overlay.fadeIn + overlay.fadeOut > e - s, let fade = f["fade"] {
+            reader.error("overlay fades (\(overlay.fadeIn)s in + \(overlay.fadeOut)s out) are longer than its during range (\(e - s)s)", at: fade.location)
+        }
+        return content == nil ? nil : overlay
+    }
+
+    /// An overlay's image or text (with its font, size and colour); nil after an error.
+    private static func decodeOverlayContent(_ f: Fields, _ node: RecipeNode, _ reader: inout RecipeReader,
+                                             _ resolver: AssetResolver) -> Overlay.Content? {
+        let content: Overlay.Content
+        switch (f["image"], f["text"]) {
+        case let (image?, nil):
+            for key in ["font", "size", "color"] where f[key] != nil {
+                reader.error("\(key) applies to text overlays, not images", at: f.keyLocation(key)!)
+            }
+            guard let path = reader.string(image, "overlay image") else { return nil }
+            let ext = (path.split(separator: ".").last.map { $0.lowercased() }) ?? ""
+            guard ["png", "jpg", "jpeg"].contains(ext) else {
+                reader.error("overlay image must be a PNG or JPEG file (got \"\(path)\")", at: image.location)
+                return nil
+            }
+            switch resolver.resolve(path, recipeFile: image.location.file) {
+            case let .success(resolved): content = .image(resolved)
+            case let .failure(failure):
+                reader.error("overlay image \(failure)", at: image.location)
+                return nil
+            }
+        case let (nil, text?):
+            if f["width"] != nil { reader.error("width applies to image overlays; use size for text", at: f.keyLocation("width")!) }
+            guard let raw = reader.string(text, "overlay text") else { return nil }
+            let template: FilenameTemplate
+            do { template = try FilenameTemplate(raw) } catch {
+                reader.error("overlay text: \(error)", at: text.location)
+                return nil
+            }
+            var fontPath = ""
+            let fontNode = f["font"]
+            let fontName = fontNode.flatMap { reader.string($0, "overlay font") } ?? "DejaVuSans.ttf"
+            switch resolver.resolveFont(fontName, recipeFile: (fontNode ?? text).location.file) {
+            case let .success(path): fontPath = path
+            case let .failure(failure): reader.error("overlay font \(failure)", at: (fontNode ?? text).location)
+            }
+            let size = f["size"].flatMap { reader.length($0, "overlay size") } ?? .percent(4)
+            if size.magnitude == 0 { reader.error("overlay size must be > 0", at: f["size"]!.location) }
+            let color = f["color"].flatMap { reader.color($0, "overlay color") } ?? .white
+            content = .text(template: template, font: fontPath, size: size, color: color)
+        case (.some, .some):
+            reader.error("an overlay is either an image or a text, not both", at: f.keyLocation("text")!)
+            return nil
+        case (nil, nil):
+            reader.error("an overlay needs image: FILE or text: \"...\"", at: node.location)
+            return nil
+        }
+        return content
+    }
+
+    private static func decodeMusic(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> Music? {
+        guard let f = reader.fields(node, "music", allowed: ["source", "gain", "loop", "fade", "duck"]) else { return nil }
+        guard let sourceNode = f["source"] else {
+            reader.error("music needs a source: the music file", at: node.location)
+            return nil
+        }
+        guard let path = reader.string(sourceNode, "music.source") else { return nil }
+        var music = Music(source: path, location: node.location)
+        switch resolver.resolve(path, recipeFile: sourceNode.location.file) {
+        case let .success(resolved): music.source = resolved
+        case let .failure(failure): reader.error("music.source \(failure)", at: sourceNode.location)
+        }
+        if let n = f["gain"], let gain = reader.gain(n, "music.gain", in: -60...20) { music.gain = gain }
+        if let n = f["loop"], let loop = reader.bool(n, "music.loop") { music.loop = loop }
+        if let n = f["fade"] { (music.fadeIn, music.fadeOut) = decodeFade(n, "music.fade", &reader) }
+        if let n = f["duck"], let d = reader.fields(n, "music.duck", allowed: ["depth", "threshold", "attack", "release"]) {
+            var duck = Duck()
+            if let v = d["depth"], let depth = reader.gain(v, "music.duck.depth", in: -60...0) { duck.depth = depth }
+            if let v = d["threshold"], let threshold = reader.gain(v, "music.duck.threshold", fullScale: true, in: -90...0) { duck.threshold = threshold }
+            for (key, keyPath) in [("attack", \Duck.attack), ("release", \Duck.release)] {
+                guard let v = d[key], let value = reader.duration(v, "music.duck.\(key)") else { continue }
+                if value <= .zero || value > MediaTime(seconds: 10) {
+                    reader.error("music.duck.\(key) must be between 0 and 10 seconds (got \(value)s)", at: v.location)
+                } else {
+                    duck[keyPath: keyPath] = value
+                }
+            }
+            music.duck = duck
+        }
+        return music
+    }
+}

@@ -1,0 +1,214 @@
+import Timeline
+
+/// Reads typed values out of `RecipeNode`s, collecting every problem with its position
+/// instead of stopping at the first, so a person fixing a recipe sees all of them at once.
+struct RecipeReader {
+    private(set) var diagnostics: [RecipeDiagnostic] = []
+
+    mutating func error(_ message: String, at location: SourceLocation) {
+        diagnostics.append(RecipeDiagnostic(message, at: location))
+    }
+
+    /// The keys of a mapping, checked against `allowed`. Unknown keys are errors with a
+    /// "did you mean" suggestion; a node that is not a mapping is an error.
+    mutating func fields(_ node: RecipeNode, _ what: String, allowed: [String]) -> Fields? {
+        guard case let .mapping(entries, _) = node else {
+            error("\(what) must be a mapping of keys (\(allowed.joined(separator: ", "))), got \(describe(node))", at: node.location)
+            return nil
+        }
+        var known: [String: RecipeNode.Entry] = [:]
+        for entry in entries {
+            if allowed.contains(entry.key) {
+                known[entry.key] = entry
+            } else {
+                var message = "unknown key '\(entry.key)' in \(what)"
+                if let suggestion = Self.suggestion(for: entry.key, among: allowed) {
+                    message += "; did you mean '\(suggestion)'?"
+                } else {
+                    message += "; expected one of: \(allowed.joined(separator: ", "))"
+                }
+                error(message, at: entry.keyLocation)
+            }
+        }
+        return Fields(entries: known, location: node.location)
+    }
+
+    /// The items of a list (a single non-list value is an error).
+    mutating func list(_ node: RecipeNode, _ what: String) -> [RecipeNode]? {
+        guard case let .sequence(items, _) = node else {
+            error("\(what) must be a list, got \(describe(node))", at: node.location)
+            return nil
+        }
+        return items
+    }
+
+    mutating func string(_ node: RecipeNode, _ what: String) -> String? {
+        guard case let .scalar(text, _, _) = node, !node.isNull else {
+            error("\(what) must be text, got \(describe(node))", at: node.location)
+            return nil
+        }
+        return text
+    }
+
+    mutating func bool(_ node: RecipeNode, _ what: String) -> Bool? {
+        if case let .scalar(text, true, _) = node {
+            if ["true", "yes", "on"].contains(text.lowercased()) { return true }
+            if ["false", "no", "off"].contains(text.lowercased()) { return false }
+        }
+        error("\(what) must be true or false, got \(describe(node))", at: node.location)
+        return nil
+    }
+
+    /// A plain number in `range`.
+    mutating func number(_ node: RecipeNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
+        guard case let .scalar(text, _, _) = node, let value = Double(text.trimmingWhitespace()), value.isFinite else {
+            error("\(what) must be a number, got \(describe(node))", at: node.location)
+            return nil
+        }
+        guard range.contains(value) else {
+            error("\(what) must be \(Self.describe(range)) (got \(formatNumber(value)))", at: node.location)
+            return nil
+        }
+        return value
+    }
+
+    mutating func integer(_ node: RecipeNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
+        guard case let .scalar(text, _, _) = node, let value = Int(text.trimmingWhitespace()) else {
+            error("\(what) must be a whole number, got \(describe(node))", at: node.location)
+            return nil
+        }
+        guard range.contains(value) else {
+            error("\(what) must be between \(range.lowerBound) and \(range.upperBound) (got \(value))", at: node.location)
+            return nil
+        }
+        return value
+    }
+
+    /// One of `E`'s raw values, with a suggestion when close.
+    mutating func choice<E: RawRepresentable & CaseIterable>(_ node: RecipeNode, _ what: String, _ type: E.Type) -> E?
+    where E.RawValue == String {
+        let options = E.allCases.map(\.rawValue)
+        guard case let .scalar(text, _, _) = node else {
+            error("\(what) must be one of \(options.joined(separator: " | ")), got \(describe(node))", at: node.location)
+            return nil
+        }
+        if let value = E(rawValue: text.trimmingWhitespace()) { return value }
+        var message = "\(what) must be one of \(options.joined(separator: " | ")) (got '\(text)')"
+        if let suggestion = Self.suggestion(for: text, among: options) { message += "; did you mean '\(suggestion)'?" }
+        error(message, at: node.location)
+        return nil
+    }
+
+    /// A time (`1.5`, `"1.5s"`, `"250ms"`, `"00:01.500"`, `end` when allowed), not negative.
+    mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
+        guard case let .scalar(text, _, _) = node, let time = RecipeTime.parse(text, allowEnd: allowEnd) else {
+            let forms = "seconds (2.5), \"2.5s\", \"250ms\" or \"00:02.500\"" + (allowEnd ? " or end" : "")
+            error("\(what) must be a time: \(forms); got \(describe(node))", at: node.location)
+            return nil
+        }
+        if case let .seconds(value) = time, value < .zero {
+            error("\(what) must not be negative (got \(text))", at: node.location)
+            return nil
+        }
+        return time
+    }
+
+    /// A duration in seconds that must be a number of seconds (no `end`).
+    mutating func duration(_ node: RecipeNode, _ what: String) -> MediaTime? {
+        guard case let .seconds(value)? = time(node, what) else { return nil }
+        return value
+    }
+
+    /// `[start, end]`: two times, start before end.
+    mutating func closedRange(_ node: RecipeNode, _ what: String) -> Recipe.ClosedTimeRange? {
+        guard case let .sequence(items, at) = node, items.count == 2 else {
+            error("\(what) must be a list of two times [start, end], got \(describe(node))", at: node.location)
+            return nil
+        }
+        guard let start = time(items[0], "\(what) start"), let end = time(items[1], "\(what) end", allowEnd: true) else { return nil }
+        if case let .seconds(s) = start, case let .seconds(e) = end, e <= s {
+            error("\(what) must end after it starts (got [\(s), \(e)])", at: items[1].location)
+            return nil
+        }
+        return Recipe.ClosedTimeRange(start: start, end: end, location: at)
+    }
+
+    mutating func gain(_ node: RecipeNode, _ what: String, fullScale: Bool = false, in range: ClosedRange<Double>) -> Gain? {
+        let unit = fullScale ? "dBFS" : "dB"
+        guard case let .scalar(text, _, _) = node, let gain = Gain.parse(text, fullScale: fullScale) else {
+            error("\(what) must be a level in \(unit), like \"-12\(unit)\"; got \(describe(node))", at: node.location)
+            return nil
+        }
+        guard range.contains(gain.decibels) else {
+            error("\(what) must be \(Self.describe(range)) \(unit) (got \(text))", at: node.location)
+            return nil
+        }
+        return gain
+    }
+
+    mutating func length(_ node: RecipeNode, _ what: String) -> Length? {
+        guard case let .scalar(text, _, _) = node, let length = Length.parse(text) else {
+            error("\(what) must be a length in px or %, like 24, \"24px\" or \"4%\"; got \(describe(node))", at: node.location)
+            return nil
+        }
+        var tooLarge = false
+        if case let .percent(p) = length, p > 100 { tooLarge = true }
+        guard length.magnitude >= 0, !tooLarge else {
+            error("\(what) must be between 0 and 100% or a non-negative number of pixels (got \(text))", at: node.location)
+            return nil
+        }
+        return length
+    }
+
+    mutating func color(_ node: RecipeNode, _ what: String) -> Color? {
+        guard case let .scalar(text, _, _) = node, let color = ColorParser.parse(text) else {
+            error("\(what) must be a colour #rgb, #rrggbb or #rrggbbaa; got \(describe(node))", at: node.location)
+            return nil
+        }
+        return color
+    }
+
+    /// What a node is, for messages: `'abc'`, `a mapping`, `a list`, `nothing`.
+    func describe(_ node: RecipeNode) -> String {
+        if node.isNull { return "nothing" }
+        if case let .scalar(text, _, _) = node { return "'\(text)'" }
+        return node.kindName
+    }
+
+    static func describe(_ range: ClosedRange<Double>) -> String {
+        if range.upperBound == .infinity { return "at least \(formatNumber(range.lowerBound))" }
+        if range.lowerBound == -.infinity { return "at most \(formatNumber(range.upperBound))" }
+        return "between \(formatNumber(range.lowerBound)) and \(formatNumber(range.upperBound))"
+    }
+
+    /// The closest of `candidates` to `word` by edit distance, when close enough to be a typo.
+    static func suggestion(for word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(1, min(3, best.0.count / 3)) ? best.0 : nil
+    }
+
+    /// Levenshtein distance.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count), current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}
+
+/// The known keys of one mapping.
+struct Fields {
+    var entries: [String: RecipeNode.Entry]
+    var location: SourceLocation
+    subscript(key: String) -> RecipeNode? { entries[key]?.value }
+    func keyLocation(_ key: String) -> SourceLocation? { entries[key]?.keyLocation }
+}

@@ -1,0 +1,62 @@
+/// One of nine places on the output where an overlay is pinned.
+public enum Anchor: String, Sendable, Hashable, CaseIterable {
+    case topLeft = "top-left", top, topRight = "top-right"
+    case left, center, right
+    case bottomLeft = "bottom-left", bottom, bottomRight = "bottom-right"
+
+    /// 0, 0.5 or 1 across and down: where on the canvas (and on the overlay) the anchor is.
+    public var unitPoint: Point {
+        let column: Double, row: Double
+        switch self {
+        case .topLeft, .left, .bottomLeft: column = 0
+        case .top, .center, .bottom: column = 0.5
+        case .topRight, .right, .bottomRight: column = 1
+        }
+        switch self {
+        case .topLeft, .top, .topRight: row = 0
+        case .left, .center, .right: row = 0.5
+        case .bottomLeft, .bottom, .bottomRight: row = 1
+        }
+        return Point(x: column, y: row)
+    }
+}
+
+/// A layer drawn over the composited video in output coordinates (origin top-left), like a
+/// CALayer handed to AVVideoCompositionCoreAnimationTool: an image or a text, pinned to an
+/// anchor with a margin, shown during a time range with an opacity ramp.
+public struct OverlayLayer: Sendable, Hashable {
+    public enum Content: Sendable, Hashable {
+        /// A PNG or JPEG file.
+        case image(path: String)
+        /// Text set in `fontPath` at `pixelSize` (the em height) in `color`.
+        case text(String, fontPath: String, pixelSize: Double, color: Color)
+    }
+
+    public var content: Content
+    public var anchor: Anchor
+    /// Distance from the anchored canvas edges, in pixels.
+    public var margin: Double
+    /// Images: drawn at this width (height by aspect ratio); nil: natural size.
+    public var width: Double?
+    /// When the layer is shown, in composition time.
+    public var timeRange: TimeRange
+    /// Multiplies the content's own alpha.
+    public var opacity = Ramp<Double>(defaultValue: 1)
+
+    public init(content: Content, anchor: Anchor, margin: Double, width: Double? = nil, timeRange: TimeRange) {
+        self.content = content
+        self.anchor = anchor
+        self.margin = margin
+        self.width = width
+        self.timeRange = timeRange
+    }
+
+    /// Where the layer goes on a `renderSize` canvas once its drawn size is known.
+    public func frame(contentSize: Size, renderSize: PixelSize) -> Rect {
+        let u = anchor.unitPoint
+        let free = Size(width: Double(renderSize.width) - 2 * margin - contentSize.width,
+                        height: Double(renderSize.height) - 2 * margin - contentSize.height)
+        return Rect(x: margin + free.width * u.x, y: margin + free.height * u.y,
+                    width: contentSize.width, height: contentSize.height)
+    }
+}
