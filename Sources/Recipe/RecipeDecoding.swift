@@ -149,7 +149,7 @@ extension Recipe {
                 } else {
                     switch resolver.resolve(source, recipeFile: n.location.file) {
                     case let .success(path): clip.source = path
-                    case let .failure(failure): reader.error("\(what).source: \(failure)", at: n.location)
+                    case let .failure(failure): reader.error("\(what).source \(failure)", at: n.location)
                     }
                 }
             }

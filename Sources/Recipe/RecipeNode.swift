@@ -68,19 +68,14 @@ public indirect enum RecipeNode: Sendable, Hashable {
         case let .sequence(sequence):
             return .sequence(sequence.map { convert($0, file: file, diagnostics: &diagnostics) }, at: at)
         case let .mapping(mapping):
+            // Duplicate keys never get here: libyaml's composer rejects them.
             var entries: [Entry] = []
-            var seen: [String: SourceLocation] = [:]
             for (key, value) in mapping {
                 let keyAt = location(key.mark, file: file)
                 guard case let .scalar(keyScalar) = key else {
                     diagnostics.append(RecipeDiagnostic("keys must be plain words", at: keyAt))
                     continue
                 }
-                if let first = seen[keyScalar.string] {
-                    diagnostics.append(RecipeDiagnostic("duplicate key '\(keyScalar.string)' (first at line \(first.line))", at: keyAt))
-                    continue
-                }
-                seen[keyScalar.string] = keyAt
                 entries.append(Entry(key: keyScalar.string, keyLocation: keyAt, value: convert(value, file: file, diagnostics: &diagnostics)))
             }
             return .mapping(entries, at: at)
@@ -106,7 +101,7 @@ public indirect enum RecipeNode: Sendable, Hashable {
         case let .scanner(context, problem, _, _), let .parser(context, problem, _, _), let .composer(context, problem, _, _):
             return "YAML syntax: \(problem)" + (context.map { " \($0.text)" } ?? "")
         case let .duplicatedKeysInMapping(duplicates, _):
-            return "duplicate key '\(duplicates.joined(separator: "', '"))'"
+            return "duplicate key '\(duplicates.joined(separator: "', '"))' in this mapping (each key may appear once)"
         case let .reader(problem, _, _, _):
             return "cannot read the file as UTF-8 text: \(problem)"
         default:
