@@ -88,3 +88,12 @@ struct TableProbe: MediaProbing {
                     audio: .init(trackID: 1, timeRange: TimeRange(start: .zero, duration: MediaTime(seconds: seconds))))
     }
 }
+
+extension TemporaryDirectory {
+    /// Writes `text` to `name` in this directory and returns the file's path.
+    func write(_ name: String, _ text: String) -> String {
+        let path = file(name)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+}
