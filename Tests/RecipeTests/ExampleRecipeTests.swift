@@ -1,0 +1,276 @@
+import Foundation
+import Testing
+@testable import Recipe
+import TestSupport
+import Timeline
+
+/// Real asset files for the example recipes, generated once per test run.
+let exampleAssets: TemporaryDirectory = {
+    let dir = try! TemporaryDirectory(prefix: "dropcut-assets")
+    try! makeAssets(in: dir)
+    return dir
+}()
+
+func exampleRecipe(_ name: String) throws -> Recipe {
+    try RecipeLoader(resolver: AssetResolver(assetDirectories: [exampleAssets.path]))
+        .load([(recipesDirectory as NSString).appendingPathComponent(name)])
+}
+
+/// Synthetic probes: a 12 s landscape phone clip, intro/outro, and the 2 s music bed.
+let probe = TableProbe(table: [
+    "input.mov": TableProbe.clip("input.mov", seconds: 12),
+    "intro.mp4": TableProbe.clip("intro.mp4", seconds: 3, width: 1080, height: 1920),
+    "outro.mp4": TableProbe.clip("outro.mp4", seconds: 2, width: 1080, height: 1920, fps: 25),
+    "bed.mp3": TableProbe.music("bed.mp3", seconds: 2),
+])
+
+func describe(_ built: BuiltComposition) -> String {
+    TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition, audioMix: built.audioMix)
+        .replacingOccurrences(of: exampleAssets.path + "/", with: "")
+}
+
+@Suite struct ExampleRecipeTests {
+    @Test func everyExampleRecipeValidates() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(files.count >= 5)
+        for file in files {
+            do { _ = try exampleRecipe(file) } catch { Issue.record("\(file): \(error)") }
+        }
+        // The command line agrees.
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        let result = try Command.run(dropcut, ["validate", "--assets", exampleAssets.path]
+            + files.map { (recipesDirectory as NSString).appendingPathComponent($0) })
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Each example recipe on the synthetic clips: what it must build, checked by hand
+    /// (e.g. 1920x1080 filled into 1080x1920 scales by 1920/1080 and shifts by
+    /// -(3413.3-1080)/2; the slow-motion range 3–5 s at 0.25 lasts 8 s; crossfades of 0.5 s
+    /// start clips at 0, 2.5 and 14 s; -10 dB is 0.32 linear).
+    static let expected: [String: (filename: String, description: String)] = [
+        "social-vertical.yaml": ("input.social.mp4", """
+            composition duration 12.000
+            track 1 video
+              0: timeRange [0.000,+12.000] from trackID 1 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 2 audio
+              0: timeRange [0.000,+12.000] from trackID 2 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 3 audio
+              0: timeRange [0.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              1: timeRange [2.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              2: timeRange [4.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              3: timeRange [6.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              4: timeRange [8.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              5: timeRange [10.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+            video composition renderSize 1080x1920 frameDuration 1/30 background #000000ff
+              instruction [0.000,+12.000]
+                layer trackID 1 transform [1.78 0.00 0.00 1.78 -1166.67 0.00] at 0.000
+            audio mix
+              trackID 2 volume 1.00 (default)
+              trackID 3 volume ramp [0.000,+1.000] 0.00 -> 0.32, ramp [10.000,+2.000] 0.32 -> 0.00
+
+            """),
+        "watermark-only.yaml": ("input.watermarked.mp4", """
+            composition duration 12.000
+            track 1 video
+              0: timeRange [0.000,+12.000] from trackID 1 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 2 audio
+              0: timeRange [0.000,+12.000] from trackID 2 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            video composition renderSize 1920x1080 frameDuration 1/30 background #000000ff
+              instruction [0.000,+12.000]
+                layer trackID 1 transform identity at 0.000
+            audio mix
+              trackID 2 volume 1.00 (default)
+
+            """),
+        "slomo-highlight.yaml": ("input.highlight.mp4", """
+            composition duration 14.500
+            track 1 video
+              0: timeRange [0.000,+2.500] from trackID 1 of asset input.mov sourceTimeRange [0.500,+2.500] speed 1.00
+              1: timeRange [2.500,+8.000] from trackID 1 of asset input.mov sourceTimeRange [3.000,+2.000] speed 0.25
+              2: timeRange [10.500,+4.000] from trackID 1 of asset input.mov sourceTimeRange [5.000,+4.000] speed 1.00
+            track 2 audio
+              0: timeRange [0.000,+2.500] from trackID 2 of asset input.mov sourceTimeRange [0.500,+2.500] speed 1.00
+              1: timeRange [2.500,+8.000] from trackID 2 of asset input.mov sourceTimeRange [3.000,+2.000] speed 0.25
+              2: timeRange [10.500,+4.000] from trackID 2 of asset input.mov sourceTimeRange [5.000,+4.000] speed 1.00
+            video composition renderSize 1920x1080 frameDuration 1/30 background #000000ff
+              instruction [0.000,+14.500]
+                layer trackID 1 transform identity at 0.000
+            audio mix
+              trackID 2 volume 1.00 (default)
+
+            """),
+        "podcast-clip.yaml": ("input.podcast.mp4", """
+            composition duration 12.000
+            track 1 video
+              0: timeRange [0.000,+12.000] from trackID 1 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 2 audio
+              0: timeRange [0.000,+12.000] from trackID 2 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 3 audio
+              0: timeRange [0.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              1: timeRange [2.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              2: timeRange [4.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              3: timeRange [6.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              4: timeRange [8.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              5: timeRange [10.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+            video composition renderSize 1080x1080 frameDuration 1/30 background #000000ff
+              instruction [0.000,+12.000]
+                layer trackID 1 transform [0.56 0.00 0.00 0.56 0.00 236.25] at 0.000
+            audio mix
+              trackID 2 volume 1.00 (default)
+              trackID 3 volume ramp [0.000,+2.000] 0.00 -> 0.13, ramp [9.000,+3.000] 0.13 -> 0.00
+
+            """),
+        "reel-with-transitions.yaml": ("input.reel.mp4", """
+            composition duration 16.000
+            track 1 video
+              0: timeRange [0.000,+3.000] from trackID 1 of asset intro.mp4 sourceTimeRange [0.000,+3.000] speed 1.00
+              1: timeRange [3.000,+11.000] is empty
+              2: timeRange [14.000,+2.000] from trackID 1 of asset outro.mp4 sourceTimeRange [0.000,+2.000] speed 1.00
+            track 2 video
+              0: timeRange [0.000,+2.500] is empty
+              1: timeRange [2.500,+12.000] from trackID 1 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 3 audio
+              0: timeRange [0.000,+3.000] from trackID 2 of asset intro.mp4 sourceTimeRange [0.000,+3.000] speed 1.00
+            track 4 audio
+              0: timeRange [0.000,+2.500] is empty
+              1: timeRange [2.500,+12.000] from trackID 2 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
+            track 5 audio
+              0: timeRange [0.000,+14.000] is empty
+              1: timeRange [14.000,+2.000] from trackID 2 of asset outro.mp4 sourceTimeRange [0.000,+2.000] speed 1.00
+            video composition renderSize 1080x1920 frameDuration 1/30 background #000000ff
+              instruction [0.000,+2.500]
+                layer trackID 1 transform identity at 0.000
+              instruction [2.500,+0.500]
+                layer trackID 1 opacity ramp [2.500,+0.500] 1.00 -> 0.00; transform identity at 2.500
+                layer trackID 2 transform [1.78 0.00 0.00 1.78 -1166.67 0.00] at 2.500
+              instruction [3.000,+11.000]
+                layer trackID 2 transform [1.78 0.00 0.00 1.78 -1166.67 0.00] at 3.000
+              instruction [14.000,+0.500]
+                layer trackID 2 opacity ramp [14.000,+0.500] 1.00 -> 0.00; transform [1.78 0.00 0.00 1.78 -1166.67 0.00] at 14.000
+                layer trackID 1 transform identity at 14.000
+              instruction [14.500,+1.500]
+                layer trackID 1 transform identity at 14.500
+            audio mix
+              trackID 3 volume ramp [2.500,+0.500] 1.00 -> 0.00
+              trackID 4 volume ramp [2.500,+0.500] 0.00 -> 1.00, ramp [14.000,+0.500] 1.00 -> 0.00
+              trackID 5 volume ramp [14.000,+0.500] 0.00 -> 1.00
+
+            """),
+    ]
+
+    @Test(arguments: ["social-vertical.yaml", "watermark-only.yaml", "slomo-highlight.yaml", "podcast-clip.yaml", "reel-with-transitions.yaml"])
+    func exampleBuildsTheExpectedComposition(name: String) throws {
+        let built = try CompositionBuilder(recipe: try exampleRecipe(name), probe: probe)
+            .build(input: "/inbox/input.mov", date: Date(timeIntervalSince1970: 0))
+        let expected = try #require(Self.expected[name])
+        #expect(built.outputFilename == expected.filename)
+        #expect(describe(built) == expected.description)
+        #expect(built.composition.validate().isEmpty)
+        #expect(built.videoComposition.validate(for: built.composition).isEmpty)
+        #expect(built.audioMix.invalidTrackIDs(for: built.composition).isEmpty)
+    }
+
+    @Test func overlaysArePlacedInOutputPixels() throws {
+        let social = try CompositionBuilder(recipe: try exampleRecipe("social-vertical.yaml"), probe: probe).build(input: "/inbox/input.mov")
+        let logo = try #require(social.overlays.first)
+        #expect(logo.content == .image(path: AssetResolver.realPath(exampleAssets.file("logo.png"))!))
+        #expect(logo.anchor == .bottomRight && logo.margin == 43.2 && logo.width == 162)   // 4% of 1080, 15% of 1080
+        #expect(logo.timeRange == TimeRange(start: .zero, duration: 12))
+        #expect(logo.opacity.value(at: 0) == 0 && logo.opacity.value(at: 6) == 0.8 && logo.opacity.value(at: 12) == 0)
+        // A 162x81 logo pinned bottom-right with a 43.2 px margin on a 1080x1920 canvas.
+        let frame = logo.frame(contentSize: Size(width: 162, height: 81), renderSize: PixelSize(width: 1080, height: 1920))
+        #expect(abs(frame.x - (1080 - 43.2 - 162)) < 1e-9 && abs(frame.y - (1920 - 43.2 - 81)) < 1e-9)
+        #expect(frame.width == 162 && frame.height == 81)
+
+        var episodes = probe
+        episodes.table["ep12.mov"] = TableProbe.clip("ep12.mov", seconds: 20)
+        let podcast = try CompositionBuilder(recipe: try exampleRecipe("podcast-clip.yaml"), probe: episodes).build(input: "/inbox/ep12.mov")
+        let lowerThird = try #require(podcast.overlays.first)
+        guard case let .text(text, font, size, color) = lowerThird.content else { Issue.record("not text"); return }
+        #expect(text == "The ACME Show — episode ep12")
+        #expect(font.hasSuffix("DejaVuSans.ttf") && FileManager.default.fileExists(atPath: font))
+        #expect(size == 54 && color == .white)
+        #expect(lowerThird.timeRange == TimeRange(start: .zero, duration: 6))
+        #expect(podcast.pendingDuck?.depth.decibels == -15 && podcast.musicTrackID == 3 && podcast.clipAudioTrackIDs == [2])
+    }
+}
+
+@Suite struct CompositionBuilderTests {
+    static func build(_ yaml: String, _ media: [ProbedMedia], input: String = "clip.mov") throws -> BuiltComposition {
+        let recipe = try RecipeLoader().load(yaml: yaml, file: "test.yaml")
+        return try CompositionBuilder(recipe: recipe, probe: TableProbe(table: Dictionary(uniqueKeysWithValues: media.map { ($0.path, $0) })))
+            .build(input: input)
+    }
+
+    @Test func rotatedSourceAtSourceSizeRendersPortraitWithRotationAndTranslation() throws {
+        let built = try Self.build("version: 1\noutput: { size: source }\n", [TableProbe.clip("clip.mov", seconds: 2, quarterTurns: 1)])
+        #expect(built.videoComposition.renderSize == PixelSize(width: 1080, height: 1920))
+        let layer = try #require(built.videoComposition.instructions.first?.layerInstructions.first)
+        let transform = layer.transform.value(at: 0)
+        // The iPhone portrait preferredTransform: 90° clockwise, then shifted right by the height.
+        #expect(transform == AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 1080, ty: 0))
+        #expect(transform.apply(to: Point(x: 0, y: 0)) == Point(x: 1080, y: 0))
+        #expect(transform.apply(to: Point(x: 1920, y: 1080)) == Point(x: 0, y: 1920))
+    }
+
+    @Test func orientationOverrideIgnoresTheDisplayMatrix() throws {
+        let built = try Self.build("version: 1\norientation: 180\n", [TableProbe.clip("clip.mov", seconds: 2, quarterTurns: 1)])
+        #expect(built.videoComposition.renderSize == PixelSize(width: 1920, height: 1080))
+        #expect(built.videoComposition.instructions[0].layerInstructions[0].transform.value(at: 0)
+            == AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: 1920, ty: 1080))
+    }
+
+    @Test func frameRateIsTheHighestSourceRateCappedAt60() throws {
+        let fast = try Self.build("version: 1\n", [TableProbe.clip("clip.mov", seconds: 2, fps: 240)])
+        #expect(fast.videoComposition.frameDuration == MediaTime(value: 1, timescale: 60))
+        let ntsc = try Self.build("version: 1\noutput: { fps: 30000/1001 }\n", [TableProbe.clip("clip.mov", seconds: 2)])
+        #expect(ntsc.videoComposition.frameDuration == MediaTime(value: 1001, timescale: 30000))
+    }
+
+    @Test func pushAndWipeTransitionsRampTransformAndCrop() throws {
+        let clips = [TableProbe.clip("a.mov", seconds: 3, width: 320, height: 240), TableProbe.clip("b.mov", seconds: 3, width: 320, height: 240)]
+        let yaml = { (kind: String) in "version: 1\noutput: { size: 320x240 }\nclips: [ { source: \"{input}\" }, { source: \"{input}\" } ]\ntransition: { kind: \(kind), duration: 1 }\n" }
+        let push = try Self.build(yaml("push"), clips, input: "a.mov")
+        let pushInstruction = push.videoComposition.instructions[1]
+        #expect(pushInstruction.timeRange == TimeRange(start: 2, duration: 1))
+        let (from, to) = (pushInstruction.layerInstructions[0], pushInstruction.layerInstructions[1])
+        #expect(from.transform.value(at: t("2.5")).tx == -160 && to.transform.value(at: t("2.5")).tx == 160)
+        #expect(from.transform.value(at: 3).tx == -320 && to.transform.value(at: 3) == .identity)
+        let wipe = try Self.build(yaml("wipe"), clips, input: "a.mov")
+        let crop = wipe.videoComposition.instructions[1].layerInstructions[0].cropRectangle
+        #expect(crop.value(at: t("2.5")) == Rect(x: 0, y: 0, width: 160, height: 240))
+        #expect(wipe.composition.duration == 5)
+    }
+
+    @Test func errorsOnlyMediaCanRevealPointIntoTheRecipe() throws {
+        let clip = TableProbe.clip("clip.mov", seconds: 4)
+        #expect(throws: CompositionBuildError.recipe(RecipeError("trim [1.000s, 9.000s] is outside the clip clip.mov, which lasts 4.000s",
+                                                                 at: SourceLocation(file: "test.yaml", line: 3, column: 11)))) {
+            try Self.build("version: 1\nclips:\n  - trim: [1, 9]\n", [clip])
+        }
+        #expect(throws: CompositionBuildError.recipe(RecipeError("transition.duration 3.000s is too long for clip 2 (2.000s): it needs at least 3.000s",
+                                                                 at: SourceLocation(file: "test.yaml", line: 3, column: 13)))) {
+            try Self.build("version: 1\nclips: [ { source: \"{input}\" }, { source: \"{input}\", trim: [0, 2] } ]\ntransition: { kind: wipe, duration: 3 }\n", [clip])
+        }
+        #expect(throws: CompositionBuildError.media(path: "missing.mov", reason: "not a media file: missing.mov")) {
+            try Self.build("version: 1\n", [clip], input: "missing.mov")
+        }
+        let silent = ProbedMedia(path: "clip.mov", duration: 4, audio: .init(trackID: 1, timeRange: TimeRange(start: .zero, duration: 4)))
+        #expect(throws: CompositionBuildError.media(path: "clip.mov", reason: "has no video track")) {
+            try Self.build("version: 1\n", [silent])
+        }
+    }
+
+    @Test func mutedAudioAndVarispeedReachTheAudioMix() throws {
+        let clip = TableProbe.clip("clip.mov", seconds: 4)
+        let muted = try Self.build("version: 1\noriginal_audio: mute\n", [clip])
+        #expect(muted.composition.tracks(of: .audio).isEmpty)
+        let tape = try Self.build("version: 1\nclips:\n  - audio: varispeed\n    speed: [{ range: [1, 2], rate: 0.5 }]\n", [clip])
+        #expect(tape.audioMix.parameters(for: 2)?.timePitchAlgorithm == .varispeed)
+        #expect(tape.composition.track(2)?.segments.map { $0.speed } == [1, 0.5, 1])
+        #expect(tape.composition.duration == 5)
+    }
+}
+
+/// Exact seconds from a decimal literal.
+func t(_ text: String) -> MediaTime { MediaTime(exactly: text)! }
