@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import Recipe
+import TestSupport
+
+/// SplitMix64: a tiny seeded generator so a failing mutation can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct RecipeFuzzTests {
+    /// Replacement values of other types, for "swapped types" mutations.
+    static let foreignValues = ["[1, 2]", "{ a: 1 }", "\"text\"", "-5", "", "~", "0", "1e309", "end", "\"{nope}\"", "[[[]]]", "&a 1", "*a", "!!binary aGk="]
+
+    static func mutate(_ bytes: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0:   // flip a byte
+            var out = bytes
+            if !out.isEmpty { out[Int.random(in: 0..<out.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            return out
+        case 1:   // delete a line
+            if !lines.isEmpty { lines.remove(at: Int.random(in: 0..<lines.count, using: &rng)) }
+        case 2:   // duplicate a line
+            if !lines.isEmpty { let i = Int.random(in: 0..<lines.count, using: &rng); lines.insert(lines[i], at: i) }
+        case 3:   // swap a value's type
+            let candidates = lines.indices.filter { lines[$0].contains(UInt8(ascii: ":")) }
+            if let i = candidates.randomElement(using: &rng), let colon = lines[i].firstIndex(of: UInt8(ascii: ":")) {
+                lines[i] = Array(lines[i][...colon]) + Array((" " + foreignValues.randomElement(using: &rng)!).utf8)
+            }
+        default:  // indent or dedent a line
+            if !lines.isEmpty {
+                let i = Int.random(in: 0..<lines.count, using: &rng)
+                if Bool.random(using: &rng) { lines[i] = Array("  ".utf8) + lines[i] } else { lines[i] = Array(lines[i].drop { $0 == UInt8(ascii: " ") }) }
+            }
+        }
+        return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
+    }
+
+    @Test func mutatedExampleRecipesAreValidOrErrorsWithPositions() throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-fuzz")
+        defer { withExtendedLifetime(dir) {} }
+        let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: [exampleAssets.path]))
+        let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
+        var rng = SplitMix64(state: 0xD509_C07)
+        var valid = 0, rejected = 0
+        for iteration in 0..<3000 {
+            let name = files[iteration % files.count]
+            var bytes = Array(FileManager.default.contents(atPath: (recipesDirectory as NSString).appendingPathComponent(name))!)
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { bytes = Self.mutate(bytes, using: &rng) }
+            let path = dir.file("fuzz-\(iteration % 8).yaml")
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            do {
+                _ = try loader.load([path])
+                valid += 1
+            } catch {
+                rejected += 1
+                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
+                for diagnostic in error.diagnostics {
+                    #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
+                            && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
+                }
+            }
+        }
+        // Both outcomes occur: the mutations are neither all harmless nor all fatal.
+        #expect(valid > 100 && rejected > 1000, "valid \(valid), rejected \(rejected)")
+    }
+}
