@@ -1,0 +1,83 @@
+import Foundation
+
+/// Runs external programs with Foundation's `Process` and captures what they print.
+public enum Command {
+    /// Runs `executable` (a path, or a name looked up on `PATH`) with `args`, waits for it,
+    /// and returns its exit status and its whole stdout and stderr (decoded as UTF-8).
+    /// A status of 128 + N means the process was killed by signal N.
+    ///
+    /// Throws a `CommandError` only when the program cannot be found or started; a non-zero
+    /// exit is returned, not thrown (see `runChecked` for that).
+    public static func run(_ executable: String, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard let resolved = find(executable) else {
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+            throw CommandError(command: [executable] + args, status: nil,
+                               stderr: "\(executable): not found (PATH=\(path))")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: resolved)
+        process.arguments = args
+        let stdoutPipe = Pipe(), stderrPipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        do {
+            try process.run()
+        } catch {
+            throw CommandError(command: [resolved] + args, status: nil, stderr: "\(error)")
+        }
+        // Drain both pipes at once so a chatty child can never block on a full pipe.
+        let stderrReader = PipeReader(stderrPipe.fileHandleForReading)
+        let stdoutData = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = stderrReader.wait()
+        process.waitUntilExit()
+        let status = process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
+        return (status, String(decoding: stdoutData, as: UTF8.self), String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// Like `run`, but a non-zero exit throws a `CommandError` carrying the command line and
+    /// its stderr. Returns stdout.
+    @discardableResult
+    public static func runChecked(_ executable: String, _ args: [String]) throws -> String {
+        let result = try run(executable, args)
+        guard result.status == 0 else {
+            throw CommandError(command: [executable] + args, status: result.status, stderr: result.stderr)
+        }
+        return result.stdout
+    }
+
+    /// The path `executable` names: itself when it contains a `/`, else the first
+    /// executable file of that name in a `PATH` directory. Nil when there is none.
+    public static func find(_ executable: String) -> String? {
+        let fileManager = FileManager.default
+        if executable.contains("/") {
+            return fileManager.isExecutableFile(atPath: executable) ? executable : nil
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = (String(directory) as NSString).appendingPathComponent(executable)
+            if fileManager.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Reads a file handle to its end on a background queue.
+private final class PipeReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        DispatchQueue.global().async {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }
+    }
+
+    /// Blocks until the end of the stream; the semaphore orders the write before this read.
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}

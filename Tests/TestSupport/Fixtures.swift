@@ -1,0 +1,45 @@
+import Foundation
+
+/// Test media made with the `ffmpeg` command-line tool (used only by tests, as a fixture
+/// maker), plus plain files for the bad-input cases.
+public enum Fixtures {
+    /// Encodes a `seconds`-long clip into `dir/name` and returns its path: a `testsrc2`
+    /// pattern at `width`x`height` and `fps` encoded with `videoCodec`, and, when `audio`,
+    /// a mono 440 Hz sine at `sampleRate` encoded as AAC. `audioFirst` writes the audio
+    /// stream before the video stream (as some phones do). The container follows `name`'s
+    /// extension. Throws a `CommandError` with ffmpeg's command line and stderr on failure.
+    public static func makeClip(
+        in dir: String,
+        name: String = "clip.mp4",
+        width: Int = 320,
+        height: Int = 240,
+        fps: Int = 30,
+        seconds: Int = 1,
+        audio: Bool = true,
+        sampleRate: Int = 48_000,
+        audioFirst: Bool = false,
+        videoCodec: String = "libx264"
+    ) throws -> String {
+        precondition(audio || !audioFirst, "audioFirst needs audio")
+        let output = (dir as NSString).appendingPathComponent(name)
+        var args = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                    "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps):duration=\(seconds)"]
+        if audio {
+            args += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(sampleRate):duration=\(seconds)"]
+            args += audioFirst ? ["-map", "1:a", "-map", "0:v"] : ["-map", "0:v", "-map", "1:a"]
+            args += ["-c:a", "aac"]
+        }
+        args += ["-c:v", videoCodec]
+        if videoCodec == "libx264" { args += ["-preset", "ultrafast"] }
+        args += ["-pix_fmt", "yuv420p", "-t", "\(seconds)", output]
+        try Command.runChecked("ffmpeg", args)
+        return output
+    }
+
+    /// Writes `contents` (empty by default: a zero-byte file) to `dir/name`; returns the path.
+    public static func makeFile(in dir: String, name: String, contents: String = "") throws -> String {
+        let output = (dir as NSString).appendingPathComponent(name)
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: output))
+        return output
+    }
+}

@@ -1,0 +1,81 @@
+import Testing
+import TestSupport
+
+/// Which `dropcut` subcommands do real work today. Pending ones must say so and fail, so no
+/// script mistakes them for success. Update the table when a subcommand lands.
+@Suite struct SubcommandStatusTests {
+    enum Status { case real, pending }
+
+    static let table: [String: Status] = [
+        "probe": .real,
+        "validate": .real,
+        "render": .pending,
+        "plan": .pending,
+        "watch": .pending,
+        "status": .pending,
+    ]
+
+    /// Minimal valid arguments for each pending subcommand.
+    static let pendingArguments: [String: [String]] = [
+        "render": ["render", "x.mp4"],
+        "plan": ["plan", "x.mp4"],
+        "watch": ["watch", "--once"],
+        "status": ["status"],
+    ]
+
+    /// Arguments with which a real subcommand succeeds, using inputs made in `dir`.
+    static func successfulArguments(for name: String, in dir: TemporaryDirectory) throws -> [String]? {
+        switch name {
+        case "probe": return ["probe", try Fixtures.makeClip(in: dir.path, audio: false)]
+        case "validate": return ["validate", try Fixtures.makeFile(in: dir.path, name: "r.yaml", contents: "version: 1\n")]
+        default: return nil
+        }
+    }
+
+    static var pendingNames: [String] { table.filter { $0.value == .pending }.keys.sorted() }
+    static var realNames: [String] { table.filter { $0.value == .real }.keys.sorted() }
+
+    @Test func tableListsExactlyTheSubcommandsInHelp() throws {
+        let result = try DropcutProcess.run(["--help"])
+        #expect(result.status == 0)
+        // Subcommand lines in help: two spaces, then a lower-case name, then its abstract.
+        let section = try #require(result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first,
+                                   "no SUBCOMMANDS section in:\n\(result.stdout)")
+        let names = section.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+            let word = line.drop { $0 == " " }.prefix { $0 != " " }
+            return !word.isEmpty && word.allSatisfy(\.isLowercase) ? String(word) : nil
+        }
+        #expect(Set(names) == Set(Self.table.keys))
+        #expect(Set(Self.pendingArguments.keys) == Set(Self.pendingNames))
+    }
+
+    @Test(arguments: pendingNames)
+    func pendingSubcommandSaysNotImplementedAndExits1(_ name: String) throws {
+        let args = try #require(Self.pendingArguments[name])
+        let result = try DropcutProcess.run(args)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("dropcut \(name): not implemented yet"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(arguments: realNames)
+    func realSubcommandSucceedsWithoutClaimingToBePending(_ name: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let args = try #require(try Self.successfulArguments(for: name, in: dir), "no successful invocation for \(name)")
+
+        let result = try DropcutProcess.run(args)
+
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("not implemented"))
+        #expect(!result.stdout.isEmpty)
+    }
+
+    @Test func unknownSubcommandIsAUsageError() throws {
+        let result = try DropcutProcess.run(["bogus"])
+        #expect(result.status == 64)  // EX_USAGE
+        #expect(result.stderr.contains("bogus"))
+        #expect(result.stdout.isEmpty)
+    }
+}
