@@ -1,0 +1,97 @@
+import CFFmpeg
+import Timeline
+
+/// A picture, owning one `AVFrame` (allocated in `init`, freed in `deinit`). Planes are
+/// reached through `withPlane`; the `AVFrame` itself never leaves MediaIO.
+public final class VideoFrame {
+    let frame: UnsafeMutablePointer<AVFrame>
+
+    /// A frame of `width`x`height` in `pixelFormat`, with its buffers allocated
+    /// (32-byte aligned rows, as SIMD code in swscale and the encoders like).
+    public init(width: Int, height: Int, pixelFormat: PixelFormat = .yuv420p) throws(FFmpegError) {
+        guard let frame = av_frame_alloc() else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
+        }
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        frame.pointee.format = pixelFormat.rawValue.rawValue
+        let result = av_frame_get_buffer(frame, 32)
+        if result < 0 {
+            var doomed: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&doomed)
+            throw FFmpegError(code: result, function: "av_frame_get_buffer", path: nil)
+        }
+        self.frame = frame
+    }
+
+    /// An empty frame for a decoder to fill (`avcodec_receive_frame` allocates buffers).
+    init() throws(FFmpegError) {
+        guard let frame = av_frame_alloc() else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
+        }
+        self.frame = frame
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&doomed)
+    }
+
+    public var width: Int { Int(frame.pointee.width) }
+    public var height: Int { Int(frame.pointee.height) }
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+    public var pixelFormat: PixelFormat { PixelFormat(rawValue: AVPixelFormat(frame.pointee.format)) }
+
+    /// The presentation timestamp in the frame's time base, as FFmpeg stores it.
+    public var pts: Int64? {
+        get { frame.pointee.pts == cff_nopts_value() ? nil : frame.pointee.pts }
+        set { frame.pointee.pts = newValue ?? cff_nopts_value() }
+    }
+
+    /// Runs `body` with plane `index`'s bytes (`rows × stride` of them) and its stride.
+    /// Rows are `stride` bytes apart; only the first `planeWidth(index)` bytes of a row
+    /// are picture.
+    public func withPlane<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer, _ stride: Int) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < 4, "plane index \(index) out of range")
+        let stride = Int(withUnsafePointer(to: &frame.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[index] } })
+        let base = withUnsafePointer(to: &frame.pointee.data) {
+            $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[index] }
+        }
+        guard let base, stride > 0 else { return try body(UnsafeMutableRawBufferPointer(start: nil, count: 0), 0) }
+        return try body(UnsafeMutableRawBufferPointer(start: base, count: stride * planeHeight(index)), stride)
+    }
+
+    /// Rows in plane `index` (chroma planes of 4:2:0 have half as many, rounded up).
+    public func planeHeight(_ index: Int) -> Int {
+        index == 0 || index == 3 || !pixelFormat.isChromaSubsampledVertically ? height : (height + 1) / 2
+    }
+
+    /// Bytes of picture in one row of plane `index` (for 8-bit planar formats).
+    public func planeWidth(_ index: Int) -> Int {
+        index == 0 || index == 3 || !pixelFormat.isChromaSubsampledHorizontally ? width : (width + 1) / 2
+    }
+
+    /// Makes the buffers writable, copying them if a decoder or encoder still holds a
+    /// reference (av_frame_make_writable).
+    public func makeWritable() throws(FFmpegError) {
+        try check(av_frame_make_writable(frame), "av_frame_make_writable", path: nil)
+    }
+}
+
+/// A pixel format, as FFmpeg names it.
+public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: AVPixelFormat
+    public init(rawValue: AVPixelFormat) { self.rawValue = rawValue }
+
+    public static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P)
+    public static let yuvj420p = PixelFormat(rawValue: AV_PIX_FMT_YUVJ420P)
+    public static let nv12 = PixelFormat(rawValue: AV_PIX_FMT_NV12)
+    public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA)
+    public static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P)
+
+    /// FFmpeg's name: `yuv420p`, `nv12`...
+    public var description: String { av_get_pix_fmt_name(rawValue).map { String(cString: $0) } ?? "none" }
+
+    var isChromaSubsampledHorizontally: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_w ?? 0) > 0 }
+    var isChromaSubsampledVertically: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_h ?? 0) > 0 }
+}
