@@ -1,6 +1,5 @@
-import Timeline
-
-/// What the composition builder needs to know about a media file. MediaIO's `Asset`
+/// What an editor needs to know about a media file (AVAssetTrack's naturalSize,
+/// preferredTransform, nominalFrameRate, timeRange). MediaIO's `Asset`
 /// provides it for real files; tests provide it directly, without media.
 public struct ProbedMedia: Sendable, Hashable {
     public struct Video: Sendable, Hashable {
