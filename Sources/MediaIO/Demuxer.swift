@@ -55,7 +55,7 @@ public final class Demuxer {
         case AVMEDIA_TYPE_ATTACHMENT: kind = .attachment
         default: kind = .unknown
         }
-        return StreamInfo(
+        var info = StreamInfo(
             index: Int(stream.pointee.index),
             kind: kind,
             codecName: String(cString: avcodec_get_name(parameters.codec_id)),
@@ -64,5 +64,49 @@ public final class Demuxer {
             size: kind == .video ? PixelSize(width: Int(parameters.width), height: Int(parameters.height)) : nil,
             sampleRate: kind == .audio ? Int(parameters.sample_rate) : nil,
             channels: kind == .audio ? Int(parameters.ch_layout.nb_channels) : nil)
+        if stream.pointee.start_time != cff_nopts_value() {
+            info.startTime = timeBase.multiplied(by: stream.pointee.start_time, dividedBy: 1)
+        }
+        switch kind {
+        case .video:
+            info.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(parameters.format)).map { String(cString: $0) }
+            info.frameDuration = frameDuration(of: stream.pointee.r_frame_rate)
+            info.averageFrameDuration = frameDuration(of: stream.pointee.avg_frame_rate)
+            (info.rotation, info.mirrored) = orientation(of: stream)
+        case .audio:
+            var layout = parameters.ch_layout
+            var name = [CChar](repeating: 0, count: 64)
+            if av_channel_layout_describe(&layout, &name, name.count) >= 0 {
+                info.channelLayout = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        default:
+            break
+        }
+        return info
+    }
+
+    /// 1 / rate, or nil for an unknown (0/0) rate.
+    private static func frameDuration(of rate: AVRational) -> MediaTime? {
+        guard rate.num > 0, rate.den > 0 else { return nil }
+        return MediaTime(value: Int64(rate.den), timescale: rate.num)
+    }
+
+    /// The display matrix as clockwise quarter turns plus a mirror flag. FFmpeg's
+    /// `av_display_rotation_get` measures counter-clockwise, so a phone's "rotate 90° to
+    /// show" reads -90 there. Angles that are not multiples of 90° round to the nearest.
+    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> (Int, Bool) {
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return (0, false) }
+        return data.withMemoryRebound(to: Int32.self, capacity: 9) { matrix in
+            // Column 0/1 of the 2x2 part in 16.16 fixed point; a negative determinant mirrors.
+            let determinant = Double(matrix[0]) * Double(matrix[4]) - Double(matrix[1]) * Double(matrix[3])
+            let mirrored = determinant < 0
+            var m = [Int32](repeating: 0, count: 9)
+            for i in 0..<9 { m[i] = matrix[i] }
+            if mirrored { m[0] = -m[0]; m[3] = -m[3] }   // undo the flip to read the rotation
+            let counterClockwise = av_display_rotation_get(m)
+            guard counterClockwise.isFinite else { return (0, mirrored) }
+            let turns = Int((-counterClockwise / 90).rounded())
+            return (((turns % 4) + 4) % 4, mirrored)
+        }
     }
 }

@@ -20,6 +20,28 @@ public struct StreamInfo: Sendable, Hashable {
     /// Audio: samples per second and channel count.
     public var sampleRate: Int?
     public var channels: Int?
+    /// Audio: FFmpeg's name of the channel layout (`stereo`, `mono`, `5.1`).
+    public var channelLayout: String?
+    /// Video: FFmpeg's pixel format name (`yuv420p`, `yuvj420p`, `yuv420p10le`).
+    public var pixelFormat: String?
+    /// Video: clockwise quarter turns the display matrix asks for (0...3), and whether it
+    /// mirrors the picture.
+    public var rotation: Int = 0
+    public var mirrored = false
+    /// Video: the nominal time per frame (from the stream's real base frame rate).
+    public var frameDuration: MediaTime?
+    /// Video: the average time per frame over the stream.
+    public var averageFrameDuration: MediaTime?
+    /// When the stream's first sample is presented (edit lists and B-frame delay move it
+    /// off zero).
+    public var startTime: MediaTime?
+
+    /// True when the average frame rate differs from the nominal one by more than 1 %:
+    /// the stream is variable frame rate (phones do this in low light).
+    public var isVariableFrameRate: Bool {
+        guard let nominal = frameDuration, let average = averageFrameDuration, nominal > .zero else { return false }
+        return abs(average.seconds / nominal.seconds - 1) > 0.01
+    }
 
     public init(index: Int, kind: Kind, codecName: String, timeBase: MediaTime, duration: MediaTime? = nil,
                 size: PixelSize? = nil, sampleRate: Int? = nil, channels: Int? = nil) {

@@ -9,15 +9,6 @@ struct RenderCommand: NotYetImplemented {
     @Argument(help: "Input clips.") var inputs: [String]
 }
 
-struct PlanCommand: NotYetImplemented {
-    static let configuration = CommandConfiguration(
-        commandName: "plan", abstract: "Print the composition a recipe builds, without rendering.")
-    @Option(name: .long, help: "Recipe YAML file.") var recipe: String?
-    @Option(name: .long, help: "Also draw the timeline as SVG into this file.") var svg: String?
-    @Option(name: .long, help: "Directory that recipe assets may come from (repeatable).") var assets: [String] = []
-    @Argument(help: "Input clips.") var inputs: [String]
-}
-
 struct WatchCommand: NotYetImplemented {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")

@@ -28,9 +28,17 @@ enum ProbeReport {
         var lines = ["\(demuxer.path): \(demuxer.formatName), duration \(demuxer.duration.map(\.description) ?? "unknown")"]
         for stream in demuxer.streams {
             var line = "  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"
+            if let format = stream.pixelFormat { line += " \(format)" }
             if let size = stream.size { line += " \(size)" }
+            if let frame = stream.averageFrameDuration ?? stream.frameDuration {
+                line += " \(formatRate(frame)) fps" + (stream.isVariableFrameRate ? " (variable)" : "")
+            }
+            if stream.rotation != 0 || stream.mirrored {
+                line += " displayed rotated \(stream.rotation * 90)° clockwise" + (stream.mirrored ? ", mirrored" : "")
+            }
             if let rate = stream.sampleRate { line += " \(rate) Hz" }
             if let channels = stream.channels { line += " \(channels) ch" }
+            if let layout = stream.channelLayout { line += " (\(layout))" }
             if let duration = stream.duration { line += " duration \(duration)" }
             lines.append(line)
         }
@@ -45,6 +53,14 @@ enum ProbeReport {
                 "\"codec\": \(quote(stream.codecName))",
             ]
             if let size = stream.size { fields += ["\"width\": \(size.width)", "\"height\": \(size.height)"] }
+            if let format = stream.pixelFormat { fields.append("\"pixel_format\": \(quote(format))") }
+            if let frame = stream.frameDuration { fields.append("\"frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
+            if let frame = stream.averageFrameDuration { fields.append("\"average_frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
+            if stream.kind == .video {
+                fields += ["\"rotation\": \(stream.rotation * 90)", "\"mirrored\": \(stream.mirrored)", "\"variable_frame_rate\": \(stream.isVariableFrameRate)"]
+            }
+            if let start = stream.startTime { fields.append("\"start_time\": \(start.formatted(decimals: 6))") }
+            if let layout = stream.channelLayout { fields.append("\"channel_layout\": \(quote(layout))") }
             if let rate = stream.sampleRate { fields.append("\"sample_rate\": \(rate)") }
             if let channels = stream.channels { fields.append("\"channels\": \(channels)") }
             if let duration = stream.duration { fields.append("\"duration\": \(duration.formatted(decimals: 6))") }
@@ -54,6 +70,13 @@ enum ProbeReport {
         if let duration = demuxer.duration { top.append("  \"duration\": \(duration.formatted(decimals: 6))") }
         top.append("  \"streams\": [\n" + streams.joined(separator: ",\n") + "\n  ]")
         return "{\n" + top.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// Frames per second from a frame duration: `30`, `29.97`.
+    static func formatRate(_ frameDuration: MediaTime) -> String {
+        let rate = 1 / frameDuration.seconds
+        let hundredths = (rate * 100).rounded()
+        return hundredths.truncatingRemainder(dividingBy: 100) == 0 ? String(Int(hundredths / 100)) : String(hundredths / 100)
     }
 
     /// A JSON string literal.

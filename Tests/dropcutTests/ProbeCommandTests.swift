@@ -15,7 +15,7 @@ import TestSupport
         let lines = result.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 3, "stdout: \(result.stdout)")
         #expect(lines[0].hasPrefix("\(clip): mov,mp4,m4a,3gp,3g2,mj2"))
-        #expect(lines[1].contains("stream 0: video h264 320x240"))
+        #expect(lines[1].contains("stream 0: video h264 yuv420p 320x240 30 fps"))
         #expect(lines[2].contains("stream 1: audio aac 48000 Hz 1 ch"))
     }
 

@@ -10,7 +10,7 @@ import TestSupport
         "probe": .real,
         "validate": .real,
         "render": .pending,
-        "plan": .pending,
+        "plan": .real,
         "watch": .pending,
         "status": .pending,
     ]
@@ -18,7 +18,6 @@ import TestSupport
     /// Minimal valid arguments for each pending subcommand.
     static let pendingArguments: [String: [String]] = [
         "render": ["render", "x.mp4"],
-        "plan": ["plan", "x.mp4"],
         "watch": ["watch", "--once"],
         "status": ["status"],
     ]
@@ -28,6 +27,7 @@ import TestSupport
         switch name {
         case "probe": return ["probe", try Fixtures.makeClip(in: dir.path, audio: false)]
         case "validate": return ["validate", try Fixtures.makeFile(in: dir.path, name: "r.yaml", contents: "version: 1\n")]
+        case "plan": return ["plan", try Fixtures.makeClip(in: dir.path, audio: false)]
         default: return nil
         }
     }

@@ -1,0 +1,43 @@
+import Timeline
+
+/// Probes real files for the composition builder: the first video and first audio
+/// stream of a file as AVFoundation-style asset tracks.
+///
+/// Source time 0 is the stream's first presented sample (its `start_time`), so a track's
+/// time range is `[0, duration)`; readers add `startTime` back when they seek.
+/// Track ids are stream index + 1, as AVFoundation numbers tracks from 1.
+public struct AssetProbe: MediaProbing {
+    public init() {}
+
+    public func probe(_ path: String) throws -> ProbedMedia {
+        let demuxer = try Demuxer(path: path)
+        return Self.describe(demuxer)
+    }
+
+    static func describe(_ demuxer: Demuxer) -> ProbedMedia {
+        let container = demuxer.duration ?? .zero
+        var media = ProbedMedia(path: demuxer.path, duration: container)
+        if let video = demuxer.streams.first(where: { $0.kind == .video && $0.size != nil }), let size = video.size {
+            let duration = video.duration ?? container
+            media.video = .init(trackID: TrackID(video.index + 1), timeRange: TimeRange(start: .zero, duration: duration),
+                                naturalSize: size,
+                                preferredTransform: preferredTransform(rotation: video.rotation, mirrored: video.mirrored, size: size),
+                                frameDuration: video.averageFrameDuration ?? video.frameDuration ?? MediaTime(value: 1, timescale: 30))
+        }
+        if let audio = demuxer.streams.first(where: { $0.kind == .audio }) {
+            media.audio = .init(trackID: TrackID(audio.index + 1),
+                                timeRange: TimeRange(start: .zero, duration: audio.duration ?? container),
+                                sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
+        }
+        return media
+    }
+
+    /// The display matrix as an AVFoundation preferredTransform: mirror first (about the
+    /// frame's vertical centre line), then the clockwise rotation with its translation.
+    static func preferredTransform(rotation: Int, mirrored: Bool, size: PixelSize) -> AffineTransform {
+        let rotate = AffineTransform.orientation(quarterTurns: rotation, naturalSize: size)
+        guard mirrored else { return rotate }
+        let flip = AffineTransform(scaleX: -1, y: 1).concatenating(AffineTransform(translationX: Double(size.width), y: 0))
+        return flip.concatenating(rotate)
+    }
+}

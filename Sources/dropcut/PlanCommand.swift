@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import MediaIO
+import Recipe
+import Timeline
+
+/// `dropcut plan [--recipe R] [--svg FILE] [--assets DIR]... INPUT...`: prints the
+/// composition a recipe builds for each input — tracks, segments with source -> target
+/// ranges and speeds, video instructions, volume ramps, overlays — and optionally draws
+/// it as an SVG timeline. Nothing is rendered.
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan", abstract: "Print the composition a recipe builds, without rendering.")
+
+    @OptionGroup var options: RecipeOptions
+    @Option(name: .long, help: "Also draw the timeline as SVG into this file (one input only).") var svg: String?
+
+    func validate() throws {
+        if svg != nil && options.inputs.count != 1 {
+            throw ValidationError("--svg draws one timeline: give exactly one input")
+        }
+    }
+
+    func run() async throws {
+        let recipe = try options.loadRecipe(command: "plan")
+        var failed = false
+        for input in options.inputs {
+            let built: BuiltComposition
+            do {
+                built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
+            } catch {
+                printError("dropcut plan: \(error)")
+                failed = true
+                continue
+            }
+            print("\(input) -> \(built.outputFilename)")
+            print(TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition,
+                                           audioMix: built.audioMix), terminator: "")
+            for overlay in built.overlays { print(Self.describe(overlay)) }
+            if let duck = built.pendingDuck, let music = built.musicTrackID {
+                print("ducking: track \(music) down \(duck.depth) under speech above \(formatLevel(duck.threshold.decibels))dBFS, attack \(duck.attack)s, release \(duck.release)s (computed at render)")
+            }
+            if let svg {
+                let drawing = TimelineSVG.render(composition: built.composition, videoComposition: built.videoComposition,
+                                                 audioMix: built.audioMix, title: "\(input) -> \(built.outputFilename)")
+                do {
+                    try drawing.write(toFile: svg, atomically: true, encoding: .utf8)
+                } catch {
+                    printError("dropcut plan: cannot write \(svg): \(error.localizedDescription)")
+                    throw ExitCode(1)
+                }
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    /// `overlay image logo.png bottom-right margin 43.2 width 162 [0.000,+12.000] opacity ramp ...`
+    static func describe(_ overlay: OverlayLayer) -> String {
+        var text = "overlay "
+        switch overlay.content {
+        case let .image(path): text += "image \((path as NSString).lastPathComponent)"
+        case let .text(string, font, size, color):
+            text += "text \"\(string)\" \((font as NSString).lastPathComponent) \(Int(size.rounded()))px \(color)"
+        }
+        text += " \(overlay.anchor.rawValue) margin \(Int(overlay.margin.rounded()))px"
+        if let width = overlay.width { text += " width \(Int(width.rounded()))px" }
+        text += " \(overlay.timeRange) opacity " + overlay.opacity.keyframes.map(\.description).joined(separator: ", ")
+        return text
+    }
+}
+
+/// `-30`, `-12.5`: a level without trailing zeros.
+func formatLevel(_ decibels: Double) -> String {
+    decibels == decibels.rounded() ? String(Int(decibels)) : String(decibels)
+}

@@ -1,0 +1,95 @@
+import Foundation
+import MediaIO
+import TestSupport
+import Testing
+import Timeline
+
+@Suite struct AssetProbeTests {
+    /// A 320x240 clip, black with a red 80x60 box in the top-left corner, tagged with a
+    /// display rotation by stream copy (as phones store portrait video).
+    static func markedClip(rotate degrees: Int, in dir: TemporaryDirectory) throws -> String {
+        let plain = dir.file("plain.mp4"), tagged = dir.file("rot\(degrees).mov")
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=black:s=320x240:d=1,drawbox=x=0:y=0:w=80:h=60:color=red:t=fill",
+                                          "-c:v", "libx264", "-pix_fmt", "yuv420p", plain])
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)", tagged])
+        return tagged
+    }
+
+    /// ffmpeg's own autorotated first frame of a 320x240 clip, as RGB rows; quarter turns
+    /// swap its width and height.
+    static func ffmpegUpright(_ path: String, quarterTurn: Bool, in dir: TemporaryDirectory) throws -> (width: Int, height: Int, rgb: Data) {
+        let raw = dir.file("upright.rgb")
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return quarterTurn ? (240, 320, data) : (320, 240, data)
+    }
+
+    @Test(arguments: [90, 180, 270])
+    func preferredTransformMatchesFFmpegAutorotation(degrees: Int) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Self.markedClip(rotate: degrees, in: dir)
+        let media = try AssetProbe().probe(clip)
+        let video = try #require(media.video)
+        #expect(video.naturalSize == PixelSize(width: 320, height: 240))
+        let upright = video.naturalSize.applying(video.preferredTransform)
+        let oracle = try Self.ffmpegUpright(clip, quarterTurn: degrees % 180 == 90, in: dir)
+        #expect(upright == PixelSize(width: oracle.width, height: oracle.height))
+        // The red box's centre, moved by our transform, must be red in ffmpeg's frame, and
+        // the opposite corner black.
+        let centre = video.preferredTransform.apply(to: Point(x: 40, y: 30))
+        func red(_ p: Point) -> UInt8 {
+            let x = min(max(Int(p.x), 0), oracle.width - 1), y = min(max(Int(p.y), 0), oracle.height - 1)
+            return oracle.rgb[(y * oracle.width + x) * 3]
+        }
+        #expect(red(centre) > 200, "rotate=\(degrees): marker expected at \(centre)")
+        #expect(red(video.preferredTransform.apply(to: Point(x: 280, y: 210))) < 50)
+    }
+
+    @Test func unrotatedClipHasIdentityTransformAndNominalRate() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, fps: 25, seconds: 2)
+        let media = try AssetProbe().probe(clip)
+        let video = try #require(media.video), audio = try #require(media.audio)
+        #expect(video.preferredTransform == .identity)
+        #expect(video.frameDuration == MediaTime(value: 1, timescale: 25))
+        #expect(video.trackID == 1 && audio.trackID == 2)
+        #expect(audio.sampleRate == 48_000)
+        #expect(abs(video.timeRange.duration.seconds - 2) < 0.05)
+        #expect(video.timeRange.start == .zero)
+    }
+
+    @Test func audioFirstFilesKeepStreamOrderInTrackIDs() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, audioFirst: true)
+        let media = try AssetProbe().probe(clip)
+        #expect(media.audio?.trackID == 1 && media.video?.trackID == 2)
+    }
+
+    @Test func variableFrameRateIsDetected() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        // One second at 30 fps followed by one at 10 fps, kept variable.
+        let clip = dir.file("vfr.mp4")
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=1",
+                                          "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10:duration=1",
+                                          "-filter_complex", "[0:v][1:v]concat=n=2:v=1[v]", "-map", "[v]", "-vsync", "vfr",
+                                          "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        let stream = try #require(try Demuxer(path: clip).streams.first)
+        #expect(stream.isVariableFrameRate)
+        #expect(stream.frameDuration == MediaTime(value: 1, timescale: 30))
+        let constant = try #require(try Demuxer(path: try Fixtures.makeClip(in: dir.path, name: "cfr.mp4")).streams.first)
+        #expect(!constant.isVariableFrameRate)
+    }
+
+    @Test func unreadableFilesThrowNamingThePath() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let text = try Fixtures.makeFile(in: dir.path, name: "notes.mp4", contents: "not a movie")
+        #expect(throws: FFmpegError.self) { try AssetProbe().probe(text) }
+        do { _ = try AssetProbe().probe(text) } catch let error as FFmpegError { #expect(error.path == text) }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct PlanCommandTests {
+    @Test func planPrintsTheCompositionAndDrawsTheTimeline() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, seconds: 2)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: """
+        version: 1
+        output: { filename: "{name}.slow.mp4", size: 640x360, fit: fill }
+        clips:
+          - speed: [{ range: [0.5, 1.0], rate: 0.5 }]
+        """)
+        let svg = dir.file("plan.svg")
+        let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\(clip) -> clip.slow.mp4"))
+        #expect(result.stdout.contains("sourceTimeRange [0.500,+0.500] speed 0.50"))
+        #expect(result.stdout.contains("composition duration 2.500"))
+        #expect(result.stdout.contains("video composition renderSize 640x360 frameDuration 1/30"))
+        let drawing = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(drawing.hasPrefix("<svg") && drawing.contains("class=\"segment\""))
+    }
+
+    @Test func planReportsBadRecipesAndBadInputs() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "bad.yaml", contents: "version: 1\noutput: { fit: fil }\n")
+        let bad = try DropcutProcess.run(["plan", "--recipe", recipe, "x.mp4"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("\(recipe):2:16: output.fit must be one of fit | fill | stretch"))
+        let notMedia = try Fixtures.makeFile(in: dir.path, name: "notes.mp4", contents: "hello")
+        let missing = try DropcutProcess.run(["plan", notMedia])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains(notMedia))
+        #expect(try DropcutProcess.run(["plan", "--svg", dir.file("x.svg"), "a.mp4", "b.mp4"]).status == 64)
+    }
+}
