@@ -51,6 +51,7 @@ let package = Package(
         ]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport", "CFFmpeg", "CFreeType"]),
         .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Timeline", "TestSupport"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Timeline"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"]),
     ]

@@ -1,0 +1,67 @@
+import Timeline
+
+/// What one output frame shows: the background, then each layer (front first) with the
+/// source frame to fetch and how to draw it.
+public struct FramePlan: Sendable, Hashable {
+    /// One layer of the frame.
+    public struct Layer: Sendable, Hashable {
+        /// The composition track the layer draws.
+        public var trackID: TrackID
+        /// The asset track to read and the source time whose frame to show.
+        public var source: SourceTrack
+        public var sourceTime: MediaTime
+        public var opacity: Double
+        public var transform: AffineTransform
+        public var crop: Rect
+    }
+
+    /// The output frame's index and presentation time.
+    public var index: Int
+    public var time: MediaTime
+    public var background: Color
+    /// Front-most first; layers whose track is empty at `time`, or fully transparent, are
+    /// left out.
+    public var layers: [Layer]
+}
+
+/// Plans every output frame of a video composition: frame `n` is presented at
+/// `n × frameDuration`; the instruction covering that time says which tracks to draw;
+/// each track's segment maps the time back to a source time (so slow motion repeats
+/// or spreads source frames, and held segments show one frame throughout).
+public struct FrameScheduler: Sendable {
+    public let composition: Composition
+    public let videoComposition: VideoComposition
+
+    public init(composition: Composition, videoComposition: VideoComposition) {
+        self.composition = composition
+        self.videoComposition = videoComposition
+    }
+
+    /// Frames in the output: enough to cover the composition's duration.
+    public var frameCount: Int {
+        guard let ratio = composition.duration.ratio(to: videoComposition.frameDuration), ratio.numerator > 0 else { return 0 }
+        return Int((ratio.numerator + ratio.denominator - 1) / ratio.denominator)
+    }
+
+    /// The presentation time of frame `index`.
+    public func time(ofFrame index: Int) -> MediaTime {
+        videoComposition.frameDuration.multiplied(by: Int64(index), dividedBy: 1)
+    }
+
+    /// What frame `index` shows.
+    public func plan(frame index: Int) -> FramePlan {
+        let time = time(ofFrame: index)
+        let instruction = videoComposition.instruction(at: time)
+        var layers: [FramePlan.Layer] = []
+        for layer in instruction?.layerInstructions ?? [] {
+            guard let track = composition.track(layer.trackID), let segment = track.segment(at: time),
+                  let source = segment.source, let sourceTime = segment.sourceTime(forTargetTime: time, rounding: .down) else { continue }
+            let state = layer.state(at: time)
+            guard state.opacity > 0 else { continue }
+            layers.append(FramePlan.Layer(trackID: layer.trackID, source: source.track, sourceTime: sourceTime,
+                                          opacity: min(state.opacity, 1), transform: state.transform, crop: state.crop))
+        }
+        return FramePlan(index: index, time: time, background: instruction?.backgroundColor ?? videoComposition.backgroundColor,
+                         layers: layers)
+    }
+}
