@@ -18,4 +18,7 @@ static inline int cff_averror_eof(void) { return AVERROR_EOF; }
 static inline int cff_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int64_t cff_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational cff_time_base_q(void) { return AV_TIME_BASE_Q; }
+static inline int cff_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+static inline int cff_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int cff_averror_muxer_not_found(void) { return AVERROR_MUXER_NOT_FOUND; }
 #endif

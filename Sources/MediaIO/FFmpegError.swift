@@ -39,6 +39,10 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let again = cff_averror_eagain()
     /// AVERROR_EOF: "no more output". A result, never thrown.
     public static let endOfFile = cff_averror_eof()
+    /// AVERROR_ENCODER_NOT_FOUND / DECODER_NOT_FOUND / MUXER_NOT_FOUND.
+    public static let encoderNotFound = cff_averror_encoder_not_found()
+    public static let decoderNotFound = cff_averror_decoder_not_found()
+    public static let muxerNotFound = cff_averror_muxer_not_found()
 }
 
 /// The one check for FFmpeg return codes: a negative `result` throws an `FFmpegError`

@@ -1,0 +1,92 @@
+import CFFmpeg
+import Timeline
+
+/// An AAC encoder (FFmpeg's native `aac`), owning one `AVCodecContext` from `init` until
+/// `deinit`.
+///
+/// Same loop as `VideoEncoder`: `send` a frame, `receivePacket(into:)` until
+/// `.needsInput`; `send(nil)` then receive until `.endOfStream`. Frames are planar float
+/// (`AudioFrame`) with `pts` in samples (the time base is 1/sampleRate), and every frame
+/// but the last holds exactly `frameSize` samples: AAC codes fixed blocks, and a short
+/// block in the middle would become a gap of silence.
+public final class AudioEncoder {
+    /// What the encoder was opened with.
+    public let settings: AudioEncoderSettings
+    /// One tick of the encoder's clock: one sample, 1/sampleRate.
+    public let timeBase: MediaTime
+    /// Samples per channel in each frame the encoder takes (1024 for AAC).
+    public let frameSize: Int
+
+    let context: UnsafeMutablePointer<AVCodecContext>
+    private var flushed = false
+    /// Set once a frame shorter than `frameSize` was sent: only the flush may follow it.
+    private var sentShortFrame = false
+
+
+    /// Opens the AAC encoder. `globalHeader` puts the AudioSpecificConfig in the codec
+    /// extradata, which MP4/MOV need (`Muxer.needsGlobalHeader`). Throws an `FFmpegError`
+    /// from `avcodec_open2` for a sample rate AAC does not have, no channels, or a bad bit
+    /// rate.
+    public init(settings: AudioEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
+        self.settings = settings
+        guard let codec = avcodec_find_encoder_by_name("aac") else {
+            throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: nil)
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "avcodec_alloc_context3", path: nil)
+        }
+        let c = context
+        c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        c.pointee.sample_rate = Int32(clamping: settings.sampleRate)
+        av_channel_layout_default(&c.pointee.ch_layout, Int32(clamping: settings.channels))
+        c.pointee.bit_rate = Int64(settings.bitrate)
+        c.pointee.time_base = AVRational(num: 1, den: Int32(clamping: settings.sampleRate))
+        if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+        do {
+            try check(avcodec_open2(context, codec, nil), "avcodec_open2", path: nil)
+        } catch {
+            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&doomed)
+            throw error
+        }
+        self.context = context
+        self.timeBase = MediaTime(value: Int64(context.pointee.time_base.num), timescale: context.pointee.time_base.den)
+        self.frameSize = Int(context.pointee.frame_size)
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&doomed)
+    }
+
+    /// Sends one frame (`pts` in samples), or nil to flush: after `send(nil)`, receive
+    /// until `.endOfStream`. Flushing twice is harmless; a frame after the flush throws.
+    ///
+    /// Throws "Invalid argument" for a frame whose channel count or sample rate differs
+    /// from the settings, without a pts, longer than `frameSize`, or following a short one.
+    public func send(_ frame: AudioFrame?) throws(FFmpegError) {
+        guard let frame else {
+            if flushed { return }
+            try check(avcodec_send_frame(context, nil), "avcodec_send_frame", path: nil)
+            flushed = true
+            return
+        }
+        guard frame.channels == settings.channels, frame.sampleRate == settings.sampleRate, frame.pts != nil,
+              frame.sampleCount <= frameSize || frameSize == 0, !sentShortFrame else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_send_frame", path: nil)
+        }
+        try check(avcodec_send_frame(context, frame.frame), "avcodec_send_frame", path: nil)
+        if frameSize > 0 && frame.sampleCount < frameSize { sentShortFrame = true }
+    }
+
+    /// Fills `packet` with the next AAC packet, timestamps in samples, or says why there
+    /// is none: `.needsInput` or `.endOfStream`. The first packets have negative pts: the
+    /// encoder's priming delay, which the MP4 muxer hides with an edit list.
+    public func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
+        let result = avcodec_receive_packet(context, packet.packet)
+        if result == FFmpegError.again { return .needsInput }
+        if result == FFmpegError.endOfFile { return .endOfStream }
+        try check(result, "avcodec_receive_packet", path: nil)
+        return .packet
+    }
+}

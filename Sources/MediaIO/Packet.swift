@@ -1,0 +1,49 @@
+import CFFmpeg
+
+/// One compressed packet, owning one `AVPacket` (allocated in `init`, freed in `deinit`).
+///
+/// Allocate one per encoder loop and pass it to every `receivePacket(into:)`: the encoder
+/// refills it in place and the muxer hands its payload on, so steady-state encoding
+/// allocates no packets. Timestamps are in the time base of whoever filled it last
+/// (the encoder's `timeBase` after `receivePacket(into:)`).
+public final class Packet {
+    let packet: UnsafeMutablePointer<AVPacket>
+
+    /// An empty packet.
+    public init() throws(FFmpegError) {
+        guard let packet = av_packet_alloc() else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_packet_alloc", path: nil)
+        }
+        self.packet = packet
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&doomed)
+    }
+
+    /// Drops the payload reference and resets the fields, keeping the `AVPacket` itself
+    /// for reuse.
+    public func unref() {
+        av_packet_unref(packet)
+    }
+
+    /// Presentation time, in the filler's time base; nil when unset.
+    public var pts: Int64? {
+        packet.pointee.pts == cff_nopts_value() ? nil : packet.pointee.pts
+    }
+
+    /// Decoding time, in the filler's time base; nil when unset.
+    public var dts: Int64? {
+        packet.pointee.dts == cff_nopts_value() ? nil : packet.pointee.dts
+    }
+
+    /// How long the packet lasts, in the filler's time base (0 when unknown).
+    public var duration: Int64 { packet.pointee.duration }
+
+    /// Payload size in bytes (0 for an empty packet).
+    public var size: Int { Int(packet.pointee.size) }
+
+    /// True when the packet can be decoded on its own (a video sync point).
+    public var isKeyframe: Bool { packet.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+}

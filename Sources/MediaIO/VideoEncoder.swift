@@ -1,0 +1,149 @@
+import CFFmpeg
+import Timeline
+
+/// An H.264 (libx264) or HEVC (libx265) encoder, owning one `AVCodecContext` from
+/// `init` until `deinit`.
+///
+/// The loop is FFmpeg's (doc/examples/encode_video.c): `send` a frame, then call
+/// `receivePacket(into:)` until it answers `.needsInput`; at the end `send(nil)` and
+/// receive until `.endOfStream`. `Muxer.drain(_:into:)` runs the receiving half.
+///
+/// The time base is the frame duration, so a constant-rate stream numbers its frames
+/// 0, 1, 2... in `VideoFrame.pts`. The encoder keeps a reference to a frame it has been
+/// sent: call `VideoFrame.makeWritable()` before drawing into the same frame again.
+public final class VideoEncoder {
+    /// What the encoder was opened with.
+    public let settings: VideoEncoderSettings
+    /// One tick of the encoder's clock: the frame duration. Packet timestamps are in it.
+    public let timeBase: MediaTime
+
+    let context: UnsafeMutablePointer<AVCodecContext>
+    private var flushed = false
+
+
+    /// Opens the encoder `settings.codec.encoderName`. `globalHeader` puts the parameter
+    /// sets (SPS/PPS/VPS) in the codec extradata instead of in-band, which MP4/MOV need
+    /// (`Muxer.needsGlobalHeader`).
+    ///
+    /// Throws an `FFmpegError` when the encoder is not in this FFmpeg build
+    /// ("Encoder not found"), or rejects the settings: an unknown preset, a size the pixel
+    /// format cannot hold, an invalid frame duration ("Invalid argument", from
+    /// `avcodec_open2`).
+    public init(settings: VideoEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
+        self.settings = settings
+        let name = settings.codec.encoderName
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: nil)
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "avcodec_alloc_context3", path: nil)
+        }
+        do {
+            try Self.configure(context, settings: settings, globalHeader: globalHeader)
+            try check(avcodec_open2(context, codec, nil), "avcodec_open2", path: nil)
+        } catch {
+            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&doomed)
+            throw error
+        }
+        self.context = context
+        self.timeBase = MediaTime(value: Int64(context.pointee.time_base.num), timescale: context.pointee.time_base.den)
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&doomed)
+    }
+
+    private static func configure(_ context: UnsafeMutablePointer<AVCodecContext>, settings: VideoEncoderSettings,
+                                  globalHeader: Bool) throws(FFmpegError) {
+        let format = settings.pixelFormat.rawValue
+        // libx264 refuses an odd size for 4:2:0 with AVERROR_EXTERNAL ("Generic error in an
+        // external library") and libx265 with AVERROR_INVALIDDATA, neither naming the
+        // cause: report it as the invalid argument to avcodec_open2 that it is, up front.
+        if let descriptor = av_pix_fmt_desc_get(format) {
+            let xStep = 1 << Int(descriptor.pointee.log2_chroma_w), yStep = 1 << Int(descriptor.pointee.log2_chroma_h)
+            if settings.size.width % xStep != 0 || settings.size.height % yStep != 0 {
+                throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_open2", path: nil)
+            }
+        }
+        let c = context
+        c.pointee.width = Int32(clamping: settings.size.width)
+        c.pointee.height = Int32(clamping: settings.size.height)
+        c.pointee.pix_fmt = format
+        // A zero, negative or non-numeric duration gives a time base avcodec_open2 rejects.
+        let tick = rational(settings.frameDuration)
+        c.pointee.time_base = tick
+        c.pointee.framerate = AVRational(num: tick.den, den: tick.num)
+        c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        // Tag the stream BT.709 so players do not guess (they guess BT.601 for small
+        // pictures). yuvj formats are full range by definition.
+        let fullRange = format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P || format == AV_PIX_FMT_YUVJ444P
+        c.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        c.pointee.colorspace = AVCOL_SPC_BT709
+        c.pointee.color_primaries = AVCOL_PRI_BT709
+        c.pointee.color_trc = AVCOL_TRC_BT709
+        c.pointee.thread_count = 0  // one thread per core, chosen by the encoder
+        if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+
+        let options = c.pointee.priv_data
+        try check(av_opt_set(options, "crf", String(settings.crf), 0), "av_opt_set", path: nil)
+        try check(av_opt_set(options, "preset", settings.preset, 0), "av_opt_set", path: nil)
+        // High profile plays everywhere 8-bit 4:2:0 does; other formats need x264's own
+        // choice (High 4:2:2, High 4:4:4).
+        if settings.codec == .h264, format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_NV12 {
+            try check(av_opt_set(options, "profile", "high", 0), "av_opt_set", path: nil)
+        }
+        // x265 prints its own banner and statistics to stderr, bypassing av_log (and so
+        // the daemon's log level): keep only its warnings and errors.
+        if settings.codec == .hevc {
+            try check(av_opt_set(options, "x265-params", "log-level=warning", 0), "av_opt_set", path: nil)
+        }
+    }
+
+    /// `time` as an `AVRational`, reduced (and approximated if it does not fit in 32 bits).
+    private static func rational(_ time: MediaTime) -> AVRational {
+        guard time.isNumeric else { return AVRational(num: 0, den: 0) }
+        var num: Int32 = 0, den: Int32 = 0
+        av_reduce(&num, &den, time.value, Int64(time.timescale), Int64(Int32.max))
+        return AVRational(num: num, den: den)
+    }
+
+    /// Sends one frame (its `pts` in `timeBase` units, i.e. a frame number for constant
+    /// rate), or nil to flush: after `send(nil)`, receive until `.endOfStream`. Flushing
+    /// twice is harmless; a frame after the flush throws.
+    ///
+    /// A frame whose size or pixel format differs from the settings, or without a pts,
+    /// throws "Invalid argument" (the encoders would read outside it or mistime it).
+    public func send(_ frame: VideoFrame?) throws(FFmpegError) {
+        guard let frame else {
+            if flushed { return }
+            try check(avcodec_send_frame(context, nil), "avcodec_send_frame", path: nil)
+            flushed = true
+            return
+        }
+        guard frame.width == settings.size.width, frame.height == settings.size.height,
+              frame.pixelFormat == settings.pixelFormat, frame.pts != nil else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_send_frame", path: nil)
+        }
+        // A frame that came out of a decoder keeps its picture type, and libx264 turns an
+        // I there into a forced keyframe: let the encoder choose its own GOP.
+        frame.frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        try check(avcodec_send_frame(context, frame.frame), "avcodec_send_frame", path: nil)
+    }
+
+    /// Fills `packet` with the next compressed packet, timestamps in `timeBase`, or says
+    /// why there is none: `.needsInput` (send another frame) or `.endOfStream` (flushed
+    /// and empty). Whatever `packet` held before is released.
+    public func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
+        let result = avcodec_receive_packet(context, packet.packet)
+        if result == FFmpegError.again { return .needsInput }
+        if result == FFmpegError.endOfFile { return .endOfStream }
+        try check(result, "avcodec_receive_packet", path: nil)
+        // libx264/libx265 leave the duration unset, and MP4 then gives the last frame no
+        // time at all: each packet is one frame, one tick of this time base.
+        if packet.packet.pointee.duration == 0 { packet.packet.pointee.duration = 1 }
+        return .packet
+    }
+}
+

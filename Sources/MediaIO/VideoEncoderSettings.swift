@@ -1,0 +1,42 @@
+import Timeline
+
+/// How to encode video: codec, picture size and format, frame rate and quality.
+public struct VideoEncoderSettings: Sendable, Hashable {
+    /// The video codecs dropcut writes, each with the FFmpeg encoder that makes it.
+    public enum Codec: String, Sendable, Hashable, CaseIterable {
+        case h264, hevc
+
+        /// The FFmpeg encoder name: `libx264` or `libx265`.
+        public var encoderName: String {
+            switch self {
+            case .h264: return "libx264"
+            case .hevc: return "libx265"
+            }
+        }
+    }
+
+    /// H.264 or HEVC.
+    public var codec: Codec
+    /// The picture size; 4:2:0 formats need even width and height.
+    public var size: PixelSize
+    /// Time per frame (1/30 s for 30 fps). It is the encoder's time base, so frame
+    /// `n` of a constant-rate stream has pts `n`.
+    public var frameDuration: MediaTime
+    /// Constant rate factor: lower is better quality and larger files (x264: 0...51).
+    public var crf: Int
+    /// The x264/x265 speed preset: `ultrafast` ... `veryslow`, `placebo`.
+    public var preset: String
+    /// The format of the frames sent to the encoder.
+    public var pixelFormat: PixelFormat
+
+    /// Settings with dropcut's recipe defaults for the quality knobs (crf 20, veryfast).
+    public init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = 20,
+                preset: String = "veryfast", pixelFormat: PixelFormat = .yuv420p) {
+        self.codec = codec
+        self.size = size
+        self.frameDuration = frameDuration
+        self.crf = crf
+        self.preset = preset
+        self.pixelFormat = pixelFormat
+    }
+}
