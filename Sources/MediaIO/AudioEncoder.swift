@@ -22,7 +22,6 @@ public final class AudioEncoder {
     /// Set once a frame shorter than `frameSize` was sent: only the flush may follow it.
     private var sentShortFrame = false
 
-
     /// Opens the AAC encoder. `globalHeader` puts the AudioSpecificConfig in the codec
     /// extradata, which MP4/MOV need (`Muxer.needsGlobalHeader`). Throws an `FFmpegError`
     /// from `avcodec_open2` for a sample rate AAC does not have, no channels, or a bad bit

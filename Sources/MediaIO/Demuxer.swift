@@ -109,4 +109,32 @@ public final class Demuxer {
             return (((turns % 4) + 4) % 4, mirrored)
         }
     }
+
+    // MARK: Reading
+
+    /// The stream's time base as a one-tick time.
+    func timeBase(ofStream index: Int) -> MediaTime {
+        streams[index].timeBase
+    }
+
+    /// Codec parameters of stream `index`, for opening its decoder.
+    func codecParameters(ofStream index: Int) -> UnsafeMutablePointer<AVCodecParameters>? {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams) else { return nil }
+        return context.pointee.streams[index]!.pointee.codecpar
+    }
+
+    /// Reads the next packet of any stream into `packet`; false at the end of the file.
+    func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        packet.unref()
+        let result = av_read_frame(context, packet.packet)
+        if result == FFmpegError.endOfFile { return false }
+        try check(result, "av_read_frame", path: path)
+        return true
+    }
+
+    /// Seeks stream `index` to the last keyframe at or before `ticks` (in the stream's
+    /// time base).
+    func seek(stream index: Int, toTicks ticks: Int64) throws(FFmpegError) {
+        try check(av_seek_frame(context, Int32(index), ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame", path: path, stream: index)
+    }
 }

@@ -41,7 +41,6 @@ public final class Muxer {
         case closed
     }
 
-
     /// Creates (or truncates) `path` for writing. The container follows the extension,
     /// case-insensitively: `.mp4` and `.m4v` are MP4, `.mov` is QuickTime. Any other
     /// extension throws "Muxer not found"; a file that cannot be created throws the

@@ -20,7 +20,6 @@ public final class VideoEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     private var flushed = false
 
-
     /// Opens the encoder `settings.codec.encoderName`. `globalHeader` puts the parameter
     /// sets (SPS/PPS/VPS) in the codec extradata instead of in-band, which MP4/MOV need
     /// (`Muxer.needsGlobalHeader`).

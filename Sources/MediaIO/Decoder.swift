@@ -1,0 +1,62 @@
+import CFFmpeg
+import Timeline
+
+/// A decoder for one stream of a `Demuxer`, owning one `AVCodecContext` (allocated and
+/// opened in `init`, freed in `deinit`). Threaded: frame and slice threads, as many as
+/// FFmpeg picks for the machine.
+final class Decoder {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let path: String
+    let streamIndex: Int
+
+    init(demuxer: Demuxer, stream index: Int) throws(FFmpegError) {
+        path = demuxer.path
+        streamIndex = index
+        guard let parameters = demuxer.codecParameters(ofStream: index) else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "avformat stream", path: demuxer.path, streamIndex: index)
+        }
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            throw FFmpegError(code: FFmpegError.decoderNotFound, function: "avcodec_find_decoder", path: demuxer.path, streamIndex: index)
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "avcodec_alloc_context3", path: demuxer.path, streamIndex: index)
+        }
+        self.context = context
+        // From here on `deinit` frees the context if a later step throws.
+        try check(avcodec_parameters_to_context(context, parameters), "avcodec_parameters_to_context", path: path, stream: index)
+        let timeBase = demuxer.timeBase(ofStream: index)
+        context.pointee.pkt_timebase = AVRational(num: Int32(clamping: timeBase.value), den: timeBase.timescale)
+        context.pointee.thread_count = 0
+        context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        try check(avcodec_open2(context, codec, nil), "avcodec_open2", path: path, stream: index)
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&doomed)
+    }
+
+    /// Sends one packet, or nil to flush. Returns false when the decoder wants its output
+    /// read first (EAGAIN): receive, then send the same packet again.
+    func send(_ packet: Packet?) throws(FFmpegError) -> Bool {
+        let result = avcodec_send_packet(context, packet?.packet)
+        if result == FFmpegError.again { return false }
+        if result == FFmpegError.endOfFile { return true }   // already flushed
+        try check(result, "avcodec_send_packet", path: path, stream: streamIndex)
+        return true
+    }
+
+    /// Receives the next decoded frame into `frame` (its previous contents released).
+    func receive(into frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) -> DecoderResult {
+        let result = avcodec_receive_frame(context, frame)
+        if result == FFmpegError.again { return .needsInput }
+        if result == FFmpegError.endOfFile { return .endOfStream }
+        try check(result, "avcodec_receive_frame", path: path, stream: streamIndex)
+        return .frame
+    }
+
+    /// Drops buffered frames after a seek.
+    func flush() {
+        avcodec_flush_buffers(context)
+    }
+}

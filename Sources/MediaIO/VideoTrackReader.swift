@@ -1,0 +1,118 @@
+import CFFmpeg
+import Timeline
+
+/// Reads the frames of one video track, by source time: `frame(at:)` returns the frame
+/// whose presentation interval `[pts, next pts)` covers the time — decided exactly from
+/// timestamps in the stream's time base, never by counting frames.
+///
+/// It decodes forward and keeps the two frames around the request, so a composition
+/// asking for steadily increasing times (any speed, held frames, repeats) decodes each
+/// frame once; it seeks only when asked to go back, or further ahead than `seekAhead`.
+/// Two frames are reused throughout: no allocation per frame.
+///
+/// Source time 0 is the stream's first presented frame (its start time), as in
+/// `AssetProbe`.
+public final class VideoTrackReader {
+    public let path: String
+    public let streamIndex: Int
+    /// A request this far past the frame in hand seeks instead of decoding through.
+    public var seekAhead = MediaTime(seconds: 2)
+
+    private let demuxer: Demuxer
+    private let decoder: Decoder
+    private let packet: Packet
+    private let timeBase: MediaTime
+    private let startTime: MediaTime
+    /// The frame covering the last request, and the one after it (nil past the end).
+    private var current: VideoFrame
+    private var next: VideoFrame
+    private var hasCurrent = false, hasNext = false
+    private var inputEnded = false, outputEnded = false
+
+    /// Opens track `trackID` (stream index + 1) of the file at `path`.
+    public init(path: String, trackID: TrackID) throws(FFmpegError) {
+        self.path = path
+        demuxer = try Demuxer(path: path)
+        let index = Int(trackID) - 1
+        guard demuxer.streams.indices.contains(index), demuxer.streams[index].kind == .video else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "video track \(trackID)", path: path, streamIndex: index)
+        }
+        streamIndex = index
+        decoder = try Decoder(demuxer: demuxer, stream: index)
+        packet = try Packet()
+        timeBase = demuxer.streams[index].timeBase
+        startTime = demuxer.streams[index].startTime ?? .zero
+        current = try VideoFrame()
+        next = try VideoFrame()
+    }
+
+    /// The frame shown at `sourceTime`, or nil when the track has no frames. Before the
+    /// first frame it is the first frame; past the last, the last. The frame belongs to
+    /// the reader and stays valid until the next call.
+    public func frame(at sourceTime: MediaTime) throws(FFmpegError) -> VideoFrame? {
+        let target = sourceTime + startTime
+        if hasCurrent, target < time(of: current) || target > time(of: current) + seekAhead {
+            try seek(to: target)
+        }
+        if !hasCurrent {
+            hasCurrent = try decodeNext(into: current)
+            if !hasCurrent { return nil }
+            hasNext = try decodeNext(into: next)
+        }
+        // Step forward while the following frame starts at or before the target.
+        while hasNext, time(of: next) <= target {
+            swap(&current, &next)
+            hasNext = try decodeNext(into: next)
+        }
+        return current
+    }
+
+    /// A frame's presentation time in the stream (best-effort timestamp: FFmpeg's guess
+    /// when packets lack PTS).
+    private func time(of frame: VideoFrame) -> MediaTime {
+        timeBase.multiplied(by: frame.pts ?? 0, dividedBy: 1)
+    }
+
+    private func seek(to target: MediaTime) throws(FFmpegError) {
+        // The time base is num/den (num is 1 for nearly every container).
+        let ticks = target.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
+        try demuxer.seek(stream: streamIndex, toTicks: ticks)
+        decoder.flush()
+        hasCurrent = false
+        hasNext = false
+        inputEnded = false
+        outputEnded = false
+    }
+
+    /// Decodes the next frame of the stream into `frame`; false at the end.
+    private func decodeNext(into frame: VideoFrame) throws(FFmpegError) -> Bool {
+        while !outputEnded {
+            switch try decoder.receive(into: frame.frame) {
+            case .frame:
+                frame.pts = frame.frame.pointee.best_effort_timestamp == cff_nopts_value() ? nil : frame.frame.pointee.best_effort_timestamp
+                return true
+            case .endOfStream:
+                outputEnded = true
+            case .needsInput:
+                try feed()
+            }
+        }
+        return false
+    }
+
+    /// Sends the next packet of this stream, or the flush once the file has ended.
+    private func feed() throws(FFmpegError) {
+        if inputEnded { _ = try decoder.send(nil); return }
+        while true {
+            guard try demuxer.read(into: packet) else {
+                inputEnded = true
+                _ = try decoder.send(nil)
+                return
+            }
+            if Int(packet.packet.pointee.stream_index) == streamIndex {
+                _ = try decoder.send(packet)   // the decoder asked for input, so it has room
+                return
+            }
+        }
+    }
+}
