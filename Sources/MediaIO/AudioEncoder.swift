@@ -1,8 +1,8 @@
 import CFFmpeg
 import Timeline
 
-/// An AAC encoder (FFmpeg's native `aac`), owning one `AVCodecContext` from `init` until
-/// `deinit`.
+/// An AAC encoder (FFmpeg's native `aac`), holding one `CodecContext` (freed with the
+/// encoder).
 ///
 /// Same loop as `VideoEncoder`: `send` a frame, `receivePacket(into:)` until
 /// `.needsInput`; `send(nil)` then receive until `.endOfStream`. Frames are planar float
@@ -17,7 +17,8 @@ public final class AudioEncoder {
     /// Samples per channel in each frame the encoder takes (1024 for AAC).
     public let frameSize: Int
 
-    let context: UnsafeMutablePointer<AVCodecContext>
+    private let codecContext: CodecContext
+    var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     private var flushed = false
     /// Set once a frame shorter than `frameSize` was sent: only the flush may follow it.
     private var sentShortFrame = false
@@ -31,31 +32,18 @@ public final class AudioEncoder {
         guard let codec = avcodec_find_encoder_by_name("aac") else {
             throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: nil)
         }
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(code: cff_averror(ENOMEM), function: "avcodec_alloc_context3", path: nil)
-        }
-        let c = context
+        let codecContext = try CodecContext(codec: codec, path: nil)
+        let c = codecContext.pointer
         c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
         c.pointee.sample_rate = Int32(clamping: settings.sampleRate)
         av_channel_layout_default(&c.pointee.ch_layout, Int32(clamping: settings.channels))
         c.pointee.bit_rate = Int64(settings.bitrate)
         c.pointee.time_base = AVRational(num: 1, den: Int32(clamping: settings.sampleRate))
         if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        do {
-            try check(avcodec_open2(context, codec, nil), "avcodec_open2", path: nil)
-        } catch {
-            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&doomed)
-            throw error
-        }
-        self.context = context
-        self.timeBase = MediaTime(value: Int64(context.pointee.time_base.num), timescale: context.pointee.time_base.den)
-        self.frameSize = Int(context.pointee.frame_size)
-    }
-
-    deinit {
-        var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&doomed)
+        try codecContext.open()
+        self.codecContext = codecContext
+        self.timeBase = codecContext.timeBase
+        self.frameSize = Int(c.pointee.frame_size)
     }
 
     /// Sends one frame (`pts` in samples), or nil to flush: after `send(nil)`, receive
@@ -82,10 +70,6 @@ public final class AudioEncoder {
     /// is none: `.needsInput` or `.endOfStream`. The first packets have negative pts: the
     /// encoder's priming delay, which the MP4 muxer hides with an edit list.
     public func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
-        let result = avcodec_receive_packet(context, packet.packet)
-        if result == FFmpegError.again { return .needsInput }
-        if result == FFmpegError.endOfFile { return .endOfStream }
-        try check(result, "avcodec_receive_packet", path: nil)
-        return .packet
+        try codecContext.receivePacket(into: packet)
     }
 }

@@ -1,11 +1,12 @@
 import CFFmpeg
 import Timeline
 
-/// A decoder for one stream of a `Demuxer`, owning one `AVCodecContext` (allocated and
-/// opened in `init`, freed in `deinit`). Threaded: frame and slice threads, as many as
+/// A decoder for one stream of a `Demuxer`, holding its `CodecContext` (opened in
+/// `init`). Threaded: frame and slice threads, as many as
 /// FFmpeg picks for the machine.
 final class Decoder {
-    let context: UnsafeMutablePointer<AVCodecContext>
+    private let codecContext: CodecContext
+    private var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     let path: String
     let streamIndex: Int
 
@@ -18,22 +19,14 @@ final class Decoder {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw FFmpegError(code: FFmpegError.decoderNotFound, function: "avcodec_find_decoder", path: demuxer.path, streamIndex: index)
         }
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(code: cff_averror(ENOMEM), function: "avcodec_alloc_context3", path: demuxer.path, streamIndex: index)
-        }
-        self.context = context
-        // From here on `deinit` frees the context if a later step throws.
+        codecContext = try CodecContext(codec: codec, path: demuxer.path, stream: index)
+        let context = codecContext.pointer
         try check(avcodec_parameters_to_context(context, parameters), "avcodec_parameters_to_context", path: path, stream: index)
         let timeBase = demuxer.timeBase(ofStream: index)
         context.pointee.pkt_timebase = AVRational(num: Int32(clamping: timeBase.value), den: timeBase.timescale)
         context.pointee.thread_count = 0
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-        try check(avcodec_open2(context, codec, nil), "avcodec_open2", path: path, stream: index)
-    }
-
-    deinit {
-        var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&doomed)
+        try codecContext.open()
     }
 
     /// Sends one packet, or nil to flush. Returns false when the decoder wants its output

@@ -1,8 +1,8 @@
 import CFFmpeg
 import Timeline
 
-/// An H.264 (libx264) or HEVC (libx265) encoder, owning one `AVCodecContext` from
-/// `init` until `deinit`.
+/// An H.264 (libx264) or HEVC (libx265) encoder, holding one `CodecContext`
+/// (freed with the encoder).
 ///
 /// The loop is FFmpeg's (doc/examples/encode_video.c): `send` a frame, then call
 /// `receivePacket(into:)` until it answers `.needsInput`; at the end `send(nil)` and
@@ -17,7 +17,8 @@ public final class VideoEncoder {
     /// One tick of the encoder's clock: the frame duration. Packet timestamps are in it.
     public let timeBase: MediaTime
 
-    let context: UnsafeMutablePointer<AVCodecContext>
+    private let codecContext: CodecContext
+    var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     private var flushed = false
 
     /// Opens the encoder `settings.codec.encoderName`. `globalHeader` puts the parameter
@@ -34,24 +35,11 @@ public final class VideoEncoder {
         guard let codec = avcodec_find_encoder_by_name(name) else {
             throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: nil)
         }
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(code: cff_averror(ENOMEM), function: "avcodec_alloc_context3", path: nil)
-        }
-        do {
-            try Self.configure(context, settings: settings, globalHeader: globalHeader)
-            try check(avcodec_open2(context, codec, nil), "avcodec_open2", path: nil)
-        } catch {
-            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&doomed)
-            throw error
-        }
-        self.context = context
-        self.timeBase = MediaTime(value: Int64(context.pointee.time_base.num), timescale: context.pointee.time_base.den)
-    }
-
-    deinit {
-        var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&doomed)
+        let codecContext = try CodecContext(codec: codec, path: nil)
+        try Self.configure(codecContext.pointer, settings: settings, globalHeader: globalHeader)
+        try codecContext.open()
+        self.codecContext = codecContext
+        self.timeBase = codecContext.timeBase
     }
 
     private static func configure(_ context: UnsafeMutablePointer<AVCodecContext>, settings: VideoEncoderSettings,
@@ -135,10 +123,8 @@ public final class VideoEncoder {
     /// why there is none: `.needsInput` (send another frame) or `.endOfStream` (flushed
     /// and empty). Whatever `packet` held before is released.
     public func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
-        let result = avcodec_receive_packet(context, packet.packet)
-        if result == FFmpegError.again { return .needsInput }
-        if result == FFmpegError.endOfFile { return .endOfStream }
-        try check(result, "avcodec_receive_packet", path: nil)
+        let result = try codecContext.receivePacket(into: packet)
+        guard result == .packet else { return result }
         // libx264/libx265 leave the duration unset, and MP4 then gives the last frame no
         // time at all: each packet is one frame, one tick of this time base.
         if packet.packet.pointee.duration == 0 { packet.packet.pointee.duration = 1 }
