@@ -26,6 +26,15 @@ public final class AudioFrame {
         self.capacity = capacity
     }
 
+    /// An empty frame for a decoder to fill (`avcodec_receive_frame` allocates buffers).
+    init(decoderOutput: ()) throws(FFmpegError) {
+        guard let frame = av_frame_alloc() else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
+        }
+        self.frame = frame
+        self.capacity = 0
+    }
+
     deinit {
         var doomed: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&doomed)

@@ -11,6 +11,8 @@ public final class Demuxer {
     public let duration: MediaTime?
     /// The container format's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`...).
     public let formatName: String
+    /// The container's `creation_time` tag (ISO 8601, as cameras and phones write it).
+    public let creationTime: String?
 
     private var context: UnsafeMutablePointer<AVFormatContext>?
 
@@ -35,6 +37,8 @@ public final class Demuxer {
         self.duration = containerDuration == cff_nopts_value() || containerDuration <= 0
             ? nil : MediaTime(value: containerDuration, timescale: AV_TIME_BASE)
         self.formatName = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        self.creationTime = av_dict_get(opened.pointee.metadata, "creation_time", nil, 0)
+            .flatMap { $0.pointee.value.map { String(cString: $0) } }
     }
 
     deinit {

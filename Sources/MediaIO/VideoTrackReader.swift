@@ -18,30 +18,21 @@ public final class VideoTrackReader {
     /// A request this far past the frame in hand seeks instead of decoding through.
     public var seekAhead = MediaTime(seconds: 2)
 
-    private let demuxer: Demuxer
-    private let decoder: Decoder
-    private let packet: Packet
+    private let source: StreamDecoder
     private let timeBase: MediaTime
     private let startTime: MediaTime
     /// The frame covering the last request, and the one after it (nil past the end).
     private var current: VideoFrame
     private var next: VideoFrame
     private var hasCurrent = false, hasNext = false
-    private var inputEnded = false, outputEnded = false
 
     /// Opens track `trackID` (stream index + 1) of the file at `path`.
     public init(path: String, trackID: TrackID) throws(FFmpegError) {
         self.path = path
-        demuxer = try Demuxer(path: path)
-        let index = Int(trackID) - 1
-        guard demuxer.streams.indices.contains(index), demuxer.streams[index].kind == .video else {
-            throw FFmpegError(code: cff_averror(EINVAL), function: "video track \(trackID)", path: path, streamIndex: index)
-        }
-        streamIndex = index
-        decoder = try Decoder(demuxer: demuxer, stream: index)
-        packet = try Packet()
-        timeBase = demuxer.streams[index].timeBase
-        startTime = demuxer.streams[index].startTime ?? .zero
+        source = try StreamDecoder(path: path, trackID: trackID, kind: .video)
+        streamIndex = source.streamIndex
+        timeBase = source.stream.timeBase
+        startTime = source.stream.startTime ?? .zero
         current = try VideoFrame()
         next = try VideoFrame()
     }
@@ -76,43 +67,16 @@ public final class VideoTrackReader {
     private func seek(to target: MediaTime) throws(FFmpegError) {
         // The time base is num/den (num is 1 for nearly every container).
         let ticks = target.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
-        try demuxer.seek(stream: streamIndex, toTicks: ticks)
-        decoder.flush()
+        try source.seek(toTicks: ticks)
         hasCurrent = false
         hasNext = false
-        inputEnded = false
-        outputEnded = false
     }
 
     /// Decodes the next frame of the stream into `frame`; false at the end.
     private func decodeNext(into frame: VideoFrame) throws(FFmpegError) -> Bool {
-        while !outputEnded {
-            switch try decoder.receive(into: frame.frame) {
-            case .frame:
-                frame.pts = frame.frame.pointee.best_effort_timestamp == cff_nopts_value() ? nil : frame.frame.pointee.best_effort_timestamp
-                return true
-            case .endOfStream:
-                outputEnded = true
-            case .needsInput:
-                try feed()
-            }
-        }
-        return false
-    }
-
-    /// Sends the next packet of this stream, or the flush once the file has ended.
-    private func feed() throws(FFmpegError) {
-        if inputEnded { _ = try decoder.send(nil); return }
-        while true {
-            guard try demuxer.read(into: packet) else {
-                inputEnded = true
-                _ = try decoder.send(nil)
-                return
-            }
-            if Int(packet.packet.pointee.stream_index) == streamIndex {
-                _ = try decoder.send(packet)   // the decoder asked for input, so it has room
-                return
-            }
-        }
+        guard try source.decodeNext(into: frame.frame) else { return false }
+        let best = frame.frame.pointee.best_effort_timestamp
+        frame.pts = best == cff_nopts_value() ? nil : best
+        return true
     }
 }

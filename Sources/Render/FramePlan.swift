@@ -50,18 +50,27 @@ public struct FrameScheduler: Sendable {
 
     /// What frame `index` shows.
     public func plan(frame index: Int) -> FramePlan {
+        var plan = FramePlan(index: index, time: .zero, background: .black, layers: [])
+        self.plan(frame: index, into: &plan)
+        return plan
+    }
+
+    /// What frame `index` shows, written into `plan` (reusing its layer storage, so a
+    /// render loop plans without allocating).
+    public func plan(frame index: Int, into plan: inout FramePlan) {
         let time = time(ofFrame: index)
         let instruction = videoComposition.instruction(at: time)
-        var layers: [FramePlan.Layer] = []
+        plan.index = index
+        plan.time = time
+        plan.background = instruction?.backgroundColor ?? videoComposition.backgroundColor
+        plan.layers.removeAll(keepingCapacity: true)
         for layer in instruction?.layerInstructions ?? [] {
             guard let track = composition.track(layer.trackID), let segment = track.segment(at: time),
                   let source = segment.source, let sourceTime = segment.sourceTime(forTargetTime: time, rounding: .down) else { continue }
             let state = layer.state(at: time)
             guard state.opacity > 0 else { continue }
-            layers.append(FramePlan.Layer(trackID: layer.trackID, source: source.track, sourceTime: sourceTime,
-                                          opacity: min(state.opacity, 1), transform: state.transform, crop: state.crop))
+            plan.layers.append(FramePlan.Layer(trackID: layer.trackID, source: source.track, sourceTime: sourceTime,
+                                               opacity: min(state.opacity, 1), transform: state.transform, crop: state.crop))
         }
-        return FramePlan(index: index, time: time, background: instruction?.backgroundColor ?? videoComposition.backgroundColor,
-                         layers: layers)
     }
 }

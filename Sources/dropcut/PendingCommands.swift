@@ -1,14 +1,5 @@
 import ArgumentParser
 
-struct RenderCommand: NotYetImplemented {
-    static let configuration = CommandConfiguration(
-        commandName: "render", abstract: "Render clips through a recipe (default: fix orientation, re-encode).")
-    @Option(name: .long, help: "Recipe YAML file.") var recipe: String?
-    @Option(name: .long, help: "Output file or directory.") var output: String?
-    @Option(name: .long, help: "Directory that recipe assets may come from (repeatable).") var assets: [String] = []
-    @Argument(help: "Input clips.") var inputs: [String]
-}
-
 struct WatchCommand: NotYetImplemented {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")

@@ -9,7 +9,7 @@ import TestSupport
     static let table: [String: Status] = [
         "probe": .real,
         "validate": .real,
-        "render": .pending,
+        "render": .real,
         "plan": .real,
         "watch": .pending,
         "status": .pending,
@@ -17,7 +17,6 @@ import TestSupport
 
     /// Minimal valid arguments for each pending subcommand.
     static let pendingArguments: [String: [String]] = [
-        "render": ["render", "x.mp4"],
         "watch": ["watch", "--once"],
         "status": ["status"],
     ]
@@ -28,6 +27,7 @@ import TestSupport
         case "probe": return ["probe", try Fixtures.makeClip(in: dir.path, audio: false)]
         case "validate": return ["validate", try Fixtures.makeFile(in: dir.path, name: "r.yaml", contents: "version: 1\n")]
         case "plan": return ["plan", try Fixtures.makeClip(in: dir.path, audio: false)]
+        case "render": return ["render", try Fixtures.makeClip(in: dir.path, audio: false)]
         default: return nil
         }
     }

@@ -1,0 +1,143 @@
+import CFFmpeg
+import Timeline
+
+/// Reads the samples of one audio track by position: `withSamples(at:count:)` gives
+/// samples `[position, position + count)` of the track resampled to one rate and channel
+/// count (planar float), where sample 0 is the stream's first presented sample, as in
+/// `AssetProbe`. Outside the track the samples are silence.
+///
+/// It decodes forward, keeping a window of converted samples, so steadily advancing
+/// reads decode each packet once; it seeks only to go back, or further ahead than
+/// `seekAhead`. Buffers are allocated once: reading allocates nothing.
+public final class AudioTrackReader {
+    public let path: String
+    public let sampleRate: Int
+    public let channels: Int
+    /// The most samples one `withSamples` call may ask for.
+    public let maximumRead: Int
+    /// A request this many samples past the window seeks instead of decoding through.
+    public var seekAhead: Int64
+
+    private let source: StreamDecoder
+    private let resampler: Resampler
+    private let decoded: AudioFrame
+    /// Converted samples: `bufferCount` of them, the first at `bufferStart`.
+    private let buffer: UnsafeMutablePointer<Float>
+    private let capacity: Int
+    private var bufferStart: Int64 = 0
+    private var bufferCount = 0
+    /// False until the first frame after opening or seeking says where the window is.
+    private var positioned = false
+    private var ended = false
+    /// What `withSamples` hands out: the request, silence-padded.
+    private let window: UnsafeMutablePointer<Float>
+    private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
+
+    /// Opens track `trackID` (stream index + 1) of `path`, converting to `sampleRate` and
+    /// `channels` (down- or up-mixed with libswresample's default matrix).
+    public init(path: String, trackID: TrackID, sampleRate: Int, channels: Int,
+                maximumRead: Int = 16384) throws(FFmpegError) {
+        self.path = path
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.maximumRead = maximumRead
+        seekAhead = Int64(sampleRate) * 2
+        source = try StreamDecoder(path: path, trackID: trackID, kind: .audio)
+        resampler = Resampler(sampleRate: sampleRate, channels: channels, path: path, streamIndex: source.streamIndex)
+        decoded = try AudioFrame(decoderOutput: ())
+        // Room for a full request plus the largest decoded frame after resampling.
+        capacity = maximumRead + 65536
+        buffer = .allocate(capacity: capacity * channels)
+        window = .allocate(capacity: maximumRead * channels)
+        outputPointers = .allocate(capacity: channels)
+    }
+
+    deinit {
+        buffer.deallocate()
+        window.deallocate()
+        outputPointers.deallocate()
+    }
+
+    /// Runs `body` with `count` samples from `position` on, one pointer per channel
+    /// (valid only inside `body`). `count` must not exceed `maximumRead`.
+    public func withSamples(at position: Int64, count: Int,
+                            _ body: (_ channel: Int, UnsafePointer<Float>) -> Void) throws(FFmpegError) {
+        precondition(count >= 0 && count <= maximumRead, "read of \(count) samples, at most \(maximumRead)")
+        try fill(position: position, count: count)
+        // Copy the overlap of the request with the window; silence elsewhere.
+        let overlapStart = max(position, bufferStart), overlapEnd = min(position + Int64(count), bufferStart + Int64(bufferCount))
+        for channel in 0..<channels {
+            let out = window + channel * maximumRead
+            out.update(repeating: 0, count: count)
+            if overlapStart < overlapEnd {
+                let from = buffer + channel * capacity + Int(overlapStart - bufferStart)
+                (out + Int(overlapStart - position)).update(from: from, count: Int(overlapEnd - overlapStart))
+            }
+        }
+        for channel in 0..<channels { body(channel, window + channel * maximumRead) }
+    }
+
+    /// Decodes until the window covers `[position, position + count)` or the track ends.
+    private func fill(position: Int64, count: Int) throws(FFmpegError) {
+        let end = position + Int64(count)
+        if positioned, position < bufferStart || position > bufferStart + Int64(bufferCount) + seekAhead {
+            try seek(to: position)
+        }
+        if positioned { drop(before: position) }
+        while !ended, !positioned || bufferStart + Int64(bufferCount) < end {
+            guard try source.decodeNext(into: decoded.frame) else { ended = true; break }
+            if !positioned {
+                bufferStart = samplePosition(of: decoded.frame)
+                bufferCount = 0
+                positioned = true
+            }
+            try append(decoded.frame)
+            drop(before: position)
+        }
+    }
+
+    /// Where a decoded frame's first sample lies, in output samples from the stream start.
+    private func samplePosition(of frame: UnsafeMutablePointer<AVFrame>) -> Int64 {
+        let pts = frame.pointee.best_effort_timestamp
+        guard pts != cff_nopts_value() else { return 0 }
+        let stream = source.stream
+        let time = stream.timeBase.multiplied(by: pts, dividedBy: 1) - (stream.startTime ?? .zero)
+        return time.ticks(in: Int32(sampleRate)) ?? 0
+    }
+
+    private func append(_ frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) {
+        let room = capacity - bufferCount
+        for channel in 0..<channels {
+            outputPointers[channel] = UnsafeMutableRawPointer(buffer + channel * capacity + bufferCount)
+                .assumingMemoryBound(to: UInt8.self)
+        }
+        let written = try resampler.convert(frame, into: outputPointers, capacity: room)
+        bufferCount += written
+    }
+
+    /// Forgets samples before `position`, sliding the rest to the front.
+    private func drop(before position: Int64) {
+        guard position > bufferStart else { return }
+        let gone = Int(min(position - bufferStart, Int64(bufferCount)))
+        if gone == 0 { return }
+        let kept = bufferCount - gone
+        for channel in 0..<channels where kept > 0 {
+            let base = buffer + channel * capacity
+            base.update(from: base + gone, count: kept)
+        }
+        bufferStart += Int64(gone)
+        bufferCount = kept
+    }
+
+    private func seek(to position: Int64) throws(FFmpegError) {
+        let stream = source.stream
+        let time = MediaTime(value: position, timescale: Int32(sampleRate)) + (stream.startTime ?? .zero)
+        let timeBase = stream.timeBase
+        let ticks = time.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
+        try source.seek(toTicks: ticks)
+        resampler.reset()
+        positioned = false
+        ended = false
+        bufferCount = 0
+    }
+}

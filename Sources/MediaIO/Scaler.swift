@@ -1,0 +1,115 @@
+import CFFmpeg
+
+/// Scales and converts pictures with libswscale, owning one `SwsContext` (freed in
+/// `deinit`). The context is rebuilt only when sizes, formats or ranges change
+/// (`sws_getCachedContext`), so a steady stream of same-shaped frames reuses it.
+///
+/// Regions let the caller crop the source and place the result anywhere in the
+/// destination without copying: plane pointers are offset, not pictures moved. For 4:2:0
+/// formats region origins should be even, or chroma lands half a pixel off.
+public final class Scaler {
+    private struct Key: Equatable {
+        var source: PixelRect, sourceFormat: AVPixelFormat, sourceFullRange: Bool
+        var destination: PixelRect, destinationFormat: AVPixelFormat
+    }
+
+    private var context: OpaquePointer?
+    private var key: Key?
+    /// The resampling filter: bicubic, as the ffmpeg CLI's scale filter defaults to.
+    private let flags: Int32
+
+    public init() {
+        flags = Int32(SWS_BICUBIC)
+    }
+
+    deinit {
+        sws_freeContext(context)
+    }
+
+    /// Scales `region` of `source` into `destinationRegion` of `destination`, converting
+    /// pixel format and range (full-range JPEG-style YUV becomes video range when the
+    /// destination is a video-range format).
+    public func scale(_ source: VideoFrame, region: PixelRect, into destination: VideoFrame,
+                      region destinationRegion: PixelRect) throws(FFmpegError) {
+        let sourceFormat = source.pixelFormat.rawValue, destinationFormat = destination.pixelFormat.rawValue
+        let fullRange = source.isFullRange
+        let key = Key(source: PixelRect(x: 0, y: 0, width: region.width, height: region.height), sourceFormat: sourceFormat,
+                      sourceFullRange: fullRange,
+                      destination: PixelRect(x: 0, y: 0, width: destinationRegion.width, height: destinationRegion.height),
+                      destinationFormat: destinationFormat)
+        if key != self.key {
+            context = sws_getCachedContext(context, Int32(region.width), Int32(region.height), sourceFormat,
+                                           Int32(destinationRegion.width), Int32(destinationRegion.height), destinationFormat,
+                                           flags, nil, nil, nil)
+            guard context != nil else {
+                self.key = nil
+                throw FFmpegError(code: cff_averror(EINVAL), function: "sws_getCachedContext", path: nil)
+            }
+            // Ranges: yuvj formats say full range themselves; plain yuv420p frames from
+            // JPEG-range sources say it in color_range, which swscale does not read.
+            let coefficients = sws_getCoefficients(SWS_CS_ITU709)
+            let destinationFull = destination.isFullRange
+            sws_setColorspaceDetails(context, coefficients, fullRange ? 1 : 0, coefficients, destinationFull ? 1 : 0,
+                                     0, 1 << 16, 1 << 16)
+            self.key = key
+        }
+        var sourcePlanes = source.planePointers(at: region)
+        var sourceStrides = source.strides
+        var destinationPlanes = destination.planePointers(at: destinationRegion)
+        var destinationStrides = destination.strides
+        let result = withUnsafePointer(to: &sourcePlanes) { sp in
+            sp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 4) { sp in
+                withUnsafePointer(to: &sourceStrides) { ss in
+                    ss.withMemoryRebound(to: Int32.self, capacity: 4) { ss in
+                        withUnsafePointer(to: &destinationPlanes) { dp in
+                            dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 4) { dp in
+                                withUnsafePointer(to: &destinationStrides) { ds in
+                                    ds.withMemoryRebound(to: Int32.self, capacity: 4) { ds in
+                                        sws_scale(context, sp, ss, 0, Int32(region.height), dp, ds)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        try check(result, "sws_scale", path: nil)
+    }
+}
+
+extension VideoFrame {
+    /// True for full-range (JPEG-style, 0...255) YUV: yuvj formats, or a frame whose
+    /// colour range says so.
+    public var isFullRange: Bool {
+        let format = frame.pointee.format
+        if format == AV_PIX_FMT_YUVJ420P.rawValue || format == AV_PIX_FMT_YUVJ422P.rawValue
+            || format == AV_PIX_FMT_YUVJ444P.rawValue { return true }
+        return frame.pointee.color_range == AVCOL_RANGE_JPEG
+    }
+
+    /// Row strides of the four planes.
+    var strides: (Int32, Int32, Int32, Int32) {
+        (frame.pointee.linesize.0, frame.pointee.linesize.1, frame.pointee.linesize.2, frame.pointee.linesize.3)
+    }
+
+    /// Pointers to the first byte of `region` in each plane (nil for absent planes).
+    func planePointers(at region: PixelRect) -> (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
+                                                  UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) {
+        guard let descriptor = av_pix_fmt_desc_get(pixelFormat.rawValue) else { return (nil, nil, nil, nil) }
+        var steps: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        withUnsafeMutablePointer(to: &steps) {
+            $0.withMemoryRebound(to: Int32.self, capacity: 4) { av_image_fill_max_pixsteps($0, nil, descriptor) }
+        }
+        let chromaX = Int(descriptor.pointee.log2_chroma_w), chromaY = Int(descriptor.pointee.log2_chroma_h)
+        let data = frame.pointee.data, linesize = frame.pointee.linesize
+        func offset(_ base: UnsafeMutablePointer<UInt8>?, _ plane: Int, _ stride: Int32, _ step: Int32) -> UnsafeMutablePointer<UInt8>? {
+            guard let base else { return nil }
+            let isChroma = plane == 1 || plane == 2
+            let x = isChroma ? region.x >> chromaX : region.x, y = isChroma ? region.y >> chromaY : region.y
+            return base + y * Int(stride) + x * Int(step)
+        }
+        return (offset(data.0, 0, linesize.0, steps.0), offset(data.1, 1, linesize.1, steps.1),
+                offset(data.2, 2, linesize.2, steps.2), offset(data.3, 3, linesize.3, steps.3))
+    }
+}

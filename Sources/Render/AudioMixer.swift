@@ -1,0 +1,143 @@
+import MediaIO
+import Timeline
+
+/// Mixes a composition's audio tracks into blocks of output samples: for each track,
+/// the segments covering the block are read from their source (through one
+/// `AudioTrackReader` per track, reopened when the track moves to another file),
+/// multiplied by the track's volume curve sample by sample, and summed in float. Where
+/// no segment has a source the track adds silence.
+///
+/// Segments played at speed 1 are copied sample-exactly. Scaled segments are resampled
+/// by linear interpolation (varispeed: pitch follows speed); pitch-preserving stretch
+/// is slow motion's job (issue 6).
+final class AudioMixer {
+    let sampleRate: Int
+    let channels: Int
+    /// The largest block `mix` takes.
+    let maximumBlock: Int
+
+    private struct Piece {
+        /// Output samples covered, `[start, end)`.
+        var start: Int64, end: Int64
+        var source: SourceTrack?
+        /// The source sample shown at `start`, and source samples per output sample.
+        var sourceStart: Int64
+        var speed: Double
+    }
+
+    private struct Track {
+        var trackID: TrackID
+        var pieces: [Piece]
+        var volume: VolumeCurve
+        var reader: AudioTrackReader?
+        var readerSource: SourceTrack?
+        /// Index of the first piece that may still overlap a later block.
+        var cursor = 0
+    }
+
+    private var tracks: [Track]
+    private let gains: UnsafeMutablePointer<Float>
+    /// Source samples one interpolated block may span at the fastest speed dropcut allows.
+    private static let maximumSpeed = 16.0
+
+    init(composition: Composition, audioMix: AudioMix, sampleRate: Int, channels: Int, maximumBlock: Int) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.maximumBlock = maximumBlock
+        let rate = Int32(sampleRate)
+        tracks = composition.tracks(of: .audio).map { track in
+            let pieces = track.segments.map { segment -> Piece in
+                let start = segment.target.start.ticks(in: rate) ?? 0, end = segment.target.end.ticks(in: rate) ?? 0
+                guard let source = segment.source, !segment.isStill else {
+                    return Piece(start: start, end: end, source: nil, sourceStart: 0, speed: 1)
+                }
+                return Piece(start: start, end: end, source: source.track,
+                             sourceStart: source.timeRange.start.ticks(in: rate) ?? 0, speed: segment.speed)
+            }
+            let volume = VolumeCurve(audioMix.parameters(for: track.trackID)?.volume ?? Ramp(defaultValue: 1),
+                                     until: composition.duration, sampleRate: sampleRate)
+            return Track(trackID: track.trackID, pieces: pieces, volume: volume)
+        }
+        gains = .allocate(capacity: maximumBlock)
+    }
+
+    deinit {
+        gains.deallocate()
+    }
+
+    /// Mixes output samples `[start, start + block.sampleCount)` into `block` (planar
+    /// float, `channels` channels), replacing what it held.
+    func mix(into block: AudioFrame, at start: Int64) throws(FFmpegError) {
+        let count = block.sampleCount
+        precondition(count <= maximumBlock, "block of \(count) samples, at most \(maximumBlock)")
+        for channel in 0..<channels {
+            block.withChannel(channel) { $0.baseAddress!.update(repeating: 0, count: count) }
+        }
+        let end = start + Int64(count)
+        for t in tracks.indices {
+            // Pieces are in time order: skip those that ended before this block.
+            while tracks[t].cursor < tracks[t].pieces.count, tracks[t].pieces[tracks[t].cursor].end <= start {
+                tracks[t].cursor += 1
+            }
+            var gainsReady = false
+            var p = tracks[t].cursor
+            while p < tracks[t].pieces.count, tracks[t].pieces[p].start < end {
+                let piece = tracks[t].pieces[p]
+                p += 1
+                guard let source = piece.source else { continue }
+                let from = max(start, piece.start), to = min(end, piece.end)
+                guard from < to else { continue }
+                if !gainsReady {
+                    tracks[t].volume.fill(gains, from: start, count: count)
+                    gainsReady = true
+                }
+                let reader = try reader(for: t, source: source)
+                try add(piece, reader: reader, from: from, to: to, blockStart: start, into: block)
+            }
+        }
+    }
+
+    private func add(_ piece: Piece, reader: AudioTrackReader, from: Int64, to: Int64, blockStart: Int64,
+                     into block: AudioFrame) throws(FFmpegError) {
+        let offset = Int(from - blockStart), length = Int(to - from)
+        let gains = self.gains
+        if piece.speed == 1 {
+            try reader.withSamples(at: piece.sourceStart + (from - piece.start), count: length) { channel, samples in
+                block.withChannel(channel) { out in
+                    for n in 0..<length { out[offset + n] += samples[n] * gains[offset + n] }
+                }
+            }
+            return
+        }
+        // Varispeed: output sample n plays source position sourceStart + n × speed.
+        let first = Double(from - piece.start) * piece.speed
+        let base = piece.sourceStart + Int64(first.rounded(.down))
+        let span = min(reader.maximumRead, Int((Double(length) * piece.speed).rounded(.up)) + 2)
+        let phase = first - first.rounded(.down), speed = piece.speed
+        try reader.withSamples(at: base, count: span) { channel, samples in
+            block.withChannel(channel) { out in
+                for n in 0..<length {
+                    let position = phase + Double(n) * speed
+                    let i = min(Int(position), span - 2), fraction = Float(position - Double(i))
+                    let value = samples[i] + (samples[i + 1] - samples[i]) * fraction
+                    out[offset + n] += value * gains[offset + n]
+                }
+            }
+        }
+    }
+
+    /// The reader for track `t`'s current source, opened on first use and reopened when
+    /// the track moves on to another file (so finished clips release their decoders).
+    private func reader(for t: Int, source: SourceTrack) throws(FFmpegError) -> AudioTrackReader {
+        if let reader = tracks[t].reader, let current = tracks[t].readerSource,
+           current.asset == source.asset, current.trackID == source.trackID {
+            return reader
+        }
+        tracks[t].reader = nil
+        let reader = try AudioTrackReader(path: source.asset, trackID: source.trackID, sampleRate: sampleRate, channels: channels,
+                                          maximumRead: Int(Double(maximumBlock) * Self.maximumSpeed) + 2)
+        tracks[t].reader = reader
+        tracks[t].readerSource = source
+        return reader
+    }
+}

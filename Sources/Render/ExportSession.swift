@@ -1,0 +1,284 @@
+import Foundation
+import Logging
+import MediaIO
+import Synchronization
+import Timeline
+
+/// Renders a composition to a movie file (AVAssetExportSession's role): every output
+/// frame on the video composition's frame grid is planned, its layers' source frames
+/// fetched, composited and encoded; the audio tracks are mixed through the audio mix's
+/// volume timelines and encoded to AAC; both are muxed into MP4/MOV with the index
+/// first.
+///
+/// Two stages run on their own threads and overlap: decoding + compositing, and
+/// encoding + muxing (+ audio). A small pool of output frames circulates between them
+/// through bounded queues, so memory does not grow with clip length and the steady
+/// state allocates no pictures. Cancelling the task stops both stages and deletes the
+/// partial file.
+public final class ExportSession: Sendable {
+    public let composition: Composition
+    public let videoComposition: VideoComposition
+    public let audioMix: AudioMix
+    /// Drawn over the video (issue 5); not rendered yet.
+    public let overlays: [OverlayLayer]
+    public let settings: ExportSettings
+    private let logger: Logger
+
+    /// Output frames in flight between the stages: one being composited, one being
+    /// encoded, one queued between them.
+    static let framePoolSize = 3
+
+    public init(composition: Composition, videoComposition: VideoComposition, audioMix: AudioMix = AudioMix(),
+                overlays: [OverlayLayer] = [], settings: ExportSettings = ExportSettings(), logger: Logger) {
+        self.composition = composition
+        self.videoComposition = videoComposition
+        self.audioMix = audioMix
+        self.overlays = overlays
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Exports to `path` (`.mp4`, `.mov` or `.m4v`), calling `progress` after each frame.
+    /// On error or cancellation (`ExportError.cancelled`) nothing is left at `path`.
+    public func export(to path: String, progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
+        let cancelled = CancellationFlag()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // The work blocks in FFmpeg: keep it off the cooperative thread pool.
+                let thread = Thread {
+                    do {
+                        try self.run(to: path, cancelled: cancelled, progress: progress)
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                thread.name = "dropcut-encode"
+                thread.start()
+            }
+        } onCancel: {
+            cancelled.cancel()
+        }
+    }
+
+    // MARK: The encoding stage
+
+    private func run(to path: String, cancelled: CancellationFlag,
+                     progress: @Sendable (ExportProgress) -> Void) throws {
+        try validate()
+        let scheduler = FrameScheduler(composition: composition, videoComposition: videoComposition)
+        let frameCount = scheduler.frameCount
+        let renderSize = videoComposition.renderSize
+        let audioFormat = try audioFormat()
+        let started = ContinuousClock.now
+
+        let muxer = try Muxer(path: path)
+        var producer: FrameProducer?
+        do {
+            let video = try VideoEncoder(settings: VideoEncoderSettings(
+                codec: settings.videoCodec, size: renderSize, frameDuration: videoComposition.frameDuration,
+                crf: settings.crf, preset: settings.preset), globalHeader: muxer.needsGlobalHeader)
+            let videoStream = try muxer.addStream(for: video)
+            var audio: AudioStage?
+            if let audioFormat {
+                let encoder = try AudioEncoder(settings: AudioEncoderSettings(
+                    sampleRate: audioFormat.sampleRate, channels: audioFormat.channels, bitrate: settings.audioBitrate),
+                    globalHeader: muxer.needsGlobalHeader)
+                audio = try AudioStage(encoder: encoder, stream: try muxer.addStream(for: encoder),
+                                       mixer: AudioMixer(composition: composition, audioMix: audioMix, sampleRate: audioFormat.sampleRate,
+                                                         channels: audioFormat.channels, maximumBlock: encoder.frameSize),
+                                       totalSamples: composition.duration.ticks(in: Int32(audioFormat.sampleRate)) ?? 0)
+            }
+            try muxer.writeHeader(creationTime: settings.creationTime ?? firstVideoCreationTime())
+            logger.debug("export started", metadata: [
+                "output": "\(path)", "size": "\(renderSize)", "frames": "\(frameCount)",
+                "audio": "\(audioFormat.map { "\($0.sampleRate) Hz \($0.channels) ch" } ?? "none")"])
+
+            let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, poolSize: Self.framePoolSize)
+            producer = stage
+            stage.start()
+            var written = 0
+            while let item = stage.filled.take() {
+                if cancelled.isCancelled { throw ExportError.cancelled }
+                switch item {
+                case let .frame(canvas, index):
+                    try video.send(canvas)
+                    try muxer.drain(video, into: videoStream)
+                    stage.free.put(canvas)
+                    let frameEnd = videoComposition.frameDuration.multiplied(by: Int64(index + 1), dividedBy: 1)
+                    try audio?.encode(until: frameEnd, into: muxer)
+                    written += 1
+                    progress(ExportProgress(framesWritten: written, frameCount: frameCount))
+                case let .failed(error):
+                    throw error
+                case .end:
+                    try video.send(nil)
+                    try muxer.drain(video, into: videoStream)
+                    try audio?.finish(into: muxer)
+                    try muxer.finish()
+                    stage.stop()
+                    let seconds = (ContinuousClock.now - started) / .seconds(1)
+                    logger.debug("export finished", metadata: [
+                        "output": "\(path)", "frames": "\(written)", "seconds": "\(seconds)"])
+                    return
+                }
+            }
+            throw cancelled.isCancelled ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
+        } catch {
+            producer?.stop()
+            muxer.abandon()
+            throw error
+        }
+    }
+
+    private func validate() throws {
+        var problems = composition.validate().map(\.description)
+        problems += videoComposition.validate(for: composition).map(\.description)
+        if videoComposition.renderSize.width % 2 != 0 || videoComposition.renderSize.height % 2 != 0 {
+            problems.append("render size \(videoComposition.renderSize) is odd; 4:2:0 video needs even width and height")
+        }
+        if !problems.isEmpty { throw ExportError.invalidComposition(problems) }
+    }
+
+    /// The mix format: from the first audio source (its rate when AAC has it, else
+    /// 48 kHz; its channels, at most two), unless the settings say; nil without audio tracks.
+    private func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
+        let tracks = composition.tracks(of: .audio)
+        guard !tracks.isEmpty else { return nil }
+        var rate = 48000, channels = 2
+        if let source = tracks.lazy.flatMap(\.segments).compactMap(\.source).first {
+            let stream = try Demuxer(path: source.track.asset).streams[Int(source.track.trackID) - 1]
+            if let sourceRate = stream.sampleRate, ExportSettings.aacSampleRates.contains(sourceRate) { rate = sourceRate }
+            if let sourceChannels = stream.channels, sourceChannels > 0 { channels = min(2, sourceChannels) }
+        }
+        return (settings.audioSampleRate ?? rate, settings.audioChannels ?? channels)
+    }
+
+    private func firstVideoCreationTime() -> String? {
+        guard let source = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source).first else { return nil }
+        return try? Demuxer(path: source.track.asset).creationTime
+    }
+}
+
+/// Set once when the export's task is cancelled; read by both stages.
+final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func cancel() { flag.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// The audio half of the encoding stage: mixes blocks of the encoder's frame size and
+/// encodes them, keeping pace with the video.
+private final class AudioStage {
+    let encoder: AudioEncoder
+    let stream: Int
+    let mixer: AudioMixer
+    let totalSamples: Int64
+    private let block: AudioFrame
+    private var position: Int64 = 0
+
+    init(encoder: AudioEncoder, stream: Int, mixer: AudioMixer, totalSamples: Int64) throws {
+        self.encoder = encoder
+        self.stream = stream
+        self.mixer = mixer
+        self.totalSamples = totalSamples
+        block = try AudioFrame(channels: mixer.channels, sampleRate: mixer.sampleRate, capacity: encoder.frameSize)
+    }
+
+    /// Encodes whole blocks up to `time` (and the short last block once `time` passes the end).
+    func encode(until time: MediaTime, into muxer: Muxer) throws {
+        let target = min(totalSamples, time.ticks(in: Int32(mixer.sampleRate)) ?? 0)
+        while position < target {
+            let count = Int(min(Int64(encoder.frameSize), totalSamples - position))
+            // A short block ends the stream: only send it when it really is the last one.
+            if count < encoder.frameSize && target < totalSamples { return }
+            try block.makeWritable()
+            block.sampleCount = count
+            try mixer.mix(into: block, at: position)
+            block.pts = position
+            try encoder.send(block)
+            try muxer.drain(encoder, into: stream)
+            position += Int64(count)
+        }
+    }
+
+    func finish(into muxer: Muxer) throws {
+        try encode(until: MediaTime(value: totalSamples, timescale: Int32(mixer.sampleRate)), into: muxer)
+        try encoder.send(nil)
+        try muxer.drain(encoder, into: stream)
+    }
+}
+
+/// The decoding + compositing stage, on its own thread: plans each frame, fetches the
+/// layers' source frames, composites into a pooled canvas and queues it for encoding.
+private final class FrameProducer: @unchecked Sendable {
+    enum Item {
+        case frame(VideoFrame, index: Int)
+        case failed(any Error)
+        case end
+    }
+
+    let free: BoundedQueue<VideoFrame>
+    let filled: BoundedQueue<Item>
+    private let scheduler: FrameScheduler
+    private let compositor: VideoCompositor
+    private let sources = VideoSources()
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    init(scheduler: FrameScheduler, renderSize: PixelSize, poolSize: Int) throws {
+        self.scheduler = scheduler
+        compositor = VideoCompositor(renderSize: renderSize)
+        free = BoundedQueue(capacity: poolSize)
+        filled = BoundedQueue(capacity: poolSize + 1)
+        for _ in 0..<poolSize {
+            free.put(try VideoFrame(width: renderSize.width, height: renderSize.height))
+        }
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            produce()
+            finished.signal()
+        }
+        thread.name = "dropcut-composite"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Closes the queues and waits for the thread to leave them.
+    func stop() {
+        free.close()
+        filled.close()
+        if thread != nil {
+            finished.wait()
+            thread = nil
+        }
+    }
+
+    private func produce() {
+        var plan = FramePlan(index: 0, time: .zero, background: .black, layers: [])
+        var frames: [VideoFrame] = []
+        do {
+            for index in 0..<scheduler.frameCount {
+                guard let canvas = free.take() else { return }
+                try canvas.makeWritable()
+                scheduler.plan(frame: index, into: &plan)
+                frames.removeAll(keepingCapacity: true)
+                for layer in plan.layers {
+                    frames.append(try sources.frame(track: layer.trackID, source: layer.source, at: layer.sourceTime))
+                }
+                do {
+                    try compositor.composite(plan, frames: frames, into: canvas)
+                } catch let error as LayerPlacement.Unsupported {
+                    throw ExportError.unsupportedTransform(error)
+                }
+                canvas.pts = Int64(index)
+                guard filled.put(.frame(canvas, index: index)) else { return }
+            }
+            filled.put(.end)
+        } catch {
+            filled.put(.failed(error))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import MediaIO
+import Timeline
+
+/// Draws one output frame: the background, then each layer from back to front — the
+/// crop taken from the decoded frame, moved exactly by its orientation, scaled with
+/// libswscale when the transform scales, and blended at the layer's opacity — all in
+/// YUV 4:2:0, the decoder's and encoder's own format.
+///
+/// Layers hidden behind an opaque layer that covers the canvas are not drawn, nor is the
+/// background. Intermediate pictures live in scratch frames kept between calls, so a
+/// steady stream of same-shaped frames allocates nothing.
+final class VideoCompositor {
+    let renderSize: PixelSize
+    private var scratch: [ScratchKey: VideoFrame] = [:]
+    private var scalers: [ScratchKey: Scaler] = [:]
+    /// The layers drawn in the current frame (kept to reuse its storage).
+    private var placements: [(Int, LayerPlacement)] = []
+
+    private struct ScratchKey: Hashable {
+        enum Role { case converted, oriented, scaled }
+        var role: Role
+        var slot: Int
+        var size: PixelSize
+    }
+
+    init(renderSize: PixelSize) {
+        self.renderSize = renderSize
+    }
+
+    /// Composites `plan` into `canvas` (a yuv420p frame of `renderSize`);
+    /// `frames[i]` is the decoded frame for `plan.layers[i]`.
+    func composite(_ plan: FramePlan, frames: [VideoFrame], into canvas: VideoFrame) throws -> Void {
+        let canvasRect = PixelRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
+        placements.removeAll(keepingCapacity: true)
+        var coveredBy: Int?
+        for (i, layer) in plan.layers.enumerated() {
+            guard let placement = try LayerPlacement.place(frameSize: frames[i].size, crop: layer.crop, transform: layer.transform),
+                  placement.destination.intersection(canvasRect) != nil else { continue }
+            placements.append((i, placement))
+            if layer.opacity >= 1, placement.destination.intersection(canvasRect) == canvasRect {
+                coveredBy = i
+                break
+            }
+        }
+        if coveredBy == nil { fillBackground(canvas, color: plan.background) }
+        for (slot, (i, placement)) in placements.enumerated().reversed() {
+            try draw(frames[i], placement: placement, opacity: plan.layers[i].opacity, slot: slot, into: canvas)
+        }
+    }
+
+    private func draw(_ frame: VideoFrame, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
+        var source = frame, region = placement.crop
+        // Anything but video-range 4:2:0 is converted first (yuvj, 4:2:2, 10-bit...).
+        if frame.pixelFormat != .yuv420p || frame.isFullRange {
+            let converted = try scratchFrame(.converted, slot: slot, size: PixelSize(width: region.width, height: region.height))
+            try scaler(.converted, slot: slot)
+                .scale(frame, region: region, into: converted, region: PixelRect(x: 0, y: 0, width: region.width, height: region.height))
+            source = converted
+            region = PixelRect(x: 0, y: 0, width: region.width, height: region.height)
+        }
+        let canvasRect = PixelRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
+        let direct = opacity >= 1 && placement.destination.intersection(canvasRect) == placement.destination
+        if placement.orientation != .identity {
+            let size = placement.orientedSize
+            if direct && !placement.needsScaling {
+                orient(source, region: region, placement.orientation, into: canvas, at: placement.destination)
+                return
+            }
+            let oriented = try scratchFrame(.oriented, slot: slot, size: size)
+            orient(source, region: region, placement.orientation, into: oriented,
+                   at: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+            source = oriented
+            region = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        }
+        if placement.needsScaling {
+            let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
+            let scaler = scaler(.scaled, slot: slot)
+            if direct {
+                try scaler.scale(source, region: region, into: canvas, region: placement.destination)
+                return
+            }
+            let scaled = try scratchFrame(.scaled, slot: slot, size: size)
+            try scaler.scale(source, region: region, into: scaled, region: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+            source = scaled
+            region = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        }
+        blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
+    }
+
+    /// Moves `region` of `source` by `orientation` into `destination` at `target` (whose
+    /// size is the oriented size), plane by plane.
+    private func orient(_ source: VideoFrame, region: PixelRect, _ orientation: Orientation,
+                        into destination: VideoFrame, at target: PixelRect) {
+        for plane in 0..<3 {
+            let from = Self.planeRegion(region, plane: plane)
+            let to = Self.planeRegion(target, plane: plane)
+            source.withPlane(plane) { src, srcStride in
+                destination.withPlane(plane) { dst, dstStride in
+                    PlaneOperations.orient(orientation,
+                                           source: src.baseAddress!.assumingMemoryBound(to: UInt8.self) + from.y * srcStride + from.x,
+                                           sourceStride: srcStride, width: from.width, height: from.height,
+                                           destination: dst.baseAddress!.assumingMemoryBound(to: UInt8.self) + to.y * dstStride + to.x,
+                                           destinationStride: dstStride)
+                }
+            }
+        }
+    }
+
+    /// Blends `region` of `source` onto `canvas` at `target` (same size), clipped to the canvas.
+    private func blend(_ source: VideoFrame, region: PixelRect, into canvas: VideoFrame, at target: PixelRect, opacity: Double) {
+        let canvasRect = PixelRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
+        guard let visible = target.intersection(canvasRect) else { return }
+        let sourceVisible = PixelRect(x: region.x + visible.x - target.x, y: region.y + visible.y - target.y,
+                                      width: visible.width, height: visible.height)
+        for plane in 0..<3 {
+            let from = Self.planeRegion(sourceVisible, plane: plane), to = Self.planeRegion(visible, plane: plane)
+            let width = min(from.width, to.width), height = min(from.height, to.height)
+            source.withPlane(plane) { src, srcStride in
+                canvas.withPlane(plane) { dst, dstStride in
+                    PlaneOperations.blend(source: src.baseAddress!.assumingMemoryBound(to: UInt8.self) + from.y * srcStride + from.x,
+                                          sourceStride: srcStride,
+                                          destination: dst.baseAddress!.assumingMemoryBound(to: UInt8.self) + to.y * dstStride + to.x,
+                                          destinationStride: dstStride, width: width, height: height, opacity: opacity)
+                }
+            }
+        }
+    }
+
+    private func fillBackground(_ canvas: VideoFrame, color: Color) {
+        let (y, u, v) = Self.videoRangeYUV(color)
+        for (plane, value) in [(0, y), (1, u), (2, v)] {
+            canvas.withPlane(plane) { buffer, stride in
+                PlaneOperations.fill(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: stride,
+                                     width: canvas.planeWidth(plane), height: canvas.planeHeight(plane), value: value)
+            }
+        }
+    }
+
+    /// A colour as BT.709 video-range Y'CbCr bytes (what the encoder is told the stream is).
+    static func videoRangeYUV(_ color: Color) -> (UInt8, UInt8, UInt8) {
+        let r = min(max(color.red, 0), 1), g = min(max(color.green, 0), 1), b = min(max(color.blue, 0), 1)
+        let luma = 0.2126 * r + 0.7152 * g + 0.0722 * b
+        func byte(_ value: Double) -> UInt8 { UInt8(min(max(value.rounded(), 0), 255)) }
+        return (byte(16 + 219 * luma), byte(128 + 224 * (b - luma) / 1.8556), byte(128 + 224 * (r - luma) / 1.5748))
+    }
+
+    /// A luma-pixel rectangle in plane `plane` of a 4:2:0 picture (chroma halves it,
+    /// rounding the far edge up).
+    static func planeRegion(_ rect: PixelRect, plane: Int) -> PixelRect {
+        guard plane == 1 || plane == 2 else { return rect }
+        let x0 = rect.x >> 1, y0 = rect.y >> 1
+        return PixelRect(x: x0, y: y0, width: (rect.maxX + 1) / 2 - x0, height: (rect.maxY + 1) / 2 - y0)
+    }
+
+    private func scratchFrame(_ role: ScratchKey.Role, slot: Int, size: PixelSize) throws -> VideoFrame {
+        let key = ScratchKey(role: role, slot: slot, size: size)
+        if let frame = scratch[key] { return frame }
+        // Sizes change with ramps (push, wipe): keep the cache from growing without bound.
+        if scratch.count > 32 { scratch.removeAll() }
+        let frame = try VideoFrame(width: size.width, height: size.height)
+        scratch[key] = frame
+        return frame
+    }
+
+    private func scaler(_ role: ScratchKey.Role, slot: Int) -> Scaler {
+        // One scaler per role and slot: its context stays cached while the shape is steady.
+        let key = ScratchKey(role: role, slot: slot, size: PixelSize(width: 0, height: 0))
+        if let scaler = scalers[key] { return scaler }
+        let scaler = Scaler()
+        scalers[key] = scaler
+        return scaler
+    }
+}
