@@ -51,7 +51,9 @@ let package = Package(
         ]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport", "CFFmpeg", "CFreeType"]),
         .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Timeline", "TestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Timeline"]),
+        .testTarget(name: "RenderTests", dependencies: [
+            "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"]),
     ]
