@@ -131,7 +131,10 @@ public final class AudioTrackReader {
 
     private func seek(to position: Int64) throws(FFmpegError) {
         let stream = source.stream
-        let time = MediaTime(value: position, timescale: Int32(sampleRate)) + (stream.startTime ?? .zero)
+        // Land a little early: codecs with overlapping transforms (AAC, Opus) decode their
+        // first frame after a seek wrong; those samples fall before `position` and are dropped.
+        let preRoll = Int64(sampleRate) / 5
+        let time = MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + (stream.startTime ?? .zero)
         let timeBase = stream.timeBase
         let ticks = time.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
         try source.seek(toTicks: ticks)
