@@ -9,7 +9,7 @@ import CFFmpeg
 /// formats region origins should be even, or chroma lands half a pixel off.
 public final class Scaler {
     private struct Key: Equatable {
-        var source: PixelRect, sourceFormat: AVPixelFormat, sourceFullRange: Bool
+        var source: PixelRect, sourceFormat: AVPixelFormat, sourceFullRange: Bool, sourceMatrix: Int32
         var destination: PixelRect, destinationFormat: AVPixelFormat
     }
 
@@ -34,7 +34,7 @@ public final class Scaler {
         let sourceFormat = source.pixelFormat.rawValue, destinationFormat = destination.pixelFormat.rawValue
         let fullRange = source.isFullRange
         let key = Key(source: PixelRect(x: 0, y: 0, width: region.width, height: region.height), sourceFormat: sourceFormat,
-                      sourceFullRange: fullRange,
+                      sourceFullRange: fullRange, sourceMatrix: source.swscaleMatrix,
                       destination: PixelRect(x: 0, y: 0, width: destinationRegion.width, height: destinationRegion.height),
                       destinationFormat: destinationFormat)
         if key != self.key {
@@ -45,12 +45,16 @@ public final class Scaler {
                 self.key = nil
                 throw FFmpegError(code: cff_averror(EINVAL), function: "sws_getCachedContext", path: nil)
             }
-            // Ranges: yuvj formats say full range themselves; plain yuv420p frames from
-            // JPEG-range sources say it in color_range, which swscale does not read.
-            let coefficients = sws_getCoefficients(SWS_CS_ITU709)
-            let destinationFull = destination.isFullRange
-            sws_setColorspaceDetails(context, coefficients, fullRange ? 1 : 0, coefficients, destinationFull ? 1 : 0,
-                                     0, 1 << 16, 1 << 16)
+            // Ranges and matrices live in the frame (color_range, colorspace), which
+            // sws_scale does not read: yuvj formats say full range themselves, JPEG and SD
+            // video use BT.601, HD BT.709. Output is tagged BT.709.
+            // RGB has no matrix of its own: a side that is RGB takes the other side's, so
+            // paths through swscale's internal YUV (rgba64 -> rgba) come back unchanged.
+            let sourceRGB = source.isRGB, destinationRGB = destination.isRGB
+            let destinationMatrix = destinationRGB ? (sourceRGB ? SWS_CS_DEFAULT : key.sourceMatrix) : SWS_CS_ITU709
+            let sourceMatrix = sourceRGB ? destinationMatrix : key.sourceMatrix
+            sws_setColorspaceDetails(context, sws_getCoefficients(sourceMatrix), fullRange ? 1 : 0,
+                                     sws_getCoefficients(destinationMatrix), destination.isFullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
             self.key = key
         }
         var sourcePlanes = source.planePointers(at: region)
@@ -79,13 +83,32 @@ public final class Scaler {
 }
 
 extension VideoFrame {
-    /// True for full-range (JPEG-style, 0...255) YUV: yuvj formats, or a frame whose
-    /// colour range says so.
+    /// True for full-range (JPEG-style, 0...255) pictures: RGB, yuvj formats, or a frame
+    /// whose colour range says so.
     public var isFullRange: Bool {
         let format = frame.pointee.format
+        if isRGB { return true }
         if format == AV_PIX_FMT_YUVJ420P.rawValue || format == AV_PIX_FMT_YUVJ422P.rawValue
             || format == AV_PIX_FMT_YUVJ444P.rawValue { return true }
         return frame.pointee.color_range == AVCOL_RANGE_JPEG
+    }
+
+    /// True for RGB(A) formats, packed or planar.
+    var isRGB: Bool {
+        guard let descriptor = av_pix_fmt_desc_get(pixelFormat.rawValue) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+    }
+
+    /// The frame's YUV matrix as swscale names it (BT.601 when unspecified, as swscale
+    /// and the ffmpeg CLI assume).
+    var swscaleMatrix: Int32 {
+        switch frame.pointee.colorspace {
+        case AVCOL_SPC_BT709: return SWS_CS_ITU709
+        case AVCOL_SPC_FCC: return SWS_CS_FCC
+        case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
+        default: return SWS_CS_DEFAULT
+        }
     }
 
     /// Row strides of the four planes.
