@@ -174,21 +174,16 @@ final class ProgressBar: @unchecked Sendable {
             lastShown = percent
             let width = 30, filled = width * percent / 100
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            writeError("\r\(label) [\(bar)] \(percent)% \(progress.framesWritten)/\(progress.frameCount) frames")
+            writeStandardError("\r\(label) [\(bar)] \(percent)% \(progress.framesWritten)/\(progress.frameCount) frames")
         } else {
             let step = percent / 10 * 10
             guard step > lastShown else { return }
             lastShown = step
-            writeError("\(label): \(step)% (\(progress.framesWritten)/\(progress.frameCount) frames)\n")
+            writeStandardError("\(label): \(step)% (\(progress.framesWritten)/\(progress.frameCount) frames)\n")
         }
     }
 
     func finish(success: Bool) {
-        if isTerminal && lastShown >= 0 { writeError(success ? "\n" : " failed\n") }
-    }
-
-    private func writeError(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress!, $0.count) }
+        if isTerminal && lastShown >= 0 { writeStandardError(success ? "\n" : " failed\n") }
     }
 }
