@@ -97,6 +97,13 @@ final class AudioMixer {
         }
     }
 
+    /// Opens each track's first reader (without decoding).
+    func openFirstSources() throws(FFmpegError) {
+        for t in tracks.indices {
+            if let source = tracks[t].pieces.lazy.compactMap(\.source).first { _ = try reader(for: t, source: source) }
+        }
+    }
+
     private func add(_ piece: Piece, reader: AudioTrackReader, from: Int64, to: Int64, blockStart: Int64,
                      into block: AudioFrame) throws(FFmpegError) {
         let offset = Int(from - blockStart), length = Int(to - from)

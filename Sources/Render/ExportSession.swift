@@ -24,9 +24,12 @@ public final class ExportSession: Sendable {
     public let settings: ExportSettings
     private let logger: Logger
 
-    /// Output frames in flight between the stages: one being composited, one being
-    /// encoded, one queued between them.
-    static let framePoolSize = 3
+    /// Output frames in flight between the stages: one being composited while the other
+    /// is encoded. (A third, queued between them, bought no speed on 2 cores and cost a
+    /// frame of memory.)
+    static let framePoolSize = 1
+    /// The most samples mixed at once: AAC's frame (1024), with room to spare.
+    static let audioBlock = 2048
 
     public init(composition: Composition, videoComposition: VideoComposition, audioMix: AudioMix = AudioMix(),
                 overlays: [OverlayLayer] = [], settings: ExportSettings = ExportSettings(), logger: Logger) {
@@ -70,32 +73,39 @@ public final class ExportSession: Sendable {
         let frameCount = scheduler.frameCount
         let renderSize = videoComposition.renderSize
         let audioFormat = try audioFormat()
+        let creationTime = settings.creationTime ?? firstVideoCreationTime()
         let started = ContinuousClock.now
 
+        // Open the sources before the encoders, as the ffmpeg CLI opens its inputs first:
+        // their stream probing then peaks while the encoders' buffers do not exist yet.
+        let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, poolSize: Self.framePoolSize)
+        try stage.openFirstSources()
+        let mixer = try audioFormat.map { format in
+            let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
+                                   channels: format.channels, maximumBlock: Self.audioBlock)
+            try mixer.openFirstSources()
+            return mixer
+        }
+
         let muxer = try Muxer(path: path)
-        var producer: FrameProducer?
         do {
             let video = try VideoEncoder(settings: VideoEncoderSettings(
                 codec: settings.videoCodec, size: renderSize, frameDuration: videoComposition.frameDuration,
                 crf: settings.crf, preset: settings.preset), globalHeader: muxer.needsGlobalHeader)
             let videoStream = try muxer.addStream(for: video)
             var audio: AudioStage?
-            if let audioFormat {
+            if let mixer {
                 let encoder = try AudioEncoder(settings: AudioEncoderSettings(
-                    sampleRate: audioFormat.sampleRate, channels: audioFormat.channels, bitrate: settings.audioBitrate),
+                    sampleRate: mixer.sampleRate, channels: mixer.channels, bitrate: settings.audioBitrate),
                     globalHeader: muxer.needsGlobalHeader)
-                audio = try AudioStage(encoder: encoder, stream: try muxer.addStream(for: encoder),
-                                       mixer: AudioMixer(composition: composition, audioMix: audioMix, sampleRate: audioFormat.sampleRate,
-                                                         channels: audioFormat.channels, maximumBlock: encoder.frameSize),
-                                       totalSamples: composition.duration.ticks(in: Int32(audioFormat.sampleRate)) ?? 0)
+                audio = try AudioStage(encoder: encoder, stream: try muxer.addStream(for: encoder), mixer: mixer,
+                                       totalSamples: composition.duration.ticks(in: Int32(mixer.sampleRate)) ?? 0)
             }
-            try muxer.writeHeader(creationTime: settings.creationTime ?? firstVideoCreationTime())
+            try muxer.writeHeader(creationTime: creationTime)
             logger.debug("export started", metadata: [
                 "output": "\(path)", "size": "\(renderSize)", "frames": "\(frameCount)",
-                "audio": "\(audioFormat.map { "\($0.sampleRate) Hz \($0.channels) ch" } ?? "none")"])
+                "audio": "\(mixer.map { "\($0.sampleRate) Hz \($0.channels) ch" } ?? "none")"])
 
-            let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, poolSize: Self.framePoolSize)
-            producer = stage
             stage.start()
             var written = 0
             while let item = stage.filled.take() {
@@ -125,7 +135,7 @@ public final class ExportSession: Sendable {
             }
             throw cancelled.isCancelled ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
         } catch {
-            producer?.stop()
+            stage.stop()
             muxer.abandon()
             throw error
         }
@@ -178,6 +188,7 @@ private final class AudioStage {
     private var position: Int64 = 0
 
     init(encoder: AudioEncoder, stream: Int, mixer: AudioMixer, totalSamples: Int64) throws {
+        precondition(encoder.frameSize <= mixer.maximumBlock, "AAC frame of \(encoder.frameSize) samples")
         self.encoder = encoder
         self.stream = stream
         self.mixer = mixer
@@ -246,6 +257,14 @@ private final class FrameProducer: @unchecked Sendable {
         thread.start()
     }
 
+    /// Opens the readers frame 0 needs (without decoding).
+    func openFirstSources() throws {
+        guard scheduler.frameCount > 0 else { return }
+        for layer in scheduler.plan(frame: 0).layers {
+            try sources.open(track: layer.trackID, source: layer.source)
+        }
+    }
+
     /// Closes the queues and waits for the thread to leave them.
     func stop() {
         free.close()
@@ -261,13 +280,15 @@ private final class FrameProducer: @unchecked Sendable {
         var frames: [VideoFrame] = []
         do {
             for index in 0..<scheduler.frameCount {
-                guard let canvas = free.take() else { return }
-                try canvas.makeWritable()
+                // Decode first, then wait for a canvas: decoding overlaps the encoding
+                // of the previous frame even with a single canvas.
                 scheduler.plan(frame: index, into: &plan)
                 frames.removeAll(keepingCapacity: true)
                 for layer in plan.layers {
                     frames.append(try sources.frame(track: layer.trackID, source: layer.source, at: layer.sourceTime))
                 }
+                guard let canvas = free.take() else { return }
+                try canvas.makeWritable()
                 do {
                     try compositor.composite(plan, frames: frames, into: canvas)
                 } catch let error as LayerPlacement.Unsupported {

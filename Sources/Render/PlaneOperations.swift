@@ -19,37 +19,72 @@ enum PlaneOperations {
                 }
             }
         case .transpose, .rotate90, .rotate270, .antiTranspose:
-            // Output (u, v) comes from source column x(v), row y(u). Eight output rows at
-            // a time read eight neighbouring bytes of one source row, so each source cache
-            // line is used whole instead of once per row.
+            // Output (u, v) comes from source column x(v), row y(u). Work in 8×8 blocks:
+            // eight 8-byte loads from eight source rows, a transpose in registers, eight
+            // 8-byte stores — each cache line read and written whole.
             let reverseX = orientation == .rotate270 || orientation == .antiTranspose  // x = w-1-v
             let reverseY = orientation == .rotate90 || orientation == .antiTranspose   // y = h-1-u
             let outWidth = height, outHeight = width
+            let sourceRaw = UnsafeRawPointer(source), destinationRaw = UnsafeMutableRawPointer(destination)
             var v0 = 0
-            while v0 < outHeight {
-                let rows = min(8, outHeight - v0)
-                let out = destination + v0 * destinationStride
-                let firstX = reverseX ? width - 1 - v0 : v0
-                let xStep = reverseX ? -1 : 1
-                if rows == 8 {
-                    for u in 0..<outWidth {
-                        let p = source + (reverseY ? height - 1 - u : u) * sourceStride + firstX
-                        out[u] = p[0]
-                        out[destinationStride + u] = p[xStep]
-                        out[2 * destinationStride + u] = p[2 * xStep]
-                        out[3 * destinationStride + u] = p[3 * xStep]
-                        out[4 * destinationStride + u] = p[4 * xStep]
-                        out[5 * destinationStride + u] = p[5 * xStep]
-                        out[6 * destinationStride + u] = p[6 * xStep]
-                        out[7 * destinationStride + u] = p[7 * xStep]
+            while v0 + 8 <= outHeight {
+                // Source columns x(v0) ... x(v0+7), as one 8-byte run starting at `column`.
+                let column = reverseX ? width - 8 - v0 : v0
+                var u0 = 0
+                while u0 + 8 <= outWidth {
+                    var block = Block8x8()
+                    for i in 0..<8 {
+                        let y = reverseY ? height - 1 - (u0 + i) : u0 + i
+                        let word = UInt64(littleEndian: sourceRaw.loadUnaligned(fromByteOffset: y * sourceStride + column, as: UInt64.self))
+                        block[i] = reverseX ? word.byteSwapped : word
                     }
-                } else {
-                    for u in 0..<outWidth {
-                        let p = source + (reverseY ? height - 1 - u : u) * sourceStride + firstX
-                        for k in 0..<rows { out[k * destinationStride + u] = p[k * xStep] }
+                    block.transpose()
+                    for k in 0..<8 {
+                        destinationRaw.storeBytes(of: block[k].littleEndian, toByteOffset: (v0 + k) * destinationStride + u0, as: UInt64.self)
                     }
+                    u0 += 8
+                }
+                for u in u0..<outWidth {   // the columns left over at the right edge
+                    let row = source + (reverseY ? height - 1 - u : u) * sourceStride
+                    for k in 0..<8 { destination[(v0 + k) * destinationStride + u] = row[reverseX ? width - 1 - (v0 + k) : v0 + k] }
                 }
                 v0 += 8
+            }
+            for v in v0..<outHeight {   // the rows left over at the bottom
+                let x = reverseX ? width - 1 - v : v
+                let out = destination + v * destinationStride
+                for u in 0..<outWidth { out[u] = source[(reverseY ? height - 1 - u : u) * sourceStride + x] }
+            }
+        }
+    }
+
+    /// Eight rows of eight bytes (byte k of row i is element (i, k)), transposed in
+    /// registers by swapping 4×4, then 2×2, then 1×1 sub-blocks.
+    struct Block8x8 {
+        var rows: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+        subscript(i: Int) -> UInt64 {
+            get { withUnsafeBytes(of: rows) { $0.load(fromByteOffset: i * 8, as: UInt64.self) } }
+            set { withUnsafeMutableBytes(of: &rows) { $0.storeBytes(of: newValue, toByteOffset: i * 8, as: UInt64.self) } }
+        }
+
+        mutating func transpose() {
+            swap(distance: 4, shift: 32, mask: 0x0000_0000_FFFF_FFFF)
+            swap(distance: 2, shift: 16, mask: 0x0000_FFFF_0000_FFFF)
+            swap(distance: 1, shift: 8, mask: 0x00FF_00FF_00FF_00FF)
+        }
+
+        /// Rows i and i+distance (i in the lower half of each group) trade the sub-blocks
+        /// that lie across the diagonal.
+        private mutating func swap(distance: Int, shift: UInt64, mask: UInt64) {
+            var i = 0
+            while i < 8 {
+                for j in i..<(i + distance) {
+                    let a = self[j], b = self[j + distance]
+                    self[j] = (a & mask) | ((b & mask) << shift)
+                    self[j + distance] = ((a >> shift) & mask) | (b & ~mask)
+                }
+                i += 2 * distance
             }
         }
     }

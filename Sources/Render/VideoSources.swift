@@ -10,17 +10,21 @@ final class VideoSources {
     /// The frame of `source` shown at `sourceTime` on composition track `trackID`; it
     /// stays valid until the next request for the same track.
     func frame(track trackID: TrackID, source: SourceTrack, at sourceTime: MediaTime) throws -> VideoFrame {
-        let reader: VideoTrackReader
-        if let open = readers[trackID], open.source.asset == source.asset, open.source.trackID == source.trackID {
-            reader = open.reader
-        } else {
-            readers[trackID] = nil
-            reader = try VideoTrackReader(path: source.asset, trackID: source.trackID)
-            readers[trackID] = (source, reader)
-        }
-        guard let frame = try reader.frame(at: sourceTime) else {
+        guard let frame = try open(track: trackID, source: source).frame(at: sourceTime) else {
             throw ExportError.noFrames(path: source.asset, trackID: source.trackID)
         }
         return frame
+    }
+
+    /// The reader for `source` on track `trackID`, opened if the track shows another file.
+    @discardableResult
+    func open(track trackID: TrackID, source: SourceTrack) throws -> VideoTrackReader {
+        if let open = readers[trackID], open.source.asset == source.asset, open.source.trackID == source.trackID {
+            return open.reader
+        }
+        readers[trackID] = nil   // release the finished clip's decoder first
+        let reader = try VideoTrackReader(path: source.asset, trackID: source.trackID)
+        readers[trackID] = (source, reader)
+        return reader
     }
 }
