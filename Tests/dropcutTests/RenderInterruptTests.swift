@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `dropcut render` stopped half way, and the metadata it carries over.
+@Suite struct RenderInterruptTests {
+    @Test func ctrlCStopsTheRenderAndLeavesNothingBehind() async throws {
+        let dir = try TemporaryDirectory()
+        // Long enough (debug build, 640x360, 20 s) that the signal lands mid-render.
+        let clip = try Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 20)
+        let outbox = dir.path + "/outbox"
+        try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuildProducts.executable(named: "dropcut"))
+        process.arguments = ["render", "--output", outbox + "/", clip]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Wait until the partial output exists: the render is under way.
+        var sawPartial = false
+        for _ in 0..<200 where !sawPartial {
+            sawPartial = (try FileManager.default.contentsOfDirectory(atPath: outbox)).contains { $0.contains(".partial-") }
+            if !sawPartial { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(sawPartial, "the render never started writing")
+        process.interrupt()   // SIGINT, as Ctrl-C sends
+        let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(process.terminationStatus): \(errors)")
+        #expect(errors.contains("interrupted"), "\(errors)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: outbox)
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func creationTimeIsCarriedOverAndNoRotationIsLeft() throws {
+        let dir = try TemporaryDirectory()
+        let base = try Fixtures.makeClip(in: dir.path, name: "base.mp4", seconds: 1)
+        let tagged = dir.path + "/tagged.mov"
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", base, "-c", "copy",
+                                          "-metadata", "creation_time=2024-05-01T12:34:56.000000Z",
+                                          "-metadata:s:v:0", "rotate=90", tagged])
+        let output = dir.path + "/out.mp4"
+        let result = try DropcutProcess.run(["render", "--output", output, tagged])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tags = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time:stream_side_data",
+                                                      "-of", "default=noprint_wrappers=1", output])
+        #expect(tags.contains("creation_time=2024-05-01T12:34:56"), "\(tags)")
+        #expect(!tags.lowercased().contains("rotation"), "\(tags)")
+    }
+}
