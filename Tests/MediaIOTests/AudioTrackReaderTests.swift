@@ -20,6 +20,7 @@ import TestSupport
 
     @Test func samplesMatchTheCLIDecodeAtAnyPositionForwardAndBack() throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeClip(in: dir.path, seconds: 3, sampleRate: 48_000)
         let oracle = try DecodedMedia.monoSamples(of: clip, sampleRate: 48_000)
         let media = try AssetProbe().probe(clip)
@@ -41,6 +42,7 @@ import TestSupport
 
     @Test func outsideTheTrackIsSilence() throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeClip(in: dir.path, seconds: 1)
         let media = try AssetProbe().probe(clip)
         let reader = try AudioTrackReader(path: clip, trackID: try #require(media.audio).trackID, sampleRate: 48_000, channels: 2)
@@ -54,6 +56,7 @@ import TestSupport
 
     @Test func resamplingKeepsDurationAndPitch() throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeClip(in: dir.path, seconds: 2, sampleRate: 44_100)
         let media = try AssetProbe().probe(clip)
         let reader = try AudioTrackReader(path: clip, trackID: try #require(media.audio).trackID, sampleRate: 48_000, channels: 2)

@@ -41,6 +41,7 @@ import TestSupport
     @Test(arguments: ["rgba", "rgba64be", "pal8"])
     func pngKeepsColourAndAlpha(format: String) throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         // Half-transparent orange (#ff8000 at alpha 0x80), 48x32.
         let source = format == "pal8" ? "color=c=0xff8000:s=48x32" : "color=c=0xff8000@0.5:s=48x32,format=rgba"
         let path = try Self.makeImage(dir, "logo-\(format).png", source: source, format: format)
@@ -56,6 +57,7 @@ import TestSupport
 
     @Test func jpegIsConvertedFromFullRangeYUV() throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let path = try Self.makeImage(dir, "photo.jpg", source: "color=c=0x2080f0:s=64x48", format: "yuvj420p")
         let image = try StillImage.decode(path)
         #expect(try Self.maxDifferenceFromCLI(image, path) <= 3)
@@ -67,6 +69,7 @@ import TestSupport
 
     @Test func aTextFileIsAnErrorNamingIt() throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let path = try Fixtures.makeFile(in: dir.path, name: "logo.png", contents: "not a picture\n")
         do {
             _ = try StillImage.decode(path)

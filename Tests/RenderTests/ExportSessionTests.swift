@@ -42,6 +42,7 @@ import Timeline
 
     @Test func crossfadeBlendsTheTwoClipsByTheOpacityRamp() async throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let red = try Self.videoSource(try Self.solidClip("red", in: dir))
         let blue = try Self.videoSource(try Self.solidClip("blue", in: dir))
         var composition = Composition()
@@ -78,6 +79,7 @@ import Timeline
 
     @Test func emptySegmentsShowTheBackgroundColour() async throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let red = try Self.videoSource(try Self.solidClip("red", in: dir, seconds: 1))
         var composition = Composition()
         let track = composition.addTrack(.video)
@@ -100,6 +102,7 @@ import Timeline
 
     @Test func volumeRampsScaleTheAudioAndUncoveredTimeIsSilent() async throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let path = try Self.solidClip("gray", in: dir, seconds: 3)
         let videoTrack = try Self.videoSource(path), audio = try Self.audioSource(path)
         var composition = Composition()
@@ -129,6 +132,7 @@ import Timeline
 
     @Test func cancellingStopsTheExportAndRemovesThePartialFile() async throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let path = try Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 6)
         let source = try Self.videoSource(path)
         var composition = Composition()
@@ -154,6 +158,7 @@ import Timeline
 
     @Test func aSourceThatVanishedFailsNamingItAndLeavesNoOutput() async throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let path = try Fixtures.makeClip(in: dir.path, seconds: 1)
         let source = try Self.videoSource(path)
         var composition = Composition()

@@ -6,6 +6,7 @@ import TestSupport
 @Suite struct RenderInterruptTests {
     @Test func ctrlCStopsTheRenderAndLeavesNothingBehind() async throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         // Long enough (debug build, 640x360, 20 s) that the signal lands mid-render.
         let clip = try Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 20)
         let outbox = dir.path + "/outbox"
@@ -35,6 +36,7 @@ import TestSupport
 
     @Test func creationTimeIsCarriedOverAndNoRotationIsLeft() throws {
         let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
         let base = try Fixtures.makeClip(in: dir.path, name: "base.mp4", seconds: 1)
         let tagged = dir.path + "/tagged.mov"
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", base, "-c", "copy",
