@@ -22,7 +22,7 @@ public struct AssetProbe: MediaProbing {
             media.video = .init(trackID: TrackID(video.index + 1), timeRange: TimeRange(start: .zero, duration: duration),
                                 naturalSize: size,
                                 preferredTransform: preferredTransform(rotation: video.rotation, mirrored: video.mirrored, size: size),
-                                frameDuration: video.averageFrameDuration ?? video.frameDuration ?? MediaTime(value: 1, timescale: 30))
+                                frameDuration: nominalFrameDuration(video))
         }
         if let audio = demuxer.streams.first(where: { $0.kind == .audio }) {
             media.audio = .init(trackID: TrackID(audio.index + 1),
@@ -30,6 +30,21 @@ public struct AssetProbe: MediaProbing {
                                 sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
         }
         return media
+    }
+
+    /// The time per frame a "source rate" output should use. For variable-rate video the
+    /// nominal (real base) rate, the one every frame lies on, so a 30 fps clip with a
+    /// pause or a 15 fps stretch stays 30 fps (the average would drop frames of the fast
+    /// parts) — unless the nominal rate is implausibly far above the average (transport
+    /// streams report 90 kHz), then the average.
+    static func nominalFrameDuration(_ video: StreamInfo) -> MediaTime {
+        switch (video.frameDuration, video.averageFrameDuration) {
+        case let (nominal?, average?):
+            return average.seconds / nominal.seconds <= 3 ? nominal : average
+        case let (nominal?, nil): return nominal
+        case let (nil, average?): return average
+        case (nil, nil): return MediaTime(value: 1, timescale: 30)
+        }
     }
 
     /// The display matrix as an AVFoundation preferredTransform: mirror first (about the

@@ -99,17 +99,24 @@ extension VideoFrame {
         return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
     }
 
-    /// The frame's YUV matrix as swscale names it (BT.601 when unspecified, as swscale
-    /// and the ffmpeg CLI assume).
+    /// The frame's YUV matrix as swscale names it; untagged frames by their size, as
+    /// players guess (BT.709 for HD, BT.601 below).
     var swscaleMatrix: Int32 {
         switch frame.pointee.colorspace {
         case AVCOL_SPC_BT709: return SWS_CS_ITU709
         case AVCOL_SPC_FCC: return SWS_CS_FCC
         case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
         case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
+        case AVCOL_SPC_UNSPECIFIED: return isHighDefinition ? SWS_CS_ITU709 : SWS_CS_DEFAULT
         default: return SWS_CS_DEFAULT
         }
     }
+
+    /// True when the pixels use the BT.709 matrix dropcut's output is tagged with: by the
+    /// frame's tag, or — untagged — by its size, as players assume (HD is BT.709, SD BT.601).
+    public var usesBT709: Bool { swscaleMatrix == SWS_CS_ITU709 }
+
+    private var isHighDefinition: Bool { width >= 1280 || height >= 720 }
 
     /// Row strides of the four planes.
     var strides: (Int32, Int32, Int32, Int32) {

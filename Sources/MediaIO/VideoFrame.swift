@@ -7,7 +7,8 @@ public final class VideoFrame {
     let frame: UnsafeMutablePointer<AVFrame>
 
     /// A frame of `width`x`height` in `pixelFormat`, with its buffers allocated
-    /// (32-byte aligned rows, as SIMD code in swscale and the encoders like).
+    /// (32-byte aligned rows, as SIMD code in swscale and the encoders like), tagged
+    /// video-range BT.709.
     public init(width: Int, height: Int, pixelFormat: PixelFormat = .yuv420p) throws(FFmpegError) {
         guard let frame = av_frame_alloc() else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
@@ -15,6 +16,10 @@ public final class VideoFrame {
         frame.pointee.width = Int32(width)
         frame.pointee.height = Int32(height)
         frame.pointee.format = pixelFormat.rawValue.rawValue
+        // What dropcut writes: video-range BT.709 (the tags the encoder puts on the stream),
+        // so a picture made here and converted again is not taken for untagged SD video.
+        frame.pointee.colorspace = AVCOL_SPC_BT709
+        frame.pointee.color_range = AVCOL_RANGE_MPEG
         let result = av_frame_get_buffer(frame, 32)
         if result < 0 {
             var doomed: UnsafeMutablePointer<AVFrame>? = frame

@@ -131,10 +131,10 @@ public struct CompositionBuilder: Sendable {
             let path = spec.source == "{input}" ? input : spec.source
             let media: ProbedMedia
             do { media = try probe.probe(path) } catch {
-                throw .media(path: path, reason: "\(error)")
+                throw .media(path: path, reason: Self.reason(error, about: path))
             }
             guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
-            let available = video.timeRange
+            let available = Self.playableRange(of: media, video: video, keepsAudio: keepsAudio(spec))
             var trim = available
             if let spec = spec.trim {
                 let start = spec.start.resolved(end: available.end), end = spec.end.resolved(end: available.end)
@@ -154,6 +154,21 @@ public struct CompositionBuilder: Sendable {
             placed.append(PlacedClip(media: media, video: video, spec: spec, trim: trim, start: .zero, duration: duration))
         }
         return placed
+    }
+
+    /// The clip's time: its video, or — when its kept audio runs on for more than a frame
+    /// after the picture ends (a camera that stopped the picture first) — through the
+    /// audio's end, the last picture held, so no sound is lost. A few milliseconds of AAC
+    /// padding do not count.
+    static func playableRange(of media: ProbedMedia, video: ProbedMedia.Video, keepsAudio: Bool) -> TimeRange {
+        guard keepsAudio, let audio = media.audio, audio.timeRange.end > video.timeRange.end + video.frameDuration else {
+            return video.timeRange
+        }
+        return TimeRange(start: video.timeRange.start, end: audio.timeRange.end)
+    }
+
+    private func keepsAudio(_ spec: Recipe.Clip) -> Bool {
+        recipe.originalAudio == .keep && spec.audio != .mute
     }
 
     private func resolvedSpeedRange(_ speed: Recipe.SpeedRange, trim: TimeRange) -> TimeRange {
@@ -179,12 +194,19 @@ public struct CompositionBuilder: Sendable {
     /// Inserts a clip's video (and audio) at its start and applies its speed ranges.
     private func insert(_ clip: inout PlacedClip, into composition: inout Composition) throws(CompositionBuildError) {
         let source = SourceTrack(asset: clip.media.path, trackID: clip.video.trackID, mediaType: .video, timeRange: clip.video.timeRange)
+        let pictured = clip.trim.intersection(clip.video.timeRange)
         try edit(&composition, clip.videoTrack) { track throws(CompositionEditError) in
-            try track.insert(clip.trim, of: source, at: clip.start)
+            if let pictured { try track.insert(pictured, of: source, at: clip.start) }
+            // Past the picture's end (audio running on): hold the last frame.
+            let heldFrom = pictured?.end ?? clip.trim.start
+            if heldFrom < clip.trim.end {
+                let lastFrame = MediaTime.max(clip.video.timeRange.start, clip.video.timeRange.end - clip.video.frameDuration)
+                try track.insertHold(at: lastFrame, of: source, at: clip.start + (heldFrom - clip.trim.start),
+                                     duration: clip.trim.end - heldFrom)
+            }
             try applySpeeds(clip, to: &track, within: clip.trim)
         }
-        let keepAudio = recipe.originalAudio == .keep && clip.spec.audio != .mute
-        guard keepAudio, let audio = clip.media.audio else { return }
+        guard keepsAudio(clip.spec), let audio = clip.media.audio else { return }
         // Audio can end a little before video; take what overlaps the trim.
         guard let audioRange = clip.trim.intersection(audio.timeRange) else { return }
         let audioSource = SourceTrack(asset: clip.media.path, trackID: audio.trackID, mediaType: .audio, timeRange: audio.timeRange)
@@ -298,7 +320,7 @@ public struct CompositionBuilder: Sendable {
     private func addMusic(_ music: Recipe.Music, total: MediaTime, to built: inout BuiltComposition) throws(CompositionBuildError) {
         let media: ProbedMedia
         do { media = try probe.probe(music.source) } catch {
-            throw .media(path: music.source, reason: "\(error)")
+            throw .media(path: music.source, reason: Self.reason(error, about: music.source))
         }
         guard let audio = media.audio, audio.timeRange.duration > .zero else {
             throw recipeError("music.source \((music.source as NSString).lastPathComponent) has no audio", at: music.location)
@@ -369,6 +391,12 @@ public struct CompositionBuilder: Sendable {
             }
         }
         return layer
+    }
+
+    /// A probe error's text without the path it starts with (the error names it already).
+    static func reason(_ error: any Error, about path: String) -> String {
+        let text = "\(error)"
+        return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
     }
 
     private func recipeError(_ message: String, at location: SourceLocation) -> CompositionBuildError {

@@ -50,8 +50,9 @@ final class VideoCompositor {
 
     private func draw(_ frame: VideoFrame, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
         var source = frame, region = placement.crop
-        // Anything but video-range 4:2:0 is converted first (yuvj, 4:2:2, 10-bit...).
-        if frame.pixelFormat != .yuv420p || frame.isFullRange {
+        // Anything but video-range BT.709 4:2:0 — the output's format — is converted first
+        // (yuvj, 4:2:2, 10-bit, BT.601 phone and SD video...).
+        if frame.pixelFormat != .yuv420p || frame.isFullRange || !frame.usesBT709 {
             let converted = try scratchFrame(.converted, slot: slot, size: PixelSize(width: region.width, height: region.height))
             try scaler(.converted, slot: slot)
                 .scale(frame, region: region, into: converted, region: PixelRect(x: 0, y: 0, width: region.width, height: region.height))

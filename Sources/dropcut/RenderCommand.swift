@@ -36,6 +36,10 @@ struct RenderCommand: AsyncParsableCommand {
         let interrupt = InterruptHandler()
         var failed = false
         for input in options.inputs {
+            if interrupt.wasInterrupted {
+                printError("dropcut render: interrupted; \(input) not rendered")
+                throw ExitCode(130)
+            }
             do {
                 let destination = try await render(input, recipe: recipe, logger: logger, interrupt: interrupt)
                 print("\(input) -> \(destination)")
@@ -125,10 +129,12 @@ struct RenderCommandError: Error, CustomStringConvertible {
 }
 
 /// Turns SIGINT and SIGTERM into task cancellation, so an interrupted render removes its
-/// partial file instead of dying with it on disk.
+/// partial file instead of dying with it on disk. A signal that arrives between renders
+/// (while probing, say) is remembered: the next render is cancelled as it starts.
 final class InterruptHandler: @unchecked Sendable {
     private let lock = NSLock()
     private var action: (@Sendable () -> Void)?
+    private var interrupted = false
     private var sources: [DispatchSourceSignal] = []
 
     init() {
@@ -138,6 +144,7 @@ final class InterruptHandler: @unchecked Sendable {
             source.setEventHandler { [weak self] in
                 guard let self else { return }
                 self.lock.lock()
+                self.interrupted = true
                 let action = self.action
                 self.lock.unlock()
                 action?()
@@ -147,10 +154,20 @@ final class InterruptHandler: @unchecked Sendable {
         }
     }
 
+    /// True once a signal has arrived.
+    var wasInterrupted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return interrupted
+    }
+
+    /// Runs `action` on the next signal — at once if one has already arrived.
     func onInterrupt(_ action: (@Sendable () -> Void)?) {
         lock.lock()
         self.action = action
+        let already = interrupted
         lock.unlock()
+        if already { action?() }
     }
 }
 
