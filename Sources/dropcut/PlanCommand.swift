@@ -44,7 +44,8 @@ struct PlanCommand: AsyncParsableCommand {
                 let drawing = TimelineSVG.render(composition: built.composition, videoComposition: built.videoComposition,
                                                  audioMix: built.audioMix, title: "\(input) -> \(built.outputFilename)")
                 do {
-                    try drawing.write(toFile: svg, atomically: true, encoding: .utf8)
+                    // Not `atomically:` — Foundation on Linux leaves its /tmp/TemporaryDirectory.* behind.
+                    try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
                 } catch {
                     printError("dropcut plan: cannot write \(svg): \(error.localizedDescription)")
                     throw ExitCode(1)

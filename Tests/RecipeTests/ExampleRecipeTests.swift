@@ -8,8 +8,12 @@ import Timeline
 let exampleAssets: TemporaryDirectory = {
     let dir = try! TemporaryDirectory(prefix: "dropcut-assets")
     try! makeAssets(in: dir)
+    exampleAssetsPath = dir.path
+    // A global is never deinitialized: remove the folder when the test process exits.
+    atexit { if let path = exampleAssetsPath { try? FileManager.default.removeItem(atPath: path) } }
     return dir
 }()
+nonisolated(unsafe) private var exampleAssetsPath: String?
 
 func exampleRecipe(_ name: String) throws -> Recipe {
     try RecipeLoader(resolver: AssetResolver(assetDirectories: [exampleAssets.path]))
