@@ -15,11 +15,21 @@ public final class Scaler {
 
     private var context: OpaquePointer?
     private var key: Key?
-    /// The resampling filter: bicubic, as the ffmpeg CLI's scale filter defaults to.
     private let flags: Int32
 
-    public init() {
-        flags = Int32(SWS_BICUBIC)
+    /// The resampling filter.
+    public enum Filter: Sendable {
+        /// Bicubic: the ffmpeg CLI's scale default; for video frames every frame.
+        case bicubic
+        /// Lanczos: sharper, slower; for pictures scaled once (overlay logos).
+        case lanczos
+    }
+
+    public init(filter: Filter = .bicubic) {
+        switch filter {
+        case .bicubic: flags = Int32(SWS_BICUBIC)
+        case .lanczos: flags = Int32(SWS_LANCZOS) | Int32(SWS_ACCURATE_RND)
+        }
     }
 
     deinit {

@@ -19,7 +19,7 @@ public final class ExportSession: Sendable {
     public let composition: Composition
     public let videoComposition: VideoComposition
     public let audioMix: AudioMix
-    /// Drawn over the video (issue 5); not rendered yet.
+    /// Drawn over the composited video, in order (later on top).
     public let overlays: [OverlayLayer]
     public let settings: ExportSettings
     private let logger: Logger
@@ -78,7 +78,9 @@ public final class ExportSession: Sendable {
 
         // Open the sources before the encoders, as the ffmpeg CLI opens its inputs first:
         // their stream probing then peaks while the encoders' buffers do not exist yet.
-        let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, poolSize: Self.framePoolSize)
+        let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize)
+        let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
+                                      poolSize: Self.framePoolSize)
         try stage.openFirstSources()
         let mixer = try audioFormat.map { format in
             let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
@@ -233,12 +235,14 @@ private final class FrameProducer: @unchecked Sendable {
     let filled: BoundedQueue<Item>
     private let scheduler: FrameScheduler
     private let compositor: VideoCompositor
+    private let overlays: OverlayRenderer
     private let sources = VideoSources()
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    init(scheduler: FrameScheduler, renderSize: PixelSize, poolSize: Int) throws {
+    init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int) throws {
         self.scheduler = scheduler
+        self.overlays = overlays
         compositor = VideoCompositor(renderSize: renderSize)
         free = BoundedQueue(capacity: poolSize)
         filled = BoundedQueue(capacity: poolSize + 1)
@@ -291,6 +295,7 @@ private final class FrameProducer: @unchecked Sendable {
                 try canvas.makeWritable()
                 do {
                     try compositor.composite(plan, frames: frames, into: canvas)
+                    overlays.draw(at: plan.time, into: canvas)
                 } catch let error as LayerPlacement.Unsupported {
                     throw ExportError.unsupportedTransform(error)
                 }

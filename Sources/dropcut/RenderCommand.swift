@@ -60,7 +60,6 @@ struct RenderCommand: AsyncParsableCommand {
         if Self.sameFile(destination, input) {
             throw RenderCommandError("\(input): the output \(destination) would overwrite the input; choose another --output or filename")
         }
-        if !built.overlays.isEmpty { printError("dropcut render: warning: overlays are not drawn yet; rendering without them") }
         if built.pendingDuck != nil { printError("dropcut render: warning: ducking is not computed yet; the music keeps its set volume") }
 
         var settings = ExportSettings()

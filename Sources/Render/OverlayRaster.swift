@@ -1,0 +1,100 @@
+import MediaIO
+
+/// An overlay's pixels ready to blend over 4:2:0 video: premultiplied Y'CbCr (BT.709
+/// video range) with alpha — luma and alpha at full resolution, chroma and the alpha of
+/// each chroma site at half. Made once per layer; per frame only its rectangle is blended.
+///
+/// Premultiplied, so that averaging four pixels into a chroma site weights each by its
+/// alpha: a logo's edge keeps its own colour instead of taking on the colour of the
+/// transparent pixels around it.
+final class OverlayRaster {
+    let width: Int
+    let height: Int
+    private let luma: [Float]
+    private let alpha: [Float]
+    private let cb: [Float], cr: [Float], chromaAlpha: [Float]
+    private var chromaWidth: Int { (width + 1) / 2 }
+
+    /// From premultiplied RGBA bytes (`stride` bytes per row).
+    init(premultipliedRGBA pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        var luma = [Float](repeating: 0, count: width * height), alpha = luma
+        var blueDifference = luma, redDifference = luma
+        for y in 0..<height {
+            for x in 0..<width {
+                let p = pixels + y * stride + x * 4
+                let r = Float(p[0]) / 255, g = Float(p[1]) / 255, b = Float(p[2]) / 255, a = Float(p[3]) / 255
+                // BT.709 on premultiplied values: every term is linear in alpha.
+                let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+                let i = y * width + x
+                luma[i] = 16 * a + 219 * l
+                alpha[i] = a
+                blueDifference[i] = 224 * (b - l) / 1.8556
+                redDifference[i] = 224 * (r - l) / 1.5748
+            }
+        }
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        var cb = [Float](repeating: 0, count: cw * ch), cr = cb, chromaAlpha = cb
+        for cy in 0..<ch {
+            for cx in 0..<cw {
+                var sumA: Float = 0, sumB: Float = 0, sumR: Float = 0, n: Float = 0
+                for y in (2 * cy)..<min(height, 2 * cy + 2) {
+                    for x in (2 * cx)..<min(width, 2 * cx + 2) {
+                        let i = y * width + x
+                        sumA += alpha[i]; sumB += blueDifference[i]; sumR += redDifference[i]; n += 1
+                    }
+                }
+                let a = sumA / n
+                chromaAlpha[cy * cw + cx] = a
+                cb[cy * cw + cx] = 128 * a + sumB / n
+                cr[cy * cw + cx] = 128 * a + sumR / n
+            }
+        }
+        self.luma = luma
+        self.alpha = alpha
+        self.cb = cb
+        self.cr = cr
+        self.chromaAlpha = chromaAlpha
+    }
+
+    /// Blends the raster onto `canvas` (yuv420p) with its top-left corner at (`x`, `y`)
+    /// — even, so chroma sites line up — at `opacity`, clipped to the canvas.
+    func blend(into canvas: VideoFrame, x: Int, y: Int, opacity: Float) {
+        guard opacity > 0 else { return }
+        let x0 = max(0, x), y0 = max(0, y)
+        let x1 = min(canvas.width, x + width), y1 = min(canvas.height, y + height)
+        guard x1 > x0, y1 > y0 else { return }
+        canvas.withPlane(0) { plane, stride in
+            let base = plane.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for row in y0..<y1 {
+                let out = base + row * stride
+                let source = (row - y) * width - x
+                for column in x0..<x1 {
+                    let i = source + column
+                    let value = luma[i] * opacity + Float(out[column]) * (1 - alpha[i] * opacity)
+                    out[column] = UInt8(min(255, max(0, value + 0.5)))
+                }
+            }
+        }
+        let chroma = (x0: x0 / 2, y0: y0 / 2, x1: (x1 + 1) / 2, y1: (y1 + 1) / 2, originX: x / 2, originY: y / 2)
+        blendChroma(cb, plane: 1, into: canvas, chroma, opacity: opacity)
+        blendChroma(cr, plane: 2, into: canvas, chroma, opacity: opacity)
+    }
+
+    private func blendChroma(_ values: [Float], plane: Int, into canvas: VideoFrame,
+                             _ r: (x0: Int, y0: Int, x1: Int, y1: Int, originX: Int, originY: Int), opacity: Float) {
+        canvas.withPlane(plane) { buffer, stride in
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for row in r.y0..<r.y1 {
+                let out = base + row * stride
+                let source = (row - r.originY) * chromaWidth - r.originX
+                for column in r.x0..<r.x1 {
+                    let i = source + column
+                    let value = values[i] * opacity + Float(out[column]) * (1 - chromaAlpha[i] * opacity)
+                    out[column] = UInt8(min(255, max(0, value + 0.5)))
+                }
+            }
+        }
+    }
+}

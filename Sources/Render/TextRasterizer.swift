@@ -1,0 +1,79 @@
+import CFreeType
+import Timeline
+
+/// Sets text with FreeType into a coverage mask, once per layer: each line's glyphs are
+/// rendered at the pixel size and placed on the baseline by their advances; lines are
+/// stacked by the font's line height and aligned left, centred or right. A character
+/// the font lacks draws the font's own .notdef glyph (glyph 0), as FreeType defines.
+enum TextRasterizer {
+    enum Alignment: Sendable { case left, center, right }
+
+    /// A coverage mask: `width × height` bytes, 0 (none) to 255 (full).
+    struct Mask {
+        var width: Int
+        var height: Int
+        var coverage: [UInt8]
+    }
+
+    static func rasterize(_ text: String, font: FontFace, pixelSize: Double, alignment: Alignment) throws(FontFace.LoadError) -> Mask {
+        let face = font.face
+        let size = FT_UInt(max(1, pixelSize.rounded()))
+        let setResult = FT_Set_Pixel_Sizes(face, 0, size)
+        guard setResult == 0 else { throw FontFace.LoadError(path: font.path, code: setResult) }
+        let metrics = face.pointee.size.pointee.metrics
+        let ascender = Int((metrics.ascender + 63) >> 6), descender = Int((-metrics.descender + 63) >> 6)
+        let lineHeight = max(Int((metrics.height + 63) >> 6), ascender + descender)
+
+        struct Glyph { var x: Int; var top: Int; var width: Int; var rows: Int; var pixels: [UInt8] }
+        var lines: [(glyphs: [Glyph], advance: Int)] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var pen = 0   // 26.6 fixed point
+            var glyphs: [Glyph] = []
+            for scalar in line.unicodeScalars {
+                let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))   // 0: .notdef
+                guard FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_RENDER)) == 0 else { continue }
+                let slot = face.pointee.glyph.pointee
+                let bitmap = slot.bitmap
+                var pixels = [UInt8](repeating: 0, count: Int(bitmap.width) * Int(bitmap.rows))
+                if let buffer = bitmap.buffer, bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) {
+                    for row in 0..<Int(bitmap.rows) {
+                        for column in 0..<Int(bitmap.width) {
+                            pixels[row * Int(bitmap.width) + column] = buffer[row * Int(bitmap.pitch) + column]
+                        }
+                    }
+                }
+                glyphs.append(Glyph(x: (pen >> 6) + Int(slot.bitmap_left), top: Int(slot.bitmap_top),
+                                    width: Int(bitmap.width), rows: Int(bitmap.rows), pixels: pixels))
+                pen += Int(slot.advance.x)
+            }
+            // The line's extent: its advance, or further if a glyph's ink overhangs it.
+            let inkEnd = glyphs.map { $0.x + $0.width }.max() ?? 0
+            lines.append((glyphs, max((pen + 63) >> 6, inkEnd)))
+        }
+        let width = max(1, lines.map(\.advance).max() ?? 1)
+        let height = max(1, lines.count * lineHeight)
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        for (n, line) in lines.enumerated() {
+            let baseline = n * lineHeight + ascender
+            let offset: Int
+            switch alignment {
+            case .left: offset = 0
+            case .center: offset = (width - line.advance) / 2
+            case .right: offset = width - line.advance
+            }
+            for glyph in line.glyphs {
+                for row in 0..<glyph.rows {
+                    let y = baseline - glyph.top + row
+                    guard y >= 0, y < height else { continue }
+                    for column in 0..<glyph.width {
+                        let x = offset + glyph.x + column
+                        guard x >= 0, x < width else { continue }
+                        let value = glyph.pixels[row * glyph.width + column]
+                        if value > coverage[y * width + x] { coverage[y * width + x] = value }
+                    }
+                }
+            }
+        }
+        return Mask(width: width, height: height, coverage: coverage)
+    }
+}
