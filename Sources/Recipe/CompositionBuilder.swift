@@ -373,6 +373,8 @@ public struct CompositionBuilder: Sendable {
         switch overlay.content {
         case let .image(path):
             content = .image(path: path)
+        case let .imageSequence(paths, fps):
+            content = .imageSequence(paths: paths, frameDuration: MediaTime(seconds: 1 / fps, preferredTimescale: 60_000))
         case let .text(template, font, size, color):
             let text = template.render(.init(inputPath: input, recipeName: recipe.name, date: date))
             content = .text(text, fontPath: font, pixelSize: size.pixels(of: Double(renderSize.height)), color: color)
@@ -389,6 +391,23 @@ public struct CompositionBuilder: Sendable {
             if overlay.fadeOut > .zero {
                 try layer.opacity.setRamp(from: overlay.opacity, to: 0, range: TimeRange(start: range.end - overlay.fadeOut, end: range.end))
             }
+        }
+        if let move = overlay.move {
+            // The glide starts when the overlay appears and lasts `duration` (at most the
+            // time it is shown), then it rests at `to`.
+            let length = MediaTime.min(move.duration ?? range.duration, range.duration)
+            var motion = Ramp<Timeline.Point>(defaultValue: move.from.unitPoint)
+            try rampEdit { try motion.setRamp(from: move.from.unitPoint, to: move.to.unitPoint, range: TimeRange(start: range.start, duration: length)) }
+            layer.motion = motion
+        }
+        let height = Double(renderSize.height)
+        if let outline = overlay.outline {
+            layer.textEffects.outlineWidth = outline.size.pixels(of: height)
+            layer.textEffects.outlineColor = outline.color
+        }
+        if let shadow = overlay.shadow {
+            layer.textEffects.shadowOffset = shadow.size.pixels(of: height)
+            layer.textEffects.shadowColor = shadow.color
         }
         return layer
     }

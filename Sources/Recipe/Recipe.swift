@@ -96,7 +96,22 @@ public struct Recipe: Sendable, Hashable {
         public enum Content: Sendable, Hashable {
             /// A resolved image path.
             case image(String)
+            /// Resolved paths of an image sequence (`frames: logo_%02d.png`) and its rate.
+            case imageSequence([String], framesPerSecond: Double)
             case text(template: FilenameTemplate, font: String, size: Length, color: Color)
+        }
+        /// `move: { from: top-left, to: bottom-right, duration: 10 }`: the overlay glides
+        /// from one anchor to another (from the start of its `during` range).
+        public struct Move: Sendable, Hashable {
+            public var from: Anchor
+            public var to: Anchor
+            /// Nil: the whole time the overlay is shown.
+            public var duration: MediaTime?
+        }
+        /// Text: `outline: { width: 2, color: "#000000" }` and `shadow: { offset: 2, color: "#00000099" }`.
+        public struct Stroke: Sendable, Hashable {
+            public var size: Length
+            public var color: Color
         }
         public var content: Content
         public var anchor: Anchor = .bottomRight
@@ -107,6 +122,9 @@ public struct Recipe: Sendable, Hashable {
         public var fadeIn: MediaTime = .zero
         public var fadeOut: MediaTime = .zero
         public var during: ClosedTimeRange?
+        public var move: Move?
+        public var outline: Stroke?
+        public var shadow: Stroke?
         public var location: SourceLocation
     }
 

@@ -295,7 +295,7 @@ private final class FrameProducer: @unchecked Sendable {
                 try canvas.makeWritable()
                 do {
                     try compositor.composite(plan, frames: frames, into: canvas)
-                    overlays.draw(at: plan.time, into: canvas)
+                    try overlays.draw(at: plan.time, into: canvas)
                 } catch let error as LayerPlacement.Unsupported {
                     throw ExportError.unsupportedTransform(error)
                 }

@@ -15,6 +15,14 @@ final class OverlayRaster {
     private let cb: [Float], cr: [Float], chromaAlpha: [Float]
     private var chromaWidth: Int { (width + 1) / 2 }
 
+    /// From a premultiplied RGBA picture.
+    static func make(from picture: VideoFrame) -> OverlayRaster {
+        picture.withPlane(0) { bytes, stride in
+            OverlayRaster(premultipliedRGBA: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: stride,
+                          width: picture.width, height: picture.height)
+        }
+    }
+
     /// From premultiplied RGBA bytes (`stride` bytes per row).
     init(premultipliedRGBA pixels: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) {
         self.width = width

@@ -4,12 +4,23 @@ import Timeline
 /// Draws a composition's overlay layers over each composited frame (the job of
 /// AVVideoCompositionCoreAnimationTool): every layer is rasterised once — images decoded,
 /// premultiplied and scaled to their drawn size with a Lanczos filter, text set with
-/// FreeType — and then, per frame, blended at its place and opacity while its time
-/// range covers the frame. Layers are drawn in order, later ones on top.
+/// FreeType with its outline and shadow — and then, per frame, blended at its place
+/// (anchor or motion), scale and opacity while its time range covers the frame. Layers
+/// are drawn in order, later ones on top.
 final class OverlayRenderer {
-    private struct Prepared {
-        var layer: OverlayLayer
-        var raster: OverlayRaster
+    /// One layer's pictures (premultiplied RGBA, one per frame of an image sequence) and
+    /// their rasters at scale 1; a rescaled raster is kept while the scale holds still.
+    private final class Prepared {
+        let layer: OverlayLayer
+        let pictures: [VideoFrame]
+        let rasters: [OverlayRaster]
+        var scaled: (index: Int, size: PixelSize, raster: OverlayRaster)?
+
+        init(layer: OverlayLayer, pictures: [VideoFrame]) {
+            self.layer = layer
+            self.pictures = pictures
+            rasters = pictures.map(OverlayRaster.make(from:))
+        }
     }
 
     private let layers: [Prepared]
@@ -24,30 +35,56 @@ final class OverlayRenderer {
 
     init(layers: [OverlayLayer], renderSize: PixelSize) throws {
         self.renderSize = renderSize
-        self.layers = try layers.map { layer in Prepared(layer: layer, raster: try Self.rasterize(layer)) }
+        self.layers = try layers.map { layer in Prepared(layer: layer, pictures: try Self.pictures(for: layer)) }
     }
 
-    var isEmpty: Bool { layers.isEmpty }
-
     /// Blends every layer showing at `time` onto `canvas`.
-    func draw(at time: MediaTime, into canvas: VideoFrame) {
+    func draw(at time: MediaTime, into canvas: VideoFrame) throws {
         for prepared in layers where prepared.layer.timeRange.contains(time) {
-            let opacity = min(1, max(0, prepared.layer.opacity.value(at: time)))
+            let layer = prepared.layer
+            let opacity = min(1, max(0, layer.opacity.value(at: time)))
             guard opacity > 0 else { continue }
-            let raster = prepared.raster
-            let frame = prepared.layer.frame(contentSize: Size(width: Double(raster.width), height: Double(raster.height)),
-                                             renderSize: renderSize)
+            let index = Self.sequenceIndex(layer, at: time, count: prepared.rasters.count)
+            let raster = try self.raster(prepared, index: index, scale: layer.scale.value(at: time))
+            guard let raster else { continue }
+            let frame = layer.frame(contentSize: Size(width: Double(raster.width), height: Double(raster.height)),
+                                    renderSize: renderSize, at: time)
             raster.blend(into: canvas, x: Self.even(frame.x), y: Self.even(frame.y), opacity: Float(opacity))
         }
+    }
+
+    /// Which picture of an image sequence shows at `time` (looping from the layer's start).
+    static func sequenceIndex(_ layer: OverlayLayer, at time: MediaTime, count: Int) -> Int {
+        guard count > 1, case let .imageSequence(_, frameDuration) = layer.content,
+              let ratio = (time - layer.timeRange.start).ratio(to: frameDuration), ratio.denominator > 0 else { return 0 }
+        let step = Int(ratio.numerator / ratio.denominator)
+        return ((step % count) + count) % count
+    }
+
+    /// The raster at `scale`: the prepared one at 1, else rescaled from the picture (and
+    /// kept until the scale or picture changes). Nil when it scales to nothing.
+    private func raster(_ prepared: Prepared, index: Int, scale: Double) throws -> OverlayRaster? {
+        if scale == 1 { return prepared.rasters[index] }
+        let picture = prepared.pictures[index]
+        let size = PixelSize(width: Int((Double(picture.width) * scale).rounded()), height: Int((Double(picture.height) * scale).rounded()))
+        guard size.width > 0, size.height > 0 else { return nil }
+        if let cached = prepared.scaled, cached.index == index, cached.size == size { return cached.raster }
+        let raster = OverlayRaster.make(from: try Self.resize(picture, to: size))
+        prepared.scaled = (index, size, raster)
+        return raster
     }
 
     /// The nearest even pixel: 4:2:0 chroma sites cover two pixels each way.
     static func even(_ value: Double) -> Int { Int((value / 2).rounded()) * 2 }
 
-    private static func rasterize(_ layer: OverlayLayer) throws -> OverlayRaster {
+    // MARK: Preparing pictures
+
+    private static func pictures(for layer: OverlayLayer) throws -> [VideoFrame] {
         switch layer.content {
         case let .image(path):
-            return try imageRaster(path: path, width: layer.width)
+            return [try imagePicture(path: path, width: layer.width)]
+        case let .imageSequence(paths, _):
+            return try paths.map { try imagePicture(path: $0, width: layer.width) }
         case let .text(text, fontPath, pixelSize, color):
             let font: FontFace
             do { font = try FontFace(path: fontPath) } catch {
@@ -60,12 +97,12 @@ final class OverlayRenderer {
             default: alignment = .center
             }
             let mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment)
-            return textRaster(mask, color: color)
+            return [try TextPicture.render(mask, color: color, effects: layer.textEffects)]
         }
     }
 
-    /// Decodes, premultiplies, scales once to `width` (height by aspect ratio) and converts.
-    private static func imageRaster(path: String, width: Double?) throws -> OverlayRaster {
+    /// Decodes, premultiplies and scales once to `width` (height by aspect ratio).
+    private static func imagePicture(path: String, width: Double?) throws -> VideoFrame {
         let decoded: VideoFrame
         do { decoded = try StillImage.decode(path) } catch {
             throw PreparationError(path: path, reason: "\(error.function): \(error.message)")
@@ -83,32 +120,18 @@ final class OverlayRenderer {
                 }
             }
         }
-        var picture = premultiplied
-        if let width, Int(width.rounded()) != decoded.width {
-            let targetWidth = max(1, Int(width.rounded()))
-            let targetHeight = max(1, Int((Double(decoded.height) * Double(targetWidth) / Double(decoded.width)).rounded()))
-            let scaled = try VideoFrame(width: targetWidth, height: targetHeight, pixelFormat: .rgba)
-            try Scaler(filter: .lanczos).scale(premultiplied, region: PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height),
-                                               into: scaled, region: PixelRect(x: 0, y: 0, width: targetWidth, height: targetHeight))
-            picture = scaled
-        }
-        return picture.withPlane(0) { pixels, stride in
-            OverlayRaster(premultipliedRGBA: pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: stride,
-                          width: picture.width, height: picture.height)
-        }
+        guard let width, Int(width.rounded()) != decoded.width else { return premultiplied }
+        let targetWidth = max(1, Int(width.rounded()))
+        let targetHeight = max(1, Int((Double(decoded.height) * Double(targetWidth) / Double(decoded.width)).rounded()))
+        return try resize(premultiplied, to: PixelSize(width: targetWidth, height: targetHeight))
     }
 
-    /// Coverage times the colour (with its alpha), premultiplied.
-    private static func textRaster(_ mask: TextRasterizer.Mask, color: Color) -> OverlayRaster {
-        var rgba = [UInt8](repeating: 0, count: mask.width * mask.height * 4)
-        let channels = [color.red, color.green, color.blue].map { min(1, max(0, $0)) }
-        for i in 0..<(mask.width * mask.height) {
-            let a = Double(mask.coverage[i]) / 255 * min(1, max(0, color.alpha))
-            for c in 0..<3 { rgba[i * 4 + c] = UInt8((channels[c] * a * 255).rounded()) }
-            rgba[i * 4 + 3] = UInt8((a * 255).rounded())
-        }
-        return rgba.withUnsafeBufferPointer {
-            OverlayRaster(premultipliedRGBA: $0.baseAddress!, stride: mask.width * 4, width: mask.width, height: mask.height)
-        }
+    /// A premultiplied RGBA picture resampled with Lanczos (premultiplied, so edges do not
+    /// pick up the colour of transparent pixels).
+    private static func resize(_ picture: VideoFrame, to size: PixelSize) throws -> VideoFrame {
+        let scaled = try VideoFrame(width: size.width, height: size.height, pixelFormat: .rgba)
+        try Scaler(filter: .lanczos).scale(picture, region: PixelRect(x: 0, y: 0, width: picture.width, height: picture.height),
+                                           into: scaled, region: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+        return scaled
     }
 }

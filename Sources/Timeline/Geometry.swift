@@ -1,9 +1,15 @@
 /// A point in output (render) coordinates: origin top-left, y down, in pixels.
-public struct Point: Sendable, Hashable {
+public struct Point: Interpolatable {
     public var x: Double
     public var y: Double
     public init(x: Double, y: Double) { self.x = x; self.y = y }
     public static let zero = Point(x: 0, y: 0)
+
+    public static func interpolate(from start: Point, to end: Point, fraction: Double) -> Point {
+        Point(x: .interpolate(from: start.x, to: end.x, fraction: fraction), y: .interpolate(from: start.y, to: end.y, fraction: fraction))
+    }
+
+    public var timelineDescription: String { "(\(formatFixed(x, decimals: 2)),\(formatFixed(y, decimals: 2)))" }
 }
 
 /// A size in pixels, as doubles (for natural sizes and overlay extents).

@@ -28,8 +28,23 @@ public struct OverlayLayer: Sendable, Hashable {
     public enum Content: Sendable, Hashable {
         /// A PNG or JPEG file.
         case image(path: String)
+        /// Pictures shown one after another, `frameDuration` each, looping (the contents
+        /// animation of a CALayer): an animated logo.
+        case imageSequence(paths: [String], frameDuration: MediaTime)
         /// Text set in `fontPath` at `pixelSize` (the em height) in `color`.
         case text(String, fontPath: String, pixelSize: Double, color: Color)
+    }
+
+    /// What makes text legible on any background: an outline around the glyphs and a
+    /// drop shadow under them, each in its own colour.
+    public struct TextEffects: Sendable, Hashable {
+        /// Outline thickness in pixels (0: none).
+        public var outlineWidth: Double = 0
+        public var outlineColor = Color.black
+        /// Shadow offset down and right, in pixels (0: none).
+        public var shadowOffset: Double = 0
+        public var shadowColor = Color(red: 0, green: 0, blue: 0, alpha: 0.6)
+        public init() {}
     }
 
     public var content: Content
@@ -42,6 +57,14 @@ public struct OverlayLayer: Sendable, Hashable {
     public var timeRange: TimeRange
     /// Multiplies the content's own alpha.
     public var opacity = Ramp<Double>(defaultValue: 1)
+    /// Where the layer sits over time, as a unit point like `Anchor.unitPoint` (0, 0.5 or
+    /// 1 across and down — or anything between while it moves); nil: fixed at `anchor`.
+    /// A `set` keyframe jumps (Core Animation's discrete mode), a ramp glides (linear).
+    public var motion: Ramp<Point>?
+    /// Multiplies the content's drawn size (1: as is).
+    public var scale = Ramp<Double>(defaultValue: 1)
+    /// Text only: outline and shadow.
+    public var textEffects = TextEffects()
 
     public init(content: Content, anchor: Anchor, margin: Double, width: Double? = nil, timeRange: TimeRange) {
         self.content = content
@@ -51,9 +74,10 @@ public struct OverlayLayer: Sendable, Hashable {
         self.timeRange = timeRange
     }
 
-    /// Where the layer goes on a `renderSize` canvas once its drawn size is known.
-    public func frame(contentSize: Size, renderSize: PixelSize) -> Rect {
-        let u = anchor.unitPoint
+    /// Where the layer goes on a `renderSize` canvas at `time` once its drawn size is
+    /// known: pinned by its anchor (or its motion) with the margin kept to the edges.
+    public func frame(contentSize: Size, renderSize: PixelSize, at time: MediaTime = .zero) -> Rect {
+        let u = motion?.value(at: time) ?? anchor.unitPoint
         let free = Size(width: Double(renderSize.width) - 2 * margin - contentSize.width,
                         height: Double(renderSize.height) - 2 * margin - contentSize.height)
         return Rect(x: margin + free.width * u.x, y: margin + free.height * u.y,

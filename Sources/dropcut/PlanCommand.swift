@@ -60,12 +60,19 @@ struct PlanCommand: AsyncParsableCommand {
         var text = "overlay "
         switch overlay.content {
         case let .image(path): text += "image \((path as NSString).lastPathComponent)"
+        case let .imageSequence(paths, frameDuration):
+            text += "image sequence \((paths.first.map { ($0 as NSString).lastPathComponent }) ?? "")... (\(paths.count) pictures, \(frameDuration)s each, looping)"
         case let .text(string, font, size, color):
             text += "text \"\(string)\" \((font as NSString).lastPathComponent) \(Int(size.rounded()))px \(color)"
         }
         text += " \(overlay.anchor.rawValue) margin \(Int(overlay.margin.rounded()))px"
         if let width = overlay.width { text += " width \(Int(width.rounded()))px" }
         text += " \(overlay.timeRange) opacity " + overlay.opacity.keyframes.map(\.description).joined(separator: ", ")
+        if let motion = overlay.motion {
+            text += " moving " + motion.keyframes.map(\.description).joined(separator: ", ")
+        }
+        if overlay.textEffects.outlineWidth > 0 { text += " outline \(formatLevel(overlay.textEffects.outlineWidth))px" }
+        if overlay.textEffects.shadowOffset > 0 { text += " shadow \(formatLevel(overlay.textEffects.shadowOffset))px" }
         return text
     }
 }
