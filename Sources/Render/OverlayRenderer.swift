@@ -49,7 +49,8 @@ final class OverlayRenderer {
             guard let raster else { continue }
             let frame = layer.frame(contentSize: Size(width: Double(raster.width), height: Double(raster.height)),
                                     renderSize: renderSize, at: time)
-            raster.blend(into: canvas, x: Self.even(frame.x), y: Self.even(frame.y), opacity: Float(opacity))
+            raster.blend(into: canvas, x: Self.even(frame.x, extent: raster.width, limit: renderSize.width),
+                         y: Self.even(frame.y, extent: raster.height, limit: renderSize.height), opacity: Float(opacity))
         }
     }
 
@@ -74,8 +75,14 @@ final class OverlayRenderer {
         return raster
     }
 
-    /// The nearest even pixel: 4:2:0 chroma sites cover two pixels each way.
-    static func even(_ value: Double) -> Int { Int((value / 2).rounded()) * 2 }
+    /// The nearest even pixel (4:2:0 chroma sites cover two pixels each way) — or the
+    /// even pixel on the inside, when the nearest would push a layer that fits within
+    /// `0..<limit` over the edge (an odd-sized logo flush with the right or bottom).
+    static func even(_ value: Double, extent: Int, limit: Int) -> Int {
+        let nearest = Int((value / 2).rounded()) * 2
+        if nearest + extent > limit, value + Double(extent) <= Double(limit), nearest >= 2 { return nearest - 2 }
+        return nearest
+    }
 
     // MARK: Preparing pictures
 

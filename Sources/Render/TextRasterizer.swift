@@ -50,24 +50,36 @@ enum TextRasterizer {
             let inkEnd = glyphs.map { $0.x + $0.width }.max() ?? 0
             lines.append((glyphs, max((pen + 63) >> 6, inkEnd)))
         }
-        let width = max(1, lines.map(\.advance).max() ?? 1)
-        let height = max(1, lines.count * lineHeight)
+        // The layout box (line advances × line heights) — grown to whatever ink reaches
+        // beyond it (a j's hook left of the pen, accents above the ascender, italics).
+        let layoutWidth = max(1, lines.map(\.advance).max() ?? 1)
+        let layoutHeight = max(1, lines.count * lineHeight)
+        func lineOffset(_ advance: Int) -> Int {
+            switch alignment {
+            case .left: return 0
+            case .center: return (layoutWidth - advance) / 2
+            case .right: return layoutWidth - advance
+            }
+        }
+        var minX = 0, minY = 0, maxX = layoutWidth, maxY = layoutHeight
+        for (n, line) in lines.enumerated() {
+            let baseline = n * lineHeight + ascender, offset = lineOffset(line.advance)
+            for glyph in line.glyphs where glyph.width > 0 && glyph.rows > 0 {
+                minX = min(minX, offset + glyph.x)
+                maxX = max(maxX, offset + glyph.x + glyph.width)
+                minY = min(minY, baseline - glyph.top)
+                maxY = max(maxY, baseline - glyph.top + glyph.rows)
+            }
+        }
+        let width = maxX - minX, height = maxY - minY
         var coverage = [UInt8](repeating: 0, count: width * height)
         for (n, line) in lines.enumerated() {
-            let baseline = n * lineHeight + ascender
-            let offset: Int
-            switch alignment {
-            case .left: offset = 0
-            case .center: offset = (width - line.advance) / 2
-            case .right: offset = width - line.advance
-            }
+            let baseline = n * lineHeight + ascender - minY, offset = lineOffset(line.advance) - minX
             for glyph in line.glyphs {
                 for row in 0..<glyph.rows {
                     let y = baseline - glyph.top + row
-                    guard y >= 0, y < height else { continue }
                     for column in 0..<glyph.width {
                         let x = offset + glyph.x + column
-                        guard x >= 0, x < width else { continue }
                         let value = glyph.pixels[row * glyph.width + column]
                         if value > coverage[y * width + x] { coverage[y * width + x] = value }
                     }
