@@ -62,13 +62,29 @@ public struct AssetResolver: Sendable {
         if case .success = local { return local }
         if case .failure(.outsideAssetFolders) = local { return local }
         guard !name.contains("/") else { return local }
+        // A file name (`DejaVuSans-Bold.ttf`), or a family and style (`DejaVu Sans Bold`)
+        // matched against font file names, which follow the Family-Style convention.
+        let wanted = Self.fontKey(name)
+        let isFileName = ["ttf", "otf", "ttc"].contains((name as NSString).pathExtension.lowercased())
         for directory in fontDirectories {
             guard let files = FileManager.default.enumerator(atPath: directory) else { continue }
-            for case let file as String in files where (file as NSString).lastPathComponent == name {
-                return .success((directory as NSString).appendingPathComponent(file))
+            for case let file as String in files {
+                let base = (file as NSString).lastPathComponent
+                let matches = isFileName ? base == name
+                    : ["ttf", "otf", "ttc"].contains((base as NSString).pathExtension.lowercased())
+                        && Self.fontKey((base as NSString).deletingPathExtension) == wanted
+                if matches { return .success((directory as NSString).appendingPathComponent(file)) }
             }
         }
         return .failure(.notFound(name, searched: searchRoots(recipeFile: recipeFile) + fontDirectories))
+    }
+
+    /// A font name folded for matching: lower case, without spaces, dashes and underscores,
+    /// and without a trailing "regular" (`DejaVu Sans` finds `DejaVuSans.ttf`).
+    static func fontKey(_ name: String) -> String {
+        var key = name.lowercased().filter { !" -_".contains($0) }
+        if key.hasSuffix("regular") { key.removeLast("regular".count) }
+        return key
     }
 
     private func searchRoots(recipeFile: String) -> [String] {

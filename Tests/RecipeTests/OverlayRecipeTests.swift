@@ -77,4 +77,20 @@ import Timeline
         #expect(caption.textEffects.outlineColor == Color(red: 16.0 / 255, green: 32.0 / 255, blue: 48.0 / 255))
         #expect(caption.textEffects.shadowOffset == 3)
     }
+
+    @Test func fontsAreFoundByFileNameOrByFamilyAndStyle() {
+        let resolver = AssetResolver(assetDirectories: [])
+        for (name, file) in [("DejaVuSans-Bold.ttf", "DejaVuSans-Bold.ttf"), ("DejaVu Sans Bold", "DejaVuSans-Bold.ttf"),
+                             ("DejaVu Sans", "DejaVuSans.ttf"), ("dejavu sans mono", "DejaVuSansMono.ttf")] {
+            guard case let .success(path) = resolver.resolveFont(name, recipeFile: "/nowhere/r.yaml") else {
+                Issue.record("\(name) not found")
+                continue
+            }
+            #expect((path as NSString).lastPathComponent == file, "\(name) -> \(path)")
+        }
+        guard case .failure = resolver.resolveFont("DejaVu Sans Wide", recipeFile: "/nowhere/r.yaml") else {
+            Issue.record("a style that does not exist was found")
+            return
+        }
+    }
 }
