@@ -143,15 +143,19 @@ import Timeline
         ])
         let output = dir.path + "/cancelled.mp4"
         let session = ExportSession(composition: composition, videoComposition: video, logger: Self.logger)
-        let started = AsyncStream<Void>.makeStream()
+        // Cancel from the progress callback itself, on the encoding thread, at frame 5:
+        // a test task resumed later could find the export already finished when the
+        // parallel suite keeps the cooperative pool busy.
+        let handle = TaskHandle()
         let task = Task {
             try await session.export(to: output) { progress in
-                if progress.framesWritten == 5 { started.continuation.yield() }
+                if progress.framesWritten == 5 {
+                    #expect(FileManager.default.fileExists(atPath: output), "the export is under way")
+                    handle.cancel()
+                }
             }
         }
-        for await _ in started.stream { break }
-        #expect(FileManager.default.fileExists(atPath: output), "the export is under way")
-        task.cancel()
+        handle.set(task)
         await #expect(throws: ExportError.cancelled) { try await task.value }
         #expect(!FileManager.default.fileExists(atPath: output))
     }
@@ -177,5 +181,28 @@ import Timeline
             #expect(error.function == "avformat_open_input")
         }
         #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// A task that a callback may cancel, once it has been created.
+    final class TaskHandle: @unchecked Sendable {
+        private let lock = NSLock()
+        private var task: Task<Void, any Error>?
+        private var cancelRequested = false
+
+        func set(_ task: Task<Void, any Error>) {
+            lock.lock()
+            self.task = task
+            let cancel = cancelRequested
+            lock.unlock()
+            if cancel { task.cancel() }
+        }
+
+        func cancel() {
+            lock.lock()
+            cancelRequested = true
+            let task = self.task
+            lock.unlock()
+            task?.cancel()
+        }
     }
 }
