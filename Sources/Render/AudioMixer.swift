@@ -7,9 +7,11 @@ import Timeline
 /// multiplied by the track's volume curve sample by sample, and summed in float. Where
 /// no segment has a source the track adds silence.
 ///
-/// Segments played at speed 1 are copied sample-exactly. Scaled segments are resampled
-/// by linear interpolation (varispeed: pitch follows speed); pitch-preserving stretch
-/// is slow motion's job (issue 6).
+/// Segments played at speed 1 are copied sample-exactly. Scaled segments keep their
+/// pitch through a `TimeStretcher` (WSOLA) carried from block to block, or — when the
+/// track's time-pitch algorithm is varispeed — are resampled by linear interpolation
+/// (pitch follows speed, like tape). Either way a segment yields exactly as many samples
+/// as its time range holds, so sound and picture never drift apart.
 final class AudioMixer {
     let sampleRate: Int
     let channels: Int
@@ -31,6 +33,9 @@ final class AudioMixer {
         var volume: VolumeCurve
         var reader: AudioTrackReader?
         var readerSource: SourceTrack?
+        var algorithm: TimePitchAlgorithm
+        /// The time-stretch of the scaled piece being played (pitch kept), by piece index.
+        var stretcher: (piece: Int, stretcher: TimeStretcher)?
         /// Index of the first piece that may still overlap a later block.
         var cursor = 0
     }
@@ -56,7 +61,8 @@ final class AudioMixer {
             }
             let volume = VolumeCurve(audioMix.parameters(for: track.trackID)?.volume ?? Ramp(defaultValue: 1),
                                      until: composition.duration, sampleRate: sampleRate)
-            return Track(trackID: track.trackID, pieces: pieces, volume: volume)
+            return Track(trackID: track.trackID, pieces: pieces, volume: volume,
+                         algorithm: audioMix.parameters(for: track.trackID)?.timePitchAlgorithm ?? .preservePitch)
         }
         gains = .allocate(capacity: maximumBlock)
     }
@@ -92,7 +98,11 @@ final class AudioMixer {
                     gainsReady = true
                 }
                 let reader = try reader(for: t, source: source)
-                try add(piece, reader: reader, from: from, to: to, blockStart: start, into: block)
+                if piece.speed != 1, tracks[t].algorithm == .preservePitch {
+                    try stretch(track: t, piece: p - 1, reader: reader, from: from, to: to, blockStart: start, into: block)
+                } else {
+                    try add(piece, reader: reader, from: from, to: to, blockStart: start, into: block)
+                }
             }
         }
     }
@@ -101,6 +111,42 @@ final class AudioMixer {
     func openFirstSources() throws(FFmpegError) {
         for t in tracks.indices {
             if let source = tracks[t].pieces.lazy.compactMap(\.source).first { _ = try reader(for: t, source: source) }
+        }
+    }
+
+    /// A scaled piece with its pitch kept: output from the piece's time-stretch, which
+    /// carries its state from block to block (a new one starts if the piece is entered
+    /// anywhere but where the last block left off).
+    private func stretch(track t: Int, piece index: Int, reader: AudioTrackReader, from: Int64, to: Int64, blockStart: Int64,
+                         into block: AudioFrame) throws(FFmpegError) {
+        let piece = tracks[t].pieces[index]
+        let stretcher: TimeStretcher
+        if let current = tracks[t].stretcher, current.piece == index, piece.start + current.stretcher.produced == from {
+            stretcher = current.stretcher
+        } else {
+            let origin = piece.sourceStart + Int64((Double(from - piece.start) * piece.speed).rounded())
+            stretcher = TimeStretcher(channels: channels, sampleRate: sampleRate, speed: piece.speed, origin: origin) { position, count, deliver in
+                // Forward-only reads in blocks the reader can take.
+                var done = 0
+                while done < count {
+                    let n = min(reader.maximumRead, count - done)
+                    try reader.withSamples(at: position + Int64(done), count: n) { channel, samples in deliver(channel, done, samples, n) }
+                    done += n
+                }
+            }
+            tracks[t].stretcher = (index, stretcher)
+        }
+        let offset = Int(from - blockStart), gains = self.gains
+        do {
+            try stretcher.produce(Int(to - from)) { channel, at, samples, length in
+                block.withChannel(channel) { out in
+                    for n in 0..<length { out[offset + at + n] += samples[n] * gains[offset + at + n] }
+                }
+            }
+        } catch let error as FFmpegError {
+            throw error
+        } catch {
+            preconditionFailure("time-stretch read failed with \(error)")
         }
     }
 

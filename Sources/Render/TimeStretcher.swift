@@ -1,0 +1,163 @@
+import Foundation
+
+/// Changes the duration of sound without changing its pitch, by WSOLA (waveform-
+/// similarity overlap-add): the output is built from Hann-windowed frames taken from the
+/// source at the rate the speed asks for, each one nudged (within a tolerance) to where
+/// it best continues the previous frame's waveform, then overlap-added at half-frame
+/// hops. Periodic sounds stay in phase, so a slowed voice keeps its pitch and timbre
+/// without clicks.
+///
+/// Streaming: output comes out in any block sizes; the source is read forward only,
+/// through `read`, and a few frames of it are kept. Nothing is allocated after `init`.
+final class TimeStretcher {
+    /// Delivers `count` source samples per channel from `position`, planar, in pieces:
+    /// `deliver(channel, offset, samples, length)` for samples `offset ..< offset + length`.
+    typealias Read = (_ position: Int64, _ count: Int,
+                      _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws -> Void
+
+    let channels: Int
+    /// Source samples per output sample (0.5: half speed, twice as long).
+    let speed: Double
+    /// The source position output sample 0 stands for.
+    let origin: Int64
+    /// Output samples produced so far.
+    private(set) var produced: Int64 = 0
+
+    private let frameLength: Int, hop: Int, tolerance: Int
+    private let window: [Float]
+    private let read: Read
+    // Source history: `sourceCount` samples per channel from `sourceStart`.
+    private var source: [Float]
+    private let sourceCapacity: Int
+    private var sourceStart: Int64 = 0, sourceCount = 0
+    // The overlap-add accumulator (one frame per channel) and the finished samples.
+    private var accumulator: [Float]
+    private var ready: [Float]
+    private var readyCount = 0, readyOffset = 0
+    /// Frame -1 is placed first and its output thrown away, so output sample 0 is already
+    /// a full overlap of two frames (no fade-in at the start of a slowed section).
+    private var step = -1
+    private var previous: Int64?
+
+    /// `sampleRate` sets the frame (about 40 ms) and the search tolerance (about 10 ms).
+    init(channels: Int, sampleRate: Int, speed: Double, origin: Int64, read: @escaping Read) {
+        self.channels = channels
+        self.speed = speed
+        self.origin = origin
+        self.read = read
+        hop = max(64, sampleRate / 50)            // 20 ms
+        frameLength = 2 * hop
+        tolerance = max(16, sampleRate / 100)     // 10 ms
+        let length = frameLength
+        window = (0..<length).map { i -> Float in
+            // Periodic Hann: frames overlapping by half sum to exactly one.
+            Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(length)))
+        }
+        // History: the farthest back a frame may start to the farthest ahead it may end.
+        sourceCapacity = Int((Double(hop) * max(1, speed)).rounded(.up)) + 2 * frameLength + 2 * tolerance + 8
+        source = [Float](repeating: 0, count: sourceCapacity * channels)
+        accumulator = [Float](repeating: 0, count: frameLength * channels)
+        ready = [Float](repeating: 0, count: hop * channels)
+    }
+
+    /// Produces the next `count` output samples, handing each channel's block to `deliver`
+    /// in pieces (offset into the request, samples, length).
+    func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws {
+        if previous == nil {
+            try nextFrame()
+            readyCount = 0
+        }
+        var done = 0
+        while done < count {
+            if readyCount == 0 { try nextFrame() }
+            let n = min(readyCount, count - done)
+            ready.withUnsafeBufferPointer { buffer in
+                for channel in 0..<channels {
+                    deliver(channel, done, buffer.baseAddress! + channel * hop + readyOffset, n)
+                }
+            }
+            readyOffset += n
+            readyCount -= n
+            done += n
+        }
+        produced += Int64(count)
+    }
+
+    /// Places the next frame: at its ideal source position, moved by up to the tolerance
+    /// to where it best matches the natural continuation of the previous frame.
+    private func nextFrame() throws {
+        let ideal = origin + Int64((Double(step * hop) * speed).rounded())
+        var chosen = ideal
+        if let previous {
+            let continuation = previous + Int64(hop)
+            try ensure(from: min(continuation, ideal - Int64(tolerance)), to: max(continuation, ideal + Int64(tolerance)) + Int64(frameLength))
+            chosen = bestMatch(around: ideal, continuation: continuation)
+        } else {
+            // Keep the tolerance before the first frame too: the next search may reach it.
+            try ensure(from: ideal - Int64(tolerance), to: ideal + Int64(frameLength))
+        }
+        previous = chosen
+        step += 1
+        // Overlap-add the windowed frame; the first hop of the accumulator is then final.
+        let offset = Int(chosen - sourceStart)
+        for channel in 0..<channels {
+            let s = channel * sourceCapacity + offset, a = channel * frameLength
+            for i in 0..<frameLength { accumulator[a + i] += source[s + i] * window[i] }
+            for i in 0..<hop { ready[channel * hop + i] = accumulator[a + i] }
+            for i in 0..<hop { accumulator[a + i] = accumulator[a + hop + i] }
+            for i in hop..<frameLength { accumulator[a + i] = 0 }
+        }
+        readyCount = hop
+        readyOffset = 0
+    }
+
+    /// The start within ±tolerance of `ideal` whose first half-frame correlates best with
+    /// the half-frame at `continuation` (channels summed).
+    private func bestMatch(around ideal: Int64, continuation: Int64) -> Int64 {
+        var best = ideal, bestScore = -Float.infinity
+        let reference = Int(continuation - sourceStart)
+        for delta in stride(from: -tolerance, through: tolerance, by: 1) {
+            let candidate = Int(ideal - sourceStart) + delta
+            var score: Float = 0
+            for channel in 0..<channels {
+                let base = channel * sourceCapacity
+                var i = 0
+                while i < hop {   // every other sample: half the work, the same peak
+                    score += source[base + candidate + i] * source[base + reference + i]
+                    i += 2
+                }
+            }
+            if score > bestScore {
+                bestScore = score
+                best = ideal + Int64(delta)
+            }
+        }
+        return best
+    }
+
+    /// Keeps source samples `[from, to)` in the history, reading forward as needed.
+    private func ensure(from: Int64, to: Int64) throws {
+        // Drop what lies before `from` (all of it, and skip ahead, if `from` is past the end).
+        if sourceCount == 0 {
+            sourceStart = from
+        } else if from > sourceStart {
+            let gone = Int(min(Int64(sourceCount), from - sourceStart))
+            for channel in 0..<channels where gone > 0 {
+                let base = channel * sourceCapacity
+                for i in 0..<(sourceCount - gone) { source[base + i] = source[base + gone + i] }
+            }
+            sourceCount -= gone
+            sourceStart = sourceCount == 0 ? from : sourceStart + Int64(gone)
+        }
+        let have = sourceStart + Int64(sourceCount)
+        guard to > have else { return }
+        let count = Int(to - have)
+        precondition(sourceCount + count <= sourceCapacity, "time-stretch history overflow")
+        let at = sourceCount
+        try read(have, count) { channel, offset, samples, length in
+            let base = channel * sourceCapacity + at + offset
+            for i in 0..<length { source[base + i] = samples[i] }
+        }
+        sourceCount += count
+    }
+}
