@@ -34,8 +34,9 @@ final class AudioMixer {
         var reader: AudioTrackReader?
         var readerSource: SourceTrack?
         var algorithm: TimePitchAlgorithm
-        /// The time-stretch of the scaled piece being played (pitch kept), by piece index.
-        var stretcher: (piece: Int, stretcher: TimeStretcher)?
+        /// The time-stretch being played (pitch kept): the piece it is in, and the output
+        /// sample it continues at.
+        var stretcher: (piece: Int, stretcher: TimeStretcher, next: Int64)?
         /// Index of the first piece that may still overlap a later block.
         var cursor = 0
     }
@@ -98,7 +99,7 @@ final class AudioMixer {
                     gainsReady = true
                 }
                 let reader = try reader(for: t, source: source)
-                if piece.speed != 1, tracks[t].algorithm == .preservePitch {
+                if tracks[t].algorithm == .preservePitch, piece.speed != 1 || continuesStretch(track: t, piece: p - 1, at: from) {
                     try stretch(track: t, piece: p - 1, reader: reader, from: from, to: to, blockStart: start, into: block)
                 } else {
                     try add(piece, reader: reader, from: from, to: to, blockStart: start, into: block)
@@ -121,8 +122,9 @@ final class AudioMixer {
                          into block: AudioFrame) throws(FFmpegError) {
         let piece = tracks[t].pieces[index]
         let stretcher: TimeStretcher
-        if let current = tracks[t].stretcher, current.piece == index, piece.start + current.stretcher.produced == from {
+        if continuesStretch(track: t, piece: index, at: from), let current = tracks[t].stretcher {
             stretcher = current.stretcher
+            stretcher.speed = piece.speed
         } else {
             let origin = piece.sourceStart + Int64((Double(from - piece.start) * piece.speed).rounded())
             stretcher = TimeStretcher(channels: channels, sampleRate: sampleRate, speed: piece.speed, origin: origin) { position, count, deliver in
@@ -134,8 +136,8 @@ final class AudioMixer {
                     done += n
                 }
             }
-            tracks[t].stretcher = (index, stretcher)
         }
+        tracks[t].stretcher = (index, stretcher, to)
         let offset = Int(from - blockStart), gains = self.gains
         do {
             try stretcher.produce(Int(to - from)) { channel, at, samples, length in
@@ -148,6 +150,19 @@ final class AudioMixer {
         } catch {
             preconditionFailure("time-stretch read failed with \(error)")
         }
+    }
+
+    /// True when the track's running stretch reaches `from` in piece `index` seamlessly:
+    /// the same piece, or the next one carrying on in the same source where the last ended
+    /// (a speed ramp's steps, or the normal speed after a slowed part).
+    private func continuesStretch(track t: Int, piece index: Int, at from: Int64) -> Bool {
+        guard let current = tracks[t].stretcher, current.next == from else { return false }
+        if current.piece == index { return true }
+        guard current.piece == index - 1 else { return false }
+        let before = tracks[t].pieces[index - 1], piece = tracks[t].pieces[index]
+        guard let a = before.source, let b = piece.source, a.asset == b.asset, a.trackID == b.trackID else { return false }
+        let sourceEnd = before.sourceStart + Int64((Double(before.end - before.start) * before.speed).rounded())
+        return abs(sourceEnd - piece.sourceStart) <= 2
     }
 
     private func add(_ piece: Piece, reader: AudioTrackReader, from: Int64, to: Int64, blockStart: Int64,

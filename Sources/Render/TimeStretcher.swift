@@ -16,8 +16,9 @@ final class TimeStretcher {
                       _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws -> Void
 
     let channels: Int
-    /// Source samples per output sample (0.5: half speed, twice as long).
-    let speed: Double
+    /// Source samples per output sample (0.5: half speed, twice as long). It may change
+    /// between blocks: a speed ramp's steps go on in one stretch, without a seam.
+    var speed: Double
     /// The source position output sample 0 stands for.
     let origin: Int64
     /// Output samples produced so far.
@@ -34,10 +35,12 @@ final class TimeStretcher {
     private var accumulator: [Float]
     private var ready: [Float]
     private var readyCount = 0, readyOffset = 0
-    /// Frame -1 is placed first and its output thrown away, so output sample 0 is already
-    /// a full overlap of two frames (no fade-in at the start of a slowed section).
-    private var step = -1
+    /// A frame a hop before `origin` is placed first and its output thrown away, so output
+    /// sample 0 is already a full overlap of two frames (no fade-in at a section's start).
     private var previous: Int64?
+    private var framesPlaced = 0
+    /// Where the next frame ideally starts in the source (advancing a hop × speed a frame).
+    private var nextIdeal: Double
 
     /// `sampleRate` sets the frame (about 40 ms) and the search tolerance (about 10 ms).
     init(channels: Int, sampleRate: Int, speed: Double, origin: Int64, read: @escaping Read) {
@@ -58,6 +61,7 @@ final class TimeStretcher {
         source = [Float](repeating: 0, count: sourceCapacity * channels)
         accumulator = [Float](repeating: 0, count: frameLength * channels)
         ready = [Float](repeating: 0, count: hop * channels)
+        nextIdeal = Double(origin - Int64(hop))
     }
 
     /// Produces the next `count` output samples, handing each channel's block to `deliver`
@@ -86,18 +90,22 @@ final class TimeStretcher {
     /// Places the next frame: at its ideal source position, moved by up to the tolerance
     /// to where it best matches the natural continuation of the previous frame.
     private func nextFrame() throws {
-        let ideal = origin + Int64((Double(step * hop) * speed).rounded())
+        let ideal = Int64(nextIdeal.rounded())
         var chosen = ideal
-        if let previous {
+        if framesPlaced < 2 {
+            // The priming frame (a hop before `origin`) and the first frame (at `origin`)
+            // sit exactly where speed 1 would put them: their overlap reproduces the
+            // source itself, so entering a scaled section from normal speed has no seam.
+            nextIdeal += Double(hop) * (framesPlaced == 0 ? 1 : speed)
+            try ensure(from: ideal - Int64(tolerance), to: ideal + Int64(frameLength) + Int64(tolerance))
+        } else if let previous {
+            nextIdeal += Double(hop) * speed
             let continuation = previous + Int64(hop)
             try ensure(from: min(continuation, ideal - Int64(tolerance)), to: max(continuation, ideal + Int64(tolerance)) + Int64(frameLength))
             chosen = bestMatch(around: ideal, continuation: continuation)
-        } else {
-            // Keep the tolerance before the first frame too: the next search may reach it.
-            try ensure(from: ideal - Int64(tolerance), to: ideal + Int64(frameLength))
         }
         previous = chosen
-        step += 1
+        framesPlaced += 1
         // Overlap-add the windowed frame; the first hop of the accumulator is then final.
         let offset = Int(chosen - sourceStart)
         for channel in 0..<channels {

@@ -40,4 +40,32 @@ import TestSupport
         let levelSlowed = DecodedMedia.rmsDecibels(samples, 33600..<110400)
         #expect(abs(levelBefore - levelSlowed) < 1, "\(mode): \(levelBefore) dB before, \(levelSlowed) dB slowed")
     }
+
+    /// A speed ramp down to a quarter and back: twenty 50 ms steps each way, played as one
+    /// stretch, so the sound has no seam anywhere — no jump steeper than the tone itself.
+    @Test func speedRampPlaysWithoutClicks() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, seconds: 3)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "ramp.yaml", contents: """
+        version: 1
+        clips:
+          - ramp: [ {at: 0.5, rate: 1}, {at: 1.0, rate: 0.25}, {at: 1.5, rate: 0.25}, {at: 2.0, rate: 1} ]
+        """)
+        let output = dir.file("ramp.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        let streams = try FFprobe.facts(of: output)
+        let video = streams.first { $0.codecType == "video" }?.duration ?? 0, audio = streams.first { $0.codecType == "audio" }?.duration ?? 0
+        #expect(abs(video - audio) <= 1.0 / 30, "video \(video) s, audio \(audio) s")
+        // 0.5 s + ramp (0.5 s ÷ ≈0.54 average rate) + 0.5 s at a quarter + ramp + 1 s ≈ 5.35 s.
+        #expect(audio > 5.25 && audio < 5.45, "3 s with a slowed middle: \(audio) s")
+        let samples = try DecodedMedia.monoSamples(of: output)
+        let body = samples[2400..<(samples.count - 2400)]
+        let peak = body.map(abs).max() ?? 0
+        let steepest = zip(body, body.dropFirst()).map { abs($1 - $0) }.max() ?? 0
+        // A 440 Hz tone of amplitude `peak` moves at most peak · 2π · 440 / 48000 per sample.
+        let toneSlope = peak * Float(2 * Double.pi * 440 / 48000)
+        #expect(steepest < 1.5 * toneSlope, "steepest jump \(steepest), the tone's own \(toneSlope)")
+    }
 }
