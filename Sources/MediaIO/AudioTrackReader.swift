@@ -29,7 +29,7 @@ public final class AudioTrackReader {
     /// False until the first frame after opening or seeking says where the window is.
     private var positioned = false
     private var ended = false
-    /// What `withSamples` hands out: the request, silence-padded.
+    /// What `withSamples` hands out at the track's edges: the request, silence-padded.
     private let window: UnsafeMutablePointer<Float>
     private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
 
@@ -64,7 +64,12 @@ public final class AudioTrackReader {
                             _ body: (_ channel: Int, UnsafePointer<Float>) -> Void) throws(FFmpegError) {
         precondition(count >= 0 && count <= maximumRead, "read of \(count) samples, at most \(maximumRead)")
         try fill(position: position, count: count)
-        // Copy the overlap of the request with the window; silence elsewhere.
+        // Inside the decoded samples (nearly always): hand them out as they are.
+        if position >= bufferStart, position + Int64(count) <= bufferStart + Int64(bufferCount) {
+            for channel in 0..<channels { body(channel, buffer + channel * capacity + Int(position - bufferStart)) }
+            return
+        }
+        // At the track's edges: copy the overlap into the window, silence elsewhere.
         let overlapStart = max(position, bufferStart), overlapEnd = min(position + Int64(count), bufferStart + Int64(bufferCount))
         for channel in 0..<channels {
             let out = window + channel * maximumRead
@@ -134,10 +139,7 @@ public final class AudioTrackReader {
         // Land a little early: codecs with overlapping transforms (AAC, Opus) decode their
         // first frame after a seek wrong; those samples fall before `position` and are dropped.
         let preRoll = Int64(sampleRate) / 5
-        let time = MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + (stream.startTime ?? .zero)
-        let timeBase = stream.timeBase
-        let ticks = time.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
-        try source.seek(toTicks: ticks)
+        try source.seek(to: MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + (stream.startTime ?? .zero))
         resampler.reset()
         positioned = false
         ended = false

@@ -1,3 +1,5 @@
+import Timeline
+
 /// An integer rectangle of pixels in a frame: a crop region or a destination region.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     public var x: Int
@@ -9,9 +11,13 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
 
+    /// A `size` rectangle at the origin: a whole picture.
+    public init(size: PixelSize) {
+        self.init(x: 0, y: 0, width: size.width, height: size.height)
+    }
+
     public var maxX: Int { x + width }
     public var maxY: Int { y + height }
-    public var isEmpty: Bool { width <= 0 || height <= 0 }
 
     /// The overlap of two rectangles, nil when they do not overlap.
     public func intersection(_ other: PixelRect) -> PixelRect? {

@@ -29,12 +29,6 @@ final class Resampler {
         input = nil
     }
 
-    /// An upper bound on the samples `convert` makes from `inputSamples` more.
-    func maximumOutput(forInput inputSamples: Int) -> Int {
-        guard let context else { return inputSamples * sampleRate / 8000 + 64 }
-        return Int(max(0, swr_get_out_samples(context, Int32(inputSamples))))
-    }
-
     /// Converts `frame` into `outputs` (one float pointer per output channel, room for
     /// `capacity` samples each); returns the samples written.
     func convert(_ frame: UnsafeMutablePointer<AVFrame>, into outputs: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,

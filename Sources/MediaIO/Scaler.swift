@@ -1,4 +1,5 @@
 import CFFmpeg
+import Timeline
 
 /// Scales and converts pictures with libswscale, owning one `SwsContext` (freed in
 /// `deinit`). The context is rebuilt only when sizes, formats or ranges change
@@ -9,8 +10,8 @@ import CFFmpeg
 /// formats region origins should be even, or chroma lands half a pixel off.
 public final class Scaler {
     private struct Key: Equatable {
-        var source: PixelRect, sourceFormat: AVPixelFormat, sourceFullRange: Bool, sourceMatrix: Int32
-        var destination: PixelRect, destinationFormat: AVPixelFormat
+        var source: PixelSize, sourceFormat: AVPixelFormat, sourceFullRange: Bool, sourceMatrix: Int32
+        var destination: PixelSize, destinationFormat: AVPixelFormat
     }
 
     private var context: OpaquePointer?
@@ -43,9 +44,9 @@ public final class Scaler {
                       region destinationRegion: PixelRect) throws(FFmpegError) {
         let sourceFormat = source.pixelFormat.rawValue, destinationFormat = destination.pixelFormat.rawValue
         let fullRange = source.isFullRange
-        let key = Key(source: PixelRect(x: 0, y: 0, width: region.width, height: region.height), sourceFormat: sourceFormat,
+        let key = Key(source: PixelSize(width: region.width, height: region.height), sourceFormat: sourceFormat,
                       sourceFullRange: fullRange, sourceMatrix: source.swscaleMatrix,
-                      destination: PixelRect(x: 0, y: 0, width: destinationRegion.width, height: destinationRegion.height),
+                      destination: PixelSize(width: destinationRegion.width, height: destinationRegion.height),
                       destinationFormat: destinationFormat)
         if key != self.key {
             context = sws_getCachedContext(context, Int32(region.width), Int32(region.height), sourceFormat,
@@ -71,19 +72,13 @@ public final class Scaler {
         var sourceStrides = source.strides
         var destinationPlanes = destination.planePointers(at: destinationRegion)
         var destinationStrides = destination.strides
-        let result = withUnsafePointer(to: &sourcePlanes) { sp in
-            sp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 4) { sp in
-                withUnsafePointer(to: &sourceStrides) { ss in
-                    ss.withMemoryRebound(to: Int32.self, capacity: 4) { ss in
-                        withUnsafePointer(to: &destinationPlanes) { dp in
-                            dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 4) { dp in
-                                withUnsafePointer(to: &destinationStrides) { ds in
-                                    ds.withMemoryRebound(to: Int32.self, capacity: 4) { ds in
-                                        sws_scale(context, sp, ss, 0, Int32(region.height), dp, ds)
-                                    }
-                                }
-                            }
-                        }
+        let result = withCArray(&sourcePlanes) { sp in
+            withCArray(&sourceStrides) { ss in
+                withCArray(&destinationPlanes) { dp in
+                    withCArray(&destinationStrides) { ds in
+                        // sws_scale reads the source planes through `const uint8_t *const[]`.
+                        sws_scale(context, UnsafeRawPointer(sp).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), ss,
+                                  0, Int32(region.height), dp, ds)
                     }
                 }
             }
@@ -92,15 +87,17 @@ public final class Scaler {
     }
 }
 
+/// `body` with a 4-tuple (how Swift imports FFmpeg's per-plane arrays) seen as the C
+/// array it is.
+private func withCArray<T, R>(_ tuple: inout (T, T, T, T), _ body: (UnsafeMutablePointer<T>) -> R) -> R {
+    withUnsafeMutablePointer(to: &tuple) { $0.withMemoryRebound(to: T.self, capacity: 4, body) }
+}
+
 extension VideoFrame {
     /// True for full-range (JPEG-style, 0...255) pictures: RGB, yuvj formats, or a frame
     /// whose colour range says so.
     public var isFullRange: Bool {
-        let format = frame.pointee.format
-        if isRGB { return true }
-        if format == AV_PIX_FMT_YUVJ420P.rawValue || format == AV_PIX_FMT_YUVJ422P.rawValue
-            || format == AV_PIX_FMT_YUVJ444P.rawValue { return true }
-        return frame.pointee.color_range == AVCOL_RANGE_JPEG
+        isRGB || pixelFormat.isFullRangeYUV || frame.pointee.color_range == AVCOL_RANGE_JPEG
     }
 
     /// True for RGB(A) formats, packed or planar.

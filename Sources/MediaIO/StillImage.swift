@@ -8,22 +8,15 @@ public enum StillImage {
     /// (straight, not premultiplied, alpha for `.rgba`). Throws an `FFmpegError` naming
     /// the file when it is missing, not an image, or has no picture.
     public static func decode(_ path: String, as format: PixelFormat = .rgba) throws(FFmpegError) -> VideoFrame {
-        let source = try StreamDecoder(path: path, trackID: TrackID(firstVideoStream(in: path) + 1), kind: .video)
+        let source = try StreamDecoder(path: path, kind: .video)
         let decoded = try VideoFrame()
         guard try source.decodeNext(into: decoded.frame) else {
             throw FFmpegError(code: FFmpegError.endOfFile, function: "avcodec_receive_frame", path: path, streamIndex: source.streamIndex)
         }
         if decoded.pixelFormat == format { return decoded }
         let converted = try VideoFrame(width: decoded.width, height: decoded.height, pixelFormat: format)
-        let whole = PixelRect(x: 0, y: 0, width: decoded.width, height: decoded.height)
+        let whole = PixelRect(size: decoded.size)
         try Scaler().scale(decoded, region: whole, into: converted, region: whole)
         return converted
-    }
-
-    private static func firstVideoStream(in path: String) throws(FFmpegError) -> Int {
-        guard let stream = try Demuxer(path: path).streams.first(where: { $0.kind == .video }) else {
-            throw FFmpegError(code: cff_averror(EINVAL), function: "no picture stream", path: path)
-        }
-        return stream.index
     }
 }

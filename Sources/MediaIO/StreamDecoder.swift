@@ -11,12 +11,14 @@ final class StreamDecoder {
     private let packet: Packet
     private var inputEnded = false, outputEnded = false
 
-    /// Opens track `trackID` (stream index + 1) of `path`, which must be a `kind` stream.
-    init(path: String, trackID: TrackID, kind: StreamInfo.Kind) throws(FFmpegError) {
+    /// Opens track `trackID` (stream index + 1) of `path`, which must be a `kind` stream;
+    /// with no track id, the file's first `kind` stream.
+    init(path: String, trackID: TrackID? = nil, kind: StreamInfo.Kind) throws(FFmpegError) {
         let demuxer = try Demuxer(path: path)
-        let index = Int(trackID) - 1
+        let index = trackID.map { Int($0) - 1 } ?? demuxer.streams.firstIndex { $0.kind == kind } ?? -1
         guard demuxer.streams.indices.contains(index), demuxer.streams[index].kind == kind else {
-            throw FFmpegError(code: cff_averror(EINVAL), function: "\(kind) track \(trackID)", path: path, streamIndex: index)
+            throw FFmpegError(code: cff_averror(EINVAL), function: "\(kind) track \(trackID.map { "\($0)" } ?? "(first)")",
+                              path: path, streamIndex: index)
         }
         self.demuxer = demuxer
         streamIndex = index
@@ -39,9 +41,12 @@ final class StreamDecoder {
         return false
     }
 
-    /// Seeks to the last keyframe at or before `ticks` (stream time base) and drops
-    /// whatever the decoder held.
-    func seek(toTicks ticks: Int64) throws(FFmpegError) {
+    /// Seeks to the last keyframe at or before `time` (stream time, start time included)
+    /// and drops whatever the decoder held.
+    func seek(to time: MediaTime) throws(FFmpegError) {
+        // The time base is num/den (num is 1 for nearly every container).
+        let timeBase = stream.timeBase
+        let ticks = time.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
         try demuxer.seek(stream: streamIndex, toTicks: ticks)
         decoder.flush()
         inputEnded = false

@@ -65,8 +65,7 @@ public final class VideoEncoder {
         c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         // Tag the stream BT.709 so players do not guess (they guess BT.601 for small
         // pictures). yuvj formats are full range by definition.
-        let fullRange = format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P || format == AV_PIX_FMT_YUVJ444P
-        c.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        c.pointee.color_range = settings.pixelFormat.isFullRangeYUV ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         c.pointee.colorspace = AVCOL_SPC_BT709
         c.pointee.color_primaries = AVCOL_PRI_BT709
         c.pointee.color_trc = AVCOL_TRC_BT709

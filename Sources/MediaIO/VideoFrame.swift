@@ -97,6 +97,11 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     /// FFmpeg's name: `yuv420p`, `nv12`...
     public var description: String { av_get_pix_fmt_name(rawValue).map { String(cString: $0) } ?? "none" }
 
+    /// The yuvj formats: full-range (JPEG) YUV by definition, whatever a frame's range says.
+    var isFullRangeYUV: Bool {
+        rawValue == AV_PIX_FMT_YUVJ420P || rawValue == AV_PIX_FMT_YUVJ422P || rawValue == AV_PIX_FMT_YUVJ444P
+    }
+
     var isChromaSubsampledHorizontally: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_w ?? 0) > 0 }
     var isChromaSubsampledVertically: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_h ?? 0) > 0 }
 }

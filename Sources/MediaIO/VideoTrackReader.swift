@@ -65,9 +65,7 @@ public final class VideoTrackReader {
     }
 
     private func seek(to target: MediaTime) throws(FFmpegError) {
-        // The time base is num/den (num is 1 for nearly every container).
-        let ticks = target.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
-        try source.seek(toTicks: ticks)
+        try source.seek(to: target)
         hasCurrent = false
         hasNext = false
     }

@@ -127,7 +127,8 @@ final class AudioMixer {
             stretcher.speed = piece.speed
         } else {
             let origin = piece.sourceStart + Int64((Double(from - piece.start) * piece.speed).rounded())
-            stretcher = TimeStretcher(channels: channels, sampleRate: sampleRate, speed: piece.speed, origin: origin) { position, count, deliver in
+            stretcher = TimeStretcher(channels: channels, sampleRate: sampleRate, speed: piece.speed,
+                                      origin: origin) { (position, count, deliver) throws(FFmpegError) in
                 // Forward-only reads in blocks the reader can take.
                 var done = 0
                 while done < count {
@@ -139,16 +140,10 @@ final class AudioMixer {
         }
         tracks[t].stretcher = (index, stretcher, to)
         let offset = Int(from - blockStart), gains = self.gains
-        do {
-            try stretcher.produce(Int(to - from)) { channel, at, samples, length in
-                block.withChannel(channel) { out in
-                    for n in 0..<length { out[offset + at + n] += samples[n] * gains[offset + at + n] }
-                }
+        try stretcher.produce(Int(to - from)) { channel, at, samples, length in
+            block.withChannel(channel) { out in
+                for n in 0..<length { out[offset + at + n] += samples[n] * gains[offset + at + n] }
             }
-        } catch let error as FFmpegError {
-            throw error
-        } catch {
-            preconditionFailure("time-stretch read failed with \(error)")
         }
     }
 

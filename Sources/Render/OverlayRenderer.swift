@@ -137,8 +137,7 @@ final class OverlayRenderer {
     /// pick up the colour of transparent pixels).
     private static func resize(_ picture: VideoFrame, to size: PixelSize) throws -> VideoFrame {
         let scaled = try VideoFrame(width: size.width, height: size.height, pixelFormat: .rgba)
-        try Scaler(filter: .lanczos).scale(picture, region: PixelRect(x: 0, y: 0, width: picture.width, height: picture.height),
-                                           into: scaled, region: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+        try Scaler(filter: .lanczos).scale(picture, region: PixelRect(size: picture.size), into: scaled, region: PixelRect(size: size))
         return scaled
     }
 }

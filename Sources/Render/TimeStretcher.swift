@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 
 /// Changes the duration of sound without changing its pitch, by WSOLA (waveform-
 /// similarity overlap-add): the output is built from Hann-windowed frames taken from the
@@ -13,7 +14,7 @@ final class TimeStretcher {
     /// Delivers `count` source samples per channel from `position`, planar, in pieces:
     /// `deliver(channel, offset, samples, length)` for samples `offset ..< offset + length`.
     typealias Read = (_ position: Int64, _ count: Int,
-                      _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws -> Void
+                      _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) -> Void
 
     let channels: Int
     /// Source samples per output sample (0.5: half speed, twice as long). It may change
@@ -66,7 +67,7 @@ final class TimeStretcher {
 
     /// Produces the next `count` output samples, handing each channel's block to `deliver`
     /// in pieces (offset into the request, samples, length).
-    func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws {
+    func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) {
         if previous == nil {
             try nextFrame()
             readyCount = 0
@@ -89,7 +90,7 @@ final class TimeStretcher {
 
     /// Places the next frame: at its ideal source position, moved by up to the tolerance
     /// to where it best matches the natural continuation of the previous frame.
-    private func nextFrame() throws {
+    private func nextFrame() throws(FFmpegError) {
         let ideal = Int64(nextIdeal.rounded())
         var chosen = ideal
         if framesPlaced < 2 {
@@ -144,7 +145,7 @@ final class TimeStretcher {
     }
 
     /// Keeps source samples `[from, to)` in the history, reading forward as needed.
-    private func ensure(from: Int64, to: Int64) throws {
+    private func ensure(from: Int64, to: Int64) throws(FFmpegError) {
         // Drop what lies before `from` (all of it, and skip ahead, if `from` is past the end).
         if sourceCount == 0 {
             sourceStart = from

@@ -11,38 +11,46 @@ import Timeline
 /// steady stream of same-shaped frames allocates nothing.
 final class VideoCompositor {
     let renderSize: PixelSize
+    private let canvasRect: PixelRect
     private var scratch: [ScratchKey: VideoFrame] = [:]
-    private var scalers: [ScratchKey: Scaler] = [:]
+    /// One scaler per role and slot: its context stays cached while the shape is steady.
+    private var scalers: [ScalerKey: Scaler] = [:]
     /// The layers drawn in the current frame (kept to reuse its storage).
     private var placements: [(Int, LayerPlacement)] = []
 
+    private enum Role { case converted, oriented, scaled }
+
     private struct ScratchKey: Hashable {
-        enum Role { case converted, oriented, scaled }
         var role: Role
         var slot: Int
         var size: PixelSize
     }
 
+    private struct ScalerKey: Hashable {
+        var role: Role
+        var slot: Int
+    }
+
     init(renderSize: PixelSize) {
         self.renderSize = renderSize
+        canvasRect = PixelRect(size: renderSize)
     }
 
     /// Composites `plan` into `canvas` (a yuv420p frame of `renderSize`);
     /// `frames[i]` is the decoded frame for `plan.layers[i]`.
-    func composite(_ plan: FramePlan, frames: [VideoFrame], into canvas: VideoFrame) throws -> Void {
-        let canvasRect = PixelRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
+    func composite(_ plan: FramePlan, frames: [VideoFrame], into canvas: VideoFrame) throws {
         placements.removeAll(keepingCapacity: true)
-        var coveredBy: Int?
+        var covered = false
         for (i, layer) in plan.layers.enumerated() {
             guard let placement = try LayerPlacement.place(frameSize: frames[i].size, crop: layer.crop, transform: layer.transform),
-                  placement.destination.intersection(canvasRect) != nil else { continue }
+                  let visible = placement.destination.intersection(canvasRect) else { continue }
             placements.append((i, placement))
-            if layer.opacity >= 1, placement.destination.intersection(canvasRect) == canvasRect {
-                coveredBy = i
+            if layer.opacity >= 1, visible == canvasRect {
+                covered = true
                 break
             }
         }
-        if coveredBy == nil { fillBackground(canvas, color: plan.background) }
+        if !covered { fillBackground(canvas, color: plan.background) }
         for (slot, (i, placement)) in placements.enumerated().reversed() {
             try draw(frames[i], placement: placement, opacity: plan.layers[i].opacity, slot: slot, into: canvas)
         }
@@ -54,12 +62,10 @@ final class VideoCompositor {
         // (yuvj, 4:2:2, 10-bit, BT.601 phone and SD video...).
         if frame.pixelFormat != .yuv420p || frame.isFullRange || !frame.usesBT709 {
             let converted = try scratchFrame(.converted, slot: slot, size: PixelSize(width: region.width, height: region.height))
-            try scaler(.converted, slot: slot)
-                .scale(frame, region: region, into: converted, region: PixelRect(x: 0, y: 0, width: region.width, height: region.height))
+            try scaler(.converted, slot: slot).scale(frame, region: region, into: converted, region: PixelRect(size: converted.size))
             source = converted
-            region = PixelRect(x: 0, y: 0, width: region.width, height: region.height)
+            region = PixelRect(size: converted.size)
         }
-        let canvasRect = PixelRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
         let direct = opacity >= 1 && placement.destination.intersection(canvasRect) == placement.destination
         if placement.orientation != .identity {
             let size = placement.orientedSize
@@ -68,10 +74,9 @@ final class VideoCompositor {
                 return
             }
             let oriented = try scratchFrame(.oriented, slot: slot, size: size)
-            orient(source, region: region, placement.orientation, into: oriented,
-                   at: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+            orient(source, region: region, placement.orientation, into: oriented, at: PixelRect(size: size))
             source = oriented
-            region = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+            region = PixelRect(size: size)
         }
         if placement.needsScaling {
             let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
@@ -81,9 +86,9 @@ final class VideoCompositor {
                 return
             }
             let scaled = try scratchFrame(.scaled, slot: slot, size: size)
-            try scaler.scale(source, region: region, into: scaled, region: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+            try scaler.scale(source, region: region, into: scaled, region: PixelRect(size: size))
             source = scaled
-            region = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+            region = PixelRect(size: size)
         }
         blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
     }
@@ -97,11 +102,9 @@ final class VideoCompositor {
             let to = Self.planeRegion(target, plane: plane)
             source.withPlane(plane) { src, srcStride in
                 destination.withPlane(plane) { dst, dstStride in
-                    PlaneOperations.orient(orientation,
-                                           source: src.baseAddress!.assumingMemoryBound(to: UInt8.self) + from.y * srcStride + from.x,
+                    PlaneOperations.orient(orientation, source: Self.origin(of: from, in: src, stride: srcStride),
                                            sourceStride: srcStride, width: from.width, height: from.height,
-                                           destination: dst.baseAddress!.assumingMemoryBound(to: UInt8.self) + to.y * dstStride + to.x,
-                                           destinationStride: dstStride)
+                                           destination: Self.origin(of: to, in: dst, stride: dstStride), destinationStride: dstStride)
                 }
             }
         }
@@ -109,7 +112,6 @@ final class VideoCompositor {
 
     /// Blends `region` of `source` onto `canvas` at `target` (same size), clipped to the canvas.
     private func blend(_ source: VideoFrame, region: PixelRect, into canvas: VideoFrame, at target: PixelRect, opacity: Double) {
-        let canvasRect = PixelRect(x: 0, y: 0, width: renderSize.width, height: renderSize.height)
         guard let visible = target.intersection(canvasRect) else { return }
         let sourceVisible = PixelRect(x: region.x + visible.x - target.x, y: region.y + visible.y - target.y,
                                       width: visible.width, height: visible.height)
@@ -118,9 +120,8 @@ final class VideoCompositor {
             let width = min(from.width, to.width), height = min(from.height, to.height)
             source.withPlane(plane) { src, srcStride in
                 canvas.withPlane(plane) { dst, dstStride in
-                    PlaneOperations.blend(source: src.baseAddress!.assumingMemoryBound(to: UInt8.self) + from.y * srcStride + from.x,
-                                          sourceStride: srcStride,
-                                          destination: dst.baseAddress!.assumingMemoryBound(to: UInt8.self) + to.y * dstStride + to.x,
+                    PlaneOperations.blend(source: Self.origin(of: from, in: src, stride: srcStride), sourceStride: srcStride,
+                                          destination: Self.origin(of: to, in: dst, stride: dstStride),
                                           destinationStride: dstStride, width: width, height: height, opacity: opacity)
                 }
             }
@@ -129,12 +130,15 @@ final class VideoCompositor {
 
     private func fillBackground(_ canvas: VideoFrame, color: Color) {
         let (y, u, v) = Self.videoRangeYUV(color)
-        for (plane, value) in [(0, y), (1, u), (2, v)] {
+        func fill(_ plane: Int, _ value: UInt8) {
             canvas.withPlane(plane) { buffer, stride in
                 PlaneOperations.fill(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: stride,
                                      width: canvas.planeWidth(plane), height: canvas.planeHeight(plane), value: value)
             }
         }
+        fill(0, y)
+        fill(1, u)
+        fill(2, v)
     }
 
     /// A colour as BT.709 video-range Y'CbCr bytes (what the encoder is told the stream is).
@@ -145,6 +149,11 @@ final class VideoCompositor {
         return (byte(16 + 219 * luma), byte(128 + 224 * (b - luma) / 1.8556), byte(128 + 224 * (r - luma) / 1.5748))
     }
 
+    /// The first byte of `rect` (in plane pixels) in a plane's buffer.
+    static func origin(of rect: PixelRect, in plane: UnsafeMutableRawBufferPointer, stride: Int) -> UnsafeMutablePointer<UInt8> {
+        plane.baseAddress!.assumingMemoryBound(to: UInt8.self) + rect.y * stride + rect.x
+    }
+
     /// A luma-pixel rectangle in plane `plane` of a 4:2:0 picture (chroma halves it,
     /// rounding the far edge up).
     static func planeRegion(_ rect: PixelRect, plane: Int) -> PixelRect {
@@ -153,7 +162,7 @@ final class VideoCompositor {
         return PixelRect(x: x0, y: y0, width: (rect.maxX + 1) / 2 - x0, height: (rect.maxY + 1) / 2 - y0)
     }
 
-    private func scratchFrame(_ role: ScratchKey.Role, slot: Int, size: PixelSize) throws -> VideoFrame {
+    private func scratchFrame(_ role: Role, slot: Int, size: PixelSize) throws -> VideoFrame {
         let key = ScratchKey(role: role, slot: slot, size: size)
         if let frame = scratch[key] { return frame }
         // Sizes change with ramps (push, wipe): keep the cache from growing without bound.
@@ -163,9 +172,8 @@ final class VideoCompositor {
         return frame
     }
 
-    private func scaler(_ role: ScratchKey.Role, slot: Int) -> Scaler {
-        // One scaler per role and slot: its context stays cached while the shape is steady.
-        let key = ScratchKey(role: role, slot: slot, size: PixelSize(width: 0, height: 0))
+    private func scaler(_ role: Role, slot: Int) -> Scaler {
+        let key = ScalerKey(role: role, slot: slot)
         if let scaler = scalers[key] { return scaler }
         let scaler = Scaler()
         scalers[key] = scaler

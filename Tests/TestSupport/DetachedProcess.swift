@@ -34,28 +34,17 @@ public enum DetachedProcess {
         if rc == 0 { rc = closeDescriptors(from: 3, in: &actions) }
         guard rc == 0 else { throw failure("posix_spawn_file_actions", rc) }
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t(), allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)  // test threads block most signals
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)  // and may ignore SIGPIPE
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
         var pid = pid_t()
-        rc = posix_spawn(&pid, setsid, &actions, &attributes, cArgs, environ)
+        rc = Spawn.withResetSignals { attributes in
+            Spawn.withCArguments(argv) { posix_spawn(&pid, setsid, &actions, &attributes, $0, environ) }
+        }
         guard rc == 0 else { throw failure("posix_spawn", rc) }
 
         var status: Int32 = 0
         var waited: pid_t
         repeat { waited = waitpid(pid, &status, 0) } while waited == -1 && errno == EINTR
         guard waited == pid else { return }  // already reaped elsewhere: the caller checks readiness
-        let exited = status & 0x7f == 0
-        let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let code = Spawn.exitStatus(status)
         guard code == 0 else {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw CommandError(command: argv, status: code, stderr: output)

@@ -45,21 +45,11 @@ public enum PeakMemory {
         guard rc == 0 else {
             throw CommandError(command: argv, status: nil, stderr: "posix_spawn_file_actions: \(String(cString: strerror(rc)))")
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t(), allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
         let started = ContinuousClock.now
         var pid = pid_t()
-        rc = posix_spawn(&pid, path, &actions, &attributes, cArgs, environ)
+        rc = Spawn.withResetSignals { attributes in
+            Spawn.withCArguments(argv) { posix_spawn(&pid, path, &actions, &attributes, $0, environ) }
+        }
         guard rc == 0 else {
             throw CommandError(command: argv, status: nil, stderr: "posix_spawn: \(String(cString: strerror(rc)))")
         }
@@ -71,8 +61,7 @@ public enum PeakMemory {
             throw CommandError(command: argv, status: nil, stderr: "wait4: \(String(cString: strerror(errno)))")
         }
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
-        let exited = status & 0x7f == 0
-        let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let code = Spawn.exitStatus(status)
         let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         return Result(status: code, peakKiB: Int(usage.ru_maxrss), stdout: out, stderr: err, seconds: elapsed)

@@ -75,9 +75,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let (width, height) = canvas.outputSize
         let video = try #require(try FFprobe.stream("video", of: output))
         try #require(video.width == width && video.height == height, "output \(video.width ?? 0)x\(video.height ?? 0)")
@@ -121,9 +119,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         let box = try #require(Self.boundingBox(picture.y, width: 320, height: 240, above: 108), "no logo in the frame")
         print("41x25 logo at bottom-right, margin 0: drawn at (\(box.x), \(box.y)) \(box.width)x\(box.height), expected (279, 215) 41x25")
@@ -146,9 +142,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let frames = try OverlayFixture.frames(of: output, width: 320, height: 240)
         try #require(frames.count == 30, "\(frames.count) frames")
         let lit = frames.map { frame in frame.y.filter { $0 > 108 }.count }
@@ -211,9 +205,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let frames = try OverlayFixture.frames(of: output, width: 320, height: 240)
         try #require(frames.count == 30, "\(frames.count) frames")
         let background = Self.mean(frames[25], x: 20, y: 20, width: 80, height: 60, canvasWidth: 320).y
@@ -253,9 +245,7 @@ import TestSupport
         let region = "crop=64:48:240:176"
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         // The oracle. ffmpeg's overlay would turn the RGBA logo into YUV with the BT.601
         // matrix (swscale's default for untagged RGB) over a BT.709 video; converting it with
         // the BT.709 matrix first is what dropcut is asked to do.
@@ -296,9 +286,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         let ink = try #require(Self.boundingBox(picture.y, width: 320, height: 240, above: 100), "no text drawn")
         let oracle = try #require(try OverlayFixture.drawtextInk("Hello", size: 40, background: Self.dark), "drawtext drew nothing")
@@ -334,9 +322,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         // Each text in its third of the width; its two lines are the two bands of inked rows.
         for (third, alignment) in ["left", "centre", "right"].enumerated() {
@@ -377,9 +363,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
-
-        try #require(result.status == 0, "\(result.stderr)")
+        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         let ink = try #require(Self.boundingBox(picture.y, width: 320, height: 240, above: 100), "no text drawn")
         let oracle = try #require(try OverlayFixture.drawtextInk(text, font: font, size: 100, background: Self.dark), "drawtext drew nothing")
@@ -536,6 +520,12 @@ fileprivate enum OverlayFixture {
                     "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
                     "-c:v", "libx264", "-preset", "ultrafast"] + bt709Tags + [path])
         return path
+    }
+
+    /// `dropcut render --recipe recipe --output output clip`, which must succeed.
+    static func render(recipe: String, clip: String, to output: String) throws {
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        try #require(result.status == 0, "\(result.stderr)")
     }
 
     /// An opaque RGBA PNG of one colour.
