@@ -58,6 +58,19 @@ public final class VideoTrackReader {
         return current
     }
 
+    /// The frame shown at `sourceTime` and the one after it, with how far the time lies
+    /// from the first towards the second (0 ≤ weight < 1) — what frame blending mixes.
+    /// `next` is nil at the last frame (weight 0). Both frames belong to the reader and
+    /// stay valid until the next call.
+    public func frames(around sourceTime: MediaTime) throws(FFmpegError) -> (frame: VideoFrame, next: VideoFrame?, weight: Double)? {
+        guard let frame = try frame(at: sourceTime) else { return nil }
+        guard hasNext else { return (frame, nil, 0) }
+        let start = time(of: current), gap = time(of: next) - start
+        let offset = sourceTime + startTime - start
+        guard gap > .zero, offset > .zero else { return (frame, next, 0) }
+        return (frame, next, min(offset.seconds / gap.seconds, 1))
+    }
+
     /// A frame's presentation time in the stream (best-effort timestamp: FFmpeg's guess
     /// when packets lack PTS).
     private func time(of frame: VideoFrame) -> MediaTime {

@@ -276,6 +276,7 @@ public struct CompositionBuilder: Sendable {
             let passEnd = clip.end - (i < clips.count - 1 ? transition : .zero)
             if passStart < passEnd {
                 var layer = LayerInstruction(trackID: clip.videoTrack)
+                layer.frameSampling = clip.spec.frames
                 try rampEdit { try layer.setTransform(clip.transform, at: passStart) }
                 instructions.append(VideoCompositionInstruction(timeRange: TimeRange(start: passStart, end: passEnd), layerInstructions: [layer]))
             }
@@ -293,6 +294,8 @@ public struct CompositionBuilder: Sendable {
                                        renderSize: PixelSize) throws(CompositionBuildError) -> VideoCompositionInstruction {
         let range = TimeRange(start: b.start, duration: duration)
         var from = LayerInstruction(trackID: a.videoTrack), to = LayerInstruction(trackID: b.videoTrack)
+        from.frameSampling = a.spec.frames
+        to.frameSampling = b.spec.frames
         try rampEdit {
             switch recipe.transition.kind {
             case .crossfade:

@@ -60,6 +60,9 @@ public struct Recipe: Sendable, Hashable {
         public var trim: ClosedTimeRange?
         public var speed: [SpeedRange] = []
         public var audio: AudioMode = .preservePitch
+        /// `frames: repeat | blend` — how slowed video shows source frames between their
+        /// timestamps.
+        public var frames: FrameSampling = .repeat
         public var location: SourceLocation?
         public init() {}
     }

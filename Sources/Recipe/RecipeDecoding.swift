@@ -140,7 +140,7 @@ extension Recipe {
             var clip = Clip()
             clip.location = item.location
             let what = "clips[\(index)]"
-            guard let f = reader.fields(item, what, allowed: ["source", "trim", "speed", "ramp", "audio"]) else { return clip }
+            guard let f = reader.fields(item, what, allowed: ["source", "trim", "speed", "ramp", "audio", "frames"]) else { return clip }
             if let n = f["source"], let source = reader.string(n, "\(what).source") {
                 if source == "{input}" {
                     clip.source = source
@@ -155,6 +155,7 @@ extension Recipe {
             }
             if let n = f["trim"] { clip.trim = reader.closedRange(n, "\(what).trim") }
             if let n = f["audio"] { clip.audio = reader.choice(n, "\(what).audio", AudioMode.self) ?? .preservePitch }
+            if let n = f["frames"] { clip.frames = reader.choice(n, "\(what).frames", FrameSampling.self) ?? .repeat }
             if let n = f["speed"], let ranges = reader.list(n, "\(what).speed") {
                 clip.speed = ranges.enumerated().compactMap { i, r in decodeSpeed(r, "\(what).speed[\(i)]", &reader) }
             }

@@ -281,7 +281,7 @@ private final class FrameProducer: @unchecked Sendable {
 
     private func produce() {
         var plan = FramePlan(index: 0, time: .zero, background: .black, layers: [])
-        var frames: [VideoFrame] = []
+        var frames: [LayerPicture] = []
         do {
             for index in 0..<scheduler.frameCount {
                 // Decode first, then wait for a canvas: decoding overlaps the encoding
@@ -289,7 +289,8 @@ private final class FrameProducer: @unchecked Sendable {
                 scheduler.plan(frame: index, into: &plan)
                 frames.removeAll(keepingCapacity: true)
                 for layer in plan.layers {
-                    frames.append(try sources.frame(track: layer.trackID, source: layer.source, at: layer.sourceTime))
+                    frames.append(try sources.picture(track: layer.trackID, source: layer.source, at: layer.sourceTime,
+                                                      sampling: layer.frameSampling))
                 }
                 guard let canvas = free.take() else { return }
                 try canvas.makeWritable()

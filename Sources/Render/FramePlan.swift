@@ -13,6 +13,7 @@ public struct FramePlan: Sendable, Hashable {
         public var opacity: Double
         public var transform: AffineTransform
         public var crop: Rect
+        public var frameSampling: FrameSampling
     }
 
     /// The output frame's index and presentation time.
@@ -70,7 +71,8 @@ public struct FrameScheduler: Sendable {
             let state = layer.state(at: time)
             guard state.opacity > 0 else { continue }
             plan.layers.append(FramePlan.Layer(trackID: layer.trackID, source: source.track, sourceTime: sourceTime,
-                                               opacity: min(state.opacity, 1), transform: state.transform, crop: state.crop))
+                                               opacity: min(state.opacity, 1), transform: state.transform, crop: state.crop,
+                                               frameSampling: layer.frameSampling))
         }
     }
 }

@@ -8,6 +8,14 @@ import MediaIO
 /// hops. Periodic sounds stay in phase, so a slowed voice keeps its pitch and timbre
 /// without clicks.
 ///
+/// Onsets (a clap, a beep, a consonant) keep their time: plain WSOLA lets a frame carry
+/// an onset from the far end of its window to the near end, so in slow motion it sounds
+/// up to (1/speed − 1) × 20 ms early, and the picture would show the clap after it is
+/// heard. At speed ≤ 1 the stretcher looks for onsets ahead: frames that would play one
+/// early are cut just before it, and the frame whose second half is due to play it is
+/// placed so it lands exactly on time, then continued unchanged for one hop — so the
+/// onset itself is a plain copy of the source, on time to the sample.
+///
 /// Streaming: output comes out in any block sizes; the source is read forward only,
 /// through `read`, and a few frames of it are kept. Nothing is allocated after `init`.
 final class TimeStretcher {
@@ -42,6 +50,11 @@ final class TimeStretcher {
     private var framesPlaced = 0
     /// Where the next frame ideally starts in the source (advancing a hop × speed a frame).
     private var nextIdeal: Double
+    /// Onset detection: block length (5 ms), and the last onset already placed on time.
+    private let onsetBlock: Int
+    private var placedOnset: Int64 = .min
+    /// The frame after an onset-aligned one continues it exactly (no search).
+    private var continueExactly = false
 
     /// `sampleRate` sets the frame (about 40 ms) and the search tolerance (about 10 ms).
     init(channels: Int, sampleRate: Int, speed: Double, origin: Int64, read: @escaping Read) {
@@ -58,7 +71,10 @@ final class TimeStretcher {
             Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(length)))
         }
         // History: the farthest back a frame may start to the farthest ahead it may end.
-        sourceCapacity = Int((Double(hop) * max(1, speed)).rounded(.up)) + 2 * frameLength + 2 * tolerance + 8
+        onsetBlock = max(16, sampleRate / 200)
+        // Plus a frame further back: an onset-aligned frame may start up to a frame before
+        // its ideal position (and the onset detector looks back 20 ms).
+        sourceCapacity = Int((Double(hop) * max(1, speed)).rounded(.up)) + 3 * frameLength + 2 * tolerance + 4 * onsetBlock + 8
         source = [Float](repeating: 0, count: sourceCapacity * channels)
         accumulator = [Float](repeating: 0, count: frameLength * channels)
         ready = [Float](repeating: 0, count: hop * channels)
@@ -93,6 +109,7 @@ final class TimeStretcher {
     private func nextFrame() throws(FFmpegError) {
         let ideal = Int64(nextIdeal.rounded())
         var chosen = ideal
+        var cut: Int?
         if framesPlaced < 2 {
             // The priming frame (a hop before `origin`) and the first frame (at `origin`)
             // sit exactly where speed 1 would put them: their overlap reproduces the
@@ -100,18 +117,48 @@ final class TimeStretcher {
             nextIdeal += Double(hop) * (framesPlaced == 0 ? 1 : speed)
             try ensure(from: ideal - Int64(tolerance), to: ideal + Int64(frameLength) + Int64(tolerance))
         } else if let previous {
-            nextIdeal += Double(hop) * speed
+            let frameSpeed = speed
+            nextIdeal += Double(hop) * frameSpeed
             let continuation = previous + Int64(hop)
-            try ensure(from: min(continuation, ideal - Int64(tolerance)), to: max(continuation, ideal + Int64(tolerance)) + Int64(frameLength))
-            chosen = bestMatch(around: ideal, continuation: continuation)
+            let lookBack = Int64(frameLength + 4 * onsetBlock)
+            try ensure(from: min(continuation, ideal - Int64(tolerance)) - lookBack,
+                       to: max(continuation, ideal + Int64(tolerance)) + Int64(frameLength))
+            if continueExactly {
+                chosen = continuation
+                continueExactly = false
+            } else {
+                chosen = bestMatch(around: ideal, continuation: continuation)
+                if frameSpeed <= 1, let onset = firstOnset(from: max(min(ideal, chosen), placedOnset + 1),
+                                                           to: max(ideal, chosen) + Int64(frameLength)) {
+                    // Where the onset is due in this frame's output: its distance from the
+                    // ideal start, stretched.
+                    let due = Int((Double(onset - ideal) / frameSpeed).rounded())
+                    if due >= hop && due < frameLength {
+                        chosen = onset - Int64(due)
+                        placedOnset = onset
+                        continueExactly = true
+                    } else if due >= frameLength, onset < chosen + Int64(frameLength) {
+                        cut = Int(onset - chosen)
+                    }
+                }
+            }
         }
         previous = chosen
         framesPlaced += 1
-        // Overlap-add the windowed frame; the first hop of the accumulator is then final.
+        // Overlap-add the windowed frame (cut short before an onset it must not play
+        // early, with a 1 ms fade); the first hop of the accumulator is then final.
         let offset = Int(chosen - sourceStart)
+        let fade = max(1, onsetBlock / 5)
         for channel in 0..<channels {
             let s = channel * sourceCapacity + offset, a = channel * frameLength
-            for i in 0..<frameLength { accumulator[a + i] += source[s + i] * window[i] }
+            if let cut {
+                for i in 0..<max(0, cut) {
+                    let taper = i >= cut - fade ? Float(cut - i) / Float(fade + 1) : 1
+                    accumulator[a + i] += source[s + i] * window[i] * taper
+                }
+            } else {
+                for i in 0..<frameLength { accumulator[a + i] += source[s + i] * window[i] }
+            }
             for i in 0..<hop { ready[channel * hop + i] = accumulator[a + i] }
             for i in 0..<hop { accumulator[a + i] = accumulator[a + hop + i] }
             for i in hop..<frameLength { accumulator[a + i] = 0 }
@@ -142,6 +189,48 @@ final class TimeStretcher {
             }
         }
         return best
+    }
+
+    /// The first onset in source `[from, to)`: the first loud sample of a 5 ms block (on a
+    /// grid of absolute positions, so every frame finds the same onset) whose energy is
+    /// over 8× the mean of the 20 ms before it and above -50 dBFS. Nil when none.
+    private func firstOnset(from: Int64, to: Int64) -> Int64? {
+        let block = Int64(onsetBlock)
+        let end = sourceStart + Int64(sourceCount)
+        var start = max(from, sourceStart + 4 * block)
+        start = (start + block - 1) / block * block
+        func energy(_ at: Int64) -> Float {
+            var sum: Float = 0
+            for channel in 0..<channels {
+                let base = channel * sourceCapacity + Int(at - sourceStart)
+                for i in 0..<onsetBlock { sum += source[base + i] * source[base + i] }
+            }
+            return sum / Float(onsetBlock * channels)
+        }
+        var blockStart = start
+        while blockStart < min(to, end - block) {
+            let e = energy(blockStart)
+            if e > 1e-5 {
+                let before = (energy(blockStart - block) + energy(blockStart - 2 * block)
+                              + energy(blockStart - 3 * block) + energy(blockStart - 4 * block)) / 4
+                if e > 8 * before {
+                    // The onset proper: the first sample reaching a third of the block's
+                    // peak, looking from the previous block on (it may start there).
+                    var peak: Float = 0
+                    for channel in 0..<channels {
+                        let base = channel * sourceCapacity + Int(blockStart - sourceStart)
+                        for i in 0..<onsetBlock { peak = max(peak, abs(source[base + i])) }
+                    }
+                    for at in (blockStart - block)..<(blockStart + block) {
+                        for channel in 0..<channels where abs(source[channel * sourceCapacity + Int(at - sourceStart)]) >= peak / 3 {
+                            return at >= from ? at : nil
+                        }
+                    }
+                }
+            }
+            blockStart += block
+        }
+        return nil
     }
 
     /// Keeps source samples `[from, to)` in the history, reading forward as needed.

@@ -6,6 +6,9 @@ import Timeline
 /// libswscale when the transform scales, and blended at the layer's opacity — all in
 /// YUV 4:2:0, the decoder's and encoder's own format.
 ///
+/// With frame blending, a layer's two neighbouring source frames are mixed first (after
+/// conversion to the output format), so the blend is a plain per-sample weighted mean.
+///
 /// Layers hidden behind an opaque layer that covers the canvas are not drawn, nor is the
 /// background. Intermediate pictures live in scratch frames kept between calls, so a
 /// steady stream of same-shaped frames allocates nothing.
@@ -18,7 +21,7 @@ final class VideoCompositor {
     /// The layers drawn in the current frame (kept to reuse its storage).
     private var placements: [(Int, LayerPlacement)] = []
 
-    private enum Role { case converted, oriented, scaled }
+    private enum Role { case converted, mixed, oriented, scaled }
 
     private struct ScratchKey: Hashable {
         var role: Role
@@ -37,12 +40,12 @@ final class VideoCompositor {
     }
 
     /// Composites `plan` into `canvas` (a yuv420p frame of `renderSize`);
-    /// `frames[i]` is the decoded frame for `plan.layers[i]`.
-    func composite(_ plan: FramePlan, frames: [VideoFrame], into canvas: VideoFrame) throws {
+    /// `frames[i]` is the decoded picture for `plan.layers[i]`.
+    func composite(_ plan: FramePlan, frames: [LayerPicture], into canvas: VideoFrame) throws {
         placements.removeAll(keepingCapacity: true)
         var covered = false
         for (i, layer) in plan.layers.enumerated() {
-            guard let placement = try LayerPlacement.place(frameSize: frames[i].size, crop: layer.crop, transform: layer.transform),
+            guard let placement = try LayerPlacement.place(frameSize: frames[i].frame.size, crop: layer.crop, transform: layer.transform),
                   let visible = placement.destination.intersection(canvasRect) else { continue }
             placements.append((i, placement))
             if layer.opacity >= 1, visible == canvasRect {
@@ -56,15 +59,18 @@ final class VideoCompositor {
         }
     }
 
-    private func draw(_ frame: VideoFrame, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
-        var source = frame, region = placement.crop
-        // Anything but video-range BT.709 4:2:0 — the output's format — is converted first
-        // (yuvj, 4:2:2, 10-bit, BT.601 phone and SD video...).
-        if frame.pixelFormat != .yuv420p || frame.isFullRange || !frame.usesBT709 {
-            let converted = try scratchFrame(.converted, slot: slot, size: PixelSize(width: region.width, height: region.height))
-            try scaler(.converted, slot: slot).scale(frame, region: region, into: converted, region: PixelRect(size: converted.size))
-            source = converted
-            region = PixelRect(size: converted.size)
+    private func draw(_ picture: LayerPicture, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
+        var (source, region) = try outputFormat(picture.frame, region: placement.crop, role: .converted, slot: slot)
+        if picture.blends, let next = picture.next, next.size == picture.frame.size {
+            // Mix the next frame in: a copy of the first (unless it already is a scratch
+            // copy), then the second blended over it at the weight.
+            let (other, otherRegion) = try outputFormat(next, region: placement.crop, role: .mixed, slot: slot)
+            if source === picture.frame {
+                let copy = try scratchFrame(.converted, slot: slot, size: PixelSize(width: region.width, height: region.height))
+                blend(source, region: region, into: copy, at: PixelRect(size: copy.size), opacity: 1)
+                (source, region) = (copy, PixelRect(size: copy.size))
+            }
+            blend(other, region: otherRegion, into: source, at: region, opacity: picture.weight)
         }
         let direct = opacity >= 1 && placement.destination.intersection(canvasRect) == placement.destination
         if placement.orientation != .identity {
@@ -93,6 +99,16 @@ final class VideoCompositor {
         blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
     }
 
+    /// `region` of `frame` in the output's format — video-range BT.709 4:2:0 — as is, or
+    /// converted into a scratch frame of role `role` (yuvj, 4:2:2, 10-bit, BT.601 phone
+    /// and SD video...).
+    private func outputFormat(_ frame: VideoFrame, region: PixelRect, role: Role, slot: Int) throws -> (VideoFrame, PixelRect) {
+        guard frame.pixelFormat != .yuv420p || frame.isFullRange || !frame.usesBT709 else { return (frame, region) }
+        let converted = try scratchFrame(role, slot: slot, size: PixelSize(width: region.width, height: region.height))
+        try scaler(role, slot: slot).scale(frame, region: region, into: converted, region: PixelRect(size: converted.size))
+        return (converted, PixelRect(size: converted.size))
+    }
+
     /// Moves `region` of `source` by `orientation` into `destination` at `target` (whose
     /// size is the oriented size), plane by plane.
     private func orient(_ source: VideoFrame, region: PixelRect, _ orientation: Orientation,
@@ -110,9 +126,10 @@ final class VideoCompositor {
         }
     }
 
-    /// Blends `region` of `source` onto `canvas` at `target` (same size), clipped to the canvas.
+    /// Blends `region` of `source` onto `canvas` (the output or a scratch frame) at `target`
+    /// (same size), clipped to it.
     private func blend(_ source: VideoFrame, region: PixelRect, into canvas: VideoFrame, at target: PixelRect, opacity: Double) {
-        guard let visible = target.intersection(canvasRect) else { return }
+        guard let visible = target.intersection(PixelRect(size: canvas.size)) else { return }
         let sourceVisible = PixelRect(x: region.x + visible.x - target.x, y: region.y + visible.y - target.y,
                                       width: visible.width, height: visible.height)
         for plane in 0..<3 {

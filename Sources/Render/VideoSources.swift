@@ -7,13 +7,19 @@ import Timeline
 final class VideoSources {
     private var readers: [TrackID: (source: SourceTrack, reader: VideoTrackReader)] = [:]
 
-    /// The frame of `source` shown at `sourceTime` on composition track `trackID`; it
-    /// stays valid until the next request for the same track.
-    func frame(track trackID: TrackID, source: SourceTrack, at sourceTime: MediaTime) throws -> VideoFrame {
-        guard let frame = try open(track: trackID, source: source).frame(at: sourceTime) else {
-            throw ExportError.noFrames(path: source.asset, trackID: source.trackID)
+    /// The picture of `source` shown at `sourceTime` on composition track `trackID`: the
+    /// covering frame, or with `.blend` sampling that frame and the next to mix. It stays
+    /// valid until the next request for the same track.
+    func picture(track trackID: TrackID, source: SourceTrack, at sourceTime: MediaTime,
+                 sampling: FrameSampling) throws -> LayerPicture {
+        let reader = try open(track: trackID, source: source)
+        switch sampling {
+        case .repeat:
+            if let frame = try reader.frame(at: sourceTime) { return LayerPicture(frame) }
+        case .blend:
+            if let pair = try reader.frames(around: sourceTime) { return LayerPicture(pair.frame, next: pair.next, weight: pair.weight) }
         }
-        return frame
+        throw ExportError.noFrames(path: source.asset, trackID: source.trackID)
     }
 
     /// The reader for `source` on track `trackID`, opened if the track shows another file.

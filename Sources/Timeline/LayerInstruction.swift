@@ -10,6 +10,9 @@ public struct LayerInstruction: Sendable, Hashable {
     public var transform = Ramp<AffineTransform>(defaultValue: .identity)
     /// The part of the source frame to use, in source pixels. Default: the whole frame.
     public var cropRectangle = Ramp<Rect>(defaultValue: .infinite)
+    /// Repeat or blend source frames between their timestamps (slow motion). Default
+    /// `.repeat`.
+    public var frameSampling = FrameSampling.repeat
 
     public init(trackID: TrackID) {
         self.trackID = trackID

@@ -16,6 +16,18 @@ public enum DecodedMedia {
         return (Array(raw[0..<lumaSize]), Array(raw[lumaSize..<lumaSize + chromaSize]), Array(raw[(lumaSize + chromaSize)...]))
     }
 
+    /// Every frame of `path`'s first video stream as its Y plane (`width × height` bytes,
+    /// video-range values as stored — no range expansion), timestamps passed through.
+    public static func lumaFrames(of path: String, width: Int, height: Int) throws -> [[UInt8]] {
+        let raw = try decode(path, ["-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p"])
+        let lumaSize = width * height, frameSize = lumaSize + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        guard lumaSize > 0, raw.count % frameSize == 0 else {
+            throw CommandError(command: ["ffmpeg", "-i", path, "yuv420p frames"], status: nil,
+                               stderr: "\(raw.count) bytes is not a whole number of \(width)x\(height) frames")
+        }
+        return stride(from: 0, to: raw.count, by: frameSize).map { Array(raw[$0..<$0 + lumaSize]) }
+    }
+
     /// `path`'s first audio stream as mono float samples (channels averaged) at `sampleRate`.
     public static func monoSamples(of path: String, sampleRate: Int = 48_000) throws -> [Float] {
         let raw = try decode(path, ["-map", "0:a:0", "-ac", "1", "-ar", "\(sampleRate)", "-f", "f32le", "-c:a", "pcm_f32le"])

@@ -68,4 +68,30 @@ import TestSupport
         let toneSlope = peak * Float(2 * Double.pi * 440 / 48000)
         #expect(steepest < 1.5 * toneSlope, "steepest jump \(steepest), the tone's own \(toneSlope)")
     }
+
+    /// The issue's pitch check: a second of 440 Hz slowed 4× lasts 4 s (to one AAC frame)
+    /// and measures 440 Hz ± 1 % with the pitch kept, 110 Hz ± 1 % with varispeed.
+    @Test(arguments: ["preserve-pitch", "varispeed"])
+    func fourTimesSlowerToneKeepsOrDropsItsPitch(mode: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, seconds: 1)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: """
+        version: 1
+        clips:
+          - speed: [{ range: [0, end], rate: 0.25 }]
+            audio: \(mode)
+        """)
+        let output = dir.file("slow.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        let samples = try DecodedMedia.monoSamples(of: output)
+        #expect(abs(samples.count - 4 * 48_000) <= 1024, "\(samples.count) samples, 4 s is 192000")
+        // Zero crossings over [0.2, 3.8] s (away from the fades of the source's ends).
+        let part = samples[9_600..<182_400]
+        let frequency = Double(zip(part, part.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count) / 3.6
+        let expected = mode == "varispeed" ? 110.0 : 440.0
+        #expect(abs(frequency - expected) <= expected / 100, "\(mode): \(frequency) Hz")
+        print("\(mode) 4x slower: \(frequency) Hz, \(samples.count) samples")
+    }
 }

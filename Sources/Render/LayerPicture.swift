@@ -1,0 +1,20 @@
+import MediaIO
+
+/// The decoded picture one layer draws in an output frame: a source frame, or — with
+/// frame blending — a source frame and the next one to mix in by `weight`.
+struct LayerPicture {
+    var frame: VideoFrame
+    var next: VideoFrame?
+    /// How much of `next` to mix in (0: `frame` alone).
+    var weight: Double
+
+    init(_ frame: VideoFrame, next: VideoFrame? = nil, weight: Double = 0) {
+        self.frame = frame
+        self.next = next
+        self.weight = weight
+    }
+
+    /// True when the picture mixes two frames visibly (a weight that rounds to 0 of 256
+    /// is the first frame alone).
+    var blends: Bool { next != nil && weight >= 0.5 / 256 }
+}
