@@ -28,7 +28,12 @@ public enum TimelineDescription {
             for parameters in audioMix.inputParameters {
                 let keyframes = parameters.volume.keyframes
                 let volume = keyframes.isEmpty ? "1.00 (default)" : keyframes.map(\.description).joined(separator: ", ")
-                lines.append("  trackID \(parameters.trackID) volume \(volume)")
+                var line = "  trackID \(parameters.trackID) volume \(volume)"
+                // How scaled segments sound, where the track has any.
+                if let track = composition.track(parameters.trackID), track.segments.contains(where: { !$0.isEmpty && $0.speed != 1 }) {
+                    line += "; scaled audio \(parameters.timePitchAlgorithm.rawValue)"
+                }
+                lines.append(line)
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -43,6 +48,7 @@ public enum TimelineDescription {
         add("opacity", layer.opacity)
         add("transform", layer.transform)
         add("crop", layer.cropRectangle)
+        if layer.frameSampling != .repeat { parts.append("frames \(layer.frameSampling.rawValue)") }
         return parts.isEmpty ? "" : " " + parts.joined(separator: "; ")
     }
 }

@@ -100,7 +100,7 @@ func describe(_ built: BuiltComposition) -> String {
               instruction [0.000,+14.500]
                 layer trackID 1 transform identity at 0.000
             audio mix
-              trackID 2 volume 1.00 (default)
+              trackID 2 volume 1.00 (default); scaled audio preserve-pitch
 
             """),
         "podcast-clip.yaml": ("input.podcast.mp4", """

@@ -146,7 +146,7 @@ struct ArticleComposition {
           trackID 1 volume 1.00 at 0.000
           trackID 3 volume ramp [0.000,+2.000] 1.00 -> 0.00
           trackID 5 volume ramp [0.000,+2.000] 1.00 -> 0.00
-          trackID 7 volume 0.00 at 0.000, ramp [8.000,+2.000] 0.00 -> 1.00
+          trackID 7 volume 0.00 at 0.000, ramp [8.000,+2.000] 0.00 -> 1.00; scaled audio preserve-pitch
         """)
     }
 }

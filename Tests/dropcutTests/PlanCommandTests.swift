@@ -12,6 +12,8 @@ import TestSupport
         output: { filename: "{name}.slow.mp4", size: 640x360, fit: fill }
         clips:
           - speed: [{ range: [0.5, 1.0], rate: 0.5 }]
+            frames: blend
+            audio: varispeed
         """)
         let svg = dir.file("plan.svg")
         let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
@@ -19,6 +21,10 @@ import TestSupport
         #expect(result.stdout.contains("\(clip) -> clip.slow.mp4"))
         #expect(result.stdout.contains("sourceTimeRange [0.500,+0.500] speed 0.50"))
         #expect(result.stdout.contains("composition duration 2.500"))
+        // Both tracks list the slowed segment; the layer blends frames, the audio is tape-like.
+        #expect(result.stdout.components(separatedBy: "timeRange [0.500,+1.000] from trackID").count == 3)
+        #expect(result.stdout.contains("frames blend"))
+        #expect(result.stdout.contains("scaled audio varispeed"))
         #expect(result.stdout.contains("video composition renderSize 640x360 frameDuration 1/30"))
         let drawing = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(drawing.hasPrefix("<svg") && drawing.contains("class=\"segment\""))
