@@ -43,6 +43,9 @@ let package = Package(
             ]
         ),
 
+        // Micro-benchmarks run by scripts/bench (not by the tests).
+        .executableTarget(name: "StretchBench", dependencies: ["Render", "MediaIO"], path: "Benchmarks/StretchBench"),
+
         // Test helpers shared by the test targets: temp dirs, fixture generation with the
         // ffmpeg CLI (tests only), a real journald.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

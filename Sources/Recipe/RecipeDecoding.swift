@@ -166,14 +166,10 @@ extension Recipe {
     }
 
     /// `ramp: [ {at: 2.4, rate: 1}, {at: 2.9, rate: 0.25}, {at: 13.3, rate: 0.25}, {at: 13.8, rate: 1} ]`:
-    /// speed keyframes in source time, expanded as iPhone slow-motion tracks are — into
-    /// short segments of stepped speed (50 ms or less) where the rate changes, one range
-    /// where it holds. Rates step by 1/1000.
-    static let rampStep = MediaTime(value: 1, timescale: 20)
-
+    /// speed keyframes in source time, expanded by `SpeedRamp` into stepped speed ranges.
     private static func decodeRamp(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> [SpeedRange] {
         guard let items = reader.list(node, what) else { return [] }
-        var points: [(at: MediaTime, rate: Double, location: SourceLocation)] = []
+        var points: [SpeedRamp.Keyframe] = []
         let problemsBefore = reader.diagnostics.count
         for (i, item) in items.enumerated() {
             guard let f = reader.fields(item, "\(what)[\(i)]", allowed: ["at", "rate"]) else { continue }
@@ -187,35 +183,14 @@ extension Recipe {
                 reader.error("\(what)[\(i)].at \(at)s must come after the previous keyframe (\(last.at)s)", at: atNode.location)
                 continue
             }
-            points.append((at, rate, atNode.location))
+            points.append(SpeedRamp.Keyframe(at: at, rate: rate, location: atNode.location))
         }
         guard points.count >= 2 else {
             // (Unless a keyframe was already reported: one message per mistake.)
             if reader.diagnostics.count == problemsBefore { reader.error("\(what) needs at least two keyframes", at: node.location) }
             return []
         }
-        // Steps are laid on a 1/48000 s grid, in source time and in output time, each
-        // step's rate being exactly its source length over its output length: the
-        // composition's times then stay on one timescale (no rounding, however many
-        // steps) and land on audio samples.
-        let grid: Int32 = 48_000
-        func ticks(_ time: MediaTime) -> Int64 { time.ticks(in: grid) ?? 0 }
-        var ranges: [SpeedRange] = []
-        for (a, b) in zip(points, points.dropFirst()) {
-            let start = ticks(a.at), end = ticks(b.at)
-            guard end > start else { continue }
-            let steps = a.rate == b.rate ? 1 : max(1, Int((Double(end - start) / Double(ticks(rampStep))).rounded(.up)))
-            for i in 0..<steps {
-                let from = start + (end - start) * Int64(i) / Int64(steps), to = start + (end - start) * Int64(i + 1) / Int64(steps)
-                let rate = a.rate == b.rate ? a.rate : a.rate + (b.rate - a.rate) * (Double(i) + 0.5) / Double(steps)
-                let outputTicks = max(1, Int64((Double(to - from) / rate).rounded()))
-                guard outputTicks != to - from, let scale = Int32(exactly: outputTicks) else { continue }   // speed 1: nothing to do
-                ranges.append(SpeedRange(range: ClosedTimeRange(start: .seconds(MediaTime(value: from, timescale: grid)),
-                                                                end: .seconds(MediaTime(value: to, timescale: grid)), location: a.location),
-                                         rate: MediaTime(value: to - from, timescale: scale), location: a.location))
-            }
-        }
-        return ranges
+        return SpeedRamp.ranges(points)
     }
 
     private static func decodeSpeed(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> SpeedRange? {

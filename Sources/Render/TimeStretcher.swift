@@ -18,28 +18,35 @@ import MediaIO
 ///
 /// Streaming: output comes out in any block sizes; the source is read forward only,
 /// through `read`, and a few frames of it are kept. Nothing is allocated after `init`.
-final class TimeStretcher {
+public final class TimeStretcher {
     /// Delivers `count` source samples per channel from `position`, planar, in pieces:
     /// `deliver(channel, offset, samples, length)` for samples `offset ..< offset + length`.
-    typealias Read = (_ position: Int64, _ count: Int,
+    public typealias Read = (_ position: Int64, _ count: Int,
                       _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) -> Void
 
-    let channels: Int
+    public let channels: Int
     /// Source samples per output sample (0.5: half speed, twice as long). It may change
     /// between blocks: a speed ramp's steps go on in one stretch, without a seam.
-    var speed: Double
+    public var speed: Double
     /// The source position output sample 0 stands for.
-    let origin: Int64
+    public let origin: Int64
     /// Output samples produced so far.
-    private(set) var produced: Int64 = 0
+    public private(set) var produced: Int64 = 0
 
     private let frameLength: Int, hop: Int, tolerance: Int
     private let window: [Float]
     private let read: Read
     // Source history: `sourceCount` samples per channel from `sourceStart`.
     private var source: [Float]
+    /// The same history with the channels summed: what the waveform search compares.
+    private var mono: [Float]
     private let sourceCapacity: Int
     private var sourceStart: Int64 = 0, sourceCount = 0
+    /// Where `sourceStart` sits in the buffers (the history slides along them).
+    private var head = 0
+    /// History kept before a frame's search range: an onset-aligned frame may start up to
+    /// a frame before its ideal position, and the onset detector looks back 20 ms.
+    private let lookBack: Int
     // The overlap-add accumulator (one frame per channel) and the finished samples.
     private var accumulator: [Float]
     private var ready: [Float]
@@ -57,7 +64,7 @@ final class TimeStretcher {
     private var continueExactly = false
 
     /// `sampleRate` sets the frame (about 40 ms) and the search tolerance (about 10 ms).
-    init(channels: Int, sampleRate: Int, speed: Double, origin: Int64, read: @escaping Read) {
+    public init(channels: Int, sampleRate: Int, speed: Double, origin: Int64, read: @escaping Read) {
         self.channels = channels
         self.speed = speed
         self.origin = origin
@@ -70,12 +77,15 @@ final class TimeStretcher {
             // Periodic Hann: frames overlapping by half sum to exactly one.
             Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(length)))
         }
-        // History: the farthest back a frame may start to the farthest ahead it may end.
         onsetBlock = max(16, sampleRate / 200)
-        // Plus a frame further back: an onset-aligned frame may start up to a frame before
-        // its ideal position (and the onset detector looks back 20 ms).
-        sourceCapacity = Int((Double(hop) * max(1, speed)).rounded(.up)) + 3 * frameLength + 2 * tolerance + 4 * onsetBlock + 8
+        lookBack = frameLength + 4 * onsetBlock
+        // History: the farthest back a frame may start to the farthest ahead it may end,
+        // twice over, so it slides along the buffers and is moved back only now and then.
+        // Sized for the fastest speed a recipe allows (16), as `speed` may rise mid-stretch.
+        let span = Int((Double(hop) * max(16, speed)).rounded(.up)) + 2 * frameLength + 2 * tolerance + lookBack + 8
+        sourceCapacity = 2 * span
         source = [Float](repeating: 0, count: sourceCapacity * channels)
+        mono = [Float](repeating: 0, count: sourceCapacity)
         accumulator = [Float](repeating: 0, count: frameLength * channels)
         ready = [Float](repeating: 0, count: hop * channels)
         nextIdeal = Double(origin - Int64(hop))
@@ -83,7 +93,7 @@ final class TimeStretcher {
 
     /// Produces the next `count` output samples, handing each channel's block to `deliver`
     /// in pieces (offset into the request, samples, length).
-    func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) {
+    public func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) {
         if previous == nil {
             try nextFrame()
             readyCount = 0
@@ -120,8 +130,7 @@ final class TimeStretcher {
             let frameSpeed = speed
             nextIdeal += Double(hop) * frameSpeed
             let continuation = previous + Int64(hop)
-            let lookBack = Int64(frameLength + 4 * onsetBlock)
-            try ensure(from: min(continuation, ideal - Int64(tolerance)) - lookBack,
+            try ensure(from: min(continuation, ideal - Int64(tolerance)) - Int64(lookBack),
                        to: max(continuation, ideal + Int64(tolerance)) + Int64(frameLength))
             if continueExactly {
                 chosen = continuation
@@ -133,7 +142,7 @@ final class TimeStretcher {
                     // Where the onset is due in this frame's output: its distance from the
                     // ideal start, stretched.
                     let due = Int((Double(onset - ideal) / frameSpeed).rounded())
-                    if due >= hop && due < frameLength {
+                    if due >= hop && due < frameLength && onset - Int64(due) >= sourceStart {
                         chosen = onset - Int64(due)
                         placedOnset = onset
                         continueExactly = true
@@ -145,116 +154,175 @@ final class TimeStretcher {
         }
         previous = chosen
         framesPlaced += 1
-        // Overlap-add the windowed frame (cut short before an onset it must not play
-        // early, with a 1 ms fade); the first hop of the accumulator is then final.
-        let offset = Int(chosen - sourceStart)
-        let fade = max(1, onsetBlock / 5)
-        for channel in 0..<channels {
-            let s = channel * sourceCapacity + offset, a = channel * frameLength
-            if let cut {
-                for i in 0..<max(0, cut) {
-                    let taper = i >= cut - fade ? Float(cut - i) / Float(fade + 1) : 1
-                    accumulator[a + i] += source[s + i] * window[i] * taper
-                }
-            } else {
-                for i in 0..<frameLength { accumulator[a + i] += source[s + i] * window[i] }
-            }
-            for i in 0..<hop { ready[channel * hop + i] = accumulator[a + i] }
-            for i in 0..<hop { accumulator[a + i] = accumulator[a + hop + i] }
-            for i in hop..<frameLength { accumulator[a + i] = 0 }
-        }
+        overlapAdd(at: index(chosen), cut: cut)
         readyCount = hop
         readyOffset = 0
     }
 
-    /// The start within ±tolerance of `ideal` whose first half-frame correlates best with
-    /// the half-frame at `continuation` (channels summed).
-    private func bestMatch(around ideal: Int64, continuation: Int64) -> Int64 {
-        var best = ideal, bestScore = -Float.infinity
-        let reference = Int(continuation - sourceStart)
-        for delta in stride(from: -tolerance, through: tolerance, by: 1) {
-            let candidate = Int(ideal - sourceStart) + delta
-            var score: Float = 0
-            for channel in 0..<channels {
-                let base = channel * sourceCapacity
-                var i = 0
-                while i < hop {   // every other sample: half the work, the same peak
-                    score += source[base + candidate + i] * source[base + reference + i]
-                    i += 2
-                }
-            }
-            if score > bestScore {
-                bestScore = score
-                best = ideal + Int64(delta)
-            }
-        }
-        return best
-    }
-
-    /// The first onset in source `[from, to)`: the first loud sample of a 5 ms block (on a
-    /// grid of absolute positions, so every frame finds the same onset) whose energy is
-    /// over 8× the mean of the 20 ms before it and above -50 dBFS. Nil when none.
-    private func firstOnset(from: Int64, to: Int64) -> Int64? {
-        let block = Int64(onsetBlock)
-        let end = sourceStart + Int64(sourceCount)
-        var start = max(from, sourceStart + 4 * block)
-        start = (start + block - 1) / block * block
-        func energy(_ at: Int64) -> Float {
-            var sum: Float = 0
-            for channel in 0..<channels {
-                let base = channel * sourceCapacity + Int(at - sourceStart)
-                for i in 0..<onsetBlock { sum += source[base + i] * source[base + i] }
-            }
-            return sum / Float(onsetBlock * channels)
-        }
-        var blockStart = start
-        while blockStart < min(to, end - block) {
-            let e = energy(blockStart)
-            if e > 1e-5 {
-                let before = (energy(blockStart - block) + energy(blockStart - 2 * block)
-                              + energy(blockStart - 3 * block) + energy(blockStart - 4 * block)) / 4
-                if e > 8 * before {
-                    // The onset proper: the first sample reaching a third of the block's
-                    // peak, looking from the previous block on (it may start there).
-                    var peak: Float = 0
-                    for channel in 0..<channels {
-                        let base = channel * sourceCapacity + Int(blockStart - sourceStart)
-                        for i in 0..<onsetBlock { peak = max(peak, abs(source[base + i])) }
-                    }
-                    for at in (blockStart - block)..<(blockStart + block) {
-                        for channel in 0..<channels where abs(source[channel * sourceCapacity + Int(at - sourceStart)]) >= peak / 3 {
-                            return at >= from ? at : nil
+    /// Adds the frame starting at history index `start`, Hann-windowed — cut short before
+    /// `cut` with a 1 ms fade, if given — to the accumulator, whose first hop is then
+    /// final and moves to `ready`.
+    private func overlapAdd(at start: Int, cut: Int?) {
+        let fade = max(1, onsetBlock / 5)
+        let frameLength = frameLength, hop = hop, capacity = sourceCapacity
+        source.withUnsafeBufferPointer { source in
+            window.withUnsafeBufferPointer { window in
+                accumulator.withUnsafeMutableBufferPointer { accumulator in
+                    ready.withUnsafeMutableBufferPointer { ready in
+                        for channel in 0..<channels {
+                            let s = source.baseAddress! + channel * capacity + start
+                            let a = accumulator.baseAddress! + channel * frameLength
+                            if let cut {
+                                for i in 0..<max(0, min(cut, frameLength)) {
+                                    let taper = i >= cut - fade ? Float(cut - i) / Float(fade + 1) : 1
+                                    a[i] += s[i] * window[i] * taper
+                                }
+                            } else {
+                                for i in 0..<frameLength { a[i] += s[i] * window[i] }
+                            }
+                            (ready.baseAddress! + channel * hop).update(from: a, count: hop)
+                            a.update(from: a + hop, count: hop)
+                            (a + hop).update(repeating: 0, count: hop)
                         }
                     }
                 }
             }
-            blockStart += block
         }
-        return nil
     }
 
-    /// Keeps source samples `[from, to)` in the history, reading forward as needed.
+    /// The start within ±tolerance of `ideal` whose first half-frame correlates best with
+    /// the half-frame at `continuation` (channels summed). Searched coarse to fine — every
+    /// fourth offset, then the neighbours of the best — as the correlation peak of sound
+    /// worth keeping in phase is wider than four samples; a quarter of the work.
+    private func bestMatch(around ideal: Int64, continuation: Int64) -> Int64 {
+        let reference = index(continuation), center = index(ideal)
+        let best = mono.withUnsafeBufferPointer { buffer -> Int in
+            let base = buffer.baseAddress!
+            var best = 0, bestScore = -Float.infinity
+            func consider(_ delta: Int) {
+                let score = Self.dot(base + center + delta, base + reference, count: hop)
+                if score > bestScore {
+                    bestScore = score
+                    best = delta
+                }
+            }
+            for delta in stride(from: -tolerance, through: tolerance, by: 4) { consider(delta) }
+            let coarse = best
+            for delta in max(-tolerance, coarse - 3)...min(tolerance, coarse + 3) where delta != coarse { consider(delta) }
+            return best
+        }
+        return ideal + Int64(best)
+    }
+
+    /// `Σ a[i]·b[i]` over `count` samples, sixteen at a time.
+    private static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+        var sum0 = SIMD8<Float>(), sum1 = SIMD8<Float>()
+        let rawA = UnsafeRawPointer(a), rawB = UnsafeRawPointer(b)
+        var i = 0
+        while i + 16 <= count {
+            sum0 += rawA.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self) * rawB.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            sum1 += rawA.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self) * rawB.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
+            i += 16
+        }
+        var sum = (sum0 + sum1).sum()
+        while i < count {
+            sum += a[i] * b[i]
+            i += 1
+        }
+        return sum
+    }
+
+    /// The first onset in source `[from, to)`: the first loud sample of a 5 ms block (on a
+    /// grid of absolute positions, so every frame finds the same onset) whose energy is
+    /// over 8× the mean of the 20 ms before it and above -50 dBFS (channels summed). Nil
+    /// when none.
+    private func firstOnset(from: Int64, to: Int64) -> Int64? {
+        let block = Int64(onsetBlock)
+        let end = min(to, sourceStart + Int64(sourceCount) - block)
+        var blockStart = max(from, sourceStart + 4 * block)
+        blockStart = (blockStart + block - 1) / block * block
+        guard blockStart < end else { return nil }
+        return mono.withUnsafeBufferPointer { buffer -> Int64? in
+            let base = buffer.baseAddress!
+            let floor = 1e-5 * Float(channels * channels)
+            func energy(_ at: Int64) -> Float {
+                let p = base + index(at)
+                return Self.dot(p, p, count: onsetBlock) / Float(onsetBlock)
+            }
+            // The four blocks before, slid along.
+            var before = (energy(blockStart - 4 * block), energy(blockStart - 3 * block),
+                          energy(blockStart - 2 * block), energy(blockStart - block))
+            while blockStart < end {
+                let e = energy(blockStart)
+                if e > floor, e > 2 * (before.0 + before.1 + before.2 + before.3) {   // 8× their mean
+                    // The onset proper: the first sample reaching a third of the block's
+                    // peak, looking from the previous block on (it may start there).
+                    let p = base + index(blockStart)
+                    var peak: Float = 0
+                    for i in 0..<onsetBlock { peak = max(peak, abs(p[i])) }
+                    for i in -onsetBlock..<onsetBlock where abs(p[i]) >= peak / 3 {
+                        let at = blockStart + Int64(i)
+                        return at >= from ? at : nil
+                    }
+                }
+                before = (before.1, before.2, before.3, e)
+                blockStart += block
+            }
+            return nil
+        }
+    }
+
+    /// Where source `position` sits in each channel's history buffer.
+    private func index(_ position: Int64) -> Int { head + Int(position - sourceStart) }
+
+    /// Keeps source samples `[from, to)` in the history, reading forward as needed. What
+    /// lies before `from` is dropped by moving `head`; the history is moved back to the
+    /// buffers' start only when the next read would not fit, so once per many frames.
     private func ensure(from: Int64, to: Int64) throws(FFmpegError) {
         // Drop what lies before `from` (all of it, and skip ahead, if `from` is past the end).
         if sourceCount == 0 {
             sourceStart = from
+            head = 0
         } else if from > sourceStart {
             let gone = Int(min(Int64(sourceCount), from - sourceStart))
-            for channel in 0..<channels where gone > 0 {
-                let base = channel * sourceCapacity
-                for i in 0..<(sourceCount - gone) { source[base + i] = source[base + gone + i] }
-            }
+            head += gone
             sourceCount -= gone
-            sourceStart = sourceCount == 0 ? from : sourceStart + Int64(gone)
+            sourceStart += Int64(gone)
+            if sourceCount == 0 {
+                sourceStart = from
+                head = 0
+            }
         }
         let have = sourceStart + Int64(sourceCount)
         guard to > have else { return }
         let count = Int(to - have)
         precondition(sourceCount + count <= sourceCapacity, "time-stretch history overflow")
-        let at = sourceCount
-        try read(have, count) { channel, offset, samples, length in
-            let base = channel * sourceCapacity + at + offset
-            for i in 0..<length { source[base + i] = samples[i] }
+        if head + sourceCount + count > sourceCapacity {
+            let head = head, kept = sourceCount, capacity = sourceCapacity
+            source.withUnsafeMutableBufferPointer { source in
+                for channel in 0..<channels {
+                    let base = source.baseAddress! + channel * capacity
+                    base.update(from: base + head, count: kept)
+                }
+            }
+            mono.withUnsafeMutableBufferPointer { mono in mono.baseAddress!.update(from: mono.baseAddress! + head, count: kept) }
+            self.head = 0
+        }
+        let at = head + sourceCount, capacity = sourceCapacity
+        try source.withUnsafeMutableBufferPointer { (source) throws(FFmpegError) in
+            try read(have, count) { channel, offset, samples, length in
+                (source.baseAddress! + channel * capacity + at + offset).update(from: samples, count: length)
+            }
+        }
+        source.withUnsafeBufferPointer { source in
+            mono.withUnsafeMutableBufferPointer { mono in
+                let m = mono.baseAddress! + at
+                m.update(from: source.baseAddress! + at, count: count)
+                for channel in 1..<max(1, channels) {
+                    let s = source.baseAddress! + channel * capacity + at
+                    for i in 0..<count { m[i] += s[i] }
+                }
+            }
         }
         sourceCount += count
     }
