@@ -27,12 +27,13 @@ let package = Package(
         ),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Pure Swift editing model: no C import.
         .target(name: "Timeline"),
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Render", dependencies: ["Timeline", "MediaIO", "CFreeType", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Recipe", dependencies: ["Timeline", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Recipe", dependencies: ["Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
         .target(name: "Daemon", dependencies: ["CSystemd", "Recipe", "Render", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "dropcut",
@@ -48,7 +49,7 @@ let package = Package(
 
         // Test helpers shared by the test targets: temp dirs, fixture generation with the
         // ffmpeg CLI (tests only), a real journald.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "TimelineTests", dependencies: [
             "Timeline", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),

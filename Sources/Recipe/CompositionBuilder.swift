@@ -19,6 +19,9 @@ public struct BuiltComposition: Sendable, Hashable {
     /// (`clipAudioTrackIDs`) and writes ramps into `musicTrackID`'s volume. The builder
     /// itself writes only gain and fades.
     public var pendingDuck: Recipe.Duck?
+    /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied, for `plan` and
+    /// the logs to mention.
+    public var slowMotionSidecars: [SlowMotionSidecar] = []
 }
 
 /// Why a recipe could not be built for particular media.
@@ -68,7 +71,8 @@ public struct CompositionBuilder: Sendable {
 
     /// Builds the composition for `input` (the dropped clip that `{input}` stands for).
     public func build(input: String, date: Date = Date()) throws(CompositionBuildError) -> BuiltComposition {
-        var clips = try probeClips(input: input)
+        var sidecars: [SlowMotionSidecar] = []
+        var clips = try probeClips(input: input, sidecars: &sidecars)
         let transition = clips.count > 1 && recipe.transition.kind != .cut ? recipe.transition.duration : .zero
         try checkTransitionFits(transition, clips)
 
@@ -113,7 +117,7 @@ public struct CompositionBuilder: Sendable {
             composition: composition, videoComposition: videoComposition, audioMix: audioMix, overlays: [],
             output: recipe.output,
             outputFilename: recipe.output.filename.render(.init(inputPath: input, recipeName: recipe.name, date: date)),
-            clipAudioTrackIDs: clips.compactMap(\.audioTrack))
+            clipAudioTrackIDs: clips.compactMap(\.audioTrack), slowMotionSidecars: sidecars)
         if let music = recipe.music {
             try addMusic(music, total: total, to: &built)
         }
@@ -125,9 +129,9 @@ public struct CompositionBuilder: Sendable {
 
     // MARK: Clips
 
-    private func probeClips(input: String) throws(CompositionBuildError) -> [PlacedClip] {
+    private func probeClips(input: String, sidecars: inout [SlowMotionSidecar]) throws(CompositionBuildError) -> [PlacedClip] {
         var placed: [PlacedClip] = []
-        for spec in recipe.clips {
+        for var spec in recipe.clips {
             let path = spec.source == "{input}" ? input : spec.source
             let media: ProbedMedia
             do { media = try probe.probe(path) } catch {
@@ -143,6 +147,16 @@ public struct CompositionBuilder: Sendable {
                 }
                 trim = TimeRange(start: start, end: end)
             }
+            // An iPhone original keeps its slow motion in a sidecar; the recipe's own
+            // speeds win.
+            if spec.source == "{input}", spec.speed.isEmpty, let sidecarPath = SlowMotionSidecar.path(besides: input) {
+                let sidecar: SlowMotionSidecar
+                do { sidecar = try SlowMotionSidecar(contentsOf: sidecarPath) } catch {
+                    throw .media(path: sidecarPath, reason: error.reason)
+                }
+                spec.speed = Self.speedRanges(of: sidecar, within: trim)
+                sidecars.append(sidecar)
+            }
             var duration = trim.duration
             for speed in spec.speed {
                 let range = resolvedSpeedRange(speed, trim: trim)
@@ -154,6 +168,31 @@ public struct CompositionBuilder: Sendable {
             placed.append(PlacedClip(media: media, video: video, spec: spec, trim: trim, start: .zero, duration: duration))
         }
         return placed
+    }
+
+    /// How long an iPhone slow-motion region takes to slow down and to speed up again, in
+    /// source time: the seed's iPhone segment table ramps over about 0.2 s at each end
+    /// (2.475 → 2.675 s in, 13.268 → 13.465 s out).
+    public static let slowMotionEdge = MediaTime(value: 1, timescale: 5)
+
+    /// A sidecar's regions (clipped to the trim) as speed ranges: the rate in the middle,
+    /// ramped in steps from and back to normal speed over each edge (a quarter of the
+    /// region at most).
+    static func speedRanges(of sidecar: SlowMotionSidecar, within trim: TimeRange) -> [Recipe.SpeedRange] {
+        let location = SourceLocation(file: sidecar.path, line: 1, column: 1)
+        var ranges: [Recipe.SpeedRange] = [], end = trim.start
+        for region in sidecar.regions.sorted(by: { $0.start < $1.start }) {
+            guard let part = region.intersection(trim), part.start >= end, part.duration > .zero else { continue }
+            let edge = MediaTime.min(slowMotionEdge, part.duration.multiplied(by: 1, dividedBy: 4))
+            ranges += SpeedRamp.ranges([
+                .init(at: part.start, rate: 1, location: location),
+                .init(at: part.start + edge, rate: sidecar.rate, location: location),
+                .init(at: part.end - edge, rate: sidecar.rate, location: location),
+                .init(at: part.end, rate: 1, location: location),
+            ])
+            end = part.end
+        }
+        return ranges
     }
 
     /// The clip's time: its video, or — when its kept audio runs on for more than a frame

@@ -34,6 +34,7 @@ struct PlanCommand: AsyncParsableCommand {
                 continue
             }
             print("\(input) -> \(built.outputFilename)")
+            for sidecar in built.slowMotionSidecars { print(Self.describe(sidecar)) }
             print(TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition,
                                            audioMix: built.audioMix), terminator: "")
             for overlay in built.overlays { print(Self.describe(overlay)) }
@@ -53,6 +54,13 @@ struct PlanCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// `slow motion from IMG_0001.AAE: rate 0.25 over [2.805,+13.090] (eased over 0.2 s at each edge)`
+    static func describe(_ sidecar: SlowMotionSidecar) -> String {
+        let regions = sidecar.regions.map(\.description).joined(separator: ", ")
+        return "slow motion from \(sidecar.path): rate \(String(format: "%g", sidecar.rate)) over \(regions) "
+            + "(stepped in and out over \(CompositionBuilder.slowMotionEdge) s of source at each edge)"
     }
 
     /// `overlay image logo.png bottom-right margin 43.2 width 162 [0.000,+12.000] opacity ramp ...`

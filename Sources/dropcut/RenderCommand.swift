@@ -60,6 +60,10 @@ struct RenderCommand: AsyncParsableCommand {
         if Self.sameFile(destination, input) {
             throw RenderCommandError("\(input): the output \(destination) would overwrite the input; choose another --output or filename")
         }
+        for sidecar in built.slowMotionSidecars {
+            logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
+                                                              "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
+        }
         if built.pendingDuck != nil { printError("dropcut render: warning: ducking is not computed yet; the music keeps its set volume") }
 
         var settings = ExportSettings()
