@@ -13,12 +13,9 @@ public struct BuiltComposition: Sendable, Hashable {
     public var outputFilename: String
     /// The composition audio tracks carrying the clips' own sound, in clip order.
     public var clipAudioTrackIDs: [TrackID]
-    /// The music bed's composition track, if the recipe has music.
-    public var musicTrackID: TrackID?
-    /// The ducking seam: when set, the music issue's analysis measures the clip audio
-    /// (`clipAudioTrackIDs`) and writes ramps into `musicTrackID`'s volume. The builder
-    /// itself writes only gain and fades.
-    public var pendingDuck: Recipe.Duck?
+    /// The music bed, if the recipe has music. With `duck`, its volumes are final only
+    /// after `applyDucking` (the caller measures the clips' sound: `AudioActivity`).
+    public var music: MusicBed?
     /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied, for `plan` and
     /// the logs to mention.
     public var slowMotionSidecars: [SlowMotionSidecar] = []
@@ -100,6 +97,12 @@ public struct CompositionBuilder: Sendable {
                         }
                         if i < clips.count - 1, transition > .zero {
                             try parameters.setVolumeRamp(from: 1, to: 0, range: TimeRange(start: clips[i + 1].start, duration: transition))
+                        }
+                        let volume = clips[i].spec.volume.linear
+                        if volume != 1 {
+                            var gain = Ramp<Double>(defaultValue: 1)
+                            try gain.set(volume, at: .zero)
+                            parameters.volume = parameters.volume.multiplied(by: gain, until: total)
                         }
                     }
                 }
@@ -359,43 +362,75 @@ public struct CompositionBuilder: Sendable {
 
     // MARK: Music and overlays
 
+    /// How long each loop point of a looped music bed crossfades.
+    static let loopCrossfade = MediaTime(value: 1, timescale: 20)
+
+    /// The music bed: from `offset` into the file, once (cut at the end, silence after it
+    /// if shorter) or looped — passes alternating between two tracks, overlapping by
+    /// `loopCrossfade` with linear fades, so the loop point is seamless. Gain and fades
+    /// are set as volume ramps; ducking is multiplied in later (`applyDucking`).
     private func addMusic(_ music: Recipe.Music, total: MediaTime, to built: inout BuiltComposition) throws(CompositionBuildError) {
+        let name = (music.source as NSString).lastPathComponent
         let media: ProbedMedia
         do { media = try probe.probe(music.source) } catch {
             throw .media(path: music.source, reason: Self.reason(error, about: music.source))
         }
         guard let audio = media.audio, audio.timeRange.duration > .zero else {
-            throw recipeError("music.source \((music.source as NSString).lastPathComponent) has no audio", at: music.location)
+            throw recipeError("music.source \(name) has no audio", at: music.location)
+        }
+        guard music.offset < audio.timeRange.duration else {
+            throw recipeError("music.offset \(music.offset)s is past the end of \(name), which lasts \(audio.timeRange.duration)s", at: music.location)
         }
         if music.fadeIn + music.fadeOut > total {
             throw recipeError("music fades (\(music.fadeIn)s + \(music.fadeOut)s) are longer than the output (\(total)s)", at: music.location)
         }
-        let source = SourceTrack(asset: music.source, trackID: audio.trackID, mediaType: .audio, timeRange: audio.timeRange)
-        let trackID = built.composition.addTrack(.audio)
-        try edit(&built.composition, trackID) { track throws(CompositionEditError) in
-            // Looped: whole passes of the music until the output ends; else once, cut at the end.
-            var cursor = MediaTime.zero
-            repeat {
-                let length = MediaTime.min(audio.timeRange.duration, total - cursor)
-                try track.insert(TimeRange(start: audio.timeRange.start, duration: length), of: source, at: cursor)
-                cursor += length
-            } while music.loop && cursor < total
+        let body = TimeRange(start: audio.timeRange.start + music.offset, end: audio.timeRange.end)
+        // Passes in output time; a body too short to fade in and out loops without fades.
+        let crossfade = music.loop && body.duration > Self.loopCrossfade.multiplied(by: 2, dividedBy: 1) ? Self.loopCrossfade : .zero
+        var passes: [TimeRange] = []
+        var cursor = MediaTime.zero
+        while cursor < total {
+            let pass = TimeRange(start: cursor, duration: MediaTime.min(body.duration, total - cursor))
+            passes.append(pass)
+            guard music.loop, pass.end < total else { break }
+            cursor = pass.end - crossfade
         }
-        let gain = music.gain.linear
-        try rampEdit {
-            try built.audioMix.edit(track: trackID) { parameters in
-                if music.fadeIn > .zero {
-                    try parameters.setVolumeRamp(from: 0, to: gain, range: TimeRange(start: .zero, duration: music.fadeIn))
-                } else {
-                    try parameters.setVolume(gain, at: .zero)
-                }
-                if music.fadeOut > .zero {
-                    try parameters.setVolumeRamp(from: gain, to: 0, range: TimeRange(start: total - music.fadeOut, end: total))
-                }
+        let source = SourceTrack(asset: music.source, trackID: audio.trackID, mediaType: .audio, timeRange: audio.timeRange)
+        let trackIDs = passes.count > 1 ? [built.composition.addTrack(.audio), built.composition.addTrack(.audio)]
+                                        : [built.composition.addTrack(.audio)]
+        var crossfades = [TrackID: Ramp<Double>]()
+        for (k, pass) in passes.enumerated() {
+            let trackID = trackIDs[k % trackIDs.count]
+            try edit(&built.composition, trackID) { track throws(CompositionEditError) in
+                try track.insert(TimeRange(start: body.start, duration: pass.duration), of: source, at: pass.start)
+            }
+            guard crossfade > .zero else { continue }
+            try rampEdit {
+                var ramp = crossfades[trackID] ?? Ramp(defaultValue: 1)
+                if k > 0 { try ramp.setRamp(from: 0, to: 1, range: TimeRange(start: pass.start, duration: crossfade)) }
+                if k < passes.count - 1 { try ramp.setRamp(from: 1, to: 0, range: TimeRange(start: pass.end - crossfade, end: pass.end)) }
+                crossfades[trackID] = ramp
             }
         }
-        built.musicTrackID = trackID
-        built.pendingDuck = music.duck
+        let gain = music.gain.linear
+        var levels = Ramp<Double>(defaultValue: 1)
+        try rampEdit {
+            if music.fadeIn > .zero {
+                try levels.setRamp(from: 0, to: gain, range: TimeRange(start: .zero, duration: music.fadeIn))
+            } else {
+                try levels.set(gain, at: .zero)
+            }
+            if music.fadeOut > .zero {
+                try levels.setRamp(from: gain, to: 0, range: TimeRange(start: total - music.fadeOut, end: total))
+            }
+        }
+        var bed = MusicBed(trackIDs: trackIDs, baseVolumes: [:], duck: music.duck, duration: total)
+        for trackID in trackIDs {
+            let volume = crossfades[trackID].map { levels.multiplied(by: $0, until: total) } ?? levels
+            bed.baseVolumes[trackID] = volume
+            built.audioMix.edit(track: trackID) { $0.volume = volume }
+        }
+        built.music = bed
     }
 
     private func makeOverlay(_ overlay: Recipe.Overlay, total: MediaTime, renderSize: PixelSize,

@@ -63,6 +63,8 @@ public struct Recipe: Sendable, Hashable {
         /// `frames: repeat | blend` — how slowed video shows source frames between their
         /// timestamps.
         public var frames: FrameSampling = .repeat
+        /// `volume: -3dB` — the clip's own sound, before the mix.
+        public var volume = Gain(decibels: 0)
         public var location: SourceLocation?
         public init() {}
     }
@@ -135,6 +137,8 @@ public struct Recipe: Sendable, Hashable {
         /// A resolved path.
         public var source: String
         public var gain = Gain(decibels: 0)
+        /// Where in the music file the bed starts (and each loop restarts).
+        public var offset: MediaTime = .zero
         public var loop = false
         public var fadeIn: MediaTime = .zero
         public var fadeOut: MediaTime = .zero
@@ -149,6 +153,11 @@ public struct Recipe: Sendable, Hashable {
         public var threshold = Gain(decibels: -30)
         public var attack = MediaTime(value: 2, timescale: 10)
         public var release = MediaTime(value: 8, timescale: 10)
+        /// Pauses in the clip's sound shorter than this keep the music down (no pumping
+        /// between words); half a second, where Audacity's Auto Duck allows one second.
+        public var hold = MediaTime(value: 1, timescale: 2)
+        /// Manual ducking: these ranges of output time instead of the analysis.
+        public var windows: [ClosedTimeRange]?
     }
 
     public enum OriginalAudio: String, Sendable, Hashable, CaseIterable { case keep, mute }

@@ -140,7 +140,7 @@ extension Recipe {
             var clip = Clip()
             clip.location = item.location
             let what = "clips[\(index)]"
-            guard let f = reader.fields(item, what, allowed: ["source", "trim", "speed", "ramp", "audio", "frames"]) else { return clip }
+            guard let f = reader.fields(item, what, allowed: ["source", "trim", "speed", "ramp", "audio", "frames", "volume"]) else { return clip }
             if let n = f["source"], let source = reader.string(n, "\(what).source") {
                 if source == "{input}" {
                     clip.source = source
@@ -155,6 +155,7 @@ extension Recipe {
             }
             if let n = f["trim"] { clip.trim = reader.closedRange(n, "\(what).trim") }
             if let n = f["audio"] { clip.audio = reader.choice(n, "\(what).audio", AudioMode.self) ?? .preservePitch }
+            if let n = f["volume"], let volume = reader.gain(n, "\(what).volume", in: -60...20) { clip.volume = volume }
             if let n = f["frames"] { clip.frames = reader.choice(n, "\(what).frames", FrameSampling.self) ?? .repeat }
             if let n = f["speed"], let ranges = reader.list(n, "\(what).speed") {
                 clip.speed = ranges.enumerated().compactMap { i, r in decodeSpeed(r, "\(what).speed[\(i)]", &reader) }
@@ -431,7 +432,7 @@ extension Recipe {
     }
 
     private static func decodeMusic(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> Music? {
-        guard let f = reader.fields(node, "music", allowed: ["source", "gain", "loop", "fade", "duck"]) else { return nil }
+        guard let f = reader.fields(node, "music", allowed: ["source", "gain", "offset", "loop", "fade", "duck"]) else { return nil }
         guard let sourceNode = f["source"] else {
             reader.error("music needs a source: the music file", at: node.location)
             return nil
@@ -444,8 +445,11 @@ extension Recipe {
         }
         if let n = f["gain"], let gain = reader.gain(n, "music.gain", in: -60...20) { music.gain = gain }
         if let n = f["loop"], let loop = reader.bool(n, "music.loop") { music.loop = loop }
+        if let n = f["offset"], let offset = reader.duration(n, "music.offset") {
+            if offset < .zero { reader.error("music.offset must not be negative (got \(offset)s)", at: n.location) } else { music.offset = offset }
+        }
         if let n = f["fade"] { (music.fadeIn, music.fadeOut) = decodeFade(n, "music.fade", &reader) }
-        if let n = f["duck"], let d = reader.fields(n, "music.duck", allowed: ["depth", "threshold", "attack", "release"]) {
+        if let n = f["duck"], let d = reader.fields(n, "music.duck", allowed: ["depth", "threshold", "attack", "release", "hold", "windows"]) {
             var duck = Duck()
             if let v = d["depth"], let depth = reader.gain(v, "music.duck.depth", in: -60...0) { duck.depth = depth }
             if let v = d["threshold"], let threshold = reader.gain(v, "music.duck.threshold", fullScale: true, in: -90...0) { duck.threshold = threshold }
@@ -456,6 +460,16 @@ extension Recipe {
                 } else {
                     duck[keyPath: keyPath] = value
                 }
+            }
+            if let v = d["hold"], let hold = reader.duration(v, "music.duck.hold") {
+                if hold < .zero || hold > MediaTime(seconds: 10) {
+                    reader.error("music.duck.hold must be between 0 and 10 seconds (got \(hold)s)", at: v.location)
+                } else {
+                    duck.hold = hold
+                }
+            }
+            if let v = d["windows"], let items = reader.list(v, "music.duck.windows") {
+                duck.windows = items.enumerated().compactMap { i, item in reader.closedRange(item, "music.duck.windows[\(i)]") }
             }
             music.duck = duck
         }

@@ -25,9 +25,10 @@ struct PlanCommand: AsyncParsableCommand {
         let recipe = try options.loadRecipe(command: "plan")
         var failed = false
         for input in options.inputs {
-            let built: BuiltComposition
+            var built: BuiltComposition
             do {
                 built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
+                try built.duckMusicUnderClips()
             } catch {
                 printError("dropcut plan: \(error)")
                 failed = true
@@ -38,9 +39,7 @@ struct PlanCommand: AsyncParsableCommand {
             print(TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition,
                                            audioMix: built.audioMix), terminator: "")
             for overlay in built.overlays { print(Self.describe(overlay)) }
-            if let duck = built.pendingDuck, let music = built.musicTrackID {
-                print("ducking: track \(music) down \(duck.depth) under speech above \(formatLevel(duck.threshold.decibels))dBFS, attack \(duck.attack)s, release \(duck.release)s (computed at render)")
-            }
+            if let music = built.music, let duck = music.duck { print(Self.describe(duck, of: music)) }
             if let svg {
                 let drawing = TimelineSVG.render(composition: built.composition, videoComposition: built.videoComposition,
                                                  audioMix: built.audioMix, title: "\(input) -> \(built.outputFilename)")
@@ -54,6 +53,17 @@ struct PlanCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// `ducking: tracks 3, 4 down -12 dB under the clips' sound above -30 dBFS (attack
+    /// 0.2 s, release 0.8 s, hold 0.5 s): 2 stretches [1.000,+2.000], [5.000,+2.000]`
+    static func describe(_ duck: Recipe.Duck, of music: MusicBed) -> String {
+        let tracks = music.trackIDs.map(String.init).joined(separator: ", ")
+        let under = duck.windows != nil ? "the recipe's windows" : "the clips' sound above \(formatLevel(duck.threshold.decibels)) dBFS"
+        let stretches = music.duckedRanges.map(\.description).joined(separator: ", ")
+        return "ducking: track\(music.trackIDs.count > 1 ? "s" : "") \(tracks) down \(formatLevel(duck.depth.decibels)) dB under \(under) "
+            + "(attack \(duck.attack) s, release \(duck.release) s, hold \(duck.hold) s): "
+            + (music.duckedRanges.isEmpty ? "nothing to duck under" : "\(music.duckedRanges.count) stretch\(music.duckedRanges.count == 1 ? "" : "es") \(stretches)")
     }
 
     /// `slow motion from IMG_0001.AAE: rate 0.25 over [2.805,+13.090] (eased over 0.2 s at each edge)`

@@ -55,7 +55,8 @@ struct RenderCommand: AsyncParsableCommand {
     }
 
     private func render(_ input: String, recipe: Recipe, logger: Logger, interrupt: InterruptHandler) async throws -> String {
-        let built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
+        var built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
+        try built.duckMusicUnderClips()
         let destination = destinationPath(for: input, filename: built.outputFilename)
         if Self.sameFile(destination, input) {
             throw RenderCommandError("\(input): the output \(destination) would overwrite the input; choose another --output or filename")
@@ -64,7 +65,6 @@ struct RenderCommand: AsyncParsableCommand {
             logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
                                                               "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
         }
-        if built.pendingDuck != nil { printError("dropcut render: warning: ducking is not computed yet; the music keeps its set volume") }
 
         var settings = ExportSettings()
         settings.videoCodec = built.output.video.codec == .hevc ? .hevc : .h264

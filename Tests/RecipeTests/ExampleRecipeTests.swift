@@ -60,17 +60,26 @@ func describe(_ built: BuiltComposition) -> String {
               0: timeRange [0.000,+12.000] from trackID 2 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
             track 3 audio
               0: timeRange [0.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              1: timeRange [2.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              2: timeRange [4.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              3: timeRange [6.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              4: timeRange [8.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              5: timeRange [10.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              1: timeRange [2.000,+1.900] is empty
+              2: timeRange [3.900,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              3: timeRange [5.900,+1.900] is empty
+              4: timeRange [7.800,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              5: timeRange [9.800,+1.900] is empty
+              6: timeRange [11.700,+0.300] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+0.300] speed 1.00
+            track 4 audio
+              0: timeRange [0.000,+1.950] is empty
+              1: timeRange [1.950,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              2: timeRange [3.950,+1.900] is empty
+              3: timeRange [5.850,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              4: timeRange [7.850,+1.900] is empty
+              5: timeRange [9.750,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
             video composition renderSize 1080x1920 frameDuration 1/30 background #000000ff
               instruction [0.000,+12.000]
                 layer trackID 1 transform [1.78 0.00 0.00 1.78 -1166.67 0.00] at 0.000
             audio mix
               trackID 2 volume 1.00 (default)
-              trackID 3 volume ramp [0.000,+1.000] 0.00 -> 0.32, ramp [10.000,+2.000] 0.32 -> 0.00
+              trackID 3 volume ramp [0.000,+1.000] 0.00 -> 0.32, ramp [1.950,+0.050] 0.32 -> 0.00, ramp [3.900,+0.050] 0.00 -> 0.32, ramp [5.850,+0.050] 0.32 -> 0.00, ramp [7.800,+0.050] 0.00 -> 0.32, ramp [9.750,+0.050] 0.32 -> 0.00, ramp [11.700,+0.050] 0.00 -> 0.04, ramp [11.750,+0.250] 0.04 -> 0.00
+              trackID 4 volume ramp [0.000,+1.000] 0.00 -> 0.32, ramp [1.950,+0.050] 0.00 -> 0.32, ramp [3.900,+0.050] 0.32 -> 0.00, ramp [5.850,+0.050] 0.00 -> 0.32, ramp [7.800,+0.050] 0.32 -> 0.00, ramp [9.750,+0.050] 0.00 -> 0.32, ramp [10.000,+1.700] 0.32 -> 0.05, ramp [11.700,+0.050] 0.05 -> 0.00
 
             """),
         "watermark-only.yaml": ("input.watermarked.mp4", """
@@ -111,17 +120,26 @@ func describe(_ built: BuiltComposition) -> String {
               0: timeRange [0.000,+12.000] from trackID 2 of asset input.mov sourceTimeRange [0.000,+12.000] speed 1.00
             track 3 audio
               0: timeRange [0.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              1: timeRange [2.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              2: timeRange [4.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              3: timeRange [6.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              4: timeRange [8.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
-              5: timeRange [10.000,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              1: timeRange [2.000,+1.900] is empty
+              2: timeRange [3.900,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              3: timeRange [5.900,+1.900] is empty
+              4: timeRange [7.800,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              5: timeRange [9.800,+1.900] is empty
+              6: timeRange [11.700,+0.300] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+0.300] speed 1.00
+            track 4 audio
+              0: timeRange [0.000,+1.950] is empty
+              1: timeRange [1.950,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              2: timeRange [3.950,+1.900] is empty
+              3: timeRange [5.850,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
+              4: timeRange [7.850,+1.900] is empty
+              5: timeRange [9.750,+2.000] from trackID 1 of asset bed.mp3 sourceTimeRange [0.000,+2.000] speed 1.00
             video composition renderSize 1080x1080 frameDuration 1/30 background #000000ff
               instruction [0.000,+12.000]
                 layer trackID 1 transform [0.56 0.00 0.00 0.56 0.00 236.25] at 0.000
             audio mix
               trackID 2 volume 1.00 (default)
-              trackID 3 volume ramp [0.000,+2.000] 0.00 -> 0.13, ramp [9.000,+3.000] 0.13 -> 0.00
+              trackID 3 volume ramp [0.000,+1.950] 0.00 -> 0.12, ramp [1.950,+0.050] 0.12 -> 0.00, ramp [3.900,+0.050] 0.00 -> 0.13, ramp [5.850,+0.050] 0.13 -> 0.00, ramp [7.800,+0.050] 0.00 -> 0.13, ramp [9.000,+0.750] 0.13 -> 0.09, ramp [9.750,+0.050] 0.09 -> 0.00, ramp [11.700,+0.050] 0.00 -> 0.01, ramp [11.750,+0.250] 0.01 -> 0.00
+              trackID 4 volume ramp [0.000,+1.950] 0.00 -> 0.12, ramp [1.950,+0.050] 0.00 -> 0.13, ramp [3.900,+0.050] 0.13 -> 0.00, ramp [5.850,+0.050] 0.00 -> 0.13, ramp [7.800,+0.050] 0.13 -> 0.00, ramp [9.750,+0.050] 0.00 -> 0.09, ramp [9.800,+1.900] 0.09 -> 0.01, ramp [11.700,+0.050] 0.01 -> 0.00
 
             """),
         "reel-with-transitions.yaml": ("input.reel.mp4", """
@@ -195,7 +213,7 @@ func describe(_ built: BuiltComposition) -> String {
         #expect(font.hasSuffix("DejaVuSans.ttf") && FileManager.default.fileExists(atPath: font))
         #expect(size == 54 && color == .white)
         #expect(lowerThird.timeRange == TimeRange(start: .zero, duration: 6))
-        #expect(podcast.pendingDuck?.depth.decibels == -15 && podcast.musicTrackID == 3 && podcast.clipAudioTrackIDs == [2])
+        #expect(podcast.music?.duck?.depth.decibels == -15 && podcast.music?.trackIDs == [3, 4] && podcast.clipAudioTrackIDs == [2])
     }
 }
 
