@@ -365,6 +365,28 @@ public struct CompositionBuilder: Sendable {
     /// How long each loop point of a looped music bed crossfades.
     static let loopCrossfade = MediaTime(value: 1, timescale: 20)
 
+    /// The bed's gain with its fades, as ramps: the fades follow power curves in eight
+    /// linear pieces — the fade-in squared, the fade-out cubed — so they sound even
+    /// rather than hanging on and then dropping (a straight line spends most of its
+    /// length within a few dB of full level), and the fade-out is below −60 dB for its
+    /// last few milliseconds: the music is gone when the video ends.
+    static func musicLevels(gain: Double, fadeIn: MediaTime, fadeOut: MediaTime, total: MediaTime) throws(CompositionBuildError) -> Ramp<Double> {
+        let pieces = 8
+        var points: [(time: MediaTime, value: Double)] = []
+        func fade(_ range: TimeRange, power: Double, rising: Bool) {
+            for i in 0...pieces {
+                let x = Double(i) / Double(pieces)
+                let time = range.start + range.duration.multiplied(by: Int64(i), dividedBy: Int64(pieces))
+                points.append((time, gain * pow(rising ? x : 1 - x, power)))
+            }
+        }
+        if fadeIn > .zero { fade(TimeRange(start: .zero, duration: fadeIn), power: 2, rising: true) } else { points.append((.zero, gain)) }
+        if fadeOut > .zero { fade(TimeRange(start: total - fadeOut, end: total), power: 3, rising: false) }
+        do { return try Ramp(polyline: points) } catch {
+            throw .media(path: "composition", reason: "cannot set the music's fades: \(error)")
+        }
+    }
+
     /// The music bed: from `offset` into the file, once (cut at the end, silence after it
     /// if shorter) or looped — passes alternating between two tracks, overlapping by
     /// `loopCrossfade` with linear fades, so the loop point is seamless. Gain and fades
@@ -412,18 +434,7 @@ public struct CompositionBuilder: Sendable {
                 crossfades[trackID] = ramp
             }
         }
-        let gain = music.gain.linear
-        var levels = Ramp<Double>(defaultValue: 1)
-        try rampEdit {
-            if music.fadeIn > .zero {
-                try levels.setRamp(from: 0, to: gain, range: TimeRange(start: .zero, duration: music.fadeIn))
-            } else {
-                try levels.set(gain, at: .zero)
-            }
-            if music.fadeOut > .zero {
-                try levels.setRamp(from: gain, to: 0, range: TimeRange(start: total - music.fadeOut, end: total))
-            }
-        }
+        let levels = try Self.musicLevels(gain: music.gain.linear, fadeIn: music.fadeIn, fadeOut: music.fadeOut, total: total)
         var bed = MusicBed(trackIDs: trackIDs, baseVolumes: [:], duck: music.duck, duration: total)
         for trackID in trackIDs {
             let volume = crossfades[trackID].map { levels.multiplied(by: $0, until: total) } ?? levels

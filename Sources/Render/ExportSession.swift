@@ -179,8 +179,8 @@ final class CancellationFlag: Sendable {
     var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// The audio half of the encoding stage: mixes blocks of the encoder's frame size and
-/// encodes them, keeping pace with the video.
+/// The audio half of the encoding stage: mixes blocks of the encoder's frame size, keeps
+/// their peaks under the ceiling and encodes them, keeping pace with the video.
 private final class AudioStage {
     let encoder: AudioEncoder
     let stream: Int
@@ -188,6 +188,15 @@ private final class AudioStage {
     let totalSamples: Int64
     private let block: AudioFrame
     private var position: Int64 = 0
+    /// The mix summed in float may exceed full scale (a loud voice over loud music): the
+    /// limiter holds it at the ceiling. It delays by its lookahead, so the mixer runs
+    /// that far ahead (primed on the first block).
+    private let limiter: PeakLimiter
+    private var primed = false
+
+    /// −1 dBFS true peak, approximated: the sample ceiling sits half a dB lower, the room
+    /// AAC's reconstruction overshoots by on limited peaks.
+    static let ceiling = Float(pow(10, -1.5 / 20))
 
     init(encoder: AudioEncoder, stream: Int, mixer: AudioMixer, totalSamples: Int64) throws {
         precondition(encoder.frameSize <= mixer.maximumBlock, "AAC frame of \(encoder.frameSize) samples")
@@ -196,6 +205,33 @@ private final class AudioStage {
         self.mixer = mixer
         self.totalSamples = totalSamples
         block = try AudioFrame(channels: mixer.channels, sampleRate: mixer.sampleRate, capacity: encoder.frameSize)
+        limiter = PeakLimiter(channels: mixer.channels, sampleRate: mixer.sampleRate, ceiling: Self.ceiling,
+                              maximumBlock: encoder.frameSize)
+        precondition(limiter.delay <= encoder.frameSize, "limiter lookahead longer than a block")
+    }
+
+    /// Mixes output samples `[start, start + count)` into `block`, limited: the mixer is
+    /// asked for the samples `delay` later, which the limiter hands back `delay` late.
+    private func mixLimited(at start: Int64, count: Int) throws {
+        if !primed {
+            block.sampleCount = limiter.delay
+            try mixer.mix(into: block, at: 0)
+            limit(count: limiter.delay)   // fills the lookahead; its output is the leading silence
+            primed = true
+        }
+        block.sampleCount = count
+        try mixer.mix(into: block, at: start + Int64(limiter.delay))
+        limit(count: count)
+    }
+
+    private func limit(count: Int) {
+        block.withChannel(0) { first in
+            if mixer.channels == 1 {
+                limiter.process(count: count) { _ in first.baseAddress! }
+            } else {
+                block.withChannel(1) { second in limiter.process(count: count) { $0 == 0 ? first.baseAddress! : second.baseAddress! } }
+            }
+        }
     }
 
     /// Encodes whole blocks up to `time` (and the short last block once `time` passes the end).
@@ -206,8 +242,7 @@ private final class AudioStage {
             // A short block ends the stream: only send it when it really is the last one.
             if count < encoder.frameSize && target < totalSamples { return }
             try block.makeWritable()
-            block.sampleCount = count
-            try mixer.mix(into: block, at: position)
+            try mixLimited(at: position, count: count)
             block.pts = position
             try encoder.send(block)
             try muxer.drain(encoder, into: stream)
