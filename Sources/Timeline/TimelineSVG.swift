@@ -1,8 +1,27 @@
 /// Draws a composition as an SVG timeline, like Apple's CompositionDebugView: one row per
 /// track with a box per segment (labelled with its source range and speed), a row of
-/// video instructions, and each audio track's volume curve drawn over its row.
+/// video instructions, and each audio track's volume curve drawn over its row — over a
+/// level envelope where one is given (the clips' sound under the ducked music).
 /// Deterministic output, so it can be diffed and tested.
 public enum TimelineSVG {
+    /// A sound's level over time, drawn shaded behind some tracks' volume curves.
+    public struct LevelEnvelope: Sendable, Hashable {
+        /// Length of one level window, from time 0.
+        public var window: MediaTime
+        /// dBFS per window (−infinity for silence).
+        public var decibels: [Double]
+        /// The tracks whose rows show it.
+        public var tracks: [TrackID]
+        /// The level drawn at the bottom of a row (the top is 0 dBFS).
+        public var floor: Double = -60
+
+        public init(window: MediaTime, decibels: [Double], tracks: [TrackID]) {
+            self.window = window
+            self.decibels = decibels
+            self.tracks = tracks
+        }
+    }
+
     static let labelWidth = 150.0
     static let plotWidth = 900.0
     static let rowHeight = 44.0
@@ -10,7 +29,7 @@ public enum TimelineSVG {
     static let axisHeight = 24.0
 
     public static func render(composition: Composition, videoComposition: VideoComposition? = nil,
-                              audioMix: AudioMix? = nil, title: String? = nil) -> String {
+                              audioMix: AudioMix? = nil, title: String? = nil, envelope: LevelEnvelope? = nil) -> String {
         let duration = composition.duration
         let seconds = max(duration.seconds, 0.001)
         func x(_ t: MediaTime) -> Double { labelWidth + plotWidth * max(0, t.seconds) / seconds }
@@ -43,6 +62,18 @@ public enum TimelineSVG {
                 }
                 out.append(#"<rect class="segment" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="\#(fill)" stroke="rgb(51,51,51)"\#(segment.isEmpty ? #" stroke-dasharray="4 2""# : "")><title>\#(escape(segment.description))</title></rect>"#)
                 out.append(#"<text x="\#(n(x0 + 3))" y="\#(n(top + 13))">\#(escape(label))</text>"#)
+            }
+            if let envelope, envelope.tracks.contains(track.trackID), !envelope.decibels.isEmpty {
+                // A step outline of the levels, closed along the row's bottom.
+                var coordinates = ["\(n(x(.zero))),\(n(top + rowHeight))"]
+                for (i, level) in envelope.decibels.enumerated() {
+                    let y = top + rowHeight * (1 - (min(0, max(envelope.floor, level)) - envelope.floor) / -envelope.floor)
+                    let from = envelope.window.multiplied(by: Int64(i), dividedBy: 1), to = envelope.window.multiplied(by: Int64(i + 1), dividedBy: 1)
+                    coordinates.append("\(n(x(from))),\(n(y))")
+                    coordinates.append("\(n(x(MediaTime.min(to, duration)))),\(n(y))")
+                }
+                coordinates.append("\(n(x(MediaTime.min(envelope.window.multiplied(by: Int64(envelope.decibels.count), dividedBy: 1), duration)))),\(n(top + rowHeight))")
+                out.append(#"<polygon class="level" data-track-id="\#(track.trackID)" points="\#(coordinates.joined(separator: " "))" fill="rgb(127,140,141)" fill-opacity="0.45"><title>the clips' sound, \#(n(envelope.floor)) to 0 dBFS</title></polygon>"#)
             }
             if track.mediaType == .audio, let parameters = audioMix?.parameters(for: track.trackID) {
                 let points = parameters.volume.breakpoints(until: duration)

@@ -5,10 +5,16 @@ extension BuiltComposition {
     /// Ducks the music under the clips' own sound — measured by `AudioActivity` after
     /// speed changes and clip volumes, or the recipe's manual windows. What `plan` lists
     /// is what `render` mixes.
-    mutating func duckMusicUnderClips() throws {
-        guard let music, let duck = music.duck else { return }
-        let activity = try music.manualWindows
-            ?? AudioActivity(composition: composition, audioMix: audioMix, tracks: clipAudioTrackIDs).active(above: duck.threshold.decibels)
-        applyDucking(activity: activity)
+    /// Returns the measured levels (nil without analysis), for `plan --svg` to draw.
+    @discardableResult
+    mutating func duckMusicUnderClips() throws -> AudioActivity? {
+        guard let music, let duck = music.duck else { return nil }
+        if let windows = music.manualWindows {
+            applyDucking(activity: windows)
+            return nil
+        }
+        let measured = try AudioActivity(composition: composition, audioMix: audioMix, tracks: clipAudioTrackIDs)
+        applyDucking(activity: measured.active(above: duck.threshold.decibels))
+        return measured
     }
 }

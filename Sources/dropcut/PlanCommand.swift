@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaIO
 import Recipe
+import Render
 import Timeline
 
 /// `dropcut plan [--recipe R] [--svg FILE] [--assets DIR]... INPUT...`: prints the
@@ -26,9 +27,10 @@ struct PlanCommand: AsyncParsableCommand {
         var failed = false
         for input in options.inputs {
             var built: BuiltComposition
+            let levels: AudioActivity?
             do {
                 built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
-                try built.duckMusicUnderClips()
+                levels = try built.duckMusicUnderClips()
             } catch {
                 printError("dropcut plan: \(error)")
                 failed = true
@@ -42,7 +44,9 @@ struct PlanCommand: AsyncParsableCommand {
             if let music = built.music, let duck = music.duck { print(Self.describe(duck, of: music)) }
             if let svg {
                 let drawing = TimelineSVG.render(composition: built.composition, videoComposition: built.videoComposition,
-                                                 audioMix: built.audioMix, title: "\(input) -> \(built.outputFilename)")
+                                                 audioMix: built.audioMix, title: "\(input) -> \(built.outputFilename)",
+                                                 envelope: levels.map { TimelineSVG.LevelEnvelope(window: $0.window, decibels: $0.levels,
+                                                                                                  tracks: built.music?.trackIDs ?? []) })
                 do {
                     // Not `atomically:` — Foundation on Linux leaves its /tmp/TemporaryDirectory.* behind.
                     try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))

@@ -21,10 +21,17 @@ import TestSupport
           gain: -6dB
           duck: { depth: -12dB, threshold: -30dBFS, attack: 0.2, release: 0.8 }
         """)
-        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        let svg = dir.file("plan.svg")
+        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
         try #require(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("ducking: track 3 down -12 dB under the clips' sound above -30 dBFS"), "\(plan.stdout)")
         #expect(plan.stdout.contains("2 stretches [1.000,+2.000], [5.000,+2.000]"), "\(plan.stdout)")
+        // The music's volume lists the ramps: down to 0.5 × 0.25 before 1 s, back up after 3 s.
+        #expect(plan.stdout.contains("ramp [0.800,+0.200] 0.50 -> 0.13"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("ramp [3.000,+0.800] 0.13 -> 0.50"), "\(plan.stdout)")
+        // The drawing shows the music's volume over the clips' sound.
+        let drawing = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(drawing.contains(#"<polygon class="level" data-track-id="3""#) && drawing.contains(#"<polyline class="volume" data-track-id="3""#))
 
         let output = dir.file("out.mp4")
         let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
