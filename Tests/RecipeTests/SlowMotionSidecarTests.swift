@@ -171,7 +171,42 @@ import Timeline
         let (listPath, listMessage) = try Self.rejection(SlowMotionSidecarFixture.data(adjustmentData: list))
         #expect(listMessage == "\(listPath): adjustmentData is not a binary property list dictionary: it holds a list of 3, not a dictionary")
         let (brokenPath, brokenMessage) = try Self.rejection(SlowMotionSidecarFixture.data(adjustmentData: list.prefix(20)))
-        #expect(brokenMessage == "\(brokenPath): adjustmentData is not a binary property list dictionary: it starts with bplist but does not parse (corrupt or truncated)")
+        #expect(brokenMessage == "\(brokenPath): adjustmentData is not a binary property list dictionary: it is truncated (20 bytes)")
+        let (cutPath, cutMessage) = try Self.rejection(SlowMotionSidecarFixture.data(adjustmentData: list.dropLast(1)))
+        #expect(cutMessage == "\(cutPath): adjustmentData is not a binary property list dictionary: its trailer is corrupt")
+    }
+
+    /// Structures that crash or hang Foundation's own readers on Linux (a set makes
+    /// swift-corelibs-foundation's bridging dereference null; a cycle hangs
+    /// PropertyListDecoder) are refused before Foundation sees them.
+    @Test func binaryPayloadsFoundationCannotSurvive() throws {
+        let cases: [(bytes: Data, problem: String)] = [
+            // { "a": set("b") }
+            (Self.binaryPlist([[0xD1, 1, 2], [0x51, 0x61], [0xC1, 3], [0x51, 0x62]]), "object 2 has an unsupported type (marker 0xC1)"),
+            // [UID 5]
+            (Self.binaryPlist([[0xA1, 1], [0x80, 5]]), "object 1 has an unsupported type (marker 0x80)"),
+            // [[…]]: an array that contains itself
+            (Self.binaryPlist([[0xA1, 1], [0xA1, 0]]), "it nests more than 32 levels deep (or refers to itself)"),
+            // { 5: 6 }
+            (Self.binaryPlist([[0xD1, 1, 2], [0x10, 5], [0x10, 6]]), "object 0 is a dictionary with a key that is not a string"),
+            // [ref 7] with 2 objects
+            (Self.binaryPlist([[0xA1, 7], [0x10, 5]]), "object 0 refers to a missing object"),
+            // data claiming 14 bytes
+            (Self.binaryPlist([[0x4E, 1, 2]]), "object 0 (marker 0x4E) runs past its end"),
+            // a UTF-16 string with a lone high surrogate
+            (Self.binaryPlist([[0x61, 0xD8, 0x00]]), "object 0 is a UTF-16 string with an unpaired surrogate"),
+            (Data("bplist01".utf8) + Data(count: 40), "unsupported binary plist version '01'"),
+        ]
+        for (bytes, problem) in cases {
+            for compression in SlowMotionSidecarFixture.Compression.allCases {
+                let packed = try SlowMotionSidecarFixture.compress(bytes, compression)
+                let (path, message) = try Self.rejection(SlowMotionSidecarFixture.data(adjustmentData: packed))
+                #expect(message == "\(path): adjustmentData is not a binary property list dictionary: \(problem)")
+            }
+        }
+        // The same checks guard a binary sidecar file.
+        let (path, message) = try Self.rejection(Self.binaryPlist([[0xD1, 1, 2], [0x51, 0x61], [0xC1, 3], [0x51, 0x62]]))
+        #expect(message == "\(path): not a property list (an .AAE sidecar is an XML plist): object 2 has an unsupported type (marker 0xC1)")
     }
 
     @Test func missingSlowMotion() throws {
@@ -308,6 +343,22 @@ import Timeline
     }
 
     // MARK: Helpers
+
+    /// A binary plist (`bplist00`) of `objects` — each its marker and body, references one
+    /// byte — whose top object is the first.
+    static func binaryPlist(_ objects: [[UInt8]]) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 1] + be64(objects.count) + be64(0) + be64(table)
+        return Data(bytes)
+    }
 
     /// Writes `data` as `clip.AAE` in a fresh folder and returns the path and the error
     /// description of reading it (or `(parsed)` when it parses).
