@@ -44,6 +44,9 @@ public struct Recipe: Sendable, Hashable {
         public var codec: Codec = .aac
         /// Bits per second.
         public var bitrate: Int = 160_000
+        /// `loudness: -16LUFS` — the final mix brought to this integrated loudness
+        /// (EBU R128, measured by dropcut); nil leaves the level as mixed.
+        public var loudness: Double?
     }
 
     public enum Orientation: Sendable, Hashable {

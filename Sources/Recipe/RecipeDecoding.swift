@@ -103,7 +103,19 @@ extension Recipe {
                 }
             }
         }
-        if let n = f["audio"], let a = reader.fields(n, "output.audio", allowed: ["codec", "bitrate"]) {
+        if let n = f["audio"], let a = reader.fields(n, "output.audio", allowed: ["codec", "bitrate", "loudness"]) {
+            if let c = a["loudness"] {
+                // -16LUFS, -16 LUFS or -16.
+                if case let .scalar(text, _, _) = c, let value = Double(text.trimmingWhitespace().uppercased().replacingOccurrences(of: "LUFS", with: "").trimmingWhitespace()) {
+                    if (-60.0 ... -5.0).contains(value) {
+                        output.audio.loudness = value
+                    } else {
+                        reader.error("output.audio.loudness must be between -60LUFS and -5LUFS (got \(text))", at: c.location)
+                    }
+                } else {
+                    reader.error("output.audio.loudness must be a loudness like -16LUFS; got \(reader.describe(c))", at: c.location)
+                }
+            }
             if let c = a["codec"] { output.audio.codec = reader.choice(c, "output.audio.codec", AudioCodec.Codec.self) ?? .aac }
             if let c = a["bitrate"] {
                 if case let .scalar(text, _, _) = c, let bits = BitrateParser.parse(text) {

@@ -82,6 +82,12 @@ public final class ExportSession: Sendable {
         let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
                                       poolSize: Self.framePoolSize)
         try stage.openFirstSources()
+        // Loudness normalisation measures the whole mix first (a second decode of the
+        // sound only), so one gain serves the whole output.
+        var loudnessGain: Float = 1
+        if let target = settings.loudnessTarget, let format = audioFormat {
+            loudnessGain = try measureLoudnessGain(format, target: target)
+        }
         let mixer = try audioFormat.map { format in
             let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
                                    channels: format.channels, maximumBlock: Self.audioBlock)
@@ -101,7 +107,8 @@ public final class ExportSession: Sendable {
                     sampleRate: mixer.sampleRate, channels: mixer.channels, bitrate: settings.audioBitrate),
                     globalHeader: muxer.needsGlobalHeader)
                 audio = try AudioStage(encoder: encoder, stream: try muxer.addStream(for: encoder), mixer: mixer,
-                                       totalSamples: composition.duration.ticks(in: Int32(mixer.sampleRate)) ?? 0)
+                                       totalSamples: composition.duration.ticks(in: Int32(mixer.sampleRate)) ?? 0,
+                                       gain: loudnessGain)
             }
             try muxer.writeHeader(creationTime: creationTime)
             logger.debug("export started", metadata: [
@@ -153,6 +160,30 @@ public final class ExportSession: Sendable {
     }
 
     /// The mix format: from the first audio source (its rate when AAC has it, else
+    /// The gain that brings the mix's integrated loudness to `target` LUFS: the whole
+    /// mix, measured with `LoudnessMeter` (EBU R128). 1 for silence.
+    private func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double) throws -> Float {
+        let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
+                               channels: format.channels, maximumBlock: Self.audioBlock)
+        let meter = LoudnessMeter(channels: format.channels, sampleRate: format.sampleRate)
+        let block = try AudioFrame(channels: format.channels, sampleRate: format.sampleRate, capacity: Self.audioBlock)
+        let total = composition.duration.ticks(in: Int32(format.sampleRate)) ?? 0
+        var position: Int64 = 0
+        while position < total {
+            if Task.isCancelled { throw ExportError.cancelled }
+            let count = Int(min(Int64(Self.audioBlock), total - position))
+            block.sampleCount = count
+            try mixer.mix(into: block, at: position)
+            block.withPlanes { plane in meter.add(count: count) { UnsafePointer(plane($0)) } }
+            position += Int64(count)
+        }
+        guard let measured = meter.integratedLoudness else { return 1 }
+        let gain = LoudnessMeter.gain(toReach: target, from: measured)
+        logger.info("loudness measured", metadata: ["integrated": "\(measured) LUFS", "target": "\(target) LUFS",
+                                                    "gain": "\(20 * log10(gain)) dB"])
+        return Float(gain)
+    }
+
     /// 48 kHz; its channels, at most two), unless the settings say; nil without audio tracks.
     private func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
         let tracks = composition.tracks(of: .audio)
@@ -193,12 +224,15 @@ private final class AudioStage {
     /// that far ahead (primed on the first block).
     private let limiter: PeakLimiter
     private var primed = false
+    /// The loudness normalisation's gain, applied before the limiter.
+    private let gain: Float
 
     /// −1 dBFS true peak, approximated: the sample ceiling sits half a dB lower, the room
     /// AAC's reconstruction overshoots by on limited peaks.
     static let ceiling = Float(pow(10, -1.5 / 20))
 
-    init(encoder: AudioEncoder, stream: Int, mixer: AudioMixer, totalSamples: Int64) throws {
+    init(encoder: AudioEncoder, stream: Int, mixer: AudioMixer, totalSamples: Int64, gain: Float) throws {
+        self.gain = gain
         precondition(encoder.frameSize <= mixer.maximumBlock, "AAC frame of \(encoder.frameSize) samples")
         self.encoder = encoder
         self.stream = stream
@@ -225,13 +259,12 @@ private final class AudioStage {
     }
 
     private func limit(count: Int) {
-        block.withChannel(0) { first in
-            if mixer.channels == 1 {
-                limiter.process(count: count) { _ in first.baseAddress! }
-            } else {
-                block.withChannel(1) { second in limiter.process(count: count) { $0 == 0 ? first.baseAddress! : second.baseAddress! } }
+        if gain != 1 {
+            for channel in 0..<mixer.channels {
+                block.withChannel(channel) { samples in for i in 0..<count { samples[i] *= gain } }
             }
         }
+        block.withPlanes { limiter.process(count: count, channel: $0) }
     }
 
     /// Encodes whole blocks up to `time` (and the short last block once `time` passes the end).

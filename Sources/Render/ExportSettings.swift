@@ -18,6 +18,8 @@ public struct ExportSettings: Sendable, Hashable {
     /// The container's creation time (ISO 8601); nil: carried over from the first video
     /// source.
     public var creationTime: String?
+    /// Integrated loudness (LUFS, EBU R128) to bring the mix to; nil: as mixed.
+    public var loudnessTarget: Double?
 
     public init() {}
 

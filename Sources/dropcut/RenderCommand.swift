@@ -71,6 +71,7 @@ struct RenderCommand: AsyncParsableCommand {
         settings.crf = built.output.video.crf
         settings.preset = built.output.video.preset
         settings.audioBitrate = built.output.audio.bitrate
+        settings.loudnessTarget = built.output.audio.loudness
         let session = ExportSession(composition: built.composition, videoComposition: built.videoComposition,
                                     audioMix: built.audioMix, overlays: built.overlays, settings: settings, logger: logger)
         let temporary = Self.temporaryPath(for: destination)
