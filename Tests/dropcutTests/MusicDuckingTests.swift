@@ -120,6 +120,32 @@ import TestSupport
         print("limited mix: peak \(20 * log10(Double(peak))) dBFS, quiet part \(quiet) dBFS")
     }
 
+    /// The plan shows what the recipe asked: the bed from its offset, a clip's own volume,
+    /// and manual duck windows instead of the analysis.
+    @Test func planShowsOffsetClipVolumeAndManualWindows() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Self.makeClip(dir, seconds: 6, audio: "0.5*sin(2*PI*1000*t)")
+        try Self.makeMusic(dir, "bed.wav", seconds: 10, expression: "0.5*sin(2*PI*200*t)")
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "manual.yaml", contents: """
+        version: 1
+        clips:
+          - volume: -6dB
+        music:
+          source: bed.wav
+          offset: 2.5
+          duck: { depth: -12dB, attack: 0.5, release: 0.5, windows: [[2, 4]] }
+        """)
+        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        try #require(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("sourceTimeRange [2.500,+6.000]"), "\(plan.stdout)")           // the bed from 2.5 s
+        #expect(plan.stdout.contains("trackID 2 volume 0.50 at 0.000"), "\(plan.stdout)")           // the clip at -6 dB
+        #expect(plan.stdout.contains("under the recipe's windows"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("1 stretch [2.000,+2.000]"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("ramp [1.500,+0.500] 1.00 -> 0.25") && plan.stdout.contains("ramp [4.000,+0.500] 0.25 -> 1.00"),
+                "\(plan.stdout)")
+    }
+
     /// Music shorter than the clip without `loop` ends in silence (not an error); a
     /// missing or undecodable music file is an error naming it.
     @Test func shortMissingAndBrokenMusic() throws {
