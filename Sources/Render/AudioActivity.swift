@@ -18,7 +18,7 @@ public struct AudioActivity: Sendable {
     /// Measures `tracks` of `composition` (the clips' audio, not the music) with `audioMix`'s
     /// volumes, in windows of `window` (default 20 ms: a few periods of a voice).
     public init(composition: Composition, audioMix: AudioMix, tracks: [TrackID],
-                window: MediaTime = MediaTime(value: 1, timescale: 50)) throws(FFmpegError) {
+                window: MediaTime = MediaTime(value: 1, timescale: 50)) throws {
         self.window = window
         var measured = composition
         for track in composition.tracks where !tracks.contains(track.trackID) { measured.removeTrack(track.trackID) }
@@ -34,14 +34,10 @@ public struct AudioActivity: Sendable {
         let block = try AudioFrame(channels: 1, sampleRate: Self.sampleRate, capacity: windowSamples)
         var levels: [Double] = []
         levels.reserveCapacity(Int(total) / windowSamples + 1)
-        var position: Int64 = 0
-        while position < total {
-            block.sampleCount = Int(min(Int64(windowSamples), total - position))
-            try mixer.mix(into: block, at: position)
-            let sumOfSquares = block.withChannel(0) { samples in samples.reduce(0.0) { $0 + Double($1) * Double($1) } }
-            let meanSquare = sumOfSquares / Double(block.sampleCount)
+        try mixer.mixAll(samples: total, into: block) { count in
+            let sumOfSquares = block.withChannel(0) { samples in samples.prefix(count).reduce(0.0) { $0 + Double($1) * Double($1) } }
+            let meanSquare = sumOfSquares / Double(count)
             levels.append(meanSquare > 0 ? 10 * log10(meanSquare) : -.infinity)
-            position += Int64(block.sampleCount)
         }
         self.levels = levels
     }

@@ -108,6 +108,19 @@ final class AudioMixer {
         }
     }
 
+    /// Mixes the first `total` samples block by block into `block` (a block of its
+    /// capacity at a time), calling `body` with each block's sample count: the passes
+    /// that listen to a mix before the export (ducking analysis, loudness).
+    func mixAll(samples total: Int64, into block: AudioFrame, _ body: (Int) throws -> Void) throws {
+        var position: Int64 = 0
+        while position < total {
+            block.sampleCount = Int(min(Int64(block.capacity), total - position))
+            try mix(into: block, at: position)
+            try body(block.sampleCount)
+            position += Int64(block.sampleCount)
+        }
+    }
+
     /// Opens each track's first reader (without decoding).
     func openFirstSources() throws(FFmpegError) {
         for t in tracks.indices {

@@ -167,15 +167,9 @@ public final class ExportSession: Sendable {
                                channels: format.channels, maximumBlock: Self.audioBlock)
         let meter = LoudnessMeter(channels: format.channels, sampleRate: format.sampleRate)
         let block = try AudioFrame(channels: format.channels, sampleRate: format.sampleRate, capacity: Self.audioBlock)
-        let total = composition.duration.ticks(in: Int32(format.sampleRate)) ?? 0
-        var position: Int64 = 0
-        while position < total {
+        try mixer.mixAll(samples: composition.duration.ticks(in: Int32(format.sampleRate)) ?? 0, into: block) { count in
             if Task.isCancelled { throw ExportError.cancelled }
-            let count = Int(min(Int64(Self.audioBlock), total - position))
-            block.sampleCount = count
-            try mixer.mix(into: block, at: position)
             block.withPlanes { plane in meter.add(count: count) { UnsafePointer(plane($0)) } }
-            position += Int64(count)
         }
         guard let measured = meter.integratedLoudness else { return 1 }
         let gain = LoudnessMeter.gain(toReach: target, from: measured)

@@ -70,10 +70,15 @@ public struct Ramp<Value: Interpolatable>: Sendable, Hashable {
         case let .set(value, _):
             return value
         case let .ramp(from, to, range):
-            guard time < range.end else { return to }
-            let fraction = (time - range.start).ratio(to: range.duration).map { Double($0.numerator) / Double($0.denominator) } ?? 0
-            return Value.interpolate(from: from, to: to, fraction: fraction)
+            return Self.value(from: from, to: to, over: range, at: time)
         }
+    }
+
+    /// A ramp's value at `time`: `from` at its start, `to` from its end on.
+    static func value(from: Value, to: Value, over range: TimeRange, at time: MediaTime) -> Value {
+        guard time < range.end else { return to }
+        let fraction = (time - range.start).ratio(to: range.duration).map { Double($0.numerator) / Double($0.denominator) } ?? 0
+        return Value.interpolate(from: from, to: to, fraction: fraction)
     }
 
     /// True when no keyframe was ever set.

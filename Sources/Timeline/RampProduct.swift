@@ -38,11 +38,7 @@ extension Ramp where Value == Double {
         guard time > .zero else { return value(at: time) }
         for keyframe in keyframes.reversed() where keyframe.start < time {
             if case let .set(v, at) = keyframe, at < time { return v }
-            if case let .ramp(from, to, range) = keyframe {
-                guard time <= range.end else { return to }
-                let fraction = (time - range.start).ratio(to: range.duration).map { Double($0.numerator) / Double($0.denominator) } ?? 0
-                return from + (to - from) * fraction
-            }
+            if case let .ramp(from, to, range) = keyframe { return Self.value(from: from, to: to, over: range, at: time) }
         }
         return defaultValue
     }

@@ -36,6 +36,22 @@ public enum Fixtures {
         return output
     }
 
+    /// Encodes `seconds` of lavfi-generated sources into `dir/name` and returns its path:
+    /// `video` (a lavfi video graph: frame numbers as bars, flashes...) as H.264 —
+    /// lossless with `lossless` —, `audio` (a lavfi audio graph: tones, beeps) as AAC
+    /// 192k, or as PCM in a `.wav`. For clips whose content a test computes.
+    public static func makeGenerated(in dir: String, name: String, seconds: Double, video: String? = nil,
+                                     audio: String? = nil, lossless: Bool = false) throws -> String {
+        let output = (dir as NSString).appendingPathComponent(name)
+        var args = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
+        if let video { args += ["-f", "lavfi", "-i", video] }
+        if let audio { args += ["-f", "lavfi", "-i", audio] }
+        if video != nil { args += ["-c:v", "libx264", "-preset", "ultrafast"] + (lossless ? ["-qp", "0"] : []) }
+        if audio != nil, !name.hasSuffix(".wav") { args += ["-c:a", "aac", "-b:a", "192k"] }
+        try Command.runChecked("ffmpeg", args + ["-t", "\(seconds)", output])
+        return output
+    }
+
     /// Writes `contents` (empty by default: a zero-byte file) to `dir/name`; returns the path.
     public static func makeFile(in dir: String, name: String, contents: String = "") throws -> String {
         let output = (dir as NSString).appendingPathComponent(name)

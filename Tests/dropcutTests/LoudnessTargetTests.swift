@@ -8,13 +8,9 @@ import TestSupport
     @Test func mixIsBroughtToTheTargetLoudness() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = dir.file("quiet.mp4")
-        try Command.runChecked("ffmpeg", [
-            "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=4",
-            "-f", "lavfi", "-i", "aevalsrc=0.05*sin(2*PI*1000*t)*(0.6+0.4*sin(2*PI*0.5*t)):s=48000:d=4",
-            "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "192k", "-t", "4", clip,
-        ])
+        let clip = try Fixtures.makeGenerated(in: dir.path, name: "quiet.mp4", seconds: 4,
+                                              video: "testsrc2=size=160x120:rate=30:duration=4",
+                                              audio: "aevalsrc=0.05*sin(2*PI*1000*t)*(0.6+0.4*sin(2*PI*0.5*t)):s=48000:d=4")
         let before = try Self.integratedLoudness(clip)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "loud.yaml", contents: """
         version: 1

@@ -176,24 +176,14 @@ import TestSupport
     // MARK: Fixtures and measurements
 
     private static func makeClip(_ dir: TemporaryDirectory, seconds: Int, audio expression: String) throws -> String {
-        let path = dir.file("clip.mp4")
-        try Command.runChecked("ffmpeg", [
-            "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=\(seconds)",
-            "-f", "lavfi", "-i", "aevalsrc=\(expression):s=48000:d=\(seconds)",
-            "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "192k", "-t", "\(seconds)", path,
-        ])
-        return path
+        try Fixtures.makeGenerated(in: dir.path, name: "clip.mp4", seconds: Double(seconds),
+                                   video: "testsrc2=size=160x120:rate=30:duration=\(seconds)",
+                                   audio: "aevalsrc=\(expression):s=48000:d=\(seconds)")
     }
 
     @discardableResult
     private static func makeMusic(_ dir: TemporaryDirectory, _ name: String, seconds: Int, expression: String) throws -> String {
-        let path = dir.file(name)
-        var args = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-                    "-f", "lavfi", "-i", "aevalsrc=\(expression):s=48000:d=\(seconds)"]
-        if name.hasSuffix(".m4a") { args += ["-c:a", "aac", "-b:a", "192k"] }
-        try Command.runChecked("ffmpeg", args + [path])
-        return path
+        try Fixtures.makeGenerated(in: dir.path, name: name, seconds: Double(seconds), audio: "aevalsrc=\(expression):s=48000:d=\(seconds)")
     }
 
     /// The level (dBFS RMS of a sine) of `frequency` in 20 ms windows every 5 ms: one DFT

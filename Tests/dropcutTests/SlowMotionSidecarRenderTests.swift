@@ -88,13 +88,8 @@ import TestSupport
     }
 
     private static func makeClip(_ dir: TemporaryDirectory, _ name: String, seconds: Double) throws -> String {
-        let path = dir.file(name)
-        try Command.runChecked("ffmpeg", [
-            "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=\(seconds)",
-            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
-            "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-t", "\(seconds)", path,
-        ])
-        return path
+        try Fixtures.makeGenerated(in: dir.path, name: name, seconds: seconds,
+                                   video: "testsrc2=size=160x120:rate=30:duration=\(seconds)",
+                                   audio: "sine=frequency=440:sample_rate=48000:duration=\(seconds)")
     }
 }

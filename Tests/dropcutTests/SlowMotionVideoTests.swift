@@ -83,13 +83,10 @@ import TestSupport
     func beepsStayOnTheirFlashesThroughASlowSection(mode: String, rate: Double) throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = dir.file("flash.mp4")
-        try Command.runChecked("ffmpeg", [
-            "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "color=black:size=320x240:rate=30:duration=5,format=yuv420p,geq=lum='if(eq(mod(N,30),0),235,16)':cb=128:cr=128",
-            "-f", "lavfi", "-i", "aevalsrc=if(lt(mod(t\\,1)\\,0.1)\\,0.8*sin(2*PI*1000*t)\\,0):s=48000:d=5",
-            "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-c:a", "aac", "-b:a", "192k", "-t", "5", clip,
-        ])
+        let clip = try Fixtures.makeGenerated(
+            in: dir.path, name: "flash.mp4", seconds: 5,
+            video: "color=black:size=320x240:rate=30:duration=5,format=yuv420p,geq=lum='if(eq(mod(N,30),0),235,16)':cb=128:cr=128",
+            audio: "aevalsrc=if(lt(mod(t\\,1)\\,0.1)\\,0.8*sin(2*PI*1000*t)\\,0):s=48000:d=5", lossless: true)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: """
         version: 1
         output: { fps: 30 }
@@ -124,13 +121,9 @@ import TestSupport
     }
 
     private static func makeVideo(_ dir: TemporaryDirectory, _ name: String, fps: Int, seconds: Int, luma: String) throws -> String {
-        let path = dir.file(name)
-        try Command.runChecked("ffmpeg", [
-            "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", "color=black:size=320x240:rate=\(fps):duration=\(seconds),format=yuv420p,geq=lum='\(luma)':cb=128:cr=128",
-            "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-t", "\(seconds)", path,
-        ])
-        return path
+        try Fixtures.makeGenerated(in: dir.path, name: name, seconds: Double(seconds),
+                                   video: "color=black:size=320x240:rate=\(fps):duration=\(seconds),format=yuv420p,geq=lum='\(luma)':cb=128:cr=128",
+                                   lossless: true)
     }
 
     private static func mean(_ plane: [UInt8], x: Range<Int>, y: Range<Int>, width: Int) -> Double {
