@@ -14,9 +14,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (scripts/bootstrap installs the -dev packages).
@@ -34,12 +35,17 @@ let package = Package(
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Render", dependencies: ["Timeline", "MediaIO", "CFreeType", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Recipe", dependencies: ["Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
-        .target(name: "Daemon", dependencies: ["CSystemd", "Recipe", "Render", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Daemon", dependencies: [
+            "CSystemd", "Recipe", "Render", "MediaIO",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .executableTarget(
             name: "dropcut",
             dependencies: [
                 "Timeline", "MediaIO", "Render", "Recipe", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

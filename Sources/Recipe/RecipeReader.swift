@@ -2,16 +2,19 @@ import Timeline
 
 /// Reads typed values out of `RecipeNode`s, collecting every problem with its position
 /// instead of stopping at the first, so a person fixing a recipe sees all of them at once.
-struct RecipeReader {
-    private(set) var diagnostics: [RecipeDiagnostic] = []
+/// Public so other YAML files of dropcut's (the daemon's config) report mistakes the same way.
+public struct RecipeReader {
+    public private(set) var diagnostics: [RecipeDiagnostic] = []
 
-    mutating func error(_ message: String, at location: SourceLocation) {
+    public init() {}
+
+    public mutating func error(_ message: String, at location: SourceLocation) {
         diagnostics.append(RecipeDiagnostic(message, at: location))
     }
 
     /// The keys of a mapping, checked against `allowed`. Unknown keys are errors with a
     /// "did you mean" suggestion; a node that is not a mapping is an error.
-    mutating func fields(_ node: RecipeNode, _ what: String, allowed: [String]) -> Fields? {
+    public mutating func fields(_ node: RecipeNode, _ what: String, allowed: [String]) -> Fields? {
         guard case let .mapping(entries, _) = node else {
             error("\(what) must be a mapping of keys (\(allowed.joined(separator: ", "))), got \(describe(node))", at: node.location)
             return nil
@@ -34,7 +37,7 @@ struct RecipeReader {
     }
 
     /// The items of a list (a single non-list value is an error).
-    mutating func list(_ node: RecipeNode, _ what: String) -> [RecipeNode]? {
+    public mutating func list(_ node: RecipeNode, _ what: String) -> [RecipeNode]? {
         guard case let .sequence(items, _) = node else {
             error("\(what) must be a list, got \(describe(node))", at: node.location)
             return nil
@@ -42,7 +45,7 @@ struct RecipeReader {
         return items
     }
 
-    mutating func string(_ node: RecipeNode, _ what: String) -> String? {
+    public mutating func string(_ node: RecipeNode, _ what: String) -> String? {
         guard case let .scalar(text, _, _) = node, !node.isNull else {
             error("\(what) must be text, got \(describe(node))", at: node.location)
             return nil
@@ -50,7 +53,7 @@ struct RecipeReader {
         return text
     }
 
-    mutating func bool(_ node: RecipeNode, _ what: String) -> Bool? {
+    public mutating func bool(_ node: RecipeNode, _ what: String) -> Bool? {
         if case let .scalar(text, true, _) = node {
             if ["true", "yes", "on"].contains(text.lowercased()) { return true }
             if ["false", "no", "off"].contains(text.lowercased()) { return false }
@@ -60,7 +63,7 @@ struct RecipeReader {
     }
 
     /// A plain number in `range`.
-    mutating func number(_ node: RecipeNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
+    public mutating func number(_ node: RecipeNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
         guard case let .scalar(text, _, _) = node, let value = Double(text.trimmingWhitespace()), value.isFinite else {
             error("\(what) must be a number, got \(describe(node))", at: node.location)
             return nil
@@ -72,7 +75,7 @@ struct RecipeReader {
         return value
     }
 
-    mutating func integer(_ node: RecipeNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
+    public mutating func integer(_ node: RecipeNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
         guard case let .scalar(text, _, _) = node, let value = Int(text.trimmingWhitespace()) else {
             error("\(what) must be a whole number, got \(describe(node))", at: node.location)
             return nil
@@ -85,7 +88,7 @@ struct RecipeReader {
     }
 
     /// One of `E`'s raw values, with a suggestion when close.
-    mutating func choice<E: RawRepresentable & CaseIterable>(_ node: RecipeNode, _ what: String, _ type: E.Type) -> E?
+    public mutating func choice<E: RawRepresentable & CaseIterable>(_ node: RecipeNode, _ what: String, _ type: E.Type) -> E?
     where E.RawValue == String {
         let options = E.allCases.map(\.rawValue)
         guard case let .scalar(text, _, _) = node else {
@@ -100,7 +103,7 @@ struct RecipeReader {
     }
 
     /// A time (`1.5`, `"1.5s"`, `"250ms"`, `"00:01.500"`, `end` when allowed), not negative.
-    mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
+    public mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
         guard case let .scalar(text, _, _) = node, let time = RecipeTime.parse(text, allowEnd: allowEnd) else {
             let forms = "seconds (2.5), \"2.5s\", \"250ms\" or \"00:02.500\"" + (allowEnd ? " or end" : "")
             error("\(what) must be a time: \(forms); got \(describe(node))", at: node.location)
@@ -114,7 +117,7 @@ struct RecipeReader {
     }
 
     /// A duration in seconds that must be a number of seconds (no `end`).
-    mutating func duration(_ node: RecipeNode, _ what: String) -> MediaTime? {
+    public mutating func duration(_ node: RecipeNode, _ what: String) -> MediaTime? {
         guard case let .seconds(value)? = time(node, what) else { return nil }
         return value
     }
@@ -169,7 +172,7 @@ struct RecipeReader {
     }
 
     /// What a node is, for messages: `'abc'`, `a mapping`, `a list`, `nothing`.
-    func describe(_ node: RecipeNode) -> String {
+    public func describe(_ node: RecipeNode) -> String {
         if node.isNull { return "nothing" }
         if case let .scalar(text, _, _) = node { return "'\(text)'" }
         return node.kindName
@@ -206,9 +209,9 @@ struct RecipeReader {
 }
 
 /// The known keys of one mapping.
-struct Fields {
-    var entries: [String: RecipeNode.Entry]
-    var location: SourceLocation
-    subscript(key: String) -> RecipeNode? { entries[key]?.value }
-    func keyLocation(_ key: String) -> SourceLocation? { entries[key]?.keyLocation }
+public struct Fields {
+    public var entries: [String: RecipeNode.Entry]
+    public var location: SourceLocation
+    public subscript(key: String) -> RecipeNode? { entries[key]?.value }
+    public func keyLocation(_ key: String) -> SourceLocation? { entries[key]?.keyLocation }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaIO
+import Daemon
 import Recipe
 import Render
 import Timeline

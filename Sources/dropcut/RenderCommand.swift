@@ -1,4 +1,5 @@
 import ArgumentParser
+import Daemon
 import Dispatch
 import Foundation
 import Logging
@@ -55,28 +56,14 @@ struct RenderCommand: AsyncParsableCommand {
     }
 
     private func render(_ input: String, recipe: Recipe, logger: Logger, interrupt: InterruptHandler) async throws -> String {
-        var built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
-        try built.duckMusicUnderClips()
-        let destination = destinationPath(for: input, filename: built.outputFilename)
+        let clip = try ClipRender(input: input, recipe: recipe)
+        let destination = destinationPath(for: input, filename: clip.outputFilename)
         if Self.sameFile(destination, input) {
             throw RenderCommandError("\(input): the output \(destination) would overwrite the input; choose another --output or filename")
         }
-        for sidecar in built.slowMotionSidecars {
-            logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
-                                                              "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
-        }
-
-        var settings = ExportSettings()
-        settings.videoCodec = built.output.video.codec == .hevc ? .hevc : .h264
-        settings.crf = built.output.video.crf
-        settings.preset = built.output.video.preset
-        settings.audioBitrate = built.output.audio.bitrate
-        settings.loudnessTarget = built.output.audio.loudness
-        let session = ExportSession(composition: built.composition, videoComposition: built.videoComposition,
-                                    audioMix: built.audioMix, overlays: built.overlays, settings: settings, logger: logger)
         let temporary = Self.temporaryPath(for: destination)
         let bar = ProgressBar(label: (input as NSString).lastPathComponent)
-        let task = Task { try await session.export(to: temporary) { bar.update($0) } }
+        let task = Task { try await clip.export(to: temporary, logger: logger) { bar.update($0) } }
         interrupt.onInterrupt { task.cancel() }
         defer { interrupt.onInterrupt(nil) }
         do {

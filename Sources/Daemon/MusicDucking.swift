@@ -7,7 +7,7 @@ extension BuiltComposition {
     /// is what `render` mixes.
     /// Returns the measured levels (nil without analysis), for `plan --svg` to draw.
     @discardableResult
-    mutating func duckMusicUnderClips() throws -> AudioActivity? {
+    public mutating func duckMusicUnderClips() throws -> AudioActivity? {
         guard let music, let duck = music.duck else { return nil }
         if let windows = music.manualWindows {
             applyDucking(activity: windows)

@@ -1,0 +1,193 @@
+import Foundation
+import Recipe
+import Timeline
+
+/// A config that cannot be used: every problem, each at its file:line:column.
+public struct ConfigError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [RecipeDiagnostic]
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+/// Reads and validates `/etc/dropcut/dropcut.yaml` (DESIGN.md "The daemon"). Relative
+/// paths are taken from the config file's folder. Checks what would otherwise fail at the
+/// first clip: inboxes exist, nothing is written inside an inbox, recipes load with the
+/// folder's asset folders, asset folders exist.
+public enum ConfigLoader {
+    static let topKeys = ["state_dir", "poll_interval", "settle", "workers", "stop_timeout", "retry_delay", "folders"]
+    static let folderKeys = ["name", "inbox", "outbox", "failed", "after_success", "archive", "recipe", "assets",
+                             "retries", "output_mode", "output_group"]
+
+    /// Loads and validates the config at `path`.
+    public static func load(_ path: String) throws(ConfigError) -> DaemonConfig {
+        let start = SourceLocation(file: path, line: 1, column: 1)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(diagnostics: [RecipeDiagnostic("cannot read the config file (missing or unreadable)", at: start)])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(diagnostics: [RecipeDiagnostic("the config is not UTF-8 text", at: start)])
+        }
+        return try load(yaml: text, path: path)
+    }
+
+    /// Validates `yaml` as if read from `path`.
+    public static func load(yaml: String, path: String) throws(ConfigError) -> DaemonConfig {
+        let root: RecipeNode
+        do {
+            root = try RecipeNode.parse(yaml: yaml, file: path)
+        } catch {
+            throw ConfigError(diagnostics: error.diagnostics)
+        }
+        let base = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
+        var reader = RecipeReader()
+        var config = DaemonConfig(path: path, stateDirectory: "/var/lib/dropcut", folders: [])
+        guard let top = reader.fields(root, "the config", allowed: topKeys) else {
+            throw ConfigError(diagnostics: reader.diagnostics)
+        }
+        if let node = top["state_dir"], let text = reader.string(node, "state_dir") {
+            config.stateDirectory = absolute(text, base: base)
+        }
+        if let node = top["poll_interval"], let d = duration(node, "poll_interval", &reader, minimum: 0.05) { config.pollInterval = d }
+        if let node = top["settle"], let d = duration(node, "settle", &reader, minimum: 0) { config.settle = d }
+        if let node = top["stop_timeout"], let d = duration(node, "stop_timeout", &reader, minimum: 0) { config.stopTimeout = d }
+        if let node = top["retry_delay"], let d = duration(node, "retry_delay", &reader, minimum: 0) { config.retryDelay = d }
+        if let node = top["workers"], let n = reader.integer(node, "workers", in: 1...64) { config.workers = n }
+        if let node = top["folders"], let items = reader.list(node, "folders") {
+            if items.isEmpty { reader.error("folders must name at least one folder to watch", at: node.location) }
+            for item in items {
+                if let folder = decodeFolder(item, base: base, index: config.folders.count, &reader) {
+                    if config.folders.contains(where: { $0.name == folder.name }) {
+                        reader.error("two folders are named '\(folder.name)'; names must differ", at: item.location)
+                    }
+                    config.folders.append(folder)
+                }
+            }
+        } else if top["folders"] == nil {
+            reader.error("folders is missing: list the folders to watch (name, inbox, outbox, failed...)", at: top.location)
+        }
+        checkOverlaps(config.folders, root: root, &reader)
+        if !reader.diagnostics.isEmpty { throw ConfigError(diagnostics: reader.diagnostics) }
+        return config
+    }
+
+    private static func decodeFolder(_ node: RecipeNode, base: String, index: Int, _ reader: inout RecipeReader) -> FolderConfig? {
+        guard let f = reader.fields(node, "a folder", allowed: folderKeys) else { return nil }
+        func path(_ key: String, required: Bool) -> String? {
+            guard let value = f[key] else {
+                if required { reader.error("\(key) is missing in this folder", at: f.location) }
+                return nil
+            }
+            return reader.string(value, key).map { absolute($0, base: base) }
+        }
+        let name = f["name"].flatMap { reader.string($0, "name") } ?? "folder\(index + 1)"
+        if let at = f["name"]?.location, name.isEmpty || !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            reader.error("name must be letters, digits, - or _ (got '\(name)')", at: at)
+        }
+        guard let inbox = path("inbox", required: true), let outbox = path("outbox", required: true),
+              let failed = path("failed", required: true) else { return nil }
+        var folder = FolderConfig(name: name, inbox: inbox, outbox: outbox, failed: failed)
+        if let node = f["after_success"], let choice = reader.choice(node, "after_success", FolderConfig.AfterSuccess.self) {
+            folder.afterSuccess = choice
+        }
+        folder.archive = path("archive", required: false)
+        if folder.afterSuccess == .archive && folder.archive == nil {
+            reader.error("archive is missing: after_success: archive needs an archive folder (or say after_success: delete)", at: f.location)
+        }
+        if let node = f["assets"] {
+            let items: [RecipeNode]
+            if case .sequence = node { items = reader.list(node, "assets") ?? [] } else { items = [node] }
+            for item in items {
+                guard let text = reader.string(item, "assets") else { continue }
+                let dir = absolute(text, base: base)
+                if !isDirectory(dir) { reader.error("asset folder \(dir) does not exist or is not a folder", at: item.location) }
+                folder.assets.append(dir)
+            }
+        }
+        if let node = f["retries"], let n = reader.integer(node, "retries", in: 0...100) { folder.retries = n }
+        if let node = f["output_mode"] {
+            if case let .scalar(text, _, _) = node, let mode = mode_t(text, radix: 8), mode <= 0o7777 {
+                folder.outputMode = mode
+            } else {
+                reader.error("output_mode must be octal permission bits like \"0644\", got \(reader.describe(node))", at: node.location)
+            }
+        }
+        if let node = f["output_group"], let group = reader.string(node, "output_group") {
+            if let gid = gid_t(group) {
+                folder.outputGroup = gid
+            } else if let entry = getgrnam(group) {
+                folder.outputGroup = entry.pointee.gr_gid
+            } else {
+                reader.error("output_group '\(group)' is not a group on this machine", at: node.location)
+            }
+        }
+
+        if let at = f["inbox"]?.location, !isDirectory(inbox) {
+            reader.error("inbox \(inbox) does not exist or is not a folder (is its filesystem mounted?)", at: at)
+        }
+        if let node = f["recipe"], let text = reader.string(node, "recipe") {
+            let file = absolute(text, base: base)
+            folder.recipe = file
+            do {
+                _ = try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load([file])
+            } catch {
+                reader.error("recipe \(file) does not load:\n" + error.description, at: node.location)
+            }
+        }
+        return folder
+    }
+
+    /// Outboxes, failed and archive folders must not lie inside any inbox (the scanner
+    /// would pick up the daemon's own results), and two folders must not share an inbox.
+    private static func checkOverlaps(_ folders: [FolderConfig], root: RecipeNode, _ reader: inout RecipeReader) {
+        for folder in folders {
+            let inbox = canonical(folder.inbox)
+            for other in folders {
+                let written = [("outbox", other.outbox), ("failed", other.failed), ("archive", other.archive)]
+                for (key, path) in written {
+                    guard let path else { continue }
+                    if isInside(canonical(path), inbox) {
+                        reader.error("\(key) \(path) of folder '\(other.name)' lies inside the inbox \(folder.inbox) of folder '\(folder.name)'; put it beside the inbox",
+                                     at: root.location)
+                    }
+                }
+                if other.name != folder.name && canonical(other.inbox) == inbox && folder.name < other.name {
+                    reader.error("folders '\(folder.name)' and '\(other.name)' watch the same inbox \(folder.inbox)", at: root.location)
+                }
+            }
+        }
+    }
+
+    private static func duration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader, minimum: Double) -> Duration? {
+        guard let time = reader.duration(node, what) else { return nil }
+        guard time.seconds >= minimum else {
+            reader.error("\(what) must be at least \(minimum) s", at: node.location)
+            return nil
+        }
+        return .microseconds(Int64((time.seconds * 1_000_000).rounded()))
+    }
+
+    static func absolute(_ path: String, base: String) -> String {
+        let joined = path.hasPrefix("/") ? path : (base as NSString).appendingPathComponent(path)
+        return (joined as NSString).standardizingPath
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    /// The real path of `path`, or of its nearest existing ancestor plus the rest (folders
+    /// that will be created later still compare correctly).
+    static func canonical(_ path: String) -> String {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        guard parent != path, !parent.isEmpty else { return path }
+        return (canonical(parent) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    }
+
+    static func isInside(_ path: String, _ folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+    }
+}

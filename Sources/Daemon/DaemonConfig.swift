@@ -1,0 +1,86 @@
+import Foundation
+
+/// The daemon's configuration (DESIGN.md "The daemon"), validated: every folder's inbox
+/// exists, its outbox is not inside it, its recipe loads. Built by `ConfigLoader`.
+public struct DaemonConfig: Sendable, Hashable {
+    /// The file it was read from (reloaded from there on SIGHUP).
+    public var path: String
+    /// Job records, the status file and the lock live here.
+    public var stateDirectory: String
+    /// How often each inbox is listed (inotify may wake the scanner sooner).
+    public var pollInterval: Duration
+    /// Size, mtime and ctime unchanged this long = the file has fully arrived.
+    public var settle: Duration
+    /// Jobs rendered at once.
+    public var workers: Int
+    /// How long SIGTERM lets running jobs finish before cancelling them (their inputs stay
+    /// claimed and are redone at the next start). The unit's TimeoutStopSec must be longer.
+    public var stopTimeout: Duration
+    /// The wait before the first retry of a transient failure; doubled for each further one.
+    public var retryDelay: Duration
+    public var folders: [FolderConfig]
+
+    public init(path: String, stateDirectory: String, pollInterval: Duration = .seconds(2), settle: Duration = .seconds(3),
+                workers: Int = 1, stopTimeout: Duration = .seconds(30), retryDelay: Duration = .seconds(5),
+                folders: [FolderConfig]) {
+        self.path = path
+        self.stateDirectory = stateDirectory
+        self.pollInterval = pollInterval
+        self.settle = settle
+        self.workers = workers
+        self.stopTimeout = stopTimeout
+        self.retryDelay = retryDelay
+        self.folders = folders
+    }
+
+    /// The folder named `name`.
+    public func folder(named name: String) -> FolderConfig? {
+        folders.first { $0.name == name }
+    }
+}
+
+/// One watched pipeline: an inbox, where results and failures go, and its recipe.
+public struct FolderConfig: Sendable, Hashable {
+    /// What happens to an original once its output is safely in the outbox.
+    public enum AfterSuccess: String, Sendable, Hashable, CaseIterable {
+        case archive, delete
+    }
+
+    public var name: String
+    public var inbox: String
+    public var outbox: String
+    public var failed: String
+    public var afterSuccess: AfterSuccess
+    /// Where originals go with `after_success: archive`.
+    public var archive: String?
+    /// The folder's default recipe; nil: the identity recipe (orientation fixed, re-encoded).
+    public var recipe: String?
+    public var assets: [String]
+    /// Retries of a transient failure (disk full, I/O error) before the clip is failed.
+    public var retries: Int
+    /// Permission bits of outputs, archived originals and error files.
+    public var outputMode: mode_t
+    /// Group given to outputs (nil: the daemon's own).
+    public var outputGroup: gid_t?
+
+    public init(name: String, inbox: String, outbox: String, failed: String, afterSuccess: AfterSuccess = .archive,
+                archive: String? = nil, recipe: String? = nil, assets: [String] = [], retries: Int = 2,
+                outputMode: mode_t = 0o644, outputGroup: gid_t? = nil) {
+        self.name = name
+        self.inbox = inbox
+        self.outbox = outbox
+        self.failed = failed
+        self.afterSuccess = afterSuccess
+        self.archive = archive
+        self.recipe = recipe
+        self.assets = assets
+        self.retries = retries
+        self.outputMode = outputMode
+        self.outputGroup = outputGroup
+    }
+
+    /// `<inbox>/.dropcut`: the daemon's own corner of the inbox, never scanned.
+    public var workDirectory: String { (inbox as NSString).appendingPathComponent(".dropcut") }
+    /// `<inbox>/.dropcut/claimed`: one folder per claimed job.
+    public var claimedDirectory: String { (workDirectory as NSString).appendingPathComponent("claimed") }
+}

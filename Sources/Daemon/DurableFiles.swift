@@ -1,0 +1,184 @@
+import Foundation
+
+/// File moves that survive a crash or power loss at any point: data and directory
+/// entries are fsynced before the step that depends on them, and nothing is ever
+/// overwritten or unlinked before its copy is safe.
+public enum DurableFiles {
+    /// fsyncs the file or directory at `path`.
+    public static func sync(_ path: String) throws(SystemError) {
+        let fd = try sys("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(fd) }
+        try sys("fsync", path) { fsync(fd) }
+    }
+
+    /// fsyncs the folder holding `path`, so a rename or link into it is on disk.
+    public static func syncParent(of path: String) throws(SystemError) {
+        try sync((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Writes `data` to `path` through `path.tmp-<pid>`: write, fsync, rename, fsync the
+    /// folder. Readers see the old or the new contents, never half. `durable: false` skips
+    /// the fsyncs (still atomic for readers, not across power loss): for status files.
+    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644, durable: Bool = true) throws(SystemError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+        let failed = data.withUnsafeBytes { writeAll(fd, $0.baseAddress, $0.count) }
+        if failed != 0 || (durable && fsync(fd) != 0) {
+            let code = failed != 0 ? failed : errno
+            close(fd)
+            unlink(temporary)
+            throw SystemError(errno: code, function: failed != 0 ? "write" : "fsync", path: temporary)
+        }
+        close(fd)
+        do {
+            try sys("rename", path) { rename(temporary, path) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        if durable { try syncParent(of: path) }
+    }
+
+    /// `name` with `-1`, `-2`... before its extension: `clip.mp4`, `clip-1.mp4`.
+    static func numbered(_ name: String, _ n: Int) -> String {
+        guard n > 0 else { return name }
+        let ext = (name as NSString).pathExtension
+        let stem = (name as NSString).deletingPathExtension
+        return ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)"
+    }
+
+    /// Gives the file at `source` the first free name among `name`, `name-1`, ... in
+    /// `directory` (same filesystem), never replacing a file: `link` fails on an existing
+    /// name where `rename` would overwrite it. Then removes `source` and fsyncs the folder.
+    /// Returns the final path.
+    public static func linkUnique(_ source: String, into directory: String, name: String) throws(SystemError) -> String {
+        for n in 0..<10_000 {
+            let candidate = (directory as NSString).appendingPathComponent(numbered(name, n))
+            if link(source, candidate) == 0 {
+                unlink(source)
+                try sync(directory)
+                return candidate
+            }
+            switch errno {
+            case EEXIST:
+                continue
+            case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK:
+                // Filesystems without hard links (some SMB/FAT mounts): check, then rename.
+                if access(candidate, F_OK) == 0 { continue }
+                try sys("rename", candidate) { rename(source, candidate) }
+                try sync(directory)
+                return candidate
+            default:
+                throw SystemError.last("link", candidate)
+            }
+        }
+        throw SystemError(errno: EEXIST, function: "link", path: (directory as NSString).appendingPathComponent(name))
+    }
+
+    /// Moves `source` into `directory` under the first free `name`, `name-1`, ...: a rename
+    /// on the same filesystem; across filesystems a copy to a hidden temporary name,
+    /// fsync, link into place, and only then unlink of the source. Returns the final path.
+    ///
+    /// On the way the file is `.<name>.moving-<tag>` in `directory` (complete: a copy is
+    /// `.copying-` until fsynced), so a crash leaves something `finishMoves(in:tag:)` can
+    /// put in place and nothing half-written under a visible name.
+    @discardableResult
+    public static func move(_ source: String, into directory: String, name: String, tag: String,
+                            mode: mode_t? = nil, group: gid_t? = nil) throws(SystemError) -> String {
+        try makeDirectories(directory)
+        let hidden = (directory as NSString).appendingPathComponent(".\(name).moving-\(tag)")
+        if rename(source, hidden) == 0 {
+            try apply(mode: mode, group: group, to: hidden)
+            return try linkUnique(hidden, into: directory, name: name)
+        }
+        guard errno == EXDEV else { throw SystemError.last("rename", source) }
+        let copying = (directory as NSString).appendingPathComponent(".\(name).copying-\(tag)")
+        do {
+            unlink(copying)
+            try copy(source, to: copying)
+            try apply(mode: mode, group: group, to: copying)
+            try sys("rename", hidden) { rename(copying, hidden) }
+            let final = try linkUnique(hidden, into: directory, name: name)
+            try sys("unlink", source) { unlink(source) }
+            try syncParent(of: source)
+            return final
+        } catch {
+            unlink(copying)
+            throw error
+        }
+    }
+
+    /// Puts in place the files a crash left mid-`move` with this `tag` (complete copies
+    /// under `.moving-`), and removes partial copies (`.copying-`). Returns the final paths.
+    @discardableResult
+    public static func finishMoves(in directory: String, tag: String) throws(SystemError) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var finished: [String] = []
+        for entry in names where entry.hasPrefix(".") {
+            let path = (directory as NSString).appendingPathComponent(entry)
+            if entry.hasSuffix(".copying-\(tag)") {
+                unlink(path)
+            } else if entry.hasSuffix(".moving-\(tag)") {
+                let name = String(entry.dropFirst().dropLast(".moving-\(tag)".count))
+                finished.append(try linkUnique(path, into: directory, name: name))
+            }
+        }
+        return finished
+    }
+
+    /// Copies `source` to a new file `destination` and fsyncs it.
+    static func copy(_ source: String, to destination: String) throws(SystemError) {
+        let input = try sys("open", source) { open(source, O_RDONLY | O_CLOEXEC) }
+        defer { close(input) }
+        let output = try sys("open", destination) { open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        defer { close(output) }
+        let size = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try sys("read", source) { read(input, buffer, size) }
+            if count == 0 { break }
+            let failed = writeAll(output, buffer, count)
+            if failed != 0 { throw SystemError(errno: failed, function: "write", path: destination) }
+        }
+        try sys("fsync", destination) { fsync(output) }
+    }
+
+    /// Writes all `count` bytes; returns 0 or the errno of the failed write.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int32 {
+        var offset = 0
+        while offset < count {
+            let written = Glibc.write(fd, bytes! + offset, count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return 0
+    }
+
+    /// Sets permission bits and group (when given) of `path`.
+    static func apply(mode: mode_t?, group: gid_t?, to path: String) throws(SystemError) {
+        if let mode { try sys("chmod", path) { chmod(path, mode) } }
+        if let group { try sys("chown", path) { chown(path, uid_t.max, group) } }
+    }
+
+    /// mkdir that treats an existing folder as success.
+    static func mkdirIfMissing(_ path: String) -> Int32 {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return 0 }
+        return -1
+    }
+
+    /// Creates `path` and its missing parents.
+    public static func makeDirectories(_ path: String) throws(SystemError) {
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path && access(parent, F_OK) != 0 { try makeDirectories(parent) }
+        try sys("mkdir", path) { mkdirIfMissing(path) }
+    }
+
+    /// Removes `path` and everything under it; a missing path is fine.
+    public static func removeTree(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A clip in an inbox that has fully arrived, with the sidecars that go with it.
+public struct SettledClip: Sendable, Hashable {
+    public var name: String
+    /// `clip.yaml`, `clip.AAE`... beside it (any letter case of the extension).
+    public var sidecars: [String]
+    /// Modification time, for oldest-first order.
+    public var modified: Date
+}
+
+/// What one listing of an inbox found.
+public enum InboxListing: Sendable, Hashable {
+    /// Clips that have settled, oldest first, and how many are still arriving.
+    case listed(settled: [SettledClip], arriving: Int)
+    /// The inbox cannot be listed, or is not the folder it was (unmounted): never "empty".
+    case unavailable(String)
+}
+
+/// Lists an inbox and decides which files have fully arrived: a file has settled once its
+/// size, mtime and ctime (and those of its sidecars) have stayed the same for `settle` —
+/// measured by this process's clock across listings, or at first sight when the file was
+/// last changed at least `settle` ago. ctime cannot be set back by a copying tool, so a
+/// writer that preserves timestamps still counts as active. Polling is what works on
+/// NFS/SMB; inotify only makes the next listing come sooner.
+///
+/// Skipped without a stat (cheap for inboxes with thousands of them): hidden names,
+/// `.part`, `.crdownload`, `.tmp`, `~`, recipes (`.yaml`/`.yml`), sidecars (`.aae`),
+/// and anything that is not a regular file (folders, symlinks, `.dropcut/`).
+public struct InboxScanner: Sendable {
+    struct Signature: Hashable, Sendable {
+        var size: Int64, modified: Int64, changed: Int64
+    }
+    struct Observation: Sendable {
+        var signature: [Signature]
+        var since: ContinuousClock.Instant
+    }
+
+    public let inbox: String
+    public var settle: Duration
+    private var observations: [String: Observation] = [:]
+    /// The inbox's filesystem at the first good listing: a different one later means the
+    /// share was unmounted (an empty mount point is not an empty inbox).
+    private var device: UInt64?
+
+    public init(inbox: String, settle: Duration) {
+        self.inbox = inbox
+        self.settle = settle
+    }
+
+    static let skippedSuffixes = [".part", ".crdownload", ".tmp", "~", ".partial"]
+    static let sidecarExtensions = ["yaml", "yml", "aae"]
+
+    /// Whether a name is never a clip.
+    public static func isIgnored(_ name: String) -> Bool {
+        if name.hasPrefix(".") { return true }
+        let lower = name.lowercased()
+        if skippedSuffixes.contains(where: { lower.hasSuffix($0) }) { return true }
+        return sidecarExtensions.contains((lower as NSString).pathExtension)
+    }
+
+    /// Lists the inbox now.
+    public mutating func scan(now: ContinuousClock.Instant = .now, wallClock: Date = Date()) -> InboxListing {
+        var info = stat()
+        guard stat(inbox, &info) == 0 else {
+            return .unavailable("cannot read the inbox \(inbox): \(String(cString: strerror(errno)))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return .unavailable("the inbox \(inbox) is not a folder") }
+        if let device, device != UInt64(info.st_dev) {
+            return .unavailable("the inbox \(inbox) is on another filesystem than when dropcut started (unmounted?)")
+        }
+        guard let dir = opendir(inbox) else {
+            return .unavailable("cannot list the inbox \(inbox): \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(dir) }
+        device = UInt64(info.st_dev)
+        let fd = dirfd(dir)
+
+        var files: [String: (Signature, Date)] = [:]
+        var sidecars: [String: [String]] = [:]   // lower-cased stem -> sidecar names
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name.hasPrefix(".") { continue }
+            let type = entry.pointee.d_type
+            if type != UInt8(DT_REG) && type != UInt8(DT_UNKNOWN) { continue }
+            let ext = (name as NSString).pathExtension.lowercased()
+            let isSidecar = Self.sidecarExtensions.contains(ext)
+            if !isSidecar && Self.isIgnored(name) { continue }
+            var st = stat()
+            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            let signature = Signature(size: Int64(st.st_size),
+                                      modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                                      changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+            let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+            files[name] = (signature, modified)
+            if isSidecar { sidecars[(name as NSString).deletingPathExtension.lowercased(), default: []].append(name) }
+        }
+
+        var settled: [SettledClip] = [], arriving = 0
+        var seen: [String: Observation] = [:]
+        let settleSeconds = Double(settle.components.seconds) + Double(settle.components.attoseconds) / 1e18
+        for (name, (signature, modified)) in files {
+            let ext = (name as NSString).pathExtension.lowercased()
+            if Self.sidecarExtensions.contains(ext) { continue }
+            let mine = (sidecars[(name as NSString).deletingPathExtension.lowercased()] ?? []).sorted()
+            let signatures = [signature] + mine.compactMap { files[$0]?.0 }
+            var observation = observations[name] ?? Observation(signature: signatures, since: now)
+            if observation.signature != signatures { observation = Observation(signature: signatures, since: now) }
+            seen[name] = observation
+            // Last change of the clip or a sidecar, by the wall clock (for first sight).
+            let lastChange = signatures.map { max($0.modified, $0.changed) }.max()!
+            let quietFor = wallClock.timeIntervalSince1970 - Double(lastChange) / 1e9
+            if now - observation.since >= settle || quietFor >= settleSeconds {
+                settled.append(SettledClip(name: name, sidecars: mine, modified: modified))
+            } else {
+                arriving += 1
+            }
+        }
+        observations = seen
+        settled.sort { ($0.modified, $0.name) < ($1.modified, $1.name) }
+        return .listed(settled: settled, arriving: arriving)
+    }
+
+    /// Forgets a clip (claimed by this or another process).
+    public mutating func forget(_ name: String) {
+        observations[name] = nil
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What the daemon knows of one clip it claimed, written to `<state_dir>/jobs/<id>.json`
+/// before every step that changes the files, so a crash at any point can be resumed.
+public struct JobRecord: Codable, Sendable, Hashable {
+    /// Where the job is. The files are always consistent with the state: the state is
+    /// written (fsynced) before the files move into the next one.
+    public enum State: String, Codable, Sendable, Hashable {
+        /// About to rename the clip into the claimed folder (which exists, empty).
+        case claiming
+        /// The clip (and its sidecars) are in the claimed folder; nothing rendered yet.
+        case claimed
+        /// Rendering into `temporaryOutput` in the outbox.
+        case rendering
+        /// A transient failure: waiting until `retryAt` to render again.
+        case waiting
+        /// `temporaryOutput` is complete and fsynced; being linked to its final name.
+        case committing
+        /// The output is at `output`; the original is being archived or deleted.
+        case committed
+        /// The original and its error file are being moved to the failed folder.
+        case failing
+        case done
+        case failed
+    }
+
+    public var id: String
+    public var folder: String
+    /// The clip's file name as it was dropped.
+    public var input: String
+    /// Sidecars claimed with it (`clip.yaml`, `clip.AAE`).
+    public var sidecars: [String]
+    public var state: State
+    public var claimedAt: Date
+    public var updatedAt: Date
+    /// Renders started (1 for the first).
+    public var attempts: Int = 0
+    public var retryAt: Date?
+    public var temporaryOutput: String?
+    /// The finished temporary output's inode: finds its final name after a crash mid-commit.
+    public var temporaryInode: UInt64?
+    public var output: String?
+    /// The recipe files merged for this job, most general first ("identity" when none).
+    public var recipes: [String] = []
+    public var error: String?
+    /// How long the render took and how fast it was against the output's duration.
+    public var elapsedMilliseconds: Int?
+    public var speed: Double?
+    /// The process that works on it (for `dropcut status`).
+    public var pid: Int32 = getpid()
+
+    public init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
+        self.id = id
+        self.folder = folder
+        self.input = input
+        self.sidecars = sidecars
+        self.state = state
+        self.claimedAt = now
+        self.updatedAt = now
+    }
+
+    /// A new job id: UTC time to the second and 48 random bits, so ids sort by claim time
+    /// and never collide between processes or hosts sharing an inbox.
+    public static func newID(now: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let random = (0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        return "\(formatter.string(from: now))-\(random)"
+    }
+
+    /// Whether the job has ended (its files are where they will stay).
+    public var isFinished: Bool { state == .done || state == .failed }
+}

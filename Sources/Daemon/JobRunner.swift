@@ -1,0 +1,245 @@
+import Foundation
+import Logging
+import Recipe
+import Render
+
+/// The claim/commit protocol for one clip (DESIGN.md "The daemon", steps 3–5): every step
+/// writes the job record before it moves files, so `resume` can pick up a job from any
+/// state a crash left it in, and nothing is lost or done twice.
+struct JobRunner: Sendable {
+    let store: JobStore
+    let logger: Logger
+
+    /// The logger with the job's journal fields.
+    func logger(for record: JobRecord, folder: FolderConfig) -> Logger {
+        var logger = self.logger
+        logger[metadataKey: "DROPCUT_JOB"] = "\(record.id)"
+        logger[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
+        logger[metadataKey: "DROPCUT_INPUT"] = "\((folder.inbox as NSString).appendingPathComponent(record.input))"
+        return logger
+    }
+
+    func claimedDirectory(_ record: JobRecord, _ folder: FolderConfig) -> String {
+        (folder.claimedDirectory as NSString).appendingPathComponent(record.id)
+    }
+
+    func claimedPath(_ record: JobRecord, _ folder: FolderConfig, _ name: String) -> String {
+        (claimedDirectory(record, folder) as NSString).appendingPathComponent(name)
+    }
+
+    // MARK: Claim
+
+    /// Renames the clip and its sidecars into `<inbox>/.dropcut/claimed/<job-id>/`. Only
+    /// the process whose rename succeeds owns the job: nil when another one was first.
+    func claim(_ clip: SettledClip, folder: FolderConfig) throws(SystemError) -> JobRecord? {
+        var record = JobRecord(id: JobRecord.newID(), folder: folder.name, input: clip.name, sidecars: [], state: .claiming)
+        let directory = claimedDirectory(record, folder)
+        try DurableFiles.makeDirectories(directory)
+        do {
+            try store.save(&record)
+        } catch {
+            rmdir(directory)
+            throw error
+        }
+        let source = (folder.inbox as NSString).appendingPathComponent(clip.name)
+        if rename(source, claimedPath(record, folder, clip.name)) != 0 {
+            let code = errno
+            rmdir(directory)
+            store.remove(record.id)
+            if code == ENOENT { return nil }   // another process claimed it first
+            throw SystemError(errno: code, function: "rename", path: source)
+        }
+        for sidecar in clip.sidecars {
+            let path = (folder.inbox as NSString).appendingPathComponent(sidecar)
+            if rename(path, claimedPath(record, folder, sidecar)) == 0 { record.sidecars.append(sidecar) }
+        }
+        try DurableFiles.sync(directory)
+        try DurableFiles.sync(folder.inbox)
+        record.state = .claimed
+        try store.save(&record)
+        logger(for: record, folder: folder).info("claimed \(clip.name)", metadata: [
+            "MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)",
+            "DROPCUT_SIDECARS": "\(record.sidecars.joined(separator: ","))",
+        ])
+        return record
+    }
+
+    // MARK: Resume
+
+    /// Takes the job from its recorded state to done: render and commit, finish a commit, or
+    /// archive. Throws what stopped it; the record then says where it stopped.
+    func resume(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
+        switch record.state {
+        case .claiming, .claimed, .rendering, .waiting:
+            try await render(&record, folder: folder, progress: progress)
+            try commit(&record, folder: folder)
+            try finishSuccess(&record, folder: folder)
+        case .committing:
+            try commit(&record, folder: folder)
+            try finishSuccess(&record, folder: folder)
+        case .committed:
+            try finishSuccess(&record, folder: folder)
+        case .failing:
+            try finishFailure(&record, folder: folder)
+        case .done, .failed:
+            return
+        }
+    }
+
+    /// The recipe files for this job, most general first: the folder's default, the inbox's
+    /// `recipe.yaml`, the clip's sidecar `<stem>.yaml`.
+    func recipeFiles(_ record: JobRecord, _ folder: FolderConfig) -> [String] {
+        var files: [String] = []
+        if let recipe = folder.recipe { files.append(recipe) }
+        for name in ["recipe.yaml", "recipe.yml"] {
+            let path = (folder.inbox as NSString).appendingPathComponent(name)
+            if access(path, R_OK) == 0 { files.append(path); break }
+        }
+        if let sidecar = record.sidecars.first(where: { ["yaml", "yml"].contains(($0 as NSString).pathExtension.lowercased()) }) {
+            files.append(claimedPath(record, folder, sidecar))
+        }
+        return files
+    }
+
+    private func render(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
+        let log = logger(for: record, folder: folder)
+        if let leftover = record.temporaryOutput { unlink(leftover) }
+        let files = recipeFiles(record, folder)
+        record.recipes = files.isEmpty ? ["identity"] : files
+        let recipe = files.isEmpty ? Recipe(name: "identity")
+            : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load(files)
+        let clip = try ClipRender(input: claimedPath(record, folder, record.input), recipe: recipe)
+
+        try DurableFiles.makeDirectories(folder.outbox)
+        let ext = (clip.outputFilename as NSString).pathExtension
+        let temporary = (folder.outbox as NSString).appendingPathComponent(".\(record.id).partial" + (ext.isEmpty ? "" : ".\(ext)"))
+        record.attempts += 1
+        record.state = .rendering
+        record.temporaryOutput = temporary
+        record.output = clip.outputFilename   // the name it will get (a suffix may follow)
+        try store.save(&record)
+        log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
+            "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
+        ])
+        let started = ContinuousClock.now
+        try await clip.export(to: temporary, logger: log) { progress($0.fraction) }
+        let elapsed = ContinuousClock.now - started
+        try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
+        try DurableFiles.sync(temporary)
+        var info = stat()
+        try sys("stat", temporary) { stat(temporary, &info) }
+        record.temporaryInode = UInt64(info.st_ino)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        record.elapsedMilliseconds = Int(seconds * 1000)
+        record.speed = seconds > 0 ? clip.built.composition.duration.seconds / seconds : nil
+        record.state = .committing
+        try store.save(&record)
+    }
+
+    /// Links the finished temporary output to its final name (`-1`, `-2`... on collision,
+    /// never overwriting). After a crash mid-commit, the output already linked is found by
+    /// the temporary file's inode, so the clip never appears twice.
+    private func commit(_ record: inout JobRecord, folder: FolderConfig) throws {
+        guard let temporary = record.temporaryOutput, let name = record.output, let inode = record.temporaryInode else {
+            throw JobFailure.permanent("job \(record.id) has no rendered output to commit", errno: nil)
+        }
+        if let linked = Self.entry(withInode: inode, in: folder.outbox, besides: temporary) {
+            unlink(temporary)     // linked before a crash; the temporary name may remain
+            record.output = linked
+        } else if access(temporary, F_OK) == 0 {
+            record.output = try DurableFiles.linkUnique(temporary, into: folder.outbox, name: (name as NSString).lastPathComponent)
+        } else {
+            record.state = .claimed
+            try store.save(&record)
+            throw JobFailure.transient("the rendered output \(temporary) vanished before it was committed", errno: ENOENT)
+        }
+        record.temporaryOutput = nil
+        record.state = .committed
+        try store.save(&record)
+    }
+
+    /// The entry of `directory` other than `path` whose inode is `inode` (a finished link).
+    static func entry(withInode inode: UInt64, in directory: String, besides path: String) -> String? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        for name in names where !name.hasPrefix(".") {
+            let candidate = (directory as NSString).appendingPathComponent(name)
+            var info = stat()
+            if candidate != path, lstat(candidate, &info) == 0, UInt64(info.st_ino) == inode { return candidate }
+        }
+        return nil
+    }
+
+    /// Archives or deletes the original and its sidecars, removes the claimed folder, and
+    /// marks the job done.
+    private func finishSuccess(_ record: inout JobRecord, folder: FolderConfig) throws {
+        let directory = claimedDirectory(record, folder)
+        if let archive = folder.archive, folder.afterSuccess == .archive {
+            try DurableFiles.finishMoves(in: archive, tag: record.id)
+            for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
+                try DurableFiles.move(claimedPath(record, folder, name), into: archive, name: name, tag: record.id)
+            }
+        } else {
+            for name in [record.input] + record.sidecars { unlink(claimedPath(record, folder, name)) }
+        }
+        DurableFiles.removeTree(directory)
+        try? DurableFiles.sync(folder.claimedDirectory)
+        record.state = .done
+        try store.save(&record)
+        var log = logger(for: record, folder: folder)
+        if let output = record.output { log[metadataKey: "DROPCUT_OUTPUT"] = "\(output)" }
+        log[metadataKey: "DROPCUT_RECIPE"] = "\(record.recipes.joined(separator: ","))"
+        if let ms = record.elapsedMilliseconds { log[metadataKey: "DROPCUT_ELAPSED_MS"] = "\(ms)" }
+        if let speed = record.speed { log[metadataKey: "DROPCUT_SPEED"] = "\(String(format: "%.2f", speed))" }
+        let output = record.output.map { ($0 as NSString).lastPathComponent } ?? "?"
+        log.notice("done \(record.input) -> \(output)", metadata: ["MESSAGE_ID": "\(MessageID.jobDone.rawValue)"])
+    }
+
+    // MARK: Failure
+
+    /// Records the failure, then moves the original, its sidecars and `<name>.error.txt`
+    /// with the reason to the failed folder.
+    func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
+        if let leftover = record.temporaryOutput { unlink(leftover) }
+        record.temporaryOutput = nil
+        record.error = failure.reason
+        record.state = .failing
+        try store.save(&record)
+        var log = logger(for: record, folder: folder)
+        if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
+        try finishFailure(&record, folder: folder, logger: log)
+    }
+
+    private func finishFailure(_ record: inout JobRecord, folder: FolderConfig, logger log: Logger? = nil) throws {
+        try DurableFiles.makeDirectories(folder.failed)
+        try DurableFiles.finishMoves(in: folder.failed, tag: record.id)
+        var failedName = record.input
+        for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
+            let moved = try DurableFiles.move(claimedPath(record, folder, name), into: folder.failed, name: name, tag: record.id,
+                                              mode: folder.outputMode, group: folder.outputGroup)
+            if name == record.input { failedName = (moved as NSString).lastPathComponent }
+        }
+        let reason = record.error ?? "unknown error"
+        let text = """
+            dropcut could not render \(record.input)
+
+            Reason: \(reason)
+
+            Folder:   \(folder.name) (inbox \(folder.inbox))
+            Job:      \(record.id)
+            Attempts: \(record.attempts)
+            Recipes:  \(record.recipes.isEmpty ? "(not loaded)" : record.recipes.joined(separator: ", "))
+            Failed:   \(ISO8601DateFormatter().string(from: Date()))
+
+            Fix the cause, then drop the clip into the inbox again.
+
+            """
+        let errorFile = (folder.failed as NSString).appendingPathComponent("\(failedName).error.txt")
+        try DurableFiles.write(Data(text.utf8), to: errorFile, mode: folder.outputMode)
+        DurableFiles.removeTree(claimedDirectory(record, folder))
+        record.state = .failed
+        try store.save(&record)
+        var log = log ?? logger(for: record, folder: folder)
+        log[metadataKey: "DROPCUT_OUTPUT"] = "\(errorFile)"
+        log.error("failed \(record.input): \(reason)", metadata: ["MESSAGE_ID": "\(MessageID.jobFailed.rawValue)"])
+    }
+}

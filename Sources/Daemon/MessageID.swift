@@ -1,0 +1,35 @@
+/// The journal MESSAGE_IDs of the daemon's events: fixed 128-bit ids (generated once,
+/// never to change), so `journalctl MESSAGE_ID=…` finds every occurrence of an event and
+/// the catalog (`systemd/dropcut.catalog`) can explain it with `journalctl -x`.
+public enum MessageID: String, CaseIterable, Sendable {
+    /// A clip was claimed from an inbox: a job started.
+    case jobClaimed = "bf20093dcb3d41c285f2219511fbdd55"
+    /// A job's output is in the outbox and its original archived or deleted.
+    case jobDone = "ecaeb199671d4cd4acd6c13cf8960ea0"
+    /// A job failed for good: its original and an error file are in the failed folder.
+    case jobFailed = "856722f8766941c2832c0abbff7934a6"
+    /// A job hit a transient error (disk full, I/O error) and will be retried.
+    case jobRetry = "345a7e6f913645c4a57a82a8a42d9fd4"
+    /// The config was reloaded (SIGHUP).
+    case configReloaded = "6db71f86bf89439ca4707aa3156d8c78"
+    /// A reload found the new config invalid; the old one stays in force.
+    case configRejected = "a8f9c5224fd749588f679bcbb7635093"
+    /// An inbox cannot be listed or is not the folder it was (unmounted).
+    case inboxUnavailable = "9ade551099db4999b996ff6bd97fe7ce"
+    /// Recovery finished and the daemon is ready (READY=1).
+    case daemonReady = "102618c1d2fa411fb345b8dacbc8a688"
+
+    /// The event's name, as in the catalog and the README.
+    public var name: String {
+        switch self {
+        case .jobClaimed: return "job-claimed"
+        case .jobDone: return "job-done"
+        case .jobFailed: return "job-failed"
+        case .jobRetry: return "job-retry"
+        case .configReloaded: return "config-reloaded"
+        case .configRejected: return "config-rejected"
+        case .inboxUnavailable: return "inbox-unavailable"
+        case .daemonReady: return "daemon-ready"
+        }
+    }
+}
