@@ -37,7 +37,8 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(diagnostics: error.diagnostics)
         }
-        let base = ((path as NSString).standardizingPath as NSString).deletingLastPathComponent
+        let path = absolute(path, base: FileManager.default.currentDirectoryPath)
+        let base = (path as NSString).deletingLastPathComponent
         var reader = RecipeReader()
         var config = DaemonConfig(path: path, stateDirectory: "/var/lib/dropcut", folders: [])
         guard let top = reader.fields(root, "the config", allowed: topKeys) else {

@@ -27,6 +27,12 @@ struct JobRunner: Sendable {
         (claimedDirectory(record, folder) as NSString).appendingPathComponent(name)
     }
 
+    /// Paths inside the claimed folder as the person dropped them (`inbox/clip.mov`): what
+    /// messages and error files name, since the claimed folder is gone afterwards.
+    func droppedPath(_ text: String, _ record: JobRecord, _ folder: FolderConfig) -> String {
+        text.replacingOccurrences(of: claimedDirectory(record, folder) + "/", with: folder.inbox + "/")
+    }
+
     // MARK: Claim
 
     /// Renames the clip and its sidecars into `<inbox>/.dropcut/claimed/<job-id>/`. Only
@@ -104,8 +110,14 @@ struct JobRunner: Sendable {
     private func render(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
         let log = logger(for: record, folder: folder)
         if let leftover = record.temporaryOutput { unlink(leftover) }
+        record.attempts += 1
         let files = recipeFiles(record, folder)
-        record.recipes = files.isEmpty ? ["identity"] : files
+        record.recipes = files.isEmpty ? ["identity"] : files.map { droppedPath($0, record, folder) }
+        var info = stat()
+        let input = claimedPath(record, folder, record.input)
+        if stat(input, &info) == 0, info.st_size == 0 {
+            throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
+        }
         let recipe = files.isEmpty ? Recipe(name: "identity")
             : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load(files)
         let clip = try ClipRender(input: claimedPath(record, folder, record.input), recipe: recipe)
@@ -113,7 +125,6 @@ struct JobRunner: Sendable {
         try DurableFiles.makeDirectories(folder.outbox)
         let ext = (clip.outputFilename as NSString).pathExtension
         let temporary = (folder.outbox as NSString).appendingPathComponent(".\(record.id).partial" + (ext.isEmpty ? "" : ".\(ext)"))
-        record.attempts += 1
         record.state = .rendering
         record.temporaryOutput = temporary
         record.output = clip.outputFilename   // the name it will get (a suffix may follow)
@@ -126,7 +137,7 @@ struct JobRunner: Sendable {
         let elapsed = ContinuousClock.now - started
         try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
         try DurableFiles.sync(temporary)
-        var info = stat()
+        info = stat()
         try sys("stat", temporary) { stat(temporary, &info) }
         record.temporaryInode = UInt64(info.st_ino)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -201,7 +212,7 @@ struct JobRunner: Sendable {
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
         if let leftover = record.temporaryOutput { unlink(leftover) }
         record.temporaryOutput = nil
-        record.error = failure.reason
+        record.error = droppedPath(failure.reason, record, folder)
         record.state = .failing
         try store.save(&record)
         var log = logger(for: record, folder: folder)

@@ -324,7 +324,7 @@ public actor Scheduler: Service {
             if !afterCommit { record.state = .waiting }
             record.retryAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             try? store.save(&record)
-            log.warning("\(record.input): \(failure.reason); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
+            log.warning("\(record.input): \(runner.droppedPath(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
                         metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
         case .transient, .permanent:
@@ -358,16 +358,21 @@ public actor Scheduler: Service {
         }.sorted { $0.started < $1.started }
         var status = DaemonStatus(pid: getpid(), started: started, updated: Date(), config: config.path,
                                   running: running, queued: queued, unavailable: unavailable)
+        // Progress alone updates STATUS= and status.json at most once a second; anything
+        // else (a job starts or ends, the queue changes) at once.
+        let now = ContinuousClock.now
+        var previous = lastStatus
+        previous?.updated = status.updated
+        if !force && previous == status { return }
+        if !force, var shape = previous, shape.running.map(\.job) == running.map(\.job) {
+            for i in shape.running.indices { shape.running[i].progress = running[i].progress }
+            if shape == status && now - lastStatusWrite < .seconds(1) { return }
+        }
         let summary = status.summary
         if summary != lastSummary {
             lastSummary = summary
             notifier.status(summary)
         }
-        var unchanged = lastStatus
-        unchanged?.updated = status.updated
-        let now = ContinuousClock.now
-        guard force || unchanged != status && (now - lastStatusWrite >= .seconds(1) || running.count != lastStatus?.running.count) else { return }
-        status.updated = Date()
         try? status.write(stateDirectory: config.stateDirectory)
         lastStatus = status
         lastStatusWrite = now

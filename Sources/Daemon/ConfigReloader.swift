@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Reloads the config on SIGHUP (`systemctl reload dropcut`), a `Service` beside the
+/// scheduler: RELOADING=1 to systemd, read and validate the file again, hand it to the
+/// scheduler, READY=1. A config that does not validate is logged with every problem and
+/// the old one stays in force; running jobs are never dropped.
+public struct ConfigReloader: Service {
+    let path: String
+    let scheduler: Scheduler
+    let logger: Logger
+    let notifier = SystemdNotifier()
+
+    public init(path: String, scheduler: Scheduler, logger: Logger) {
+        self.path = path
+        self.scheduler = scheduler
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        try await cancelWhenGracefulShutdown {
+            for await _ in signals {
+                await reload()
+            }
+        }
+    }
+
+    /// Reloads once (what SIGHUP does).
+    public func reload() async {
+        notifier.reloading()
+        var log = logger
+        log[metadataKey: "DROPCUT_CONFIG"] = "\(path)"
+        do {
+            let config = try ConfigLoader.load(path)
+            try await scheduler.apply(config)
+            log.notice("config reloaded: \(config.folders.count) folder(s)", metadata: ["MESSAGE_ID": "\(MessageID.configReloaded.rawValue)"])
+        } catch {
+            log.error("config reload failed; keeping the previous config:\n\(error)",
+                      metadata: ["MESSAGE_ID": "\(MessageID.configRejected.rawValue)"])
+        }
+        notifier.ready(status: await scheduler.summary)
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import Daemon
+import Foundation
+
+/// `dropcut status [--config FILE] [--json]`: the queue, running jobs with progress and
+/// recent failures, read from the state folder (works while the daemon runs).
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the daemon's queue, running jobs and recent failures.")
+    @Option(name: .long, help: "Config file.") var config: String = "/etc/dropcut/dropcut.yaml"
+    @Flag(name: .long, help: "Print JSON.") var json = false
+    @Option(name: .long, help: "How many recent failures and finished jobs to list.") var recent = 10
+
+    func run() async throws {
+        let settings: DaemonConfig
+        do {
+            settings = try ConfigLoader.load(config)
+        } catch {
+            printError("dropcut status: bad config:\n\(error)")
+            throw ExitCode(1)
+        }
+        let report = StatusReport(stateDirectory: settings.stateDirectory, recent: recent)
+        print(json ? report.json() : report.text(), terminator: "")
+    }
+}
