@@ -1,0 +1,167 @@
+import Foundation
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A watched folder set up in a temporary directory (inbox, outbox, failed, archive,
+/// state) with a config file, and the real `dropcut watch` run on it: `--once`, or as a
+/// background daemon to signal and kill.
+final class DaemonHarness: @unchecked Sendable {
+    let dir: TemporaryDirectory
+    /// Unique per harness: the journal entries of this test are found by DROPCUT_FOLDER.
+    let folderName: String
+    var inbox: String { dir.file("inbox") }
+    var outbox: String { dir.file("outbox") }
+    var failed: String { dir.file("failed") }
+    var archive: String { dir.file("archive") }
+    var state: String { dir.file("state") }
+    var configPath: String { dir.file("dropcut.yaml") }
+
+    init(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
+         stopTimeout: Double = 10, state: String = "state", extraFolders: String = "") throws {
+        dir = try TemporaryDirectory(prefix: "dropcut-daemon")
+        folderName = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        try writeConfig(settle: settle, poll: poll, workers: workers, retries: retries, retryDelay: retryDelay,
+                        stopTimeout: stopTimeout, state: state, extraFolders: extraFolders)
+    }
+
+    func writeConfig(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
+                     stopTimeout: Double = 10, state: String = "state", extraFolders: String = "", to path: String? = nil) throws {
+        let text = """
+            state_dir: \(state)
+            poll_interval: \(poll)
+            settle: \(settle)
+            workers: \(workers)
+            retry_delay: \(retryDelay)
+            stop_timeout: \(stopTimeout)
+            folders:
+              - name: \(folderName)
+                inbox: inbox
+                outbox: outbox
+                failed: failed
+                archive: archive
+                retries: \(retries)
+            \(extraFolders.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+
+            """
+        try text.write(toFile: path ?? configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// A 320x240 clip with a tone, made once per harness and copied for each drop.
+    private var template: String?
+    func clip(seconds: Int = 1) throws -> String {
+        if let template { return template }
+        let made = try Fixtures.makeClip(in: dir.path, name: "template.mp4", seconds: seconds)
+        template = made
+        return made
+    }
+
+    /// Drops a copy of the template clip into the inbox as `name`, its mtime in the past
+    /// (settled at first sight) unless `fresh`.
+    @discardableResult
+    func drop(_ name: String, fresh: Bool = false) throws -> String {
+        let path = (inbox as NSString).appendingPathComponent(name)
+        try FileManager.default.copyItem(atPath: try clip(), toPath: path)
+        if !fresh { try age(path) }
+        return path
+    }
+
+    /// Writes a file into the inbox (a recipe, a broken clip), aged unless `fresh`.
+    @discardableResult
+    func write(_ name: String, _ contents: String, fresh: Bool = false) throws -> String {
+        let path = (inbox as NSString).appendingPathComponent(name)
+        try contents.write(toFile: path, atomically: false, encoding: .utf8)
+        if !fresh { try age(path) }
+        return path
+    }
+
+    func age(_ path: String) throws {
+        let past = Date().addingTimeInterval(-60)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: path)
+    }
+
+    /// The names in `folder`, sorted; hidden ones (the inbox's `.dropcut`, temporary
+    /// outputs) only with `hidden`.
+    func files(_ folder: String, hidden: Bool = false) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { hidden || !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// Everything under `<inbox>/.dropcut/claimed`.
+    func claimedLeftovers() -> [String] {
+        let claimed = (inbox as NSString).appendingPathComponent(".dropcut/claimed")
+        return ((FileManager.default.enumerator(atPath: claimed)?.allObjects as? [String]) ?? []).sorted()
+    }
+
+    /// `dropcut watch --once` on this config.
+    func runOnce(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try DropcutProcess.run(["watch", "--once", "--config", configPath])
+    }
+
+    /// `dropcut status --json` parsed.
+    func statusJSON() throws -> [String: Any] {
+        let result = try DropcutProcess.run(["status", "--json", "--config", configPath])
+        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+            throw CommandError(command: ["dropcut", "status", "--json"], status: result.status, stderr: result.stderr + result.stdout)
+        }
+        return object
+    }
+
+    /// Starts `dropcut watch` in the background, its stderr appended to `daemon.log`.
+    func startDaemon(environment: [String: String] = [:], config: String? = nil) throws -> Daemon {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuildProducts.executable(named: "dropcut"))
+        process.arguments = ["watch", "--config", config ?? configPath]
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = nil
+        env["JOURNAL_STREAM"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let logPath = dir.file("daemon.log")
+        if !FileManager.default.fileExists(atPath: logPath) { FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        return Daemon(process: process, logPath: logPath)
+    }
+
+    var daemonLog: String { (try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8)) ?? "" }
+
+    /// Waits until `condition` holds, polling, up to `timeout`; returns whether it did.
+    @discardableResult
+    static func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return condition()
+    }
+
+    /// A running daemon process.
+    final class Daemon: @unchecked Sendable {
+        let process: Process
+        let logPath: String
+        init(process: Process, logPath: String) {
+            self.process = process
+            self.logPath = logPath
+        }
+        var pid: Int32 { process.processIdentifier }
+        func signal(_ number: Int32) { kill(pid, number) }
+        /// Waits for the exit; returns the status (128 + N when killed by signal N), or nil on timeout.
+        func wait(timeout: Duration = .seconds(30)) -> Int32? {
+            guard DaemonHarness.waitUntil(timeout, { !process.isRunning }) else { return nil }
+            return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        }
+        deinit {
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+    }
+}

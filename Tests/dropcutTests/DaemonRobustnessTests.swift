@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import Daemon
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the daemon must survive: slow writers, kill -9 at any moment, a second daemon on
+/// the same inbox, a full disk. Each ends with every input exactly once in the outbox or
+/// the failed folder and nothing left half-done.
+@Suite struct DaemonRobustnessTests {
+    @Test func aFileStillBeingWrittenIsNotClaimedUntilTheWriterStops() throws {
+        let h = try DaemonHarness(settle: 1.0, poll: 0.1)
+        let socket = try NotifySocket(path: h.dir.file("notify.sock"))
+        let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
+        #expect(socket.wait { $0.contains("READY=1") })
+
+        // Write the clip in 16 pieces, 0.2 s apart: 3 s of writing, each pause shorter than settle.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try h.clip()))
+        let path = (h.inbox as NSString).appendingPathComponent("slow.mp4")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(fd >= 0)
+        let pieces = 16, size = (bytes.count + pieces - 1) / pieces
+        var claimedWhileWriting = false
+        for i in 0..<pieces {
+            let chunk = bytes[(i * size)..<min(bytes.count, (i + 1) * size)]
+            _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            Thread.sleep(forTimeInterval: 0.2)
+            if access(path, F_OK) != 0 { claimedWhileWriting = true }
+        }
+        close(fd)
+        let finished = Date()
+        #expect(!claimedWhileWriting, "claimed before the writer finished")
+
+        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["slow.dropcut.mp4"] }, "\(h.daemonLog)")
+        let status = try h.statusJSON()
+        let done = try #require((status["done"] as? [[String: Any]])?.first)
+        let claimedAt = try #require((done["claimedAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+        // Claimed no sooner than settle after the last write (JSON dates are whole seconds).
+        #expect(claimedAt >= finished.addingTimeInterval(-0.99), "claimed \(claimedAt), writer finished \(finished)")
+        let duration = try FFprobe.format(of: (h.outbox as NSString).appendingPathComponent("slow.dropcut.mp4")).duration.flatMap(Double.init)
+        #expect(duration.map { abs($0 - 1) < 0.1 } == true)
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
+    @Test func killMinus9AtRandomPointsLosesNothingAndDuplicatesNothing() throws {
+        let h = try DaemonHarness(settle: 0.05, poll: 0.05, workers: 2)
+        let names = (1...20).map { String(format: "clip%02d.mp4", $0) }
+        for name in names { try h.drop(name) }
+
+        var generator = SystemRandomNumberGenerator()
+        var kills = 0
+        for _ in 0..<12 {
+            let daemon = try h.startDaemon()
+            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.6, using: &generator))
+            daemon.signal(SIGKILL)
+            _ = daemon.wait()
+            kills += 1
+            if h.files(h.inbox).isEmpty && h.claimedLeftovers().isEmpty { break }
+        }
+        // A last, uninterrupted run finishes whatever the kills left.
+        let result = try h.runOnce()
+        #expect(result.status == 0, "after \(kills) kills: \(result.stderr)")
+
+        let outputs = h.files(h.outbox, hidden: true)
+        #expect(outputs == names.map { $0.replacingOccurrences(of: ".mp4", with: ".dropcut.mp4") },
+                "exactly one output per input, no -1 duplicates, no temporary files: \(outputs)")
+        #expect(h.files(h.archive, hidden: true) == names, "every original archived exactly once: \(h.files(h.archive, hidden: true))")
+        #expect(h.files(h.failed) == [])
+        #expect(h.files(h.inbox) == [])
+        #expect(h.claimedLeftovers() == [])
+        for output in outputs {
+            let duration = try FFprobe.format(of: (h.outbox as NSString).appendingPathComponent(output)).duration.flatMap(Double.init)
+            #expect(duration.map { abs($0 - 1) < 0.1 } == true, "\(output) is a complete render")
+        }
+    }
+
+    @Test func twoDaemonsOnOneInboxRenderEachFileExactlyOnce() throws {
+        let h = try DaemonHarness(settle: 0.05, poll: 0.05)
+        let names = (1...30).map { String(format: "c%02d.mp4", $0) }
+        for name in names { try h.drop(name) }
+        let other = h.dir.file("other.yaml")
+        try h.writeConfig(settle: 0.05, poll: 0.05, state: "state-b", to: other)
+
+        // Two processes, each with its own state folder (as on two hosts), racing for the clips.
+        let a = try h.startDaemon()
+        let b = try h.startDaemon(config: other)
+        let finished = DaemonHarness.waitUntil(.seconds(120)) { h.files(h.archive).count == 30 }
+        a.signal(SIGTERM)
+        b.signal(SIGTERM)
+        #expect(a.wait() == 0)
+        #expect(b.wait() == 0)
+        #expect(finished, "archived \(h.files(h.archive).count) of 30; log:\n\(h.daemonLog)")
+
+        #expect(h.files(h.outbox, hidden: true) == names.map { $0.replacingOccurrences(of: ".mp4", with: ".dropcut.mp4") })
+        #expect(h.files(h.archive, hidden: true) == names)
+        #expect(h.claimedLeftovers() == [])
+        let doneA = JobStore(stateDirectory: h.state).all().filter { $0.state == .done }.count
+        let doneB = JobStore(stateDirectory: h.dir.file("state-b")).all().filter { $0.state == .done }.count
+        #expect(doneA + doneB == 30, "a did \(doneA), b did \(doneB)")
+        #expect(doneA > 0 && doneB > 0, "both daemons took part: a \(doneA), b \(doneB)")
+    }
+
+    @Test func aFullOutboxIsRetriedThenFailedAndTheInputIsKept() throws {
+        let h = try DaemonHarness(retries: 2, retryDelay: 0.1)
+        try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
+        let mount = try Command.run("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", h.outbox])
+        guard mount.status == 0 else {
+            print("SKIPPED disk-full case: cannot mount a small tmpfs here: \(mount.stderr)")
+            return
+        }
+        defer { _ = try? Command.run("umount", [h.outbox]) }
+        try h.drop("big.mp4")
+
+        let result = try h.runOnce()
+
+        #expect(result.status == 1)
+        #expect(h.files(h.failed) == ["big.mp4", "big.mp4.error.txt"])
+        let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("big.mp4.error.txt"), encoding: .utf8)
+        #expect(reason.contains("No space left on device"), "\(reason)")
+        #expect(reason.contains("Attempts: 3"))
+        #expect(result.stderr.components(separatedBy: "retrying in").count - 1 == 2, "two retries: \(result.stderr)")
+        // The input is intact and nothing is left in the outbox.
+        #expect(FileManager.default.contents(atPath: (h.failed as NSString).appendingPathComponent("big.mp4"))
+                == FileManager.default.contents(atPath: try h.clip()))
+        #expect(h.files(h.outbox, hidden: true) == [])
+        #expect(h.claimedLeftovers() == [])
+    }
+}
