@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "RenderTests", dependencies: [
             "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport", "MediaIO", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"]),
     ]
 )

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import Daemon
+import TestSupport
+
+/// The daemon's config: values, defaults, relative paths, and every mistake reported at
+/// its file:line:column.
+@Suite struct ConfigLoaderTests {
+    func folderSet() throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.file("assets"), withIntermediateDirectories: true)
+        return dir
+    }
+
+    func load(_ yaml: String, in dir: TemporaryDirectory) throws(ConfigError) -> DaemonConfig {
+        try ConfigLoader.load(yaml: yaml, path: dir.file("dropcut.yaml"))
+    }
+
+    func errors(_ yaml: String, in dir: TemporaryDirectory) -> String {
+        do {
+            _ = try load(yaml, in: dir)
+            return ""
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func fullConfigDecodesWithRelativePathsFromTheConfigFolder() throws {
+        let dir = try folderSet()
+        try "version: 1\n".write(toFile: dir.file("social.yaml"), atomically: true, encoding: .utf8)
+        let config = try load("""
+            state_dir: state
+            poll_interval: 500ms
+            settle: 3s
+            workers: 2
+            stop_timeout: 45
+            retry_delay: 1.5
+            folders:
+              - name: social
+                inbox: in
+                outbox: /srv/out
+                failed: failed
+                after_success: archive
+                archive: archive
+                recipe: social.yaml
+                assets: [assets]
+                retries: 4
+                output_mode: "0640"
+            """, in: dir)
+        #expect(config.stateDirectory == dir.file("state"))
+        #expect(config.pollInterval == .milliseconds(500))
+        #expect(config.settle == .seconds(3))
+        #expect(config.workers == 2)
+        #expect(config.stopTimeout == .seconds(45))
+        #expect(config.retryDelay == .milliseconds(1500))
+        let folder = try #require(config.folders.first)
+        #expect(folder.name == "social")
+        #expect(folder.inbox == dir.file("in"))
+        #expect(folder.outbox == "/srv/out")
+        #expect(folder.archive == dir.file("archive"))
+        #expect(folder.recipe == dir.file("social.yaml"))
+        #expect(folder.assets == [dir.file("assets")])
+        #expect(folder.retries == 4)
+        #expect(folder.outputMode == 0o640)
+        #expect(folder.claimedDirectory == dir.file("in/.dropcut/claimed"))
+    }
+
+    @Test func defaultsFollowTheDesign() throws {
+        let dir = try folderSet()
+        let config = try load("folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete } ]\n", in: dir)
+        #expect(config.stateDirectory == "/var/lib/dropcut")
+        #expect(config.pollInterval == .seconds(2))
+        #expect(config.settle == .seconds(3))
+        #expect(config.workers == 1)
+        #expect(config.folders.first?.retries == 2)
+        #expect(config.folders.first?.name == "folder1")
+        #expect(config.folders.first?.recipe == nil)
+        #expect(config.folders.first?.outputMode == 0o644)
+    }
+
+    @Test func mistakesAreReportedAtTheirPositions() throws {
+        let dir = try folderSet()
+        let path = dir.file("dropcut.yaml")
+        let text = errors("""
+            setle: 3s
+            workers: 0
+            folders:
+              - name: "bad name"
+                inbox: missing
+                outbox: out
+                failed: failed
+                assets: [nowhere]
+                after_success: keep
+            """, in: dir)
+        #expect(text.contains("\(path):1:1: unknown key 'setle' in the config; did you mean 'settle'?"), "\(text)")
+        #expect(text.contains("\(path):2:10: workers must be between 1 and 64"), "\(text)")
+        #expect(text.contains("\(path):4:11: name must be letters"), "\(text)")
+        #expect(text.contains("\(path):5:12: inbox \(dir.file("missing")) does not exist"), "\(text)")
+        #expect(text.contains("\(path):8:14: asset folder \(dir.file("nowhere")) does not exist"), "\(text)")
+        #expect(text.contains("\(path):9:20: after_success must be one of archive | delete"), "\(text)")
+    }
+
+    @Test func archiveIsRequiredToArchive() throws {
+        let dir = try folderSet()
+        let text = errors("folders:\n  - { inbox: in, outbox: out, failed: failed }\n", in: dir)
+        #expect(text.contains("archive is missing"), "\(text)")
+    }
+
+    @Test func foldersTheDaemonWritesMustNotLieInsideAnInbox() throws {
+        let dir = try folderSet()
+        let text = errors("""
+            folders:
+              - { name: a, inbox: in, outbox: in/out, failed: failed, after_success: delete }
+            """, in: dir)
+        #expect(text.contains("outbox \(dir.file("in/out")) of folder 'a' lies inside the inbox"), "\(text)")
+        // Through a symlink too.
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("in"))
+        let linked = errors("""
+            folders:
+              - { name: a, inbox: in, outbox: link/sub/out, failed: failed, after_success: delete }
+            """, in: dir)
+        #expect(linked.contains("lies inside the inbox"), "\(linked)")
+        let shared = errors("""
+            folders:
+              - { name: a, inbox: in, outbox: out1, failed: failed, after_success: delete }
+              - { name: b, inbox: in, outbox: out2, failed: failed, after_success: delete }
+            """, in: dir)
+        #expect(shared.contains("folders 'a' and 'b' watch the same inbox"), "\(shared)")
+    }
+
+    @Test func aBadFolderRecipeIsAConfigErrorThatPointsIntoTheRecipe() throws {
+        let dir = try folderSet()
+        try "version: 1\noutput: { crf: 99 }\n".write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let text = errors("folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete, recipe: r.yaml } ]\n", in: dir)
+        #expect(text.contains("recipe \(dir.file("r.yaml")) does not load"), "\(text)")
+        #expect(text.contains("\(dir.file("r.yaml")):2:"), "\(text)")
+    }
+
+    @Test func yamlSyntaxErrorsHaveAPosition() throws {
+        let dir = try folderSet()
+        let text = errors("folders: [ { inbox: in\n", in: dir)
+        #expect(text.contains(dir.file("dropcut.yaml") + ":"), "\(text)")
+        #expect(text.contains("YAML syntax"), "\(text)")
+        let missing = errors("workers: 1\n", in: dir)
+        #expect(missing.contains("folders is missing"), "\(missing)")
+    }
+}
