@@ -21,7 +21,7 @@ public struct ConfigReloader: Service {
 
     public func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             for await _ in signals {
                 await reload()
             }

@@ -39,6 +39,9 @@ public struct InboxScanner: Sendable {
     public let inbox: String
     public var settle: Duration
     private var observations: [String: Observation] = [:]
+    /// When the soonest of the files still arriving will have settled if it stays as it is
+    /// (nil: none arriving), so the scheduler can look again right then.
+    public private(set) var nextSettle: ContinuousClock.Instant?
     /// The inbox's filesystem at the first good listing: a different one later means the
     /// share was unmounted (an empty mount point is not an empty inbox).
     private var device: UInt64?
@@ -99,6 +102,7 @@ public struct InboxScanner: Sendable {
         }
 
         var settled: [SettledClip] = [], arriving = 0
+        nextSettle = nil
         var seen: [String: Observation] = [:]
         let settleSeconds = Double(settle.components.seconds) + Double(settle.components.attoseconds) / 1e18
         for (name, (signature, modified)) in files {
@@ -116,6 +120,9 @@ public struct InboxScanner: Sendable {
                 settled.append(SettledClip(name: name, sidecars: mine, modified: modified))
             } else {
                 arriving += 1
+                let byWallClock = now + .microseconds(Int64((settleSeconds - quietFor) * 1e6))
+                let due = min(observation.since + settle, byWallClock)
+                nextSettle = min(nextSettle ?? due, due)
             }
         }
         observations = seen

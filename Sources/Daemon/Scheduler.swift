@@ -29,6 +29,7 @@ public actor Scheduler: Service {
     private let wakeup = Wakeup()
     private let stop = StopRequest()
     private var scanners: [String: InboxScanner] = [:]
+    private var watcher: InboxWatcher?
     private var jobs: [String: Phase] = [:]
     private var queued: [DaemonStatus.Queued] = []
     private var arriving = 0
@@ -66,6 +67,9 @@ public actor Scheduler: Service {
         logger.notice("dropcut ready: watching \(config.folders.map(\.inbox).joined(separator: ", "))",
                       metadata: ["MESSAGE_ID": "\(MessageID.daemonReady.rawValue)"])
         let stop = self.stop, wakeup = self.wakeup, notifier = self.notifier
+        watcher = InboxWatcher { wakeup.signal() }
+        watcher?.watch(config.folders.map(\.inbox))
+        defer { watcher?.stop() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 while !stop.isRequested {
@@ -123,6 +127,7 @@ public actor Scheduler: Service {
             }
         }
         scanners = kept
+        watcher?.watch(new.folders.map(\.inbox))
         config.folders = new.folders
         config.pollInterval = new.pollInterval
         config.settle = new.settle
@@ -338,13 +343,17 @@ public actor Scheduler: Service {
         }
     }
 
-    /// How long to sleep: until the next poll, the next watchdog ping or the next retry.
+    /// How long to sleep: until the next poll, the next watchdog ping, the next retry, or
+    /// the moment an arriving file will have settled (inotify may wake it sooner).
     private func nextWait() -> Duration {
         var wait = config.pollInterval
         if let watchdog = notifier.watchdogInterval { wait = min(wait, watchdog) }
         let now = ContinuousClock.now
         for phase in jobs.values {
             if case let .waiting(_, _, until) = phase { wait = min(wait, max(until - now, .milliseconds(10))) }
+        }
+        for scanner in scanners.values {
+            if let due = scanner.nextSettle { wait = min(wait, max(due - now, .zero) + .milliseconds(10)) }
         }
         return wait
     }
@@ -356,7 +365,7 @@ public actor Scheduler: Service {
             guard case let .running(record, progress, started) = phase else { return nil }
             return DaemonStatus.Running(job: record.id, folder: record.folder, input: record.input, progress: progress, started: started)
         }.sorted { $0.started < $1.started }
-        var status = DaemonStatus(pid: getpid(), started: started, updated: Date(), config: config.path,
+        let status = DaemonStatus(pid: getpid(), started: started, updated: Date(), config: config.path,
                                   running: running, queued: queued, unavailable: unavailable)
         // Progress alone updates STATUS= and status.json at most once a second; anything
         // else (a job starts or ends, the queue changes) at once.

@@ -132,7 +132,7 @@ import TestSupport
 
     @Test func tenThousandIgnoredFilesAreListedWithoutStatting() throws {
         let dir = try TemporaryDirectory()
-        for i in 0..<10_000 { FileManager.default.createFile(atPath: dir.file("upload\(i).mov.part"), contents: nil) }
+        for i in 0..<10_000 { _ = FileManager.default.createFile(atPath: dir.file("upload\(i).mov.part"), contents: nil) }
         try write("real.mp4", in: dir)
         var scanner = InboxScanner(inbox: dir.path, settle: .seconds(1))
         #expect(settledNames(settledAfterSettle(&scanner)) == ["real.mp4"])
