@@ -98,7 +98,10 @@ public struct InboxScanner: Sendable {
                                       changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
             let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
             files[name] = (signature, modified)
-            if isSidecar { sidecars[(name as NSString).deletingPathExtension.lowercased(), default: []].append(name) }
+            // recipe.yaml is the inbox's recipe, never the sidecar of a clip named recipe.*
+            if isSidecar && !["recipe.yaml", "recipe.yml"].contains(name.lowercased()) {
+                sidecars[(name as NSString).deletingPathExtension.lowercased(), default: []].append(name)
+            }
         }
 
         var settled: [SettledClip] = [], arriving = 0

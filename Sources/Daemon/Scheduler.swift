@@ -266,6 +266,11 @@ public actor Scheduler: Service {
                         } catch {
                             logger.error("cannot claim \(clip.name): \(error)", metadata: [
                                 "DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(error.errno)"])
+                            // --once must end: an unclaimable file is a failure, not work left.
+                            if once {
+                                failures += 1
+                                continue
+                            }
                         }
                     }
                     queued.append(DaemonStatus.Queued(folder: folder.name, input: clip.name))

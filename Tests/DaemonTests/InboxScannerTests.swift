@@ -39,6 +39,10 @@ import TestSupport
         #expect(settledNames(listing) == ["clip.mov"])
         guard case let .listed(settled, _) = listing else { return }
         #expect(settled.first?.sidecars == ["clip.yaml"])
+        // recipe.yaml stays the inbox's recipe even beside a clip named recipe.*.
+        try write("recipe.mov", in: dir)
+        guard case let .listed(again, _) = settledAfterSettle(&scanner) else { return }
+        #expect(again.first { $0.name == "recipe.mov" }?.sidecars == [])
     }
 
     @Test func aFileSettlesOnlyAfterItStaysUnchangedForTheSettleTime() throws {
