@@ -50,6 +50,18 @@ def stop(process):
         sys.exit(f"bench: the daemon exited with {process.returncode}")
 
 
+def idle_cpu(config, root, seconds):
+    """Starts the daemon, lets it settle for a second, then returns the CPU seconds it
+    used over the next `seconds` of wall time, and that wall time."""
+    process = start(config, root)
+    time.sleep(1)
+    before, t0 = cpu_seconds(process.pid), time.monotonic()
+    time.sleep(seconds)
+    spent, elapsed = cpu_seconds(process.pid) - before, time.monotonic() - t0
+    stop(process)
+    return spent, elapsed
+
+
 clip = os.path.join(work, "small.mp4")
 if not os.path.exists(clip):
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
@@ -89,12 +101,7 @@ root, config = setup("poll", 0.1, 3)
 inbox = os.path.join(root, "inbox")
 for i in range(10_000):
     open(os.path.join(inbox, f"upload{i}.mov.part" if i % 2 else f".hidden{i}.mov"), "w").close()
-process = start(config, root)
-time.sleep(1)
-before, t0 = cpu_seconds(process.pid), time.monotonic()
-time.sleep(10)
-spent, elapsed = cpu_seconds(process.pid) - before, time.monotonic() - t0
-stop(process)
+spent, elapsed = idle_cpu(config, root, 10)
 per_poll_ms = spent / (elapsed / 0.1) * 1000
 met = per_poll_ms <= 50
 all_met &= met
@@ -102,12 +109,7 @@ results.append(f"| CPU per poll over 10,000 ignored files | {per_poll_ms:.2f} ms
 
 # 3. Idle: default poll over an empty inbox for 30 s.
 root, config = setup("idle", 2, 3)
-process = start(config, root)
-time.sleep(1)
-before, t0 = cpu_seconds(process.pid), time.monotonic()
-time.sleep(30)
-spent, elapsed = cpu_seconds(process.pid) - before, time.monotonic() - t0
-stop(process)
+spent, elapsed = idle_cpu(config, root, 30)
 idle = spent / elapsed * 100
 met = idle < 0.5
 all_met &= met

@@ -7,18 +7,12 @@ import Foundation
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Show the daemon's queue, running jobs and recent failures.")
-    @Option(name: .long, help: "Config file.") var config: String = "/etc/dropcut/dropcut.yaml"
+    @OptionGroup var options: DaemonConfigOption
     @Flag(name: .long, help: "Print JSON.") var json = false
     @Option(name: .long, help: "How many recent failures and finished jobs to list.") var recent = 10
 
     func run() async throws {
-        let settings: DaemonConfig
-        do {
-            settings = try ConfigLoader.load(config)
-        } catch {
-            printError("dropcut status: bad config:\n\(error)")
-            throw ExitCode(1)
-        }
+        let settings = try options.load(command: "status")
         let report = StatusReport(stateDirectory: settings.stateDirectory, recent: recent)
         print(json ? report.json() : report.text(), terminator: "")
     }

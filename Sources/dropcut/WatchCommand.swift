@@ -11,17 +11,11 @@ import ServiceLifecycle
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")
-    @Option(name: .long, help: "Config file.") var config: String = "/etc/dropcut/dropcut.yaml"
+    @OptionGroup var options: DaemonConfigOption
     @Flag(name: .long, help: "Process what is settled now (and what is still arriving), then exit.") var once = false
 
     func run() async throws {
-        let settings: DaemonConfig
-        do {
-            settings = try ConfigLoader.load(config)
-        } catch {
-            printError("dropcut watch: bad config:\n\(error)")
-            throw ExitCode(1)
-        }
+        let settings = try options.load(command: "watch")
         let logger = Logger(label: "dropcut") { _ in JournalLogHandler() }
         var ffmpegLogger = logger
         ffmpegLogger.logLevel = .warning
@@ -32,7 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
             .init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup),
         ]
         if !once {
-            services.append(.init(service: ConfigReloader(path: config, scheduler: scheduler, logger: logger)))
+            services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, logger: logger)))
         }
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                     cancellationSignals: [], logger: logger)
