@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import Daemon
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Recovery from each state a crash can leave a job in, set up exactly (the kill -9 test
+/// hits them at random): the next start must finish every job once, never render a
+/// committed one again, and leave nothing behind.
+@Suite struct DaemonRecoveryTests {
+    @Test func everyInterruptedStateIsFinishedExactlyOnce() throws {
+        let h = try DaemonHarness()
+        let claimedRoot = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
+        for folder in [claimedRoot, h.outbox, h.archive] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let store = JobStore(stateDirectory: h.state)
+        try store.prepare()
+        func claimed(_ id: String, _ name: String?) throws -> String {
+            let dir = (claimedRoot as NSString).appendingPathComponent(id)
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            guard let name else { return dir }
+            let path = (dir as NSString).appendingPathComponent(name)
+            try FileManager.default.copyItem(atPath: try h.clip(), toPath: path)
+            return path
+        }
+        func record(_ id: String, _ input: String, _ state: JobRecord.State, _ edit: (inout JobRecord) -> Void = { _ in }) throws {
+            var record = JobRecord(id: id, folder: h.folderName, input: input, sidecars: [], state: state)
+            record.recipes = ["identity"]
+            edit(&record)
+            try store.save(&record)
+        }
+        func inode(_ path: String) -> UInt64 {
+            var info = stat()
+            stat(path, &info)
+            return UInt64(info.st_ino)
+        }
+        func out(_ name: String) -> String { (h.outbox as NSString).appendingPathComponent(name) }
+
+        // a: killed between mkdir and the rename: the clip is still in the inbox.
+        _ = try claimed("a-job", nil)
+        try h.drop("a.mp4")
+        try record("a-job", "a.mp4", .claiming)
+        // b: killed mid-render: a partial output lies in the outbox.
+        _ = try claimed("b-job", "b.mp4")
+        try "half a render".write(toFile: out(".b-job.partial.mp4"), atomically: true, encoding: .utf8)
+        try record("b-job", "b.mp4", .rendering) { $0.temporaryOutput = out(".b-job.partial.mp4"); $0.attempts = 1 }
+        // c: killed between link and unlink of the temporary name: both names exist.
+        _ = try claimed("c-job", "c.mp4")
+        try "rendered c".write(toFile: out(".c-job.partial.mp4"), atomically: true, encoding: .utf8)
+        try #require(link(out(".c-job.partial.mp4"), out("c.dropcut.mp4")) == 0)
+        try record("c-job", "c.mp4", .committing) {
+            $0.temporaryOutput = out(".c-job.partial.mp4"); $0.temporaryInode = inode(out("c.dropcut.mp4")); $0.output = "c.dropcut.mp4"
+        }
+        // d: killed after the link and the unlink, before the record said so.
+        _ = try claimed("d-job", "d.mp4")
+        try "rendered d".write(toFile: out("d.dropcut.mp4"), atomically: true, encoding: .utf8)
+        try record("d-job", "d.mp4", .committing) {
+            $0.temporaryOutput = out(".d-job.partial.mp4"); $0.temporaryInode = inode(out("d.dropcut.mp4")); $0.output = "d.dropcut.mp4"
+        }
+        // e: committed, killed before archiving.
+        _ = try claimed("e-job", "e.mp4")
+        try "rendered e".write(toFile: out("e.dropcut.mp4"), atomically: true, encoding: .utf8)
+        try record("e-job", "e.mp4", .committed) { $0.output = out("e.dropcut.mp4") }
+        // f: killed mid-archive on the same filesystem: the original is already renamed to
+        // its hidden name in the archive.
+        _ = try claimed("f-job", nil)
+        try FileManager.default.copyItem(atPath: try h.clip(), toPath: (h.archive as NSString).appendingPathComponent(".f.mp4.moving-f-job"))
+        try "rendered f".write(toFile: out("f.dropcut.mp4"), atomically: true, encoding: .utf8)
+        try record("f-job", "f.mp4", .committed) { $0.output = out("f.dropcut.mp4") }
+        // An empty claimed folder without a record (killed right after mkdir).
+        _ = try claimed("g-job", nil)
+
+        let result = try h.runOnce()
+
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(h.files(h.outbox, hidden: true) == ["a.dropcut.mp4", "b.dropcut.mp4", "c.dropcut.mp4", "d.dropcut.mp4",
+                                                      "e.dropcut.mp4", "f.dropcut.mp4"])
+        // Committed outputs were not rendered again.
+        for name in ["c", "d", "e", "f"] {
+            #expect(try String(contentsOfFile: out("\(name).dropcut.mp4"), encoding: .utf8) == "rendered \(name)")
+        }
+        // The redone ones are real, complete renders.
+        for name in ["a", "b"] {
+            let duration = try FFprobe.format(of: out("\(name).dropcut.mp4")).duration.flatMap(Double.init)
+            #expect(duration.map { abs($0 - 1) < 0.1 } == true)
+        }
+        #expect(h.files(h.archive, hidden: true) == ["a.mp4", "b.mp4", "c.mp4", "d.mp4", "e.mp4", "f.mp4"])
+        #expect(h.claimedLeftovers() == [])
+        #expect(h.files(h.inbox) == [])
+        let states = Dictionary(uniqueKeysWithValues: store.all().map { ($0.input, $0.state) })
+        #expect(states.values.allSatisfy { $0 == .done }, "\(states)")
+        #expect(states["c.mp4"] == .done && states["f.mp4"] == .done)
+        #expect(result.stderr.contains("recovering b.mp4"))
+    }
+}
