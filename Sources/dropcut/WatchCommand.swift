@@ -13,9 +13,22 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")
     @OptionGroup var options: DaemonConfigOption
     @Flag(name: .long, help: "Process what is settled now (and what is still arriving), then exit.") var once = false
+    @Flag(name: .long, help: "Check the config (every mistake at file:line:column), list its folders, and exit.")
+    var check = false
+    @Flag(name: .long, help: "With --check: print the systemd drop-in (RequiresMountsFor=, ReadWritePaths=) its folders need.")
+    var unitDropIn = false
+
+    func validate() throws {
+        if unitDropIn && !check { throw ValidationError("--unit-drop-in goes with --check") }
+        if once && check { throw ValidationError("--once and --check exclude each other") }
+    }
 
     func run() async throws {
         let settings = try options.load(command: "watch")
+        if check {
+            print(unitDropIn ? UnitDropIn.text(for: settings) : Self.summary(of: settings), terminator: "")
+            return
+        }
         let logger = Logger(label: "dropcut") { _ in JournalLogHandler() }
         var ffmpegLogger = logger
         ffmpegLogger.logLevel = .warning
@@ -43,5 +56,16 @@ struct WatchCommand: AsyncParsableCommand {
             print("dropcut watch --once: \(done) done, \(failed) failed")
             if failed > 0 { throw ExitCode(1) }
         }
+    }
+
+    /// What `--check` prints for a valid config: each folder's route.
+    static func summary(of config: DaemonConfig) -> String {
+        var lines = ["\(config.path): OK, \(config.folders.count) folder(s), state in \(config.stateDirectory)"]
+        for folder in config.folders {
+            let after = folder.afterSuccess == .archive ? "archived to \(folder.archive ?? "?")" : "deleted"
+            lines.append("  \(folder.name): \(folder.inbox) -> \(folder.outbox) (recipe: \(folder.recipe ?? "identity"));"
+                         + " failures to \(folder.failed); originals \(after)")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The systemd drop-in a config needs under the hardened `dropcut.service`
+/// (`dropcut watch --check --unit-drop-in`, written by `scripts/install` to
+/// `/etc/systemd/system/dropcut.service.d/50-folders.conf`):
+/// - `RequiresMountsFor=` every folder, so the service starts after the mounts its folders
+///   live on (a network share) and stops before they are unmounted;
+/// - `ReadWritePaths=` the folders dropcut writes (inboxes, because claiming renames
+///   inside them; outboxes, failed and archive folders; the state folder), since
+///   `ProtectSystem=strict` makes everything else read-only;
+/// - for folders under `/home`, `/root` or `/run/user`, which `ProtectHome=yes` hides,
+///   `ProtectHome=tmpfs` with `BindPaths=` (written) or `BindReadOnlyPaths=` (assets);
+///   for folders in `/tmp` or `/var/tmp`, `PrivateTmp=no`.
+public enum UnitDropIn {
+    /// The drop-in's text for `config`.
+    public static func text(for config: DaemonConfig) -> String {
+        var written: [String] = []
+        for folder in config.folders {
+            written += [folder.inbox, folder.outbox, folder.failed] + (folder.archive.map { [$0] } ?? [])
+        }
+        written = unique(written + [config.stateDirectory])
+        var readOnly: [String] = []
+        for folder in config.folders {
+            readOnly += folder.assets + (folder.recipe.map { [($0 as NSString).deletingLastPathComponent] } ?? [])
+        }
+        readOnly = unique(readOnly).filter { !written.contains($0) }
+
+        let hidden = { (path: String) in homePrefixes.contains { path == $0 || path.hasPrefix($0 + "/") } }
+        var lines = [
+            "# Written by `dropcut watch --config \(config.path) --check --unit-drop-in`:",
+            "# the folders of that config. Regenerate it after changing folders.",
+            "[Unit]",
+        ]
+        lines += (written + readOnly).map { "RequiresMountsFor=\(quoted($0))" }
+        lines += ["", "[Service]"]
+        lines += written.filter { !hidden($0) }.map { "ReadWritePaths=\(quoted($0))" }
+        let temporary = { (path: String) in ["/tmp", "/var/tmp"].contains { path == $0 || path.hasPrefix($0 + "/") } }
+        if (written + readOnly).contains(where: temporary) {
+            lines.append("# Folders in /tmp or /var/tmp: the host's, not a private one.")
+            lines.append("PrivateTmp=no")
+        }
+        if (written + readOnly).contains(where: hidden) {
+            lines.append("ProtectHome=tmpfs")
+            lines += written.filter(hidden).map { "BindPaths=\(quoted($0))" }
+            lines += readOnly.filter(hidden).map { "BindReadOnlyPaths=\(quoted($0))" }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `paths` in their first order, each once.
+    private static func unique(_ paths: [String]) -> [String] {
+        var seen = Set<String>()
+        return paths.filter { seen.insert($0).inserted }
+    }
+
+    /// What `ProtectHome=yes` makes inaccessible.
+    static let homePrefixes = ["/home", "/root", "/run/user"]
+
+    /// A path as one word of a unit file setting: `%` doubled (specifiers), and quoted
+    /// with backslash escapes when it holds spaces, quotes or backslashes.
+    static func quoted(_ path: String) -> String {
+        let escaped = path.replacingOccurrences(of: "%", with: "%%")
+        guard escaped.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" || $0 == "\\" }) else {
+            return escaped
+        }
+        var out = "\""
+        for character in escaped {
+            if character == "\"" || character == "\\" { out.append("\\") }
+            out.append(character)
+        }
+        return out + "\""
+    }
+}
