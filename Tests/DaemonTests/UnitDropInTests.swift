@@ -1,0 +1,41 @@
+import Testing
+import Daemon
+
+/// The systemd drop-in a config needs: every folder a mount requirement, written folders
+/// writable, home folders bound in, unit-file quoting.
+@Suite struct UnitDropInTests {
+    func config(_ folders: [FolderConfig], state: String = "/var/lib/dropcut") -> DaemonConfig {
+        DaemonConfig(path: "/etc/dropcut/dropcut.yaml", stateDirectory: state, folders: folders)
+    }
+
+    func lines(_ text: String, _ key: String) -> [String] {
+        text.split(separator: "\n").filter { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
+    @Test func everyFolderIsRequiredAndTheWrittenOnesAreWritable() {
+        let text = UnitDropIn.text(for: config([
+            FolderConfig(name: "a", inbox: "/srv/a/in", outbox: "/srv/a/out", failed: "/srv/a/failed", archive: "/srv/a/archive",
+                         recipe: "/etc/dropcut/recipes/a.yaml", assets: ["/srv/assets"]),
+            FolderConfig(name: "b", inbox: "/mnt/share/b/in", outbox: "/srv/a/out", failed: "/srv/a/failed", afterSuccess: .delete,
+                         assets: ["/srv/assets"]),
+        ]))
+        let written = ["/srv/a/in", "/srv/a/out", "/srv/a/failed", "/srv/a/archive", "/mnt/share/b/in", "/var/lib/dropcut"]
+        #expect(lines(text, "ReadWritePaths") == written)
+        #expect(lines(text, "RequiresMountsFor") == written + ["/srv/assets", "/etc/dropcut/recipes"])
+        #expect(!text.contains("ProtectHome") && !text.contains("PrivateTmp"))
+        #expect(text.contains("[Unit]") && text.contains("[Service]"))
+    }
+
+    @Test func homeAndTemporaryFoldersAreBoundInAndUnitSyntaxIsQuoted() {
+        let text = UnitDropIn.text(for: config([
+            FolderConfig(name: "h", inbox: "/home/ann/My Clips", outbox: "/home/ann/100%", failed: "/tmp/failed",
+                         afterSuccess: .delete, assets: ["/root/logos"]),
+        ], state: "/var/lib/dropcut"))
+        #expect(lines(text, "RequiresMountsFor").first == "\"/home/ann/My Clips\"")
+        #expect(lines(text, "BindPaths") == ["\"/home/ann/My Clips\"", "/home/ann/100%%"])
+        #expect(lines(text, "BindReadOnlyPaths") == ["/root/logos"])
+        #expect(lines(text, "ReadWritePaths") == ["/tmp/failed", "/var/lib/dropcut"])
+        #expect(lines(text, "ProtectHome") == ["tmpfs"])
+        #expect(lines(text, "PrivateTmp") == ["no"])
+    }
+}

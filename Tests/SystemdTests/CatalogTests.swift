@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import Daemon
+import TestSupport
+
+/// `systemd/dropcut.catalog`: journald's own parser takes it, and it explains every
+/// MESSAGE_ID the daemon defines, and nothing else.
+@Suite struct CatalogTests {
+    /// The catalog's entries: id -> the entry's text.
+    func entries() throws -> [String: String] {
+        let text = try String(contentsOfFile: Repository.path("systemd/dropcut.catalog"), encoding: .utf8)
+        var entries: [String: String] = [:]
+        var current: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("-- ") {
+                current = String(line.dropFirst(3))
+                entries[current!] = ""
+            } else if let id = current {
+                entries[id, default: ""] += line + "\n"
+            }
+        }
+        return entries
+    }
+
+    @Test func everyMessageIDHasAnEntryWithSubjectAndExplanation() throws {
+        let entries = try entries()
+        #expect(Set(entries.keys) == Set(MessageID.allCases.map(\.rawValue)))
+        for id in MessageID.allCases {
+            let entry = try #require(entries[id.rawValue])
+            #expect(entry.contains("Subject: "), "\(id.name)")
+            #expect(entry.contains("Defined-By: dropcut"), "\(id.name)")
+            let body = entry.components(separatedBy: "\n\n").dropFirst().joined()
+            #expect(body.count > 100, "\(id.name) explains what happened and what to do")
+        }
+    }
+
+    @Test func fieldsTheEntriesNameAreFieldsTheDaemonSends() throws {
+        let sent: Set<String> = ["DROPCUT_JOB", "DROPCUT_FOLDER", "DROPCUT_INPUT", "DROPCUT_OUTPUT", "DROPCUT_RECIPE",
+                                 "DROPCUT_ELAPSED_MS", "DROPCUT_SPEED"]
+        let text = try String(contentsOfFile: Repository.path("systemd/dropcut.catalog"), encoding: .utf8)
+        let named = text.split(separator: "@", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        #expect(!named.isEmpty)
+        for field in named { #expect(sent.contains(field), "@\(field)@ is not a field dropcut sends") }
+    }
+
+    @Test func journalctlBuildsItsDatabaseAndListsEveryID() throws {
+        let root = try TemporaryDirectory(prefix: "dropcut-catalog")
+        let folder = root.file("usr/local/lib/systemd/catalog")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Repository.path("systemd/dropcut.catalog"), toPath: folder + "/dropcut.catalog")
+        let update = try Command.run("journalctl", ["--root=\(root.path)", "--update-catalog"])
+        #expect(update.status == 0)
+        #expect(update.stderr.isEmpty, "journalctl's parser complained: \(update.stderr)")
+        let list = try Command.runChecked("journalctl", ["--root=\(root.path)", "--list-catalog"])
+        for id in MessageID.allCases {
+            #expect(list.contains(id.rawValue + " dropcut: "), "\(id.name) listed")
+        }
+        let entry = try Command.runChecked("journalctl", ["--root=\(root.path)", "--dump-catalog", MessageID.jobFailed.rawValue])
+        #expect(entry.contains("failed folder"))
+    }
+}

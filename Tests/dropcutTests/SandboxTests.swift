@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// dropcut under the sandbox of `systemd/dropcut.service`, where systemd cannot run it
+/// here: `sandbox_exec.py` applies the kernel mechanisms behind MemoryDenyWriteExecute=
+/// (prctl PR_SET_MDWE, as systemd does on Linux ≥ 6.3) and SystemCallFilter= (a seccomp
+/// allow-list computed from the unit's own SystemCallFilter= lines, refusing the rest with
+/// EPERM as SystemCallErrorNumber= says), then runs the daemon on real clips.
+@Suite struct SandboxTests {
+    static let helper = Repository.path("Tests/dropcutTests/sandbox_exec.py")
+
+    /// The system calls in `item`: a name, or a systemd group (`@system-service`) expanded
+    /// with `systemd-analyze syscall-filter`, nested groups included.
+    static func syscalls(_ item: String) throws -> Set<String> {
+        guard item.hasPrefix("@") else { return [item] }
+        let listing = try Command.runChecked("systemd-analyze", ["syscall-filter", "--no-pager", item])
+        var names = Set<String>()
+        for line in listing.split(separator: "\n").dropFirst() {
+            let word = line.trimmingCharacters(in: .whitespaces)
+            if word.isEmpty || word.hasPrefix("#") { continue }
+            names.formUnion(try syscalls(word))
+        }
+        return names
+    }
+
+    /// The unit's effective allow-list: the first SystemCallFilter= allows, later `~` lines
+    /// take away, later plain lines add back (systemd.exec(5)).
+    static func unitAllowList() throws -> Set<String> {
+        var allowed = Set<String>()
+        let unit = try String(contentsOfFile: Repository.path("systemd/dropcut.service"), encoding: .utf8)
+        for line in unit.split(separator: "\n") where line.hasPrefix("SystemCallFilter=") {
+            var value = line.dropFirst("SystemCallFilter=".count)
+            let deny = value.hasPrefix("~")
+            if deny { value = value.dropFirst() }
+            for item in value.split(separator: " ") {
+                let names = try syscalls(String(item))
+                if deny { allowed.subtract(names) } else { allowed.formUnion(names) }
+            }
+        }
+        return allowed
+    }
+
+    func writeList(_ names: Set<String>, in dir: TemporaryDirectory) throws -> String {
+        let path = dir.file("syscalls.txt")
+        try names.sorted().joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func theHelperReallyRefusesWritableExecutableMemory() throws {
+        let open = try Command.run("python3", [Self.helper, "--probe-wx"])
+        #expect(open.status == 3, "without MDWE the probe maps W+X: \(open.stdout)\(open.stderr)")
+        let refused = try Command.run("python3", [Self.helper, "--mdwe", "--probe-wx"])
+        #expect(refused.status == 0, "PR_SET_MDWE refuses it: \(refused.stdout)\(refused.stderr)")
+    }
+
+    @Test func theUnitsAllowListIsWhatSystemdDocuments() throws {
+        let allowed = try Self.unitAllowList()
+        print("SystemCallFilter= of dropcut.service allows \(allowed.count) system calls")
+        for needed in ["openat", "renameat2", "linkat", "fsync", "flock", "inotify_add_watch", "sendmsg", "fchown", "mmap"] {
+            #expect(allowed.contains(needed), "\(needed)")
+        }
+        for refused in ["mount", "reboot", "setuid", "init_module", "setpriority", "ptrace"] {
+            #expect(!allowed.contains(refused), "\(refused)")
+        }
+    }
+
+    @Test func watchRendersUnderTheUnitsSystemCallFilterAndMemoryDenyWriteExecute() throws {
+        let h = try DaemonHarness()
+        try h.drop("plain.mp4")
+        try h.drop("titled.mp4")
+        // Text (FreeType), a slow-motion range (the time-stretcher) and a fill to a new size.
+        try h.write("titled.yaml", """
+            version: 1
+            output: { filename: "{name}.square.mp4", size: 240x240, fit: fill }
+            overlays:
+              - text: "sandboxed {name}"
+                anchor: bottom
+            clips:
+              - source: "{input}"
+                speed:
+                  - { range: [0.2, 0.6], rate: 0.5 }
+
+            """)
+        let list = try writeList(try Self.unitAllowList(), in: h.dir)
+        let result = try Command.run("python3", [Self.helper, "--mdwe", "--syscalls", list, "--",
+                                                 try BuildProducts.executable(named: "dropcut"),
+                                                 "watch", "--once", "--config", h.configPath])
+        #expect(result.status == 0, "stderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("2 done, 0 failed"))
+        #expect(h.files(h.outbox) == ["plain.dropcut.mp4", "titled.square.mp4"])
+        let square = try FFprobe.streams(of: (h.outbox as NSString).appendingPathComponent("titled.square.mp4"))
+        #expect(square.first { $0.codecType == "video" }.map { [$0.width, $0.height] } == [240, 240])
+        #expect(h.files(h.archive) == ["plain.mp4", "titled.mp4", "titled.yaml"])
+    }
+
+    @Test func theFilterCanFailTheDaemon() throws {
+        // Without fsync, committing an output is impossible: the job must not be done.
+        let h = try DaemonHarness(retries: 0)
+        try h.drop("clip.mp4")
+        let list = try writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
+        let result = try Command.run("python3", [Self.helper, "--syscalls", list, "--",
+                                                 try BuildProducts.executable(named: "dropcut"),
+                                                 "watch", "--once", "--config", h.configPath])
+        #expect(result.status != 0)
+        #expect(h.files(h.outbox) == [])
+    }
+}
