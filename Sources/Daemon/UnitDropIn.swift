@@ -33,7 +33,9 @@ public enum UnitDropIn {
         ]
         lines += (written + readOnly).map { "RequiresMountsFor=\(quoted($0))" }
         lines += ["", "[Service]"]
-        lines += written.filter { !hidden($0) }.map { "ReadWritePaths=\(quoted($0))" }
+        // "-": a folder that is missing (an unmounted share) must not keep the service from
+        // starting with systemd's bare 226/NAMESPACE; dropcut itself reports it by name.
+        lines += written.filter { !hidden($0) }.map { "ReadWritePaths=\(quoted("-" + $0))" }
         let temporary = { (path: String) in ["/tmp", "/var/tmp"].contains { path == $0 || path.hasPrefix($0 + "/") } }
         if (written + readOnly).contains(where: temporary) {
             lines.append("# Folders in /tmp or /var/tmp: the host's, not a private one.")
@@ -41,8 +43,8 @@ public enum UnitDropIn {
         }
         if (written + readOnly).contains(where: hidden) {
             lines.append("ProtectHome=tmpfs")
-            lines += written.filter(hidden).map { "BindPaths=\(quoted($0))" }
-            lines += readOnly.filter(hidden).map { "BindReadOnlyPaths=\(quoted($0))" }
+            lines += written.filter(hidden).map { "BindPaths=\(quoted("-" + $0))" }
+            lines += readOnly.filter(hidden).map { "BindReadOnlyPaths=\(quoted("-" + $0))" }
         }
         return lines.joined(separator: "\n") + "\n"
     }

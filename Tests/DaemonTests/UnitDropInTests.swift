@@ -20,7 +20,7 @@ import Daemon
                          assets: ["/srv/assets"]),
         ]))
         let written = ["/srv/a/in", "/srv/a/out", "/srv/a/failed", "/srv/a/archive", "/mnt/share/b/in", "/var/lib/dropcut"]
-        #expect(lines(text, "ReadWritePaths") == written)
+        #expect(lines(text, "ReadWritePaths") == written.map { "-" + $0 })
         #expect(lines(text, "RequiresMountsFor") == written + ["/srv/assets", "/etc/dropcut/recipes"])
         #expect(!text.contains("ProtectHome") && !text.contains("PrivateTmp"))
         #expect(text.contains("[Unit]") && text.contains("[Service]"))
@@ -32,9 +32,9 @@ import Daemon
                          afterSuccess: .delete, assets: ["/root/logos"]),
         ], state: "/var/lib/dropcut"))
         #expect(lines(text, "RequiresMountsFor").first == "\"/home/ann/My Clips\"")
-        #expect(lines(text, "BindPaths") == ["\"/home/ann/My Clips\"", "/home/ann/100%%"])
-        #expect(lines(text, "BindReadOnlyPaths") == ["/root/logos"])
-        #expect(lines(text, "ReadWritePaths") == ["/tmp/failed", "/var/lib/dropcut"])
+        #expect(lines(text, "BindPaths") == ["\"-/home/ann/My Clips\"", "-/home/ann/100%%"])
+        #expect(lines(text, "BindReadOnlyPaths") == ["-/root/logos"])
+        #expect(lines(text, "ReadWritePaths") == ["-/tmp/failed", "-/var/lib/dropcut"])
         #expect(lines(text, "ProtectHome") == ["tmpfs"])
         #expect(lines(text, "PrivateTmp") == ["no"])
     }

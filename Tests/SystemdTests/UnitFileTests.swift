@@ -38,8 +38,9 @@ import TestSupport
         let folders = try TemporaryDirectory()
         let dropIn = try installDropIn(in: root, folders: folders)
         #expect(dropIn.contains("RequiresMountsFor=\"\(folders.file("out box"))\""))
-        #expect(dropIn.contains("ReadWritePaths=\(folders.file("in"))"))
-        #expect(dropIn.contains("ReadWritePaths=\(folders.file("state"))"))
+        #expect(dropIn.contains("ReadWritePaths=\"-\(folders.file("out box"))\""))
+        #expect(dropIn.contains("ReadWritePaths=-\(folders.file("in"))"))
+        #expect(dropIn.contains("ReadWritePaths=-\(folders.file("state"))"))
         #expect(dropIn.contains("PrivateTmp=no"), "the test's folders are in /tmp")
 
         let verify = try Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service", "dropcut@pipeline.service"])

@@ -45,6 +45,8 @@ import TestSupport
         #expect(done.count == 3)
         #expect(Set(done.compactMap { $0["DROPCUT_INPUT"].map { ($0 as NSString).lastPathComponent } }) == ["a.mp4", "b.mp4", "c.mp4"])
         for entry in claimed + done {
+            // journalctl -x fills the catalog's @FIELD@s from these very entries.
+            #expect(try JournalCatalog.missingFields(for: entry["MESSAGE_ID"] ?? "", in: entry) == [])
             #expect(entry["SYSLOG_IDENTIFIER"] == "dropcut")
             #expect(entry["DROPCUT_JOB"]?.isEmpty == false)
             #expect(entry["CODE_FILE"]?.hasSuffix(".swift") == true)
@@ -106,6 +108,9 @@ import TestSupport
         }
         #expect(failedEntries.count == 3)
         #expect(failedEntries.allSatisfy { $0["PRIORITY"] == "3" })
+        for entry in failedEntries {
+            #expect(try JournalCatalog.missingFields(for: MessageID.jobFailed.rawValue, in: entry) == [])
+        }
         let status = try h.statusJSON()
         let failures = try #require(status["failures"] as? [[String: Any]])
         #expect(Set(failures.compactMap { $0["input"] as? String }) == ["badrecipe.mp4", "corrupt.mov", "empty.mp4"])
