@@ -93,12 +93,17 @@ import TestSupport
         #expect(manifest.count >= Self.expected.count)
         // Something of the user's in the folders the install made.
         try "clip".write(toFile: root.file("/srv/dropcut/phone/inbox/clip.mp4"), atomically: true, encoding: .utf8)
+        // Enabled, as the next steps say (systemctl works on a root without a running systemd).
+        try Command.runChecked("systemctl", ["--root=\(root.path)", "enable", "dropcut.service", "dropcut@second.service"])
+        let wants = root.file("/etc/systemd/system/multi-user.target.wants")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: wants).sorted() == ["dropcut.service", "dropcut@second.service"])
 
         let output = try InstalledRoot.install(into: root.path, uninstall: true)
         for path in manifest {
             #expect(!FileManager.default.fileExists(atPath: root.file(path)), "\(path) removed")
         }
         #expect(!FileManager.default.fileExists(atPath: root.file("/usr/local/share/dropcut")))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: wants)) ?? []) == [], "disabled")
         #expect(FileManager.default.fileExists(atPath: root.file("/etc/dropcut/dropcut.yaml")), "the config is the user's")
         #expect(FileManager.default.fileExists(atPath: root.file("/srv/dropcut/phone/inbox/clip.mp4")), "folders are the user's")
         #expect(FileManager.default.fileExists(atPath: root.file("/srv/dropcut/phone/archive")))
