@@ -63,10 +63,9 @@ struct JobRunner: Sendable {
         try DurableFiles.sync(folder.inbox)
         record.state = .claimed
         try store.save(&record)
-        logger(for: record, folder: folder).info("claimed \(clip.name)", metadata: [
-            "MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)",
-            "DROPCUT_SIDECARS": "\(record.sidecars.joined(separator: ","))",
-        ])
+        var fields: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)"]
+        if !record.sidecars.isEmpty { fields["DROPCUT_SIDECARS"] = "\(record.sidecars.joined(separator: ","))" }
+        logger(for: record, folder: folder).info("claimed \(clip.name)", metadata: fields)
         return record
     }
 

@@ -96,7 +96,8 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// `dropcut watch --once` on this config.
     func runOnce(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try DropcutProcess.run(["watch", "--once", "--config", configPath])
+        try Command.run(BuildProducts.executable(named: "dropcut"), ["watch", "--once", "--config", configPath],
+                        environment: environment)
     }
 
     /// `dropcut status --json` parsed.
