@@ -14,6 +14,6 @@ import TestSupport
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("check-service: all checks passed"))
         #expect(!result.stdout.contains("FAILED"))
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 9)
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 10)
     }
 }
