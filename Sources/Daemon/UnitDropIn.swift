@@ -12,8 +12,12 @@ import Foundation
 ///   `ProtectHome=tmpfs` with `BindPaths=` (written) or `BindReadOnlyPaths=` (assets);
 ///   for folders in `/tmp` or `/var/tmp`, `PrivateTmp=no`.
 public enum UnitDropIn {
-    /// The drop-in's text for `config`.
-    public static func text(for config: DaemonConfig) -> String {
+    /// The drop-in's text for `config`. `exists` tells which folders are there now: a
+    /// `ReadWritePaths=` folder that does not exist is ignored by systemd, so for a folder
+    /// dropcut will create at start (an outbox, failed or archive folder not made yet) the
+    /// nearest existing folder above it is made writable instead.
+    public static func text(for config: DaemonConfig,
+                            exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
         var written: [String] = []
         for folder in config.folders {
             written += [folder.inbox, folder.outbox, folder.failed] + (folder.archive.map { [$0] } ?? [])
@@ -35,7 +39,8 @@ public enum UnitDropIn {
         lines += ["", "[Service]"]
         // "-": a folder that is missing (an unmounted share) must not keep the service from
         // starting with systemd's bare 226/NAMESPACE; dropcut itself reports it by name.
-        lines += written.filter { !hidden($0) }.map { "ReadWritePaths=\(quoted("-" + $0))" }
+        lines += unique(written.filter { !hidden($0) }.map { existing($0, exists) })
+            .map { "ReadWritePaths=\(quoted("-" + $0))" }
         let temporary = { (path: String) in ["/tmp", "/var/tmp"].contains { path == $0 || path.hasPrefix($0 + "/") } }
         if (written + readOnly).contains(where: temporary) {
             lines.append("# Folders in /tmp or /var/tmp: the host's, not a private one.")
@@ -43,10 +48,20 @@ public enum UnitDropIn {
         }
         if (written + readOnly).contains(where: hidden) {
             lines.append("ProtectHome=tmpfs")
-            lines += written.filter(hidden).map { "BindPaths=\(quoted("-" + $0))" }
+            lines += unique(written.filter(hidden).map { existing($0, exists) }).map { "BindPaths=\(quoted("-" + $0))" }
             lines += readOnly.filter(hidden).map { "BindReadOnlyPaths=\(quoted("-" + $0))" }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `path` if it exists, else the nearest folder above it that does.
+    private static func existing(_ path: String, _ exists: (String) -> Bool) -> String {
+        var candidate = path
+        while !exists(candidate) && candidate != "/" {
+            candidate = (candidate as NSString).deletingLastPathComponent
+            if candidate.isEmpty { return "/" }
+        }
+        return candidate
     }
 
     /// `paths` in their first order, each once.

@@ -18,7 +18,7 @@ import Daemon
                          recipe: "/etc/dropcut/recipes/a.yaml", assets: ["/srv/assets"]),
             FolderConfig(name: "b", inbox: "/mnt/share/b/in", outbox: "/srv/a/out", failed: "/srv/a/failed", afterSuccess: .delete,
                          assets: ["/srv/assets"]),
-        ]))
+        ]), exists: { _ in true })
         let written = ["/srv/a/in", "/srv/a/out", "/srv/a/failed", "/srv/a/archive", "/mnt/share/b/in", "/var/lib/dropcut"]
         #expect(lines(text, "ReadWritePaths") == written.map { "-" + $0 })
         #expect(lines(text, "RequiresMountsFor") == written + ["/srv/assets", "/etc/dropcut/recipes"])
@@ -30,12 +30,24 @@ import Daemon
         let text = UnitDropIn.text(for: config([
             FolderConfig(name: "h", inbox: "/home/ann/My Clips", outbox: "/home/ann/100%", failed: "/tmp/failed",
                          afterSuccess: .delete, assets: ["/root/logos"]),
-        ], state: "/var/lib/dropcut"))
+        ], state: "/var/lib/dropcut"), exists: { _ in true })
         #expect(lines(text, "RequiresMountsFor").first == "\"/home/ann/My Clips\"")
         #expect(lines(text, "BindPaths") == ["\"-/home/ann/My Clips\"", "-/home/ann/100%%"])
         #expect(lines(text, "BindReadOnlyPaths") == ["-/root/logos"])
         #expect(lines(text, "ReadWritePaths") == ["-/tmp/failed", "-/var/lib/dropcut"])
         #expect(lines(text, "ProtectHome") == ["tmpfs"])
         #expect(lines(text, "PrivateTmp") == ["no"])
+    }
+
+    @Test func aFolderDropcutWillCreateIsWritableThroughTheNearestExistingOne() {
+        // /srv/media exists; its outbox and the new/deeper failed folder do not yet.
+        let present: Set<String> = ["/", "/srv", "/srv/media", "/srv/media/in", "/var/lib/dropcut"]
+        let text = UnitDropIn.text(for: config([
+            FolderConfig(name: "m", inbox: "/srv/media/in", outbox: "/srv/media/out", failed: "/srv/media/new/failed",
+                         afterSuccess: .delete),
+        ]), exists: { present.contains($0) })
+        #expect(lines(text, "ReadWritePaths") == ["-/srv/media/in", "-/srv/media", "-/var/lib/dropcut"])
+        // Mount requirements name the folders themselves.
+        #expect(lines(text, "RequiresMountsFor") == ["/srv/media/in", "/srv/media/out", "/srv/media/new/failed", "/var/lib/dropcut"])
     }
 }

@@ -62,7 +62,7 @@ import TestSupport
         let uid = try #require(UInt32(entry[2])), gid = try #require(UInt32(entry[3]))
 
         // The example's folders, from tmpfiles.d: the dropcut user's, setgid, group-writable.
-        for folder in ["/srv/dropcut/phone/inbox", "/srv/dropcut/phone/outbox", "/srv/dropcut/phone/failed",
+        for folder in ["/srv/dropcut", "/srv/dropcut/phone", "/srv/dropcut/phone/inbox", "/srv/dropcut/phone/outbox", "/srv/dropcut/phone/failed",
                        "/srv/dropcut/phone/archive", "/srv/dropcut/assets"] {
             #expect(try mode(root.file(folder)) == 0o2775, "\(folder) mode")
             #expect(try owner(root.file(folder)) == (uid, gid), "\(folder) owner")

@@ -38,10 +38,14 @@ import TestSupport
         let folders = try TemporaryDirectory()
         let dropIn = try installDropIn(in: root, folders: folders)
         #expect(dropIn.contains("RequiresMountsFor=\"\(folders.file("out box"))\""))
-        #expect(dropIn.contains("ReadWritePaths=\"-\(folders.file("out box"))\""))
         #expect(dropIn.contains("ReadWritePaths=-\(folders.file("in"))"))
-        #expect(dropIn.contains("ReadWritePaths=-\(folders.file("state"))"))
-        #expect(dropIn.contains("PrivateTmp=no"), "the test's folders are in /tmp")
+        // The outbox, failed, archive and state folders are made by dropcut at start:
+        // the folder above them is what must be writable.
+        #expect(dropIn.contains("ReadWritePaths=-\(folders.path)\n"))
+        #expect(!dropIn.contains("out box\"\n[Service]") && !dropIn.contains("ReadWritePaths=\"-\(folders.file("out box"))"))
+        if folders.path.hasPrefix("/tmp/") || folders.path.hasPrefix("/var/tmp/") {
+            #expect(dropIn.contains("PrivateTmp=no"), "the test's folders are in the host's /tmp")
+        }
 
         let verify = try Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service", "dropcut@pipeline.service"])
         print("systemd-analyze verify: status \(verify.status)\n\(verify.stderr)")

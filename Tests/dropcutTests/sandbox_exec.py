@@ -2,8 +2,8 @@
 """Runs a command under the kernel mechanisms behind two of dropcut.service's settings,
 for SandboxTests (systemd itself does not run here):
 
-  --mdwe           MemoryDenyWriteExecute=yes: prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN),
-                   which systemd also uses where the kernel has it (Linux >= 6.3)
+  --mdwe           MemoryDenyWriteExecute=yes as newer systemd applies it where the kernel
+                   has it (Linux >= 6.3): prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN)
   --syscalls FILE  SystemCallFilter= with SystemCallErrorNumber=EPERM: a seccomp
                    allow-list of the system call names in FILE (one per line); any other
                    call fails with EPERM, as under the unit
