@@ -29,24 +29,24 @@ public enum UnitDropIn {
         }
         readOnly = unique(readOnly).filter { !written.contains($0) }
 
-        let hidden = { (path: String) in homePrefixes.contains { path == $0 || path.hasPrefix($0 + "/") } }
+        let all = written + readOnly
+        let hidden = { (path: String) in isInside(path, homeFolders) }
         var lines = [
             "# Written by `dropcut watch --config \(config.path) --check --unit-drop-in`:",
             "# the folders of that config. Regenerate it after changing folders.",
             "[Unit]",
         ]
-        lines += (written + readOnly).map { "RequiresMountsFor=\(quoted($0))" }
+        lines += all.map { "RequiresMountsFor=\(quoted($0))" }
         lines += ["", "[Service]"]
         // "-": a folder that is missing (an unmounted share) must not keep the service from
         // starting with systemd's bare 226/NAMESPACE; dropcut itself reports it by name.
         lines += unique(written.filter { !hidden($0) }.map { existing($0, exists) })
             .map { "ReadWritePaths=\(quoted("-" + $0))" }
-        let temporary = { (path: String) in ["/tmp", "/var/tmp"].contains { path == $0 || path.hasPrefix($0 + "/") } }
-        if (written + readOnly).contains(where: temporary) {
+        if all.contains(where: { isInside($0, ["/tmp", "/var/tmp"]) }) {
             lines.append("# Folders in /tmp or /var/tmp: the host's, not a private one.")
             lines.append("PrivateTmp=no")
         }
-        if (written + readOnly).contains(where: hidden) {
+        if all.contains(where: hidden) {
             lines.append("ProtectHome=tmpfs")
             lines += unique(written.filter(hidden).map { existing($0, exists) }).map { "BindPaths=\(quoted("-" + $0))" }
             lines += readOnly.filter(hidden).map { "BindReadOnlyPaths=\(quoted("-" + $0))" }
@@ -71,7 +71,12 @@ public enum UnitDropIn {
     }
 
     /// What `ProtectHome=yes` makes inaccessible.
-    static let homePrefixes = ["/home", "/root", "/run/user"]
+    static let homeFolders = ["/home", "/root", "/run/user"]
+
+    /// Whether `path` is one of `folders` or lies inside one.
+    private static func isInside(_ path: String, _ folders: [String]) -> Bool {
+        folders.contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
 
     /// A path as one word of a unit file setting: `%` doubled (specifiers), and quoted
     /// with backslash escapes when it holds spaces, quotes or backslashes.

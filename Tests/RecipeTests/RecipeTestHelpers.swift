@@ -49,11 +49,7 @@ func makeAssets(in directory: TemporaryDirectory) throws {
 }
 
 /// The repository's `recipes/` folder.
-let recipesDirectory: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("recipes").path
-}()
+let recipesDirectory = Repository.path("recipes")
 
 /// A probe answering from a table, so the builder is tested without media files
 /// (the builder's input is the probe protocol; MediaIO probes real files).

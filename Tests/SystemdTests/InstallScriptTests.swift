@@ -19,15 +19,16 @@ import TestSupport
         ("/usr/local/share/doc/dropcut/README.md", 0o644),
     ]
 
-    func mode(_ path: String) throws -> Int {
+    func status(_ path: String) throws -> stat {
         var info = stat()
         guard stat(path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return Int(info.st_mode & 0o7777)
+        return info
     }
 
+    func mode(_ path: String) throws -> Int { Int(try status(path).st_mode & 0o7777) }
+
     func owner(_ path: String) throws -> (uid: UInt32, gid: UInt32) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let info = try status(path)
         return (info.st_uid, info.st_gid)
     }
 

@@ -49,6 +49,12 @@ import TestSupport
         return path
     }
 
+    /// `dropcut watch --once` on `h`'s config, run by the helper with `sandbox` options.
+    func watchOnce(_ h: DaemonHarness, sandbox: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try Command.run("python3", [Self.helper] + sandbox + ["--", try BuildProducts.executable(named: "dropcut"),
+                                                              "watch", "--once", "--config", h.configPath])
+    }
+
     @Test func theHelperReallyRefusesWritableExecutableMemory() throws {
         let open = try Command.run("python3", [Self.helper, "--probe-wx"])
         #expect(open.status == 3, "without MDWE the probe maps W+X: \(open.stdout)\(open.stderr)")
@@ -85,14 +91,12 @@ import TestSupport
 
             """)
         let list = try writeList(try Self.unitAllowList(), in: h.dir)
-        let result = try Command.run("python3", [Self.helper, "--mdwe", "--syscalls", list, "--",
-                                                 try BuildProducts.executable(named: "dropcut"),
-                                                 "watch", "--once", "--config", h.configPath])
+        let result = try watchOnce(h, sandbox: ["--mdwe", "--syscalls", list])
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("2 done, 0 failed"))
         #expect(h.files(h.outbox) == ["plain.dropcut.mp4", "titled.square.mp4"])
-        let square = try FFprobe.streams(of: (h.outbox as NSString).appendingPathComponent("titled.square.mp4"))
-        #expect(square.first { $0.codecType == "video" }.map { [$0.width, $0.height] } == [240, 240])
+        let square = try FFprobe.stream("video", of: (h.outbox as NSString).appendingPathComponent("titled.square.mp4"))
+        #expect(square.map { [$0.width, $0.height] } == [240, 240])
         #expect(h.files(h.archive) == ["plain.mp4", "titled.mp4", "titled.yaml"])
     }
 
@@ -102,9 +106,7 @@ import TestSupport
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
         let list = try writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
-        let result = try Command.run("python3", [Self.helper, "--syscalls", list, "--",
-                                                 try BuildProducts.executable(named: "dropcut"),
-                                                 "watch", "--once", "--config", h.configPath])
+        let result = try watchOnce(h, sandbox: ["--syscalls", list])
         #expect(result.status == 1)
         #expect(result.stdout.contains("0 done, 1 failed"))
         #expect(result.stderr.contains("fsync: Operation not permitted"), "stderr:\n\(result.stderr)")
