@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "Render", targets: ["Render"]),
         .library(name: "Recipe", targets: ["Recipe"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
         .library(name: "Daemon", targets: ["Daemon"]),
     ],
     dependencies: [
@@ -35,15 +36,19 @@ let package = Package(
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Render", dependencies: ["Timeline", "MediaIO", "CFreeType", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Recipe", dependencies: ["Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
+        // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
+        .target(name: "Pipeline", dependencies: [
+            "Timeline", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "Recipe", "Render", "MediaIO",
+            "CSystemd", "Pipeline", "Recipe", "Render", "MediaIO",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(
             name: "dropcut",
             dependencies: [
-                "Timeline", "MediaIO", "Render", "Recipe", "Daemon",
+                "Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -63,6 +68,9 @@ let package = Package(
         .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Timeline", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: [
             "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "PipelineTests", dependencies: [
+            "Pipeline", "Recipe", "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport", "MediaIO", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"], exclude: ["sandbox_exec.py"]),

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import Pipeline
 import Recipe
-import Render
 
 /// The claim/commit protocol for one clip (DESIGN.md "The daemon", steps 3–5): every step
 /// writes the job record before it moves files, so `resume` can pick up a job from any
@@ -108,7 +108,7 @@ struct JobRunner: Sendable {
 
     private func render(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
         let log = logger(for: record, folder: folder)
-        if let leftover = record.temporaryOutput { unlink(leftover) }
+        if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.attempts += 1
         let files = recipeFiles(record, folder)
         record.recipes = files.isEmpty ? ["identity"] : files.map { droppedPath($0, record, folder) }
@@ -119,20 +119,19 @@ struct JobRunner: Sendable {
         }
         let recipe = files.isEmpty ? Recipe(name: "identity")
             : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load(files)
-        let clip = try ClipRender(input: claimedPath(record, folder, record.input), recipe: recipe)
+        let production = try await Production.prepare(recipe: recipe, input: claimedPath(record, folder, record.input))
 
         try DurableFiles.makeDirectories(folder.outbox)
-        let ext = (clip.outputFilename as NSString).pathExtension
-        let temporary = (folder.outbox as NSString).appendingPathComponent(".\(record.id).partial" + (ext.isEmpty ? "" : ".\(ext)"))
+        let temporary = PartialOutput(directory: folder.outbox, filename: production.outputFilename, tag: record.id).path
         record.state = .rendering
         record.temporaryOutput = temporary
-        record.output = clip.outputFilename   // the name it will get (a suffix may follow)
+        record.output = production.outputFilename   // the name it will get (a suffix may follow)
         try store.save(&record)
         log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
             "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
         ])
         let started = ContinuousClock.now
-        try await clip.export(to: temporary, logger: log) { progress($0.fraction) }
+        try await production.export(to: temporary, logger: log) { progress($0.fraction) }
         let elapsed = ContinuousClock.now - started
         try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
         try DurableFiles.sync(temporary)
@@ -141,7 +140,7 @@ struct JobRunner: Sendable {
         record.temporaryInode = UInt64(info.st_ino)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         record.elapsedMilliseconds = Int(seconds * 1000)
-        record.speed = seconds > 0 ? clip.built.composition.duration.seconds / seconds : nil
+        record.speed = seconds > 0 ? production.composition.duration.seconds / seconds : nil
         record.state = .committing
         try store.save(&record)
     }
@@ -209,7 +208,7 @@ struct JobRunner: Sendable {
     /// Records the failure, then moves the original, its sidecars and `<name>.error.txt`
     /// with the reason to the failed folder.
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
-        if let leftover = record.temporaryOutput { unlink(leftover) }
+        if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
         record.error = droppedPath(failure.reason, record, folder)
         record.state = .failing

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Pipeline
 import ServiceLifecycle
 
 /// The daemon's heart, a swift-service-lifecycle `Service`: recovers unfinished jobs,
@@ -188,7 +189,7 @@ public actor Scheduler: Service {
                 store.remove(record.id)
                 continue
             case .claimed, .rendering, .waiting:
-                if let partial = record.temporaryOutput { unlink(partial) }
+                if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
                 log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(record.state.rawValue))")
                 jobs[record.id] = .waiting(record, folder, until: .now)
             case .committing, .committed, .failing:

@@ -16,7 +16,7 @@ public struct AssetProbe: MediaProbing {
 
     static func describe(_ demuxer: Demuxer) -> ProbedMedia {
         let container = demuxer.duration ?? .zero
-        var media = ProbedMedia(path: demuxer.path, duration: container)
+        var media = ProbedMedia(path: demuxer.path, duration: container, creationTime: demuxer.creationTime)
         if let video = demuxer.streams.first(where: { $0.kind == .video && $0.size != nil }), let size = video.size {
             let duration = video.duration ?? container
             media.video = .init(trackID: TrackID(video.index + 1), timeRange: TimeRange(start: .zero, duration: duration),

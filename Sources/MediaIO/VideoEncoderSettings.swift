@@ -2,18 +2,8 @@ import Timeline
 
 /// How to encode video: codec, picture size and format, frame rate and quality.
 public struct VideoEncoderSettings: Sendable, Hashable {
-    /// The video codecs dropcut writes, each with the FFmpeg encoder that makes it.
-    public enum Codec: String, Sendable, Hashable, CaseIterable {
-        case h264, hevc
-
-        /// The FFmpeg encoder name: `libx264` or `libx265`.
-        public var encoderName: String {
-            switch self {
-            case .h264: return "libx264"
-            case .hevc: return "libx265"
-            }
-        }
-    }
+    /// The video codecs dropcut writes (`encoderName` gives the FFmpeg encoder of each).
+    public typealias Codec = VideoCodecID
 
     /// H.264 or HEVC.
     public var codec: Codec
@@ -38,5 +28,15 @@ public struct VideoEncoderSettings: Sendable, Hashable {
         self.crf = crf
         self.preset = preset
         self.pixelFormat = pixelFormat
+    }
+}
+
+extension VideoCodecID {
+    /// The FFmpeg encoder name: `libx264` or `libx265`.
+    public var encoderName: String {
+        switch self {
+        case .h264: return "libx264"
+        case .hevc: return "libx265"
+        }
     }
 }

@@ -33,7 +33,7 @@ public struct Recipe: Sendable, Hashable {
     }
 
     public struct VideoCodec: Sendable, Hashable {
-        public enum Codec: String, Sendable, Hashable, CaseIterable { case h264, hevc }
+        public typealias Codec = VideoCodecID
         public var codec: Codec = .h264
         public var crf: Int = 20
         public var preset: String = "veryfast"

@@ -44,7 +44,7 @@ public final class ExportSession: Sendable {
     /// Exports to `path` (`.mp4`, `.mov` or `.m4v`), calling `progress` after each frame.
     /// On error or cancellation (`ExportError.cancelled`) nothing is left at `path`.
     public func export(to path: String, progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
-        let cancelled = CancellationFlag()
+        let cancelled = Cancellation()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // The work blocks in FFmpeg: keep it off the cooperative thread pool.
@@ -66,7 +66,7 @@ public final class ExportSession: Sendable {
 
     // MARK: The encoding stage
 
-    private func run(to path: String, cancelled: CancellationFlag,
+    private func run(to path: String, cancelled: Cancellation,
                      progress: @Sendable (ExportProgress) -> Void) throws {
         try validate()
         let scheduler = FrameScheduler(composition: composition, videoComposition: videoComposition)
@@ -86,7 +86,7 @@ public final class ExportSession: Sendable {
         // sound only), so one gain serves the whole output.
         var loudnessGain: Float = 1
         if let target = settings.loudnessTarget, let format = audioFormat {
-            loudnessGain = try measureLoudnessGain(format, target: target)
+            loudnessGain = try measureLoudnessGain(format, target: target, cancelled: cancelled)
         }
         let mixer = try audioFormat.map { format in
             let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
@@ -159,16 +159,17 @@ public final class ExportSession: Sendable {
         if !problems.isEmpty { throw ExportError.invalidComposition(problems) }
     }
 
-    /// The mix format: from the first audio source (its rate when AAC has it, else
     /// The gain that brings the mix's integrated loudness to `target` LUFS: the whole
     /// mix, measured with `LoudnessMeter` (EBU R128). 1 for silence.
-    private func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double) throws -> Float {
+    private func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double,
+                                     cancelled: Cancellation) throws -> Float {
         let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
                                channels: format.channels, maximumBlock: Self.audioBlock)
         let meter = LoudnessMeter(channels: format.channels, sampleRate: format.sampleRate)
         let block = try AudioFrame(channels: format.channels, sampleRate: format.sampleRate, capacity: Self.audioBlock)
         try mixer.mixAll(samples: composition.duration.ticks(in: Int32(format.sampleRate)) ?? 0, into: block) { count in
-            if Task.isCancelled { throw ExportError.cancelled }
+            // A plain thread: `Task.isCancelled` would always be false here.
+            if cancelled.isCancelled { throw ExportError.cancelled }
             block.withPlanes { plane in meter.add(count: count) { UnsafePointer(plane($0)) } }
         }
         guard let measured = meter.integratedLoudness else { return 1 }
@@ -178,30 +179,26 @@ public final class ExportSession: Sendable {
         return Float(gain)
     }
 
-    /// 48 kHz; its channels, at most two), unless the settings say; nil without audio tracks.
+    /// The mix format: from the first audio source (its rate when AAC has it, else
+    /// 48 kHz; its channels, at most two), unless the settings say; nil without audio
+    /// tracks. A `Production` sets both from its probe, so the source is opened here only
+    /// for callers that did not.
     private func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
         let tracks = composition.tracks(of: .audio)
         guard !tracks.isEmpty else { return nil }
-        var rate = 48000, channels = 2
+        if let rate = settings.audioSampleRate, let channels = settings.audioChannels { return (rate, channels) }
+        var stream: StreamInfo?
         if let source = tracks.lazy.flatMap(\.segments).compactMap(\.source).first {
-            let stream = try Demuxer(path: source.track.asset).streams[Int(source.track.trackID) - 1]
-            if let sourceRate = stream.sampleRate, ExportSettings.aacSampleRates.contains(sourceRate) { rate = sourceRate }
-            if let sourceChannels = stream.channels, sourceChannels > 0 { channels = min(2, sourceChannels) }
+            stream = try Demuxer(path: source.track.asset).streams[Int(source.track.trackID) - 1]
         }
-        return (settings.audioSampleRate ?? rate, settings.audioChannels ?? channels)
+        let format = ExportSettings.audioFormat(sourceSampleRate: stream?.sampleRate, sourceChannels: stream?.channels)
+        return (settings.audioSampleRate ?? format.sampleRate, settings.audioChannels ?? format.channels)
     }
 
     private func firstVideoCreationTime() -> String? {
         guard let source = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source).first else { return nil }
         return try? Demuxer(path: source.track.asset).creationTime
     }
-}
-
-/// Set once when the export's task is cancelled; read by both stages.
-final class CancellationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func cancel() { flag.store(true, ordering: .relaxed) }
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// The audio half of the encoding stage: mixes blocks of the encoder's frame size, keeps

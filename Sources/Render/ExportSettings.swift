@@ -25,6 +25,14 @@ public struct ExportSettings: Sendable, Hashable {
 
     /// The sample rates AAC can signal (ISO 14496-3 sampling frequency index).
     static let aacSampleRates: Set<Int> = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000]
+
+    /// The mix format for a first audio source with this rate and channel count: its rate
+    /// when AAC can signal it, else 48 kHz; its channels, at most two (stereo output).
+    public static func audioFormat(sourceSampleRate: Int?, sourceChannels: Int?) -> (sampleRate: Int, channels: Int) {
+        let rate = sourceSampleRate.flatMap { aacSampleRates.contains($0) ? $0 : nil } ?? 48000
+        let channels = sourceChannels.flatMap { $0 > 0 ? min(2, $0) : nil } ?? 2
+        return (rate, channels)
+    }
 }
 
 /// How far an export has got.

@@ -25,6 +25,16 @@ public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
     public var height: Int
     public init(width: Int, height: Int) { self.width = width; self.height = height }
     public var description: String { "\(width)x\(height)" }
+
+    /// 4:2:0 video stores one chroma sample per 2×2 pixels, so encoded pictures need even
+    /// sides: the one rule every part of dropcut checks or rounds with.
+    public var isEven: Bool { width % 2 == 0 && height % 2 == 0 }
+
+    /// The largest even size that fits (at least 2×2): what a source size becomes as an
+    /// output size.
+    public var evenRoundedDown: PixelSize {
+        PixelSize(width: Swift.max(2, width - width % 2), height: Swift.max(2, height - height % 2))
+    }
 }
 
 /// A rectangle (CGRect): crop rectangles in a source frame's pixel coordinates.

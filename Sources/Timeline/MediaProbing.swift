@@ -41,12 +41,15 @@ public struct ProbedMedia: Sendable, Hashable {
     public var duration: MediaTime
     public var video: Video?
     public var audio: Audio?
+    /// The container's creation time (ISO 8601), carried over to the output.
+    public var creationTime: String?
 
-    public init(path: String, duration: MediaTime, video: Video? = nil, audio: Audio? = nil) {
+    public init(path: String, duration: MediaTime, video: Video? = nil, audio: Audio? = nil, creationTime: String? = nil) {
         self.path = path
         self.duration = duration
         self.video = video
         self.audio = audio
+        self.creationTime = creationTime
     }
 }
 

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import MediaIO
-import Daemon
+import Pipeline
 import Recipe
-import Render
 import Timeline
 
 /// `dropcut plan [--recipe R] [--svg FILE] [--assets DIR]... INPUT...`: prints the
@@ -27,27 +25,27 @@ struct PlanCommand: AsyncParsableCommand {
         let recipe = try options.loadRecipe(command: "plan")
         var failed = false
         for input in options.inputs {
-            var built: BuiltComposition
-            let levels: AudioActivity?
+            let production: Production
             do {
-                built = try CompositionBuilder(recipe: recipe, probe: AssetProbe()).build(input: input)
-                levels = try built.duckMusicUnderClips()
+                production = try await Production.prepare(recipe: recipe, input: input)
             } catch {
                 printError("dropcut plan: \(error)")
                 failed = true
                 continue
             }
-            print("\(input) -> \(built.outputFilename)")
-            for sidecar in built.slowMotionSidecars { print(Self.describe(sidecar)) }
-            print(TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition,
-                                           audioMix: built.audioMix), terminator: "")
-            for overlay in built.overlays { print(Self.describe(overlay)) }
-            if let music = built.music, let duck = music.duck { print(Self.describe(duck, of: music)) }
+            print("\(input) -> \(production.outputFilename)")
+            for sidecar in production.slowMotionSidecars { print(Self.describe(sidecar)) }
+            print(TimelineDescription.text(composition: production.composition, videoComposition: production.videoComposition,
+                                           audioMix: production.audioMix), terminator: "")
+            for overlay in production.overlays { print(Self.describe(overlay)) }
+            if let music = production.music, let duck = music.duck { print(Self.describe(duck, of: music)) }
             if let svg {
-                let drawing = TimelineSVG.render(composition: built.composition, videoComposition: built.videoComposition,
-                                                 audioMix: built.audioMix, title: "\(input) -> \(built.outputFilename)",
-                                                 envelope: levels.map { TimelineSVG.LevelEnvelope(window: $0.window, decibels: $0.levels,
-                                                                                                  tracks: built.music?.trackIDs ?? []) })
+                let drawing = TimelineSVG.render(
+                    composition: production.composition, videoComposition: production.videoComposition,
+                    audioMix: production.audioMix, title: "\(input) -> \(production.outputFilename)",
+                    envelope: production.clipLevels.map {
+                        TimelineSVG.LevelEnvelope(window: $0.window, decibels: $0.decibels, tracks: production.music?.trackIDs ?? [])
+                    })
                 do {
                     // Not `atomically:` — Foundation on Linux leaves its /tmp/TemporaryDirectory.* behind.
                     try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))

@@ -182,7 +182,7 @@ func describe(_ built: BuiltComposition) -> String {
 
     @Test(arguments: ["social-vertical.yaml", "watermark-only.yaml", "slomo-highlight.yaml", "podcast-clip.yaml", "reel-with-transitions.yaml"])
     func exampleBuildsTheExpectedComposition(name: String) throws {
-        let built = try CompositionBuilder(recipe: try exampleRecipe(name), probe: probe)
+        let built = try CompositionBuilder(recipe: try exampleRecipe(name), probe: probe, levels: FixedLevels())
             .build(input: "/inbox/input.mov", date: Date(timeIntervalSince1970: 0))
         let expected = try #require(Self.expected[name])
         #expect(built.outputFilename == expected.filename)
@@ -193,7 +193,7 @@ func describe(_ built: BuiltComposition) -> String {
     }
 
     @Test func overlaysArePlacedInOutputPixels() throws {
-        let social = try CompositionBuilder(recipe: try exampleRecipe("social-vertical.yaml"), probe: probe).build(input: "/inbox/input.mov")
+        let social = try CompositionBuilder(recipe: try exampleRecipe("social-vertical.yaml"), probe: probe, levels: FixedLevels()).build(input: "/inbox/input.mov")
         let logo = try #require(social.overlays.first)
         #expect(logo.content == .image(path: AssetResolver.realPath(exampleAssets.file("logo.png"))!))
         #expect(logo.anchor == .bottomRight && logo.margin == 43.2 && logo.width == 162)   // 4% of 1080, 15% of 1080
@@ -206,7 +206,7 @@ func describe(_ built: BuiltComposition) -> String {
 
         var episodes = probe
         episodes.table["ep12.mov"] = TableProbe.clip("ep12.mov", seconds: 20)
-        let podcast = try CompositionBuilder(recipe: try exampleRecipe("podcast-clip.yaml"), probe: episodes).build(input: "/inbox/ep12.mov")
+        let podcast = try CompositionBuilder(recipe: try exampleRecipe("podcast-clip.yaml"), probe: episodes, levels: FixedLevels()).build(input: "/inbox/ep12.mov")
         let lowerThird = try #require(podcast.overlays.first)
         guard case let .text(text, font, size, color) = lowerThird.content else { Issue.record("not text"); return }
         #expect(text == "The ACME Show — episode ep12")
@@ -220,7 +220,7 @@ func describe(_ built: BuiltComposition) -> String {
 @Suite struct CompositionBuilderTests {
     static func build(_ yaml: String, _ media: [ProbedMedia], input: String = "clip.mov") throws -> BuiltComposition {
         let recipe = try RecipeLoader().load(yaml: yaml, file: "test.yaml")
-        return try CompositionBuilder(recipe: recipe, probe: TableProbe(table: Dictionary(uniqueKeysWithValues: media.map { ($0.path, $0) })))
+        return try CompositionBuilder(recipe: recipe, probe: TableProbe(table: Dictionary(uniqueKeysWithValues: media.map { ($0.path, $0) })), levels: FixedLevels())
             .build(input: input)
     }
 

@@ -58,7 +58,7 @@ import Timeline
             shadow: 3
         """, in: dir).get()
         let probe = TableProbe(table: ["clip.mp4": TableProbe.clip("clip.mp4", seconds: 6)])
-        let built = try CompositionBuilder(recipe: recipe, probe: probe).build(input: "clip.mp4")
+        let built = try CompositionBuilder(recipe: recipe, probe: probe, levels: FixedLevels()).build(input: "clip.mp4")
         let sequence = built.overlays[0], moving = built.overlays[1], caption = built.overlays[2]
         guard case let .imageSequence(paths, frameDuration) = sequence.content else {
             Issue.record("not a sequence: \(sequence.content)")

@@ -93,3 +93,28 @@ extension TemporaryDirectory {
         return path
     }
 }
+
+/// Sound levels handed to the builder without decoding anything: `decibels` in 20 ms
+/// windows (empty: silence). Records how often it was asked, so tests can tell that the
+/// builder measured exactly when the music ducks under the clips.
+final class FixedLevels: SoundLevelMeasuring, @unchecked Sendable {
+    let levels: SoundLevels
+    private(set) var calls = 0
+
+    init(decibels: [Double] = []) {
+        levels = SoundLevels(window: MediaTime(value: 1, timescale: 50), decibels: decibels)
+    }
+
+    /// `level` dBFS in `[from, to)` seconds, silence elsewhere, until `seconds`.
+    convenience init(level: Double, during ranges: [(from: Double, to: Double)], seconds: Double) {
+        self.init(decibels: (0..<Int(seconds * 50)).map { i in
+            let t = Double(i) / 50
+            return ranges.contains { t >= $0.from && t < $0.to } ? level : -.infinity
+        })
+    }
+
+    func levels(of composition: Composition, audioMix: AudioMix, tracks: [TrackID]) throws -> SoundLevels {
+        calls += 1
+        return levels
+    }
+}

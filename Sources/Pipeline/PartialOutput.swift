@@ -1,0 +1,54 @@
+import Foundation
+
+/// Where a render is written until it is complete: a hidden file in the folder of its
+/// final name — hidden so that inbox scanners (dropcut's own among them) skip it, in the
+/// same folder so that publishing it is an atomic rename or link, with the final name's
+/// extension because the extension picks the container. The one naming scheme for
+/// `dropcut render` and the daemon.
+public struct PartialOutput: Sendable, Hashable {
+    /// The temporary file's path.
+    public let path: String
+
+    /// The longest part of the final name kept in the temporary name, in bytes: with the
+    /// tag and extension it stays far below NAME_MAX (255) however long the clip's name.
+    static let maximumStemBytes = 96
+
+    /// `directory/.<stem>.partial-<tag>.<ext>` for an output called `filename`. `tag` tells
+    /// concurrent renders apart (a process id, a job id).
+    public init(directory: String, filename: String, tag: String) {
+        let ext = (filename as NSString).pathExtension
+        let stem = Self.prefix(of: (filename as NSString).deletingPathExtension, bytes: Self.maximumStemBytes)
+        let hidden = ".\(stem).partial-\(tag)" + (ext.isEmpty ? "" : ".\(ext)")
+        path = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
+    }
+
+    /// The temporary name beside `destination`.
+    public init(besides destination: String, tag: String) {
+        self.init(directory: (destination as NSString).deletingLastPathComponent,
+                  filename: (destination as NSString).lastPathComponent, tag: tag)
+    }
+
+    /// A temporary output recorded earlier (a daemon job's record).
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// Removes the file if it is there: a render that failed or was interrupted, or the
+    /// leftover of a crash.
+    public func remove() {
+        _ = unlink(path)   // nothing to do when it is already gone
+    }
+
+    /// The longest prefix of `text` of at most `bytes` UTF-8 bytes that ends on a whole
+    /// character.
+    static func prefix(of text: String, bytes: Int) -> String {
+        var result = "", used = 0
+        for character in text {
+            let size = character.utf8.count
+            guard used + size <= bytes else { break }
+            result.append(character)
+            used += size
+        }
+        return result
+    }
+}

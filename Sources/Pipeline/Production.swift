@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import MediaIO
+import Recipe
+import Render
+import Timeline
+
+/// One render, completely described: a recipe applied to a dropped clip — the
+/// composition, how its video is drawn, its audio mix with the music already ducked, the
+/// overlays, the export settings and the output's name. Immutable and complete: what
+/// `plan` prints is what `export` renders, and a library user cannot forget a step.
+///
+/// `dropcut render`, `dropcut plan` and the daemon's jobs all make one with
+/// `Production.prepare` and nothing else.
+public struct Production: Sendable {
+    /// The dropped clip `{input}` stood for.
+    public let input: String
+    public let composition: Composition
+    public let videoComposition: VideoComposition
+    public let audioMix: AudioMix
+    /// Drawn over the video, in order (later on top).
+    public let overlays: [OverlayLayer]
+    /// Codecs and quality from the recipe's `output`, audio format and creation time
+    /// from the probed sources.
+    public let settings: ExportSettings
+    /// The output file name, the recipe's template filled in.
+    public let outputFilename: String
+    /// The music bed, ducked, if the recipe has music.
+    public let music: MusicBed?
+    /// The clips' own sound level over time, when the music ducks under it.
+    public let clipLevels: SoundLevels?
+    /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied.
+    public let slowMotionSidecars: [SlowMotionSidecar]
+
+    /// Builds the production for `input` through `recipe`: probes every file through
+    /// `probe` and, when the music ducks under the clips, measures their sound through
+    /// `levels`. Pure given those two, so tests can hand it media descriptions directly.
+    public init(recipe: Recipe, input: String, date: Date = Date(), probe: any MediaProbing,
+                levels: any SoundLevelMeasuring) throws(CompositionBuildError) {
+        let built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels).build(input: input, date: date)
+        self.input = input
+        composition = built.composition
+        videoComposition = built.videoComposition
+        audioMix = built.audioMix
+        overlays = built.overlays
+        outputFilename = built.outputFilename
+        music = built.music
+        clipLevels = built.clipLevels
+        slowMotionSidecars = built.slowMotionSidecars
+        settings = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
+    }
+
+    /// Builds the production from the real files: probed with FFmpeg and the clips' sound
+    /// measured, on a thread of its own (`BlockingWork`), cancellably — cancelling the
+    /// task throws `CancellationError`.
+    public static func prepare(recipe: Recipe, input: String, date: Date = Date()) async throws -> Production {
+        try await BlockingWork.run("dropcut-prepare") { cancellation in
+            do {
+                return try Production(recipe: recipe, input: input, date: date, probe: AssetProbe(),
+                                      levels: AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
+            } catch CompositionBuildError.cancelled {
+                throw CancellationError()
+            }
+        }
+    }
+
+    /// The recipe's codec settings, with the audio format and creation time of the
+    /// sources the composition starts with (so the export need not open them again).
+    static func exportSettings(_ output: Recipe.Output, composition: Composition,
+                               media: [String: ProbedMedia]) -> ExportSettings {
+        var settings = ExportSettings()
+        settings.videoCodec = output.video.codec
+        settings.crf = output.video.crf
+        settings.preset = output.video.preset
+        settings.audioBitrate = output.audio.bitrate
+        settings.loudnessTarget = output.audio.loudness
+        func firstSource(_ type: MediaType) -> ProbedMedia? {
+            composition.tracks(of: type).lazy.flatMap(\.segments).compactMap(\.source).first.flatMap { media[$0.track.asset] }
+        }
+        if let audio = firstSource(.audio)?.audio {
+            let format = ExportSettings.audioFormat(sourceSampleRate: audio.sampleRate, sourceChannels: audio.channels)
+            settings.audioSampleRate = format.sampleRate
+            settings.audioChannels = format.channels
+        }
+        settings.creationTime = firstSource(.video)?.creationTime
+        return settings
+    }
+
+    /// Renders to `path` (its extension picks the container). Cancelling the task stops
+    /// the export (`ExportError.cancelled`); on any error nothing is left at `path`
+    /// (`ExportSession`'s muxer removes what it wrote).
+    public func export(to path: String, logger: Logger,
+                       progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
+        for sidecar in slowMotionSidecars {
+            logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
+                                                              "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
+        }
+        let session = ExportSession(composition: composition, videoComposition: videoComposition, audioMix: audioMix,
+                                    overlays: overlays, settings: settings, logger: logger)
+        try await session.export(to: path, progress: progress)
+    }
+}

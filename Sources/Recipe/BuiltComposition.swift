@@ -1,0 +1,28 @@
+import Foundation
+import Timeline
+
+/// What the builder makes of a recipe and its media: the composition, how its video is
+/// drawn and its audio mixed, the overlay layers, and where the output goes.
+public struct BuiltComposition: Sendable, Hashable {
+    public var composition: Composition
+    public var videoComposition: VideoComposition
+    public var audioMix: AudioMix
+    public var overlays: [OverlayLayer]
+    public var output: Recipe.Output
+    /// The output file name, template filled in.
+    public var outputFilename: String
+    /// The composition audio tracks carrying the clips' own sound, in clip order.
+    public var clipAudioTrackIDs: [TrackID]
+    /// The music bed, if the recipe has music — already ducked: its volumes in
+    /// `audioMix` are final.
+    public var music: MusicBed?
+    /// The clips' own sound level over time, when the music ducks under it (measured for
+    /// the ducking; `plan --svg` draws it).
+    public var clipLevels: SoundLevels?
+    /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied, for `plan` and
+    /// the logs to mention.
+    public var slowMotionSidecars: [SlowMotionSidecar] = []
+    /// Every file the builder probed (clips and music), by the path the composition's
+    /// source tracks name.
+    public var media: [String: ProbedMedia] = [:]
+}
