@@ -8,17 +8,21 @@ import Render
 /// Cancelling the awaiting task sets the `Cancellation` the work is handed; the work
 /// polls it (`Task.isCancelled` cannot see the task from a plain thread).
 public enum BlockingWork {
-    /// Runs `body` on a new thread named `name` and returns its result.
+    /// Runs `body` on a new thread named `name` and returns its result. Linux keeps 15
+    /// bytes of a thread's name (what `top -H` and core dumps show): longer names are cut.
     public static func run<T: Sendable>(_ name: String,
                                         _ body: @escaping @Sendable (Cancellation) throws -> T) async throws -> T {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread {
+                let threadName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
+                Thread {
+                    // Named from inside: on Linux, Foundation names a thread only when the
+                    // thread itself sets it (a name set before `start` never reaches the
+                    // kernel), and the kernel refuses names over 15 bytes.
+                    Thread.current.name = threadName
                     continuation.resume(with: Result { try body(cancellation) })
-                }
-                thread.name = name
-                thread.start()
+                }.start()
             }
         } onCancel: {
             cancellation.cancel()

@@ -49,6 +49,9 @@ public final class ExportSession: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // The work blocks in FFmpeg: keep it off the cooperative thread pool.
                 let thread = Thread {
+                    // Named from inside: on Linux a name set before `start` never reaches
+                    // the kernel (what `top -H` shows).
+                    Thread.current.name = "dropcut-encode"
                     do {
                         try self.run(to: path, cancelled: cancelled, progress: progress)
                         continuation.resume()
@@ -56,7 +59,6 @@ public final class ExportSession: Sendable {
                         continuation.resume(throwing: error)
                     }
                 }
-                thread.name = "dropcut-encode"
                 thread.start()
             }
         } onCancel: {

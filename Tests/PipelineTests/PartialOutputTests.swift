@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import Pipeline
+import TestSupport
+
+@Suite struct PartialOutputTests {
+    @Test func hiddenBesideItsFinalNameWithItsExtension() {
+        #expect(PartialOutput(besides: "/out/clip.social.mp4", tag: "123").path == "/out/.clip.social.partial-123.mp4")
+        #expect(PartialOutput(besides: "clip.mov", tag: "7").path == ".clip.partial-7.mov")
+        #expect(PartialOutput(directory: "/outbox", filename: "noext", tag: "job").path == "/outbox/.noext.partial-job")
+    }
+
+    /// However long the clip's name (up to NAME_MAX, in any script), the temporary name
+    /// fits in a directory entry and keeps whole characters.
+    @Test(arguments: [String(repeating: "a", count: 250), String(repeating: "é", count: 120), String(repeating: "🎬", count: 60)])
+    func longNamesFitNameMax(stem: String) throws {
+        let partial = PartialOutput(directory: "/outbox", filename: stem + ".mp4", tag: "0123456789abcdef0123456789abcdef")
+        let name = (partial.path as NSString).lastPathComponent
+        #expect(name.utf8.count <= 255)
+        #expect(name.hasPrefix(".") && name.hasSuffix(".partial-0123456789abcdef0123456789abcdef.mp4"))
+        #expect(String(validating: Array(name.utf8), as: UTF8.self) != nil)
+        // And the filesystem agrees.
+        let dir = try TemporaryDirectory()
+        let file = PartialOutput(directory: dir.path, filename: stem + ".mp4", tag: "0123456789abcdef0123456789abcdef")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data()))
+        file.remove()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+}
