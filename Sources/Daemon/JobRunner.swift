@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import Recipe
+import Synchronization
 
 /// The claim/commit protocol for one clip (DESIGN.md "The daemon", steps 3–5): every step
 /// writes the job record before it moves files, so `resume` can pick up a job from any
@@ -77,18 +78,29 @@ struct JobRunner: Sendable {
         switch record.state {
         case .claiming, .claimed, .rendering, .waiting:
             try await render(&record, folder: folder, progress: progress)
-            try commit(&record, folder: folder)
-            try finishSuccess(&record, folder: folder)
+            try await offPool(&record, "dropcut-commit") { try commit(&$0, folder: folder) }
+            try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
         case .committing:
-            try commit(&record, folder: folder)
-            try finishSuccess(&record, folder: folder)
+            try await offPool(&record, "dropcut-commit") { try commit(&$0, folder: folder) }
+            try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
         case .committed:
-            try finishSuccess(&record, folder: folder)
+            try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
         case .failing:
-            try finishFailure(&record, folder: folder)
+            try await offPool(&record, "dropcut-finish") { try finishFailure(&$0, folder: folder) }
         case .done, .failed:
             return
         }
+    }
+
+    /// Runs a step that fsyncs, links and moves files (across filesystems: copies) on a
+    /// thread of its own (`BlockingWork`), keeping whatever it recorded in `record` even
+    /// when it throws — the record says where the job stopped.
+    @discardableResult
+    func offPool<T: Sendable>(_ record: inout JobRecord, _ name: String,
+                              _ step: @escaping @Sendable (inout JobRecord) throws -> T) async throws -> T {
+        let box = JobRecordBox(record)
+        defer { record = box.record.withLock { $0 } }
+        return try await BlockingWork.run(name) { _ in try box.record.withLock { try step(&$0) } }
     }
 
     /// The recipe files for this job, most general first: the folder's default, the inbox's
@@ -106,8 +118,43 @@ struct JobRunner: Sendable {
         return files
     }
 
+    /// Loads the recipe, builds the production (probing and measuring off the pool),
+    /// renders it to a temporary file in the outbox and makes that durable.
     private func render(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
         let log = logger(for: record, folder: folder)
+        let recipe = try await offPool(&record, "dropcut-recipe") { try loadRecipe(&$0, folder: folder) }
+        let production = try await Production.prepare(recipe: recipe, input: claimedPath(record, folder, record.input))
+        let temporary = PartialOutput(directory: folder.outbox, filename: production.outputFilename, tag: record.id).path
+        try await offPool(&record, "dropcut-record") { record in
+            try DurableFiles.makeDirectories(folder.outbox)
+            record.state = .rendering
+            record.temporaryOutput = temporary
+            record.output = production.outputFilename   // the name it will get (a suffix may follow)
+            try store.save(&record)
+        }
+        log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
+            "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
+        ])
+        let started = ContinuousClock.now
+        try await production.export(to: temporary, logger: log) { progress($0.fraction) }
+        let elapsed = ContinuousClock.now - started
+        try await offPool(&record, "dropcut-sync") { record in
+            try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
+            try DurableFiles.sync(temporary)
+            var info = stat()
+            try sys("stat", temporary) { stat(temporary, &info) }
+            record.temporaryInode = UInt64(info.st_ino)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            record.elapsedMilliseconds = Int(seconds * 1000)
+            record.speed = seconds > 0 ? production.composition.duration.seconds / seconds : nil
+            record.state = .committing
+            try store.save(&record)
+        }
+    }
+
+    /// Counts the attempt, removes a previous attempt's partial output and loads the
+    /// job's recipes (the identity recipe when there are none).
+    private func loadRecipe(_ record: inout JobRecord, folder: FolderConfig) throws -> Recipe {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.attempts += 1
         let files = recipeFiles(record, folder)
@@ -117,32 +164,8 @@ struct JobRunner: Sendable {
         if stat(input, &info) == 0, info.st_size == 0 {
             throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
         }
-        let recipe = files.isEmpty ? Recipe(name: "identity")
+        return files.isEmpty ? Recipe(name: "identity")
             : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load(files)
-        let production = try await Production.prepare(recipe: recipe, input: claimedPath(record, folder, record.input))
-
-        try DurableFiles.makeDirectories(folder.outbox)
-        let temporary = PartialOutput(directory: folder.outbox, filename: production.outputFilename, tag: record.id).path
-        record.state = .rendering
-        record.temporaryOutput = temporary
-        record.output = production.outputFilename   // the name it will get (a suffix may follow)
-        try store.save(&record)
-        log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
-            "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
-        ])
-        let started = ContinuousClock.now
-        try await production.export(to: temporary, logger: log) { progress($0.fraction) }
-        let elapsed = ContinuousClock.now - started
-        try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
-        try DurableFiles.sync(temporary)
-        info = stat()
-        try sys("stat", temporary) { stat(temporary, &info) }
-        record.temporaryInode = UInt64(info.st_ino)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        record.elapsedMilliseconds = Int(seconds * 1000)
-        record.speed = seconds > 0 ? production.composition.duration.seconds / seconds : nil
-        record.state = .committing
-        try store.save(&record)
     }
 
     /// Links the finished temporary output to its final name (`-1`, `-2`... on collision,
@@ -251,4 +274,10 @@ struct JobRunner: Sendable {
         log[metadataKey: "DROPCUT_OUTPUT"] = "\(errorFile)"
         log.error("failed \(record.input): \(reason)", metadata: ["MESSAGE_ID": "\(MessageID.jobFailed.rawValue)"])
     }
+}
+
+/// A job record lent to a step running on another thread.
+final class JobRecordBox: Sendable {
+    let record: Mutex<JobRecord>
+    init(_ record: JobRecord) { self.record = Mutex(record) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import ServiceLifecycle
+import Synchronization
 
 /// The daemon's heart, a swift-service-lifecycle `Service`: recovers unfinished jobs,
 /// says READY=1, then polls the inboxes, claims settled clips oldest first while a worker
@@ -16,6 +17,9 @@ public actor Scheduler: Service {
     /// A job this process holds. Queued clips are still in the inbox (not claimed), so
     /// another dropcut sharing the inbox can take them.
     private enum Phase {
+        /// Being claimed (renamed into the claimed folder off the actor); keyed by
+        /// `claimKey` until the claim's record exists.
+        case claiming(folder: String, input: String)
         case running(JobRecord, progress: Double, started: Date)
         /// A transient failure waiting for its backoff, or a recovered job, due at `until`.
         case waiting(JobRecord, FolderConfig, until: ContinuousClock.Instant)
@@ -211,26 +215,21 @@ public actor Scheduler: Service {
 
     // MARK: The loop
 
+    /// Jobs holding a worker: running, or being claimed.
     private var runningCount: Int {
         jobs.values.reduce(0) { count, phase in
-            if case .running = phase { return count + 1 }
-            return count
+            switch phase {
+            case .running, .claiming: return count + 1
+            case .waiting: return count
+            }
         }
     }
 
-    /// Starts due retries, lists every inbox, claims settled clips while workers are free.
+    /// One pass of the loop: starts due retries, then lists every inbox and claims settled
+    /// clips while workers are free.
     private func dispatch(into group: inout DiscardingTaskGroup) {
         var free = config.workers - runningCount
-        let now = ContinuousClock.now
-        let due = jobs.compactMap { id, phase -> (JobRecord, FolderConfig)? in
-            if case let .waiting(record, folder, until) = phase, until <= now { return (record, folder) }
-            return nil
-        }.sorted { $0.0.claimedAt < $1.0.claimedAt }
-        for (record, folder) in due where free > 0 && !stop.isRequested {
-            start(record, folder, in: &group)
-            free -= 1
-        }
-
+        startDueRetries(free: &free, into: &group)
         queued = jobs.values.compactMap { phase in
             if case let .waiting(record, _, _) = phase {
                 return DaemonStatus.Queued(folder: record.folder, input: record.input, retryAt: record.retryAt)
@@ -239,65 +238,166 @@ public actor Scheduler: Service {
         }
         arriving = 0
         for folder in config.folders {
-            guard var scanner = scanners[folder.name] else { continue }
-            let listing = scanner.scan()
-            switch listing {
-            case let .unavailable(reason):
-                if unavailable[folder.name] != reason {
-                    var log = logger
-                    log[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
-                    log.error("\(reason); not treating it as empty, will retry", metadata: ["MESSAGE_ID": "\(MessageID.inboxUnavailable.rawValue)"])
-                    if once { failures += 1 }
-                }
-                unavailable[folder.name] = reason
-            case let .listed(settled, arrivingHere):
-                if unavailable.removeValue(forKey: folder.name) != nil {
-                    logger.notice("inbox \(folder.inbox) is readable again", metadata: ["DROPCUT_FOLDER": "\(folder.name)"])
-                }
-                arriving += arrivingHere
-                for clip in settled {
-                    if free > 0 && !stop.isRequested {
-                        do {
-                            if let record = try runner.claim(clip, folder: folder) {
-                                start(record, folder, in: &group)
-                                free -= 1
-                            }
-                            scanner.forget(clip.name)
-                            continue
-                        } catch {
-                            logger.error("cannot claim \(clip.name): \(error)", metadata: [
-                                "DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(error.errno)"])
-                            // --once must end: an unclaimable file is a failure, not work left.
-                            if once {
-                                failures += 1
-                                continue
-                            }
-                        }
-                    }
+            guard let settled = scan(folder) else { continue }
+            for clip in settled {
+                if jobs[claimKey(folder.name, clip.name)] != nil { continue }   // its claim is in flight
+                if free > 0 && !stop.isRequested {
+                    startClaim(clip, folder, in: &group)
+                    free -= 1
+                } else {
                     queued.append(DaemonStatus.Queued(folder: folder.name, input: clip.name))
                 }
             }
-            scanners[folder.name] = scanner
         }
         publish(force: false)
     }
 
-    private func start(_ record: JobRecord, _ folder: FolderConfig, in group: inout DiscardingTaskGroup) {
-        jobs[record.id] = .running(record, progress: 0, started: Date())
-        let relay = ProgressRelay { [weak self] fraction in
-            Task { await self?.progress(record.id, fraction) }
+    // MARK: Retry
+
+    /// Starts the waiting jobs whose time has come, oldest claim first.
+    private func startDueRetries(free: inout Int, into group: inout DiscardingTaskGroup) {
+        let now = ContinuousClock.now
+        let due = jobs.compactMap { id, phase -> (JobRecord, FolderConfig)? in
+            if case let .waiting(record, folder, until) = phase, until <= now { return (record, folder) }
+            return nil
+        }.sorted { $0.0.claimedAt < $1.0.claimedAt }
+        for (record, folder) in due where free > 0 && !stop.isRequested {
+            jobs[record.id] = .running(record, progress: 0, started: Date())
+            group.addTask { [self] in await self.run(record, folder) }
+            free -= 1
         }
-        group.addTask { [runner] in
-            var record = record
-            let outcome: Result<Void, any Error>
-            do {
-                try await runner.resume(&record, folder: folder) { relay.report($0) }
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
+    }
+
+    /// What to do with a failed job: wait and retry it (transient failures, within the
+    /// folder's retries, and anything after its commit), or move it to failed/.
+    nonisolated static func retryDelay(after failure: JobFailure, _ record: JobRecord, retries: Int,
+                                       firstDelay: Duration) -> Duration? {
+        let afterCommit = [.committing, .committed].contains(record.state)
+        guard case .transient = failure, afterCommit || record.attempts <= retries else { return nil }
+        let exponent = max(0, min(record.attempts - 1, 16))
+        return min(firstDelay * (1 << exponent), .seconds(600))
+    }
+
+    // MARK: Scan
+
+    /// Lists one inbox: the clips settled in it, or nil when it cannot be read (logged
+    /// once per cause; an unreadable inbox is never taken for an empty one).
+    private func scan(_ folder: FolderConfig) -> [SettledClip]? {
+        guard var scanner = scanners[folder.name] else { return nil }
+        let listing = scanner.scan()
+        scanners[folder.name] = scanner
+        switch listing {
+        case let .unavailable(reason):
+            if unavailable[folder.name] != reason {
+                var log = logger
+                log[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
+                log.error("\(reason); not treating it as empty, will retry", metadata: ["MESSAGE_ID": "\(MessageID.inboxUnavailable.rawValue)"])
+                if once { failures += 1 }
             }
-            await self.finished(record, folder, outcome)
+            unavailable[folder.name] = reason
+            return nil
+        case let .listed(settled, arrivingHere):
+            if unavailable.removeValue(forKey: folder.name) != nil {
+                logger.notice("inbox \(folder.inbox) is readable again", metadata: ["DROPCUT_FOLDER": "\(folder.name)"])
+            }
+            arriving += arrivingHere
+            return settled
         }
+    }
+
+    // MARK: Claim
+
+    /// The key of a claim in flight in `jobs` (file names cannot hold a NUL byte, so it
+    /// cannot collide with a job id or another folder's claim).
+    private func claimKey(_ folder: String, _ input: String) -> String {
+        "claim\u{0}\(folder)\u{0}\(input)"
+    }
+
+    /// Claims `clip` off the actor (the claim renames and fsyncs, which can block on a slow
+    /// or network filesystem), then runs its job in the same task.
+    private func startClaim(_ clip: SettledClip, _ folder: FolderConfig, in group: inout DiscardingTaskGroup) {
+        let key = claimKey(folder.name, clip.name)
+        jobs[key] = .claiming(folder: folder.name, input: clip.name)
+        let runner = self.runner
+        group.addTask { [self] in
+            let claimed: Result<JobRecord?, any Error>
+            do {
+                claimed = .success(try await BlockingWork.run("dropcut-claim") { _ in try runner.claim(clip, folder: folder) })
+            } catch {
+                claimed = .failure(error)
+            }
+            guard let record = await self.claimed(clip, folder, key: key, claimed) else { return }
+            await self.run(record, folder)
+        }
+    }
+
+    /// Books a finished claim: the job is now running under its id, or the clip went to
+    /// another process, or it could not be claimed (logged; retried at the next poll, or a
+    /// failure for `--once`, which must end).
+    private func claimed(_ clip: SettledClip, _ folder: FolderConfig, key: String,
+                         _ result: Result<JobRecord?, any Error>) -> JobRecord? {
+        jobs[key] = nil
+        defer { wakeup.signal() }
+        switch result {
+        case let .success(record?):
+            scanners[folder.name]?.forget(clip.name)
+            jobs[record.id] = .running(record, progress: 0, started: Date())
+            return record
+        case .success(nil):
+            scanners[folder.name]?.forget(clip.name)   // another process claimed it first
+            return nil
+        case let .failure(error):
+            let code = (error as? SystemError)?.errno ?? 0
+            logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(code)"])
+            if once {
+                failures += 1
+                scanners[folder.name]?.forget(clip.name)
+            }
+            return nil
+        }
+    }
+
+    // MARK: Run
+
+    /// Runs a job to its end, off the actor: resume it from its recorded state; on a
+    /// failure that will not be retried, move it to failed/ (files moved off the pool too).
+    private nonisolated func run(_ start: JobRecord, _ folder: FolderConfig) async {
+        var record = start
+        let id = start.id
+        let relay = ProgressRelay { [weak self] fraction in
+            Task { await self?.progress(id, fraction) }
+        }
+        do {
+            try await runner.resume(&record, folder: folder) { relay.report($0) }
+            await finished(record, folder, .done)
+            return
+        } catch {
+            let failure = JobFailure.classify(error)
+            if case .cancelled = failure {
+                await finished(record, folder, .cancelled)
+                return
+            }
+            if let delay = Self.retryDelay(after: failure, record, retries: folder.retries, firstDelay: await config.retryDelay) {
+                await finished(record, folder, .retry(failure, after: delay))
+                return
+            }
+            do {
+                try await runner.offPool(&record, "dropcut-fail") { [runner] in try runner.fail(&$0, folder: folder, failure: failure) }
+                await finished(record, folder, .failed)
+            } catch {
+                await finished(record, folder, .failedToMove(error))
+            }
+        }
+    }
+
+    /// How a job's run ended.
+    private enum Outcome {
+        case done
+        case cancelled
+        case retry(JobFailure, after: Duration)
+        case failed
+        /// It failed for good, but moving it to failed/ failed too.
+        case failedToMove(any Error)
     }
 
     private func progress(_ id: String, _ fraction: Double) {
@@ -306,46 +406,37 @@ public actor Scheduler: Service {
         publish(force: false)
     }
 
-    private func finished(_ finalRecord: JobRecord, _ folder: FolderConfig, _ outcome: Result<Void, any Error>) {
+    private func finished(_ finalRecord: JobRecord, _ folder: FolderConfig, _ outcome: Outcome) {
         var record = finalRecord
         jobs[record.id] = nil
         defer {
             publish(force: true)
             wakeup.signal()
         }
-        guard case let .failure(error) = outcome else {
+        let log = runner.logger(for: record, folder: folder)
+        switch outcome {
+        case .done:
             completed += 1
-            return
-        }
-        let failure = JobFailure.classify(error)
-        var log = runner.logger(for: record, folder: folder)
-        if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
-        let afterCommit = [.committing, .committed].contains(record.state)
-        switch failure {
         case .cancelled:
             if record.state == .rendering {
                 record.state = .claimed
                 try? store.save(&record)
             }
             log.notice("\(record.input): interrupted by shutdown; it stays claimed and is redone at the next start")
-            return
-        case .transient where afterCommit || record.attempts <= folder.retries:
-            let exponent = max(0, min(record.attempts - 1, 16))
-            let delay = min(config.retryDelay * (1 << exponent), .seconds(600))
-            if !afterCommit { record.state = .waiting }
+        case let .retry(failure, delay):
+            var log = log
+            if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
+            if ![.committing, .committed].contains(record.state) { record.state = .waiting }
             record.retryAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             try? store.save(&record)
             log.warning("\(record.input): \(runner.droppedPath(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
                         metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
-        case .transient, .permanent:
-            do {
-                try runner.fail(&record, folder: folder, failure: failure)
-                failures += 1
-            } catch {
-                log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
-                jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)
-            }
+        case .failed:
+            failures += 1
+        case let .failedToMove(error):
+            log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
+            jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)
         }
     }
 
@@ -401,18 +492,16 @@ public struct DaemonError: Error, CustomStringConvertible {
 }
 
 /// A stop asked for from outside the actor (signal handlers, graceful shutdown).
-final class StopRequest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var requested = false
-    var isRequested: Bool { lock.withLock { requested } }
-    func request() { lock.withLock { requested = true } }
+final class StopRequest: Sendable {
+    private let requested = Atomic<Bool>(false)
+    var isRequested: Bool { requested.load(ordering: .acquiring) }
+    func request() { requested.store(true, ordering: .releasing) }
 }
 
 /// Passes an export's per-frame progress on only when the whole percent changes, so the
 /// actor is not called for every frame.
-final class ProgressRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lastPercent = -1
+final class ProgressRelay: Sendable {
+    private let lastPercent = Atomic<Int>(-1)
     private let send: @Sendable (Double) -> Void
 
     init(_ send: @escaping @Sendable (Double) -> Void) {
@@ -421,11 +510,6 @@ final class ProgressRelay: @unchecked Sendable {
 
     func report(_ fraction: Double) {
         let percent = Int(fraction * 100)
-        let changed = lock.withLock {
-            guard percent != lastPercent else { return false }
-            lastPercent = percent
-            return true
-        }
-        if changed { send(fraction) }
+        if lastPercent.exchange(percent, ordering: .relaxed) != percent { send(fraction) }
     }
 }
