@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import Pipeline
+
+/// Starting, claiming, running and finishing jobs: what `dispatch` sets in motion.
+extension Scheduler {
+    // MARK: Retry
+
+    /// Starts the waiting jobs whose time has come, oldest claim first.
+    func startDueRetries(free: inout Int, into group: inout DiscardingTaskGroup) {
+        let now = ContinuousClock.now
+        let due = jobs.compactMap { id, phase -> (JobRecord, FolderConfig)? in
+            if case let .waiting(record, folder, until) = phase, until <= now { return (record, folder) }
+            return nil
+        }.sorted { $0.0.claimedAt < $1.0.claimedAt }
+        for (record, folder) in due where free > 0 && !stop.isRequested {
+            jobs[record.id] = .running(record, progress: 0, started: Date())
+            group.addTask { [self] in await self.run(record, folder) }
+            free -= 1
+        }
+    }
+
+    /// What to do with a failed job: wait and retry it (transient failures, within the
+    /// folder's retries, and anything after its commit), or move it to failed/.
+    nonisolated static func retryDelay(after failure: JobFailure, _ record: JobRecord, retries: Int,
+                                       firstDelay: Duration) -> Duration? {
+        let afterCommit = [.committing, .committed].contains(record.state)
+        guard case .transient = failure, afterCommit || record.attempts <= retries else { return nil }
+        let exponent = max(0, min(record.attempts - 1, 16))
+        return min(firstDelay * (1 << exponent), .seconds(600))
+    }
+
+    // MARK: Scan
+
+    /// Lists one inbox: the clips settled in it, or nil when it cannot be read (logged
+    /// once per cause; an unreadable inbox is never taken for an empty one).
+    func scan(_ folder: FolderConfig) -> [SettledClip]? {
+        guard var scanner = scanners[folder.name] else { return nil }
+        let listing = scanner.scan()
+        scanners[folder.name] = scanner
+        switch listing {
+        case let .unavailable(reason):
+            if unavailable[folder.name] != reason {
+                var log = logger
+                log[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
+                log.error("\(reason); not treating it as empty, will retry", metadata: ["MESSAGE_ID": "\(MessageID.inboxUnavailable.rawValue)"])
+                if once { failures += 1 }
+            }
+            unavailable[folder.name] = reason
+            return nil
+        case let .listed(settled, arrivingHere):
+            if unavailable.removeValue(forKey: folder.name) != nil {
+                logger.notice("inbox \(folder.inbox) is readable again", metadata: ["DROPCUT_FOLDER": "\(folder.name)"])
+            }
+            arriving += arrivingHere
+            return settled
+        }
+    }
+
+    // MARK: Claim
+
+    /// The key of a claim in flight in `jobs` (file names cannot hold a NUL byte, so it
+    /// cannot collide with a job id or another folder's claim).
+    func claimKey(_ folder: String, _ input: String) -> String {
+        "claim\u{0}\(folder)\u{0}\(input)"
+    }
+
+    /// Claims `clip` off the actor (the claim renames and fsyncs, which can block on a slow
+    /// or network filesystem), then runs its job in the same task.
+    func startClaim(_ clip: SettledClip, _ folder: FolderConfig, in group: inout DiscardingTaskGroup) {
+        let key = claimKey(folder.name, clip.name)
+        jobs[key] = .claiming(folder: folder.name, input: clip.name)
+        let runner = self.runner
+        group.addTask { [self] in
+            let claimed: Result<JobRecord?, any Error>
+            do {
+                claimed = .success(try await BlockingWork.run("dropcut-claim") { _ in try runner.claim(clip, folder: folder) })
+            } catch {
+                claimed = .failure(error)
+            }
+            guard let record = await self.claimed(clip, folder, key: key, claimed) else { return }
+            await self.run(record, folder)
+        }
+    }
+
+    /// Books a finished claim: the job is now running under its id, or the clip went to
+    /// another process, or it could not be claimed (logged; retried at the next poll, or a
+    /// failure for `--once`, which must end).
+    func claimed(_ clip: SettledClip, _ folder: FolderConfig, key: String,
+                         _ result: Result<JobRecord?, any Error>) -> JobRecord? {
+        jobs[key] = nil
+        defer { wakeup.signal() }
+        switch result {
+        case let .success(record?):
+            scanners[folder.name]?.forget(clip.name)
+            jobs[record.id] = .running(record, progress: 0, started: Date())
+            return record
+        case .success(nil):
+            scanners[folder.name]?.forget(clip.name)   // another process claimed it first
+            return nil
+        case let .failure(error):
+            let code = (error as? SystemError)?.errno ?? 0
+            logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(code)"])
+            if once {
+                failures += 1
+                scanners[folder.name]?.forget(clip.name)
+            }
+            return nil
+        }
+    }
+
+    // MARK: Run
+
+    /// Runs a job to its end, off the actor: resume it from its recorded state; on a
+    /// failure that will not be retried, move it to failed/ (files moved off the pool too).
+    nonisolated func run(_ start: JobRecord, _ folder: FolderConfig) async {
+        var record = start
+        let id = start.id
+        let relay = ProgressRelay { [weak self] fraction in
+            Task { await self?.progress(id, fraction) }
+        }
+        do {
+            try await runner.resume(&record, folder: folder) { relay.report($0) }
+            await finished(record, folder, .done)
+            return
+        } catch {
+            let failure = JobFailure.classify(error)
+            if case .cancelled = failure {
+                await finished(record, folder, .cancelled)
+                return
+            }
+            if let delay = Self.retryDelay(after: failure, record, retries: folder.retries, firstDelay: await config.retryDelay) {
+                await finished(record, folder, .retry(failure, after: delay))
+                return
+            }
+            do {
+                try await runner.offPool(&record, "dropcut-fail") { [runner] in try runner.fail(&$0, folder: folder, failure: failure) }
+                await finished(record, folder, .failed)
+            } catch {
+                await finished(record, folder, .failedToMove(error))
+            }
+        }
+    }
+
+    /// How a job's run ended.
+    enum Outcome {
+        case done
+        case cancelled
+        case retry(JobFailure, after: Duration)
+        case failed
+        /// It failed for good, but moving it to failed/ failed too.
+        case failedToMove(any Error)
+    }
+
+    func progress(_ id: String, _ fraction: Double) {
+        guard case let .running(record, _, started) = jobs[id] else { return }
+        jobs[id] = .running(record, progress: fraction, started: started)
+        publish(force: false)
+    }
+
+    func finished(_ finalRecord: JobRecord, _ folder: FolderConfig, _ outcome: Outcome) {
+        var record = finalRecord
+        jobs[record.id] = nil
+        defer {
+            publish(force: true)
+            wakeup.signal()
+        }
+        let log = runner.logger(for: record, folder: folder)
+        switch outcome {
+        case .done:
+            completed += 1
+        case .cancelled:
+            if record.state == .rendering {
+                record.state = .claimed
+                try? store.save(&record)
+            }
+            log.notice("\(record.input): interrupted by shutdown; it stays claimed and is redone at the next start")
+        case let .retry(failure, delay):
+            var log = log
+            if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
+            if ![.committing, .committed].contains(record.state) { record.state = .waiting }
+            record.retryAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            try? store.save(&record)
+            log.warning("\(record.input): \(runner.droppedPath(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
+                        metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
+            jobs[record.id] = .waiting(record, folder, until: .now + delay)
+        case .failed:
+            failures += 1
+        case let .failedToMove(error):
+            log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
+            jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)
+        }
+    }
+}

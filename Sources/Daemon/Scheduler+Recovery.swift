@@ -1,0 +1,71 @@
+import Foundation
+import Pipeline
+
+/// Start-up: the state folder's lock, the folders, and crash recovery.
+extension Scheduler {
+    /// Locks the state folder (one daemon per state folder), creates the folders.
+    func prepare() throws {
+        try DurableFiles.makeDirectories(config.stateDirectory)
+        try store.prepare()
+        let lockPath = (config.stateDirectory as NSString).appendingPathComponent("lock")
+        let fd = try sys("open", lockPath) { open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw DaemonError("another dropcut is already using the state folder \(config.stateDirectory) (\(lockPath) is locked); give each daemon its own state_dir")
+        }
+        lockDescriptor = fd
+        for folder in config.folders {
+            try prepare(folder)
+            scanners[folder.name] = InboxScanner(inbox: folder.inbox, settle: config.settle)
+        }
+    }
+
+    func prepare(_ folder: FolderConfig) throws(SystemError) {
+        try DurableFiles.makeDirectories(folder.claimedDirectory)
+        try DurableFiles.makeDirectories(folder.outbox)
+        try DurableFiles.makeDirectories(folder.failed)
+        if let archive = folder.archive { try DurableFiles.makeDirectories(archive) }
+    }
+
+    /// Puts every unfinished job of this state folder back on track: jobs that were
+    /// committed are finished now (no re-render), the rest are queued to render again from
+    /// their claimed copy (their partial outputs are removed first). Claimed folders left
+    /// empty by a crash mid-claim are removed.
+    func recover() throws {
+        for var record in store.all() where !record.isFinished {
+            guard let folder = config.folder(named: record.folder) else {
+                logger.warning("job \(record.id) belongs to folder '\(record.folder)', which is no longer configured; left as it is")
+                continue
+            }
+            let log = runner.logger(for: record, folder: folder)
+            switch record.state {
+            case .claiming:
+                if access(runner.claimedPath(record, folder, record.input), F_OK) == 0 {
+                    record.state = .claimed
+                    try store.save(&record)
+                    fallthrough
+                }
+                rmdir(runner.claimedDirectory(record, folder))
+                store.remove(record.id)
+                continue
+            case .claimed, .rendering, .waiting:
+                if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
+                log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(record.state.rawValue))")
+                jobs[record.id] = .waiting(record, folder, until: .now)
+            case .committing, .committed, .failing:
+                log.notice("recovering \(record.input): finishing its \(record.state.rawValue) step")
+                jobs[record.id] = .waiting(record, folder, until: .now)
+            case .done, .failed:
+                continue
+            }
+        }
+        // Empty claimed folders: a crash between mkdir and the record (rmdir only removes
+        // empty ones, so another process's claim in flight at most loses its race).
+        for folder in config.folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.claimedDirectory)) ?? [] {
+                rmdir((folder.claimedDirectory as NSString).appendingPathComponent(name))
+            }
+        }
+        store.prune()
+    }
+}
