@@ -1,14 +1,15 @@
 import Foundation
+import Synchronization
 
 /// Wakes the scheduler when something arrives in an inbox, through inotify, so a clip is
 /// seen at once instead of at the next poll. Only a hint: polling stays the source of
 /// truth (inotify says nothing about changes made by other hosts on NFS/SMB), and where
 /// inotify cannot be used, nothing changes but the latency.
-final class InboxWatcher: @unchecked Sendable {
+final class InboxWatcher: Sendable {
     private let fd: Int32
-    private let lock = NSLock()
-    private var watches: [String: Int32] = [:]
-    private var stopped = false
+    /// Folder → watch descriptor. The lock also keeps two `watch` calls from interleaving.
+    private let watches = Mutex<[String: Int32]>([:])
+    private let stopped = Atomic<Bool>(false)
     private let onChange: @Sendable () -> Void
 
     /// Nil when inotify is not available (no more instances, a kernel without it).
@@ -23,20 +24,20 @@ final class InboxWatcher: @unchecked Sendable {
 
     /// Watches exactly these folders from now on (a reload may add or remove some).
     func watch(_ folders: [String]) {
-        lock.lock()
-        defer { lock.unlock() }
-        for (folder, wd) in watches where !folders.contains(folder) {
-            inotify_rm_watch(fd, wd)
-            watches[folder] = nil
-        }
-        let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-        for folder in folders where watches[folder] == nil {
-            let wd = inotify_add_watch(fd, folder, events)
-            if wd >= 0 { watches[folder] = wd }
+        watches.withLock { watches in
+            for (folder, wd) in watches where !folders.contains(folder) {
+                inotify_rm_watch(fd, wd)
+                watches[folder] = nil
+            }
+            let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+            for folder in folders where watches[folder] == nil {
+                let wd = inotify_add_watch(fd, folder, events)
+                if wd >= 0 { watches[folder] = wd }
+            }
         }
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     /// Waits for events (poll with a timeout, so `stop` is noticed) and coalesces each
     /// burst into one wake-up.
@@ -54,7 +55,7 @@ final class InboxWatcher: @unchecked Sendable {
     }
 
     func stop() {
-        lock.withLock { stopped = true }
+        stopped.store(true, ordering: .releasing)
     }
 
     deinit {

@@ -1,4 +1,4 @@
-import CSystemd
+internal import CSystemd
 
 /// Sends structured entries to systemd-journald with `sd_journal_sendv`
 /// (`sd_journal_send` is variadic and cannot be called from Swift).

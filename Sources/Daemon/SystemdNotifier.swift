@@ -1,4 +1,4 @@
-import CSystemd
+internal import CSystemd
 import Foundation
 
 /// The service manager's notification socket (`sd_notify`): READY=1, STATUS=, WATCHDOG=1,

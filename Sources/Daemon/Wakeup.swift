@@ -1,59 +1,61 @@
-import Foundation
+import Synchronization
 
 /// Lets the scheduler sleep until its next poll unless something happens sooner (a job
 /// finished, inotify saw a new file, a reload, shutdown). A signal while nobody waits is
 /// kept, so it is never lost between a check and the wait.
-final class Wakeup: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending = false
-    private var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
-    private var nextID = 0
+final class Wakeup: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
 
     /// Wakes the current or next `wait`.
     func signal() {
-        lock.lock()
-        guard let waiter else {
-            pending = true
-            lock.unlock()
-            return
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter.continuation
         }
-        self.waiter = nil
-        lock.unlock()
-        waiter.continuation.resume()
+        // Resumed outside the lock: the waiter's task may run (and call in again) at once.
+        waiter?.resume()
     }
 
     /// Resumes the waiter `id` if it is still waiting.
     private func expire(_ id: Int) {
-        lock.lock()
-        guard let waiter, waiter.id == id else {
-            lock.unlock()
-            return
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter, waiter.id == id else { return nil }
+            state.waiter = nil
+            return waiter.continuation
         }
-        self.waiter = nil
-        lock.unlock()
-        waiter.continuation.resume()
+        waiter?.resume()
     }
 
     /// Returns after `timeout` or at the first `signal`, whichever comes first.
     func wait(timeout: Duration) async {
-        let id: Int = lock.withLock {
-            nextID += 1
-            return nextID
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
         }
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             self?.expire(id)
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if pending {
-                pending = false
-                lock.unlock()
-                continuation.resume()
-                return
+            let signalled = state.withLock { state in
+                if state.pending {
+                    state.pending = false
+                    return true
+                }
+                state.waiter = (id, continuation)
+                return false
             }
-            waiter = (id, continuation)
-            lock.unlock()
+            if signalled { continuation.resume() }
         }
         timer.cancel()
     }

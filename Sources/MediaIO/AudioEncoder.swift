@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// An AAC encoder (FFmpeg's native `aac`), holding one `CodecContext` (freed with the

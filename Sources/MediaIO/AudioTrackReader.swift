@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// Reads the samples of one audio track by position: `withSamples(at:count:)` gives

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// One `AVCodecContext`: allocated for a codec in `init`, freed in `deinit`. Encoders and

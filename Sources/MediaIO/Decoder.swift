@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// A decoder for one stream of a `Demuxer`, holding its `CodecContext` (opened in

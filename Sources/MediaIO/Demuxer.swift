@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// An open media file: owns one `AVFormatContext` from `avformat_open_input` until

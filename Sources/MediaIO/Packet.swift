@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// One compressed packet, owning one `AVPacket` (allocated in `init`, freed in `deinit`).
 ///

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// Scales and converts pictures with libswscale, owning one `SwsContext` (freed in

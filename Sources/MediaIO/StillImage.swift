@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// Pictures from image files — PNG (8 and 16 bit, palette, with alpha), JPEG and the

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// One stream of a file, decoded in order: the demuxer, the stream's decoder and a reused

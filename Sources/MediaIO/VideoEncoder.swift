@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// An H.264 (libx264) or HEVC (libx265) encoder, holding one `CodecContext`

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// A picture, owning one `AVFrame` (allocated in `init`, freed in `deinit`). Planes are
@@ -83,10 +83,11 @@ public final class VideoFrame {
     }
 }
 
-/// A pixel format, as FFmpeg names it.
+/// A pixel format, as FFmpeg names it. Only the formats dropcut handles are public
+/// (`yuv420p`, `nv12`...); the FFmpeg enum stays inside MediaIO.
 public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: AVPixelFormat
-    public init(rawValue: AVPixelFormat) { self.rawValue = rawValue }
+    let rawValue: AVPixelFormat
+    init(rawValue: AVPixelFormat) { self.rawValue = rawValue }
 
     public static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P)
     public static let yuvj420p = PixelFormat(rawValue: AV_PIX_FMT_YUVJ420P)

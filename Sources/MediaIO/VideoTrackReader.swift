@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Timeline
 
 /// Reads the frames of one video track, by source time: `frame(at:)` returns the frame

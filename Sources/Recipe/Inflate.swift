@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 import Foundation
 
 /// Decompresses deflate data with zlib, for the compressed payloads of `.AAE` sidecars.

@@ -5,6 +5,7 @@ import Foundation
 /// waits for the slower instead of piling up frames. `close()` wakes both sides: after
 /// it, `put` drops and `take` returns nil, which is how cancellation reaches a stage
 /// blocked in the queue.
+// @unchecked: waiting needs a condition variable (NSCondition), which Mutex does not offer.
 final class BoundedQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element?]

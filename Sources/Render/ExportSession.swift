@@ -285,6 +285,7 @@ private final class AudioStage {
 
 /// The decoding + compositing stage, on its own thread: plans each frame, fetches the
 /// layers' source frames, composites into a pooled canvas and queues it for encoding.
+// @unchecked: its decoders and compositor (not Sendable) are handed to the composite thread at `start`.
 private final class FrameProducer: @unchecked Sendable {
     enum Item {
         case frame(VideoFrame, index: Int)

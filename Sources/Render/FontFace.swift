@@ -1,4 +1,4 @@
-import CFreeType
+internal import CFreeType
 
 /// One font file opened with FreeType: owns an `FT_Library` and the `FT_Face`, both freed
 /// in `deinit`.

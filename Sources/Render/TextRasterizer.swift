@@ -1,4 +1,4 @@
-import CFreeType
+internal import CFreeType
 import Timeline
 
 /// Sets text with FreeType into a coverage mask, once per layer: each line's glyphs are
