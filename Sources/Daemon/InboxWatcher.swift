@@ -17,8 +17,10 @@ final class InboxWatcher: Sendable {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { return nil }
         self.onChange = onChange
-        let thread = Thread { [weak self] in self?.readLoop() }
-        thread.name = "dropcut-inotify"
+        let thread = Thread { [weak self] in
+            Thread.current.name = "dropcut-inotify"   // Linux names a thread only from inside
+            self?.readLoop()
+        }
         thread.start()
     }
 

@@ -315,10 +315,10 @@ private final class FrameProducer: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            Thread.current.name = "dropcut-compose"   // from inside, ≤ 15 bytes: see `export`
             produce()
             finished.signal()
         }
-        thread.name = "dropcut-composite"
         self.thread = thread
         thread.start()
     }

@@ -40,6 +40,33 @@ import TestSupport
         record(try Self.sources().flatMap(Self.daemonViolations))
     }
 
+    /// dropcut's own modules, lowest first, and which of them each may import: the
+    /// editing model at the bottom, the pipeline between the engine and the front ends.
+    static let layers: [String: Set<String>] = [
+        "Timeline": [],
+        "MediaIO": ["Timeline"],
+        "Render": ["Timeline", "MediaIO"],
+        "Recipe": ["Timeline"],
+        "Pipeline": ["Timeline", "MediaIO", "Render", "Recipe"],
+        "Daemon": ["Timeline", "MediaIO", "Render", "Recipe", "Pipeline"],
+        "dropcut": ["Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon"],
+    ]
+
+    /// The command-line files that drive the daemon; every other command (render, plan,
+    /// probe, validate) goes through the pipeline and never imports the daemon.
+    static let daemonCommands: Set<String> = [
+        "Sources/dropcut/WatchCommand.swift", "Sources/dropcut/StatusCommand.swift", "Sources/dropcut/DaemonConfigOption.swift",
+    ]
+
+    @Test func modulesImportOnlyTheLayersBelowThem() throws {
+        let files = try Self.sources()
+        #expect(Set(files.map(\.module)).isSuperset(of: Self.layers.keys), "\(Set(files.map(\.module)))")
+        record(files.flatMap(Self.layerViolations))
+        // The render and daemon paths share the pipeline: both import it.
+        #expect(files.contains { $0.path == "Sources/dropcut/RenderCommand.swift" && $0.imports.contains { $0.module == "Pipeline" } })
+        #expect(files.contains { $0.path == "Sources/Daemon/JobRunner.swift" && $0.imports.contains { $0.module == "Pipeline" } })
+    }
+
     /// The rules on a made-up file: they catch what they are for, and not names in doc
     /// comments, strings or bodies.
     @Test func rulesCatchLeaksButNotCommentsStringsOrBodies() {
@@ -63,6 +90,10 @@ import TestSupport
         #expect(violations.first?.description.hasPrefix("Sources/Render/Leak.swift:1: ") == true)
         #expect(violations.last?.description.contains("AVFrame") == true)
 
+        let render = SourceFile(path: "Sources/dropcut/RenderCommand.swift", module: "dropcut", text: "import Daemon\nimport Pipeline\n")
+        #expect(Self.layerViolations(render).map(\.line) == [1])
+        let recipe = SourceFile(path: "Sources/Recipe/X.swift", module: "Recipe", text: "import Render\nimport Timeline\n")
+        #expect(Self.layerViolations(recipe).map(\.line) == [1])
         let daemon = SourceFile(path: "Sources/Daemon/X.swift", module: "Daemon", text: "@testable import dropcut\n")
         #expect(Self.daemonViolations(daemon).map(\.line) == [1])
     }
@@ -128,6 +159,20 @@ import TestSupport
         guard file.module == "Daemon" else { return [] }
         return file.imports.filter { $0.module == "dropcut" }.map {
             Violation(path: file.path, line: $0.line, message: "Daemon must not import dropcut (the command-line tool)")
+        }
+    }
+
+    static func layerViolations(_ file: SourceFile) -> [Violation] {
+        guard let allowed = layers[file.module] else { return [] }
+        return file.imports.compactMap { imported in
+            if layers[imported.module] != nil, imported.module != file.module, !allowed.contains(imported.module) {
+                return Violation(path: file.path, line: imported.line, message: "\(file.module) must not import \(imported.module)")
+            }
+            if imported.module == "Daemon", file.module == "dropcut", !daemonCommands.contains(file.path) {
+                return Violation(path: file.path, line: imported.line,
+                                 message: "only the daemon's commands import Daemon; render and plan go through Pipeline")
+            }
+            return nil
         }
     }
 
