@@ -75,17 +75,10 @@ public final class Muxer {
         release()
     }
 
-    /// The libavformat muxer for a file name's extension, or nil when dropcut does not
-    /// write that container. `.m4v` uses the plain MP4 muxer: the iPod one FFmpeg would
-    /// guess refuses HEVC.
+    /// The libavformat muxer for a file name's extension (`ContainerFormat` decides which
+    /// containers dropcut writes; its raw values are FFmpeg's muxer names), or nil.
     private static func formatName(forExtensionOf path: String) -> String? {
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        switch name[name.index(after: dot)...].lowercased() {
-        case "mp4", "m4v": return "mp4"
-        case "mov": return "mov"
-        default: return nil
-        }
+        ContainerFormat(path: path)?.rawValue
     }
 
     // MARK: Streams

@@ -155,7 +155,7 @@ public final class ExportSession: Sendable {
     private func validate() throws {
         var problems = composition.validate().map(\.description)
         problems += videoComposition.validate(for: composition).map(\.description)
-        if videoComposition.renderSize.width % 2 != 0 || videoComposition.renderSize.height % 2 != 0 {
+        if !videoComposition.renderSize.isEven {
             problems.append("render size \(videoComposition.renderSize) is odd; 4:2:0 video needs even width and height")
         }
         if !problems.isEmpty { throw ExportError.invalidComposition(problems) }
