@@ -42,7 +42,7 @@ public struct LayerPlacement: Sendable, Hashable {
         let frameRect = Rect(x: 0, y: 0, width: Double(frameSize.width), height: Double(frameSize.height))
         let clipped = crop.isInfinite ? frameRect : intersect(crop, frameRect)
         guard let clipped else { return nil }
-        let x0 = evenFloor(clipped.x), y0 = evenFloor(clipped.y)
+        let x0 = ChromaGrid.floor(clipped.x), y0 = ChromaGrid.floor(clipped.y)
         let x1 = min(frameSize.width, Int(clipped.maxX.rounded())), y1 = min(frameSize.height, Int(clipped.maxY.rounded()))
         guard x1 > x0, y1 > y0 else { return nil }
         let cropRect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
@@ -54,7 +54,7 @@ public struct LayerPlacement: Sendable, Hashable {
         let oriented = orientation.swapsAxes ? (cropRect.height, cropRect.width) : (cropRect.width, cropRect.height)
         let width = Int((Double(oriented.0) * scaleX).rounded()), height = Int((Double(oriented.1) * scaleY).rounded())
         guard width > 0, height > 0 else { return nil }
-        let destination = PixelRect(x: evenRound(shifted.x), y: evenRound(shifted.y), width: width, height: height)
+        let destination = PixelRect(x: ChromaGrid.round(shifted.x), y: ChromaGrid.round(shifted.y), width: width, height: height)
         return LayerPlacement(crop: cropRect, orientation: orientation, destination: destination)
     }
 
@@ -62,14 +62,5 @@ public struct LayerPlacement: Sendable, Hashable {
         let x0 = max(a.x, b.x), y0 = max(a.y, b.y), x1 = min(a.maxX, b.maxX), y1 = min(a.maxY, b.maxY)
         guard x1 > x0, y1 > y0 else { return nil }
         return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
-
-    private static func evenFloor(_ value: Double) -> Int {
-        let n = Int(value.rounded(.down))
-        return n - (n & 1)
-    }
-
-    private static func evenRound(_ value: Double) -> Int {
-        Int((value / 2).rounded()) * 2
     }
 }

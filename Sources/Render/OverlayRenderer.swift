@@ -79,7 +79,7 @@ final class OverlayRenderer {
     /// even pixel on the inside, when the nearest would push a layer that fits within
     /// `0..<limit` over the edge (an odd-sized logo flush with the right or bottom).
     static func even(_ value: Double, extent: Int, limit: Int) -> Int {
-        let nearest = Int((value / 2).rounded()) * 2
+        let nearest = ChromaGrid.round(value)
         if nearest + extent > limit, value + Double(extent) <= Double(limit), nearest >= 2 { return nearest - 2 }
         return nearest
     }
