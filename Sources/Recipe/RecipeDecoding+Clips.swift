@@ -13,7 +13,7 @@ extension Recipe {
             var clip = Clip()
             clip.location = item.location
             let what = "clips[\(index)]"
-            guard let f = reader.fields(item, what, allowed: ["source", "trim", "speed", "ramp", "audio", "frames", "volume"]) else { return clip }
+            guard let f = reader.fields(item, what, allowed: RecipeReference.allowedKeys(in: "clips[]")) else { return clip }
             if let n = f["source"], let source = reader.string(n, "\(what).source") {
                 if source == "{input}" {
                     clip.source = source
@@ -46,7 +46,7 @@ extension Recipe {
         var points: [SpeedRamp.Keyframe] = []
         let problemsBefore = reader.diagnostics.count
         for (i, item) in items.enumerated() {
-            guard let f = reader.fields(item, "\(what)[\(i)]", allowed: ["at", "rate"]) else { continue }
+            guard let f = reader.fields(item, "\(what)[\(i)]", allowed: RecipeReference.allowedKeys(in: "clips[].ramp[]")) else { continue }
             guard let atNode = f["at"], let rateNode = f["rate"] else {
                 reader.error("\(what)[\(i)] needs at: TIME and rate: NUMBER", at: item.location)
                 continue
@@ -68,7 +68,7 @@ extension Recipe {
     }
 
     private static func decodeSpeed(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> SpeedRange? {
-        guard let f = reader.fields(node, what, allowed: ["range", "rate"]) else { return nil }
+        guard let f = reader.fields(node, what, allowed: RecipeReference.allowedKeys(in: "clips[].speed[]")) else { return nil }
         guard let rangeNode = f["range"] else { reader.error("\(what) needs a range: [start, end]", at: node.location); return nil }
         guard let rateNode = f["rate"] else { reader.error("\(what) needs a rate (0.25 is 4x slow motion)", at: node.location); return nil }
         let range = reader.closedRange(rangeNode, "\(what).range")

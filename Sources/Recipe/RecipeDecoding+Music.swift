@@ -4,7 +4,7 @@ import Timeline
 
 extension Recipe {
     static func decodeMusic(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> Music? {
-        guard let f = reader.fields(node, "music", allowed: ["source", "gain", "offset", "loop", "fade", "duck"]) else { return nil }
+        guard let f = reader.fields(node, "music", allowed: RecipeReference.allowedKeys(in: "music")) else { return nil }
         guard let sourceNode = f["source"] else {
             reader.error("music needs a source: the music file", at: node.location)
             return nil
@@ -20,8 +20,8 @@ extension Recipe {
         if let n = f["offset"], let offset = reader.duration(n, "music.offset") {
             if offset < .zero { reader.error("music.offset must not be negative (got \(offset)s)", at: n.location) } else { music.offset = offset }
         }
-        if let n = f["fade"] { (music.fadeIn, music.fadeOut) = decodeFade(n, "music.fade", &reader) }
-        if let n = f["duck"], let d = reader.fields(n, "music.duck", allowed: ["depth", "threshold", "attack", "release", "hold", "windows"]) {
+        if let n = f["fade"] { (music.fadeIn, music.fadeOut) = decodeFade(n, "music.fade", section: "music.fade", &reader) }
+        if let n = f["duck"], let d = reader.fields(n, "music.duck", allowed: RecipeReference.allowedKeys(in: "music.duck")) {
             var duck = Duck()
             if let v = d["depth"], let depth = reader.gain(v, "music.duck.depth", in: -60...0) { duck.depth = depth }
             if let v = d["threshold"], let threshold = reader.gain(v, "music.duck.threshold", fullScale: true, in: -90...0) { duck.threshold = threshold }

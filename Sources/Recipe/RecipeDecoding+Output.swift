@@ -7,7 +7,7 @@ extension Recipe {
 
     static func decodeOutput(_ node: RecipeNode, _ reader: inout RecipeReader) -> Output {
         var output = Output()
-        guard let f = reader.fields(node, "output", allowed: ["filename", "size", "fit", "fps", "video", "audio"]) else { return output }
+        guard let f = reader.fields(node, "output", allowed: RecipeReference.allowedKeys(in: "output")) else { return output }
         if let n = f["filename"], let text = reader.string(n, "output.filename") {
             do {
                 let template = try FilenameTemplate(text)
@@ -53,7 +53,7 @@ extension Recipe {
                 reader.error("output.fps must be a frame rate (30, 29.97, 30000/1001) or source; got \(reader.describe(n))", at: n.location)
             }
         }
-        if let n = f["video"], let v = reader.fields(n, "output.video", allowed: ["codec", "crf", "preset"]) {
+        if let n = f["video"], let v = reader.fields(n, "output.video", allowed: RecipeReference.allowedKeys(in: "output.video")) {
             if let c = v["codec"] { output.video.codec = reader.choice(c, "output.video.codec", VideoCodec.Codec.self) ?? .h264 }
             if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: 0...51) ?? output.video.crf }
             if let c = v["preset"], let preset = reader.string(c, "output.video.preset") {
@@ -66,7 +66,7 @@ extension Recipe {
                 }
             }
         }
-        if let n = f["audio"], let a = reader.fields(n, "output.audio", allowed: ["codec", "bitrate", "loudness"]) {
+        if let n = f["audio"], let a = reader.fields(n, "output.audio", allowed: RecipeReference.allowedKeys(in: "output.audio")) {
             if let c = a["loudness"] {
                 // -16LUFS, -16 LUFS or -16.
                 if case let .scalar(text, _, _) = c, let value = Double(text.trimmingWhitespace().uppercased().replacingOccurrences(of: "LUFS", with: "").trimmingWhitespace()) {

@@ -4,9 +4,7 @@ import Timeline
 
 extension Recipe {
     static func decodeOverlay(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> Overlay? {
-        let keys = ["image", "frames", "fps", "text", "anchor", "margin", "width", "size", "opacity", "fade", "during", "font", "color",
-                    "move", "outline", "shadow"]
-        guard let f = reader.fields(node, "overlay", allowed: keys) else { return nil }
+        guard let f = reader.fields(node, "overlay", allowed: RecipeReference.allowedKeys(in: "overlays[]")) else { return nil }
         let content = decodeOverlayContent(f, node, &reader, resolver)
         // Read the other keys even when the content is bad, so every error shows at once.
         var overlay = Overlay(content: content ?? .image(""), location: node.location)
@@ -16,7 +14,7 @@ extension Recipe {
             if width.magnitude == 0 { reader.error("overlay width must be > 0", at: n.location) } else { overlay.width = width }
         }
         if let n = f["opacity"], let opacity = reader.number(n, "overlay opacity", in: 0...1) { overlay.opacity = opacity }
-        if let n = f["fade"] { (overlay.fadeIn, overlay.fadeOut) = decodeFade(n, "overlay fade", &reader) }
+        if let n = f["fade"] { (overlay.fadeIn, overlay.fadeOut) = decodeFade(n, "overlay fade", section: "overlays[].fade", &reader) }
         if let n = f["during"] { overlay.during = reader.closedRange(n, "overlay during") }
         if let n = f["move"] { overlay.move = decodeMove(n, from: overlay.anchor, &reader) }
         for key in ["outline", "shadow"] {
@@ -38,7 +36,7 @@ extension Recipe {
 
     /// `move: { from: top-left, to: bottom-right, duration: 10 }`; `from` defaults to the anchor.
     private static func decodeMove(_ node: RecipeNode, from anchor: Anchor, _ reader: inout RecipeReader) -> Overlay.Move? {
-        guard let f = reader.fields(node, "overlay move", allowed: ["from", "to", "duration"]) else { return nil }
+        guard let f = reader.fields(node, "overlay move", allowed: RecipeReference.allowedKeys(in: "overlays[].move")) else { return nil }
         let from = f["from"].flatMap { reader.choice($0, "overlay move from", Anchor.self) } ?? anchor
         guard let toNode = f["to"] else {
             reader.error("overlay move needs to: ANCHOR (where it ends up)", at: node.location)
@@ -62,7 +60,7 @@ extension Recipe {
         let sizeKey = key == "outline" ? "width" : "offset"
         let sizeNode: RecipeNode?, colorNode: RecipeNode?
         if case .mapping = node {
-            guard let f = reader.fields(node, "overlay \(key)", allowed: [sizeKey, "color"]) else { return nil }
+            guard let f = reader.fields(node, "overlay \(key)", allowed: RecipeReference.allowedKeys(in: "overlays[].\(key)")) else { return nil }
             sizeNode = f[sizeKey]
             colorNode = f["color"]
         } else {

@@ -4,15 +4,13 @@ extension Recipe {
     /// The recipe format version this dropcut reads.
     public static let supportedVersion = 1
 
-    static let topLevelKeys = ["version", "output", "orientation", "clips", "transition", "overlays", "music", "original_audio"]
-
     /// Decodes and checks a (possibly merged) recipe tree. Every problem is reported, in
     /// file order, with its position; asset paths are resolved through `resolver`
     /// against the folder of the file each path was written in.
     public static func decode(_ root: RecipeNode, name: String, resolver: AssetResolver) throws(RecipeError) -> Recipe {
         var reader = RecipeReader()
         var recipe = Recipe(name: name)
-        guard let top = reader.fields(root, "the recipe", allowed: topLevelKeys) else { throw RecipeError(reader.diagnostics) }
+        guard let top = reader.fields(root, "the recipe", allowed: RecipeReference.allowedKeys(in: "")) else { throw RecipeError(reader.diagnostics) }
 
         if let node = top["version"] {
             if let version = reader.integer(node, "version", in: Int.min...Int.max) {
@@ -52,9 +50,10 @@ extension Recipe {
         return .auto
     }
 
-    /// `fade: { in: 0.5, out: 1.0 }`, shared by overlays and the music.
-    static func decodeFade(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> (MediaTime, MediaTime) {
-        guard let f = reader.fields(node, what, allowed: ["in", "out"]) else { return (.zero, .zero) }
+    /// `fade: { in: 0.5, out: 1.0 }`, shared by overlays and the music; `section` is its
+    /// path in `RecipeReference` (`music.fade`).
+    static func decodeFade(_ node: RecipeNode, _ what: String, section: String, _ reader: inout RecipeReader) -> (MediaTime, MediaTime) {
+        guard let f = reader.fields(node, what, allowed: RecipeReference.allowedKeys(in: section)) else { return (.zero, .zero) }
         let fadeIn = f["in"].flatMap { reader.duration($0, "\(what).in") } ?? .zero
         let fadeOut = f["out"].flatMap { reader.duration($0, "\(what).out") } ?? .zero
         return (fadeIn, fadeOut)
