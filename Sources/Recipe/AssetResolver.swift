@@ -4,6 +4,13 @@ import Foundation
 /// them inside the folders they may come from: the recipe's own folder and the asset
 /// folders given on the command line or in the daemon's config. A path that leaves those
 /// folders — by `..` or through a symlink — is refused, after symlinks are resolved.
+///
+/// Searched in order: the recipe's folder, the asset folders, then an `assets/` folder
+/// beside the recipe, if there is one. That last place lets a recipe ship with sample
+/// assets (the examples in `recipes/` name `logo.png`, found in `recipes/assets/`) while
+/// any asset folder given still wins — so the same recipe, copied next to the daemon's
+/// config, picks up the real logo from its asset folders. It grants nothing new: a file
+/// found there must still lie inside the recipe's own folder after symlinks.
 public struct AssetResolver: Sendable {
     /// Extra folders assets may come from (`--assets`, a folder's `assets:`).
     public var assetDirectories: [String]
@@ -36,10 +43,9 @@ public struct AssetResolver: Sendable {
 
     /// The real path of `path`, written in the recipe at `recipeFile`.
     public func resolve(_ path: String, recipeFile: String) -> Result<String, Failure> {
-        let roots = searchRoots(recipeFile: recipeFile)
         var escaped: String?
-        for root in roots {
-            let candidate = path.hasPrefix("/") ? path : (root as NSString).appendingPathComponent(path)
+        for (folder, root) in searchFolders(recipeFile: recipeFile) {
+            let candidate = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
             guard let real = Self.realPath(candidate) else { continue }
             guard Self.isInside(real, Self.realPath(root) ?? root) else {
                 escaped = escaped ?? real
@@ -52,7 +58,7 @@ public struct AssetResolver: Sendable {
             return .success(real)
         }
         if let escaped { return .failure(.outsideAssetFolders(path, resolved: escaped)) }
-        return .failure(.notFound(path, searched: roots))
+        return .failure(.notFound(path, searched: searchFolders(recipeFile: recipeFile).map(\.folder)))
     }
 
     /// A font by file name: the asset folders first, then the system font folders
@@ -76,7 +82,7 @@ public struct AssetResolver: Sendable {
                 if matches { return .success((directory as NSString).appendingPathComponent(file)) }
             }
         }
-        return .failure(.notFound(name, searched: searchRoots(recipeFile: recipeFile) + fontDirectories))
+        return .failure(.notFound(name, searched: searchFolders(recipeFile: recipeFile).map(\.folder) + fontDirectories))
     }
 
     /// A font name folded for matching: lower case, without spaces, dashes and underscores,
@@ -87,9 +93,23 @@ public struct AssetResolver: Sendable {
         return key
     }
 
-    private func searchRoots(recipeFile: String) -> [String] {
-        let recipeDir = (recipeFile as NSString).deletingLastPathComponent
-        return [recipeDir.isEmpty ? "." : recipeDir] + assetDirectories
+    /// The name of the folder beside a recipe searched last, for the assets it ships with.
+    static let bundledAssetsFolder = "assets"
+
+    /// Where to look, in order, each with the folder a file found there must stay inside:
+    /// the recipe's folder, each asset folder, and the recipe's `assets/` folder when it
+    /// exists (listed only then, so "looked in" names real places) — kept inside the
+    /// recipe's folder, not inside wherever a symlinked `assets` points.
+    private func searchFolders(recipeFile: String) -> [(folder: String, root: String)] {
+        let directory = (recipeFile as NSString).deletingLastPathComponent
+        let recipeDir = directory.isEmpty ? "." : directory
+        var folders = [(folder: recipeDir, root: recipeDir)] + assetDirectories.map { (folder: $0, root: $0) }
+        let bundled = (recipeDir as NSString).appendingPathComponent(Self.bundledAssetsFolder)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: bundled, isDirectory: &isDirectory), isDirectory.boolValue {
+            folders.append((folder: bundled, root: recipeDir))
+        }
+        return folders
     }
 
     /// realpath(3): the absolute path with every symlink resolved; nil when missing.

@@ -4,20 +4,10 @@ import Testing
 import TestSupport
 import Timeline
 
-/// Real asset files for the example recipes, generated once per test run.
-let exampleAssets: TemporaryDirectory = {
-    let dir = try! TemporaryDirectory(prefix: "dropcut-assets")
-    try! makeAssets(in: dir)
-    exampleAssetsPath = dir.path
-    // A global is never deinitialized: remove the folder when the test process exits.
-    atexit { if let path = exampleAssetsPath { try? FileManager.default.removeItem(atPath: path) } }
-    return dir
-}()
-nonisolated(unsafe) private var exampleAssetsPath: String?
-
+/// An example recipe loaded as shipped: no asset folders, so its assets come from
+/// `recipes/assets/` beside it.
 func exampleRecipe(_ name: String) throws -> Recipe {
-    try RecipeLoader(resolver: AssetResolver(assetDirectories: [exampleAssets.path]))
-        .load([(recipesDirectory as NSString).appendingPathComponent(name)])
+    try RecipeLoader().load([(recipesDirectory as NSString).appendingPathComponent(name)])
 }
 
 /// Synthetic probes: a 12 s landscape phone clip, intro/outro, and the 2 s music bed.
@@ -30,21 +20,51 @@ let probe = TableProbe(table: [
 
 func describe(_ built: BuiltComposition) -> String {
     TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition, audioMix: built.audioMix)
-        .replacingOccurrences(of: exampleAssets.path + "/", with: "")
+        .replacingOccurrences(of: AssetResolver.realPath(shippedAssetsDirectory)! + "/", with: "")
 }
 
 @Suite struct ExampleRecipeTests {
-    @Test func everyExampleRecipeValidates() throws {
+    @Test func everyExampleRecipeValidatesAsShipped() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
         #expect(files.count >= 5)
         for file in files {
-            do { _ = try exampleRecipe(file) } catch { Issue.record("\(file): \(error)") }
+            do {
+                let recipe = try exampleRecipe(file)
+                // Whatever the recipe names comes from the samples shipped beside it.
+                let assets = recipe.clips.map(\.source).filter { $0 != "{input}" } + [recipe.music?.source].compactMap { $0 }
+                    + recipe.overlays.compactMap { if case let .image(path) = $0.content { path } else { nil } }
+                for asset in assets {
+                    #expect(asset.hasPrefix(AssetResolver.realPath(shippedAssetsDirectory)! + "/"), "\(file): \(asset)")
+                }
+            } catch {
+                Issue.record("\(file): \(error)")
+            }
         }
-        // The command line agrees.
+        // The command line agrees, with no --assets: what a fresh clone runs.
         let dropcut = try BuildProducts.executable(named: "dropcut")
-        let result = try Command.run(dropcut, ["validate", "--assets", exampleAssets.path]
-            + files.map { (recipesDirectory as NSString).appendingPathComponent($0) })
+        let result = try Command.run(dropcut, ["validate"] + files.map { (recipesDirectory as NSString).appendingPathComponent($0) })
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == files.count && result.stdout.split(separator: "\n").allSatisfy { $0.hasSuffix(": ok") },
+                "\(result.stdout)")
+    }
+
+    /// Every sample asset the recipes name is shipped, small, and what its script says.
+    @Test func shippedAssetsAreSmallRealMedia() throws {
+        var total = 0
+        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4"] {
+            let path = (shippedAssetsDirectory as NSString).appendingPathComponent(name)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, "\(name)")
+            total += size
+        }
+        #expect(total < 300_000, "the committed samples stay tiny (\(total) bytes)")
+        let logo = try FFprobe.streams(of: (shippedAssetsDirectory as NSString).appendingPathComponent("logo.png"))
+        #expect(logo.first?.codecName == "png" && logo.first?.width == 256 && logo.first?.height == 128)
+        for clip in ["intro.mp4", "outro.mp4"] {
+            let streams = try FFprobe.streams(of: (shippedAssetsDirectory as NSString).appendingPathComponent(clip))
+            #expect(streams.map { $0.codecName ?? "" } == ["h264", "aac"], "\(clip)")
+        }
+        let bed = try FFprobe.format(of: (shippedAssetsDirectory as NSString).appendingPathComponent("bed.mp3"))
+        #expect((bed.duration.flatMap(Double.init) ?? 0) > 7.5)
     }
 
     /// Each example recipe on the synthetic clips: what it must build, checked by hand
@@ -195,7 +215,7 @@ func describe(_ built: BuiltComposition) -> String {
     @Test func overlaysArePlacedInOutputPixels() throws {
         let social = try CompositionBuilder(recipe: try exampleRecipe("social-vertical.yaml"), probe: probe, levels: FixedLevels()).build(input: "/inbox/input.mov")
         let logo = try #require(social.overlays.first)
-        #expect(logo.content == .image(path: AssetResolver.realPath(exampleAssets.file("logo.png"))!))
+        #expect(logo.content == .image(path: AssetResolver.realPath((shippedAssetsDirectory as NSString).appendingPathComponent("logo.png"))!))
         #expect(logo.anchor == .bottomRight && logo.margin == 43.2 && logo.width == 162)   // 4% of 1080, 15% of 1080
         #expect(logo.timeRange == TimeRange(start: .zero, duration: 12))
         #expect(logo.opacity.value(at: 0) == 0 && logo.opacity.value(at: 6) == 0.8 && logo.opacity.value(at: 12) == 0)

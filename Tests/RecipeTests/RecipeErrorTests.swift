@@ -242,3 +242,82 @@ import Timeline
         #expect(recipe.music?.source == AssetResolver.realPath(assets.file("bed.mp3")))
     }
 }
+
+/// The `assets/` folder beside a recipe: searched after the recipe's folder and the asset
+/// folders (so the examples find their sample assets as shipped, and a real asset folder
+/// still wins), and confined to the recipe's folder like everything else.
+@Suite struct BundledAssetsFolderTests {
+    /// A recipe folder `recipes/` with `recipes/assets/`, and a separate asset folder.
+    struct Layout {
+        let root: TemporaryDirectory
+        var recipes: String { root.file("recipes") }
+        var bundled: String { root.file("recipes/assets") }
+        var assetFolder: String { root.file("assets-elsewhere") }
+        init() throws {
+            root = try TemporaryDirectory()
+            for folder in ["recipes/assets", "assets-elsewhere"] {
+                try FileManager.default.createDirectory(atPath: root.file(folder), withIntermediateDirectories: true)
+            }
+        }
+        /// Writes a one-byte file at `relative` (inside the temporary root).
+        func touch(_ relative: String) -> String {
+            let path = root.file(relative)
+            _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+            return path
+        }
+        /// `image` resolved as an overlay of `recipes/r.yaml`, with the asset folder given or not.
+        func resolve(_ image: String, withAssetFolder: Bool) -> Result<String, AssetResolver.Failure> {
+            AssetResolver(assetDirectories: withAssetFolder ? [assetFolder] : [])
+                .resolve(image, recipeFile: (recipes as NSString).appendingPathComponent("r.yaml"))
+        }
+    }
+
+    @Test func theRecipesAssetsFolderIsSearchedLast() throws {
+        let layout = try Layout()
+        let sample = layout.touch("recipes/assets/logo.png")
+        #expect(layout.resolve("logo.png", withAssetFolder: false) == .success(AssetResolver.realPath(sample)!))
+        // An asset folder given (--assets, a folder's assets:) wins over the sample...
+        let real = layout.touch("assets-elsewhere/logo.png")
+        #expect(layout.resolve("logo.png", withAssetFolder: true) == .success(AssetResolver.realPath(real)!))
+        // ...and the recipe's own folder wins over both.
+        let beside = layout.touch("recipes/logo.png")
+        #expect(layout.resolve("logo.png", withAssetFolder: true) == .success(AssetResolver.realPath(beside)!))
+    }
+
+    @Test func aMissingAssetNamesTheAssetsFolderOnlyWhenItExists() throws {
+        let layout = try Layout()
+        #expect(layout.resolve("bed.mp3", withAssetFolder: true)
+                == .failure(.notFound("bed.mp3", searched: [layout.recipes, layout.assetFolder, layout.bundled])))
+        try FileManager.default.removeItem(atPath: layout.bundled)
+        #expect(layout.resolve("bed.mp3", withAssetFolder: false) == .failure(.notFound("bed.mp3", searched: [layout.recipes])))
+    }
+
+    @Test func aSymlinkInTheAssetsFolderPointingOutIsRefused() throws {
+        let layout = try Layout()
+        let outside = layout.touch("outside.png")
+        try FileManager.default.createSymbolicLink(atPath: layout.root.file("recipes/assets/logo.png"), withDestinationPath: outside)
+        #expect(layout.resolve("logo.png", withAssetFolder: false)
+                == .failure(.outsideAssetFolders("logo.png", resolved: AssetResolver.realPath(outside)!)))
+    }
+
+    /// `assets` itself a symlink to a folder elsewhere: what it holds lies outside the
+    /// recipe's folder, so it is refused (only the configured asset folders may be elsewhere).
+    @Test func anAssetsFolderThatIsASymlinkOutIsRefused() throws {
+        let layout = try Layout()
+        try FileManager.default.removeItem(atPath: layout.bundled)
+        let logo = layout.touch("assets-elsewhere/logo.png")
+        try FileManager.default.createSymbolicLink(atPath: layout.bundled, withDestinationPath: layout.assetFolder)
+        #expect(layout.resolve("logo.png", withAssetFolder: false)
+                == .failure(.outsideAssetFolders("logo.png", resolved: AssetResolver.realPath(logo)!)))
+        // Given as an asset folder, the same file is fine.
+        #expect(layout.resolve("logo.png", withAssetFolder: true) == .success(AssetResolver.realPath(logo)!))
+    }
+
+    @Test func dotDotOutOfTheRecipesFolderIsRefused() throws {
+        let layout = try Layout()
+        let secret = layout.touch("secret.png")
+        // From recipes/assets/, ../../secret.png is the root's secret.png: outside recipes/.
+        #expect(layout.resolve("../../secret.png", withAssetFolder: false)
+                == .failure(.outsideAssetFolders("../../secret.png", resolved: AssetResolver.realPath(secret)!)))
+    }
+}

@@ -47,7 +47,8 @@ struct SplitMix64: RandomNumberGenerator {
     @Test func mutatedExampleRecipesAreValidOrErrorsWithPositions() throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-fuzz")
         defer { withExtendedLifetime(dir) {} }
-        let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: [exampleAssets.path]))
+        // The mutants live in a temporary folder: the shipped samples come in as an asset folder.
+        let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: [shippedAssetsDirectory]))
         let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
         var rng = SplitMix64(state: 0xD509_C07)
         var valid = 0, rejected = 0

@@ -51,6 +51,9 @@ func makeAssets(in directory: TemporaryDirectory) throws {
 /// The repository's `recipes/` folder.
 let recipesDirectory = Repository.path("recipes")
 
+/// The sample assets shipped beside the example recipes (`recipes/assets/make-assets`).
+let shippedAssetsDirectory = Repository.path("recipes/assets")
+
 /// A probe answering from a table, so the builder is tested without media files
 /// (the builder's input is the probe protocol; MediaIO probes real files).
 struct TableProbe: MediaProbing {

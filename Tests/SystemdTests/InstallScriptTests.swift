@@ -16,6 +16,8 @@ import TestSupport
         ("/usr/local/lib/tmpfiles.d/dropcut.conf", 0o644),
         ("/usr/local/share/dropcut/dropcut.yaml.example", 0o644),
         ("/usr/local/share/dropcut/recipes/social-vertical.yaml", 0o644),
+        ("/usr/local/share/dropcut/recipes/assets/logo.png", 0o644),
+        ("/usr/local/share/dropcut/recipes/assets/bed.mp3", 0o644),
         ("/usr/local/share/doc/dropcut/README.md", 0o644),
     ]
 

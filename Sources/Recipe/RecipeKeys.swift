@@ -1,0 +1,238 @@
+import Foundation
+
+/// One key of the recipe language, as the reference documents it.
+///
+/// The decoder takes the keys it accepts from `RecipeReference.keys` (through
+/// `RecipeReference.allowedKeys(in:)`), so a key cannot be accepted without a row here, and
+/// the README's reference is generated from the same rows.
+public struct RecipeKey: Sendable, Hashable {
+    /// Where the key lives: `output.video.crf`; `[]` marks the items of a list
+    /// (`clips[].speed[].rate`).
+    public let path: String
+    /// What values it takes, with their limits.
+    public let type: String
+    /// What applies when the key is left out.
+    public let defaultValue: String
+    /// A value, as written after `key:` in YAML; it must validate on its own (tested).
+    public let example: String
+    /// What it does, in one line.
+    public let summary: String
+
+    public init(_ path: String, _ type: String, default defaultValue: String, example: String, _ summary: String) {
+        self.path = path
+        self.type = type
+        self.defaultValue = defaultValue
+        self.example = example
+        self.summary = summary
+    }
+
+    /// The key as written in YAML: the last component of `path`.
+    public var name: String {
+        path.split(separator: ".").last.map(String.init) ?? path
+    }
+
+    /// The mapping the key belongs to: `""` (the top level), `output`, `clips[]`...
+    public var section: String {
+        guard let dot = path.lastIndex(of: ".") else { return "" }
+        return String(path[..<dot])
+    }
+}
+
+/// The recipe language's keys, in the order the decoder lists them in messages ("expected
+/// one of: ..."), and the Markdown reference made from them.
+public enum RecipeReference {
+    /// Every key the decoder accepts. The order within each mapping is the order of the
+    /// "expected one of" lists in error messages and breaks ties between "did you mean"
+    /// suggestions, so keep it when adding keys.
+    public static let keys: [RecipeKey] = [
+        RecipeKey("version", "`1`", default: "required", example: "1",
+                  "The recipe format version; every recipe file starts with it."),
+        RecipeKey("output", "mapping", default: "see `output.*`", example: "{ size: 1080x1920, fit: fill }",
+                  "What file to make: name, size, frame rate, encoding."),
+        RecipeKey("orientation", "`auto`, `0`, `90`, `180` or `270`", default: "`auto`", example: "auto",
+                  "`auto` turns each clip as its display matrix says; degrees turn the stored pixels clockwise, whatever the matrix says."),
+        RecipeKey("clips", "list of mappings (at least one)", default: "the dropped clip, whole", example: "[ { source: intro.mp4 }, { source: \"{input}\" } ]",
+                  "The clips, in order; `{input}` is the dropped clip."),
+        RecipeKey("transition", "mapping", default: "`cut`", example: "{ kind: crossfade, duration: 0.5 }",
+                  "How consecutive clips are joined."),
+        RecipeKey("overlays", "list of mappings", default: "none", example: "[ { image: logo.png, anchor: top-right } ]",
+                  "Images, image sequences and texts drawn over the video, in order (later on top)."),
+        RecipeKey("music", "mapping", default: "none", example: "{ source: bed.mp3, gain: -10dB, loop: true }",
+                  "A music bed under the clips' own sound."),
+        RecipeKey("original_audio", "`keep` or `mute`", default: "`keep`", example: "mute",
+                  "`mute` drops every clip's own sound."),
+
+        // output
+        RecipeKey("output.filename", "file name template ending in `.mp4`, `.mov` or `.m4v`", default: "`{name}.dropcut.mp4`",
+                  example: "\"{name}.social.mp4\"",
+                  "The output's name (no folders): `{name}` input stem, `{ext}`, `{recipe}`, `{date:yyyy-MM-dd}` (UTC)."),
+        RecipeKey("output.size", "`WIDTHxHEIGHT` (even, 16 to 8192) or `source`", default: "`source`", example: "1080x1920",
+                  "The frame size; `source` is the first clip's size after orientation."),
+        RecipeKey("output.fit", "`fit`, `fill` or `stretch`", default: "`fit`", example: "fill",
+                  "How clips of another shape go into the frame: letterboxed, cropped to cover, or distorted."),
+        RecipeKey("output.fps", "frame rate 1 to 240 (`30`, `29.97`, `30000/1001`) or `source`", default: "`source`", example: "30",
+                  "Frames per second; `source` is the highest clip rate, at most 60."),
+        RecipeKey("output.video", "mapping", default: "see `output.video.*`", example: "{ codec: h264, crf: 20, preset: veryfast }",
+                  "Video encoding."),
+        RecipeKey("output.video.codec", "`h264` or `hevc`", default: "`h264`", example: "hevc",
+                  "H.264 (libx264) or HEVC (libx265)."),
+        RecipeKey("output.video.crf", "whole number 0 to 51", default: "`20`", example: "18",
+                  "Constant rate factor: lower is better quality and larger files."),
+        RecipeKey("output.video.preset", "an x264 preset, `ultrafast` to `placebo`", default: "`veryfast`", example: "medium",
+                  "Encoder speed against compression."),
+        RecipeKey("output.audio", "mapping", default: "see `output.audio.*`", example: "{ codec: aac, bitrate: 160k }",
+                  "Audio encoding and level."),
+        RecipeKey("output.audio.codec", "`aac`", default: "`aac`", example: "aac",
+                  "The audio codec."),
+        RecipeKey("output.audio.bitrate", "bit rate 32k to 512k (`160k`, `0.2M`, `128000`)", default: "`160k`", example: "192k",
+                  "AAC bit rate."),
+        RecipeKey("output.audio.loudness", "loudness -60LUFS to -5LUFS", default: "none (as mixed)", example: "-16LUFS",
+                  "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
+
+        // clips
+        RecipeKey("clips[].source", "`{input}` or a media file", default: "`{input}`", example: "intro.mp4",
+                  "The dropped clip, or a file found like every asset (intro, outro, b-roll)."),
+        RecipeKey("clips[].trim", "`[start, end]` in source time; `end` allowed", default: "the whole clip", example: "[0.5, end]",
+                  "The part of the clip used."),
+        RecipeKey("clips[].speed", "list of `{ range, rate }`", default: "none", example: "[ { range: [3.0, 5.0], rate: 0.25 } ]",
+                  "Slow or fast motion over ranges of source time, inside the trim, not overlapping."),
+        RecipeKey("clips[].speed[].range", "`[start, end]` in source time; `end` allowed", default: "required", example: "[3.0, 5.0]",
+                  "The source time played at `rate`."),
+        RecipeKey("clips[].speed[].rate", "number 0.05 to 16 (`0.25`, `1/4`)", default: "required", example: "0.25",
+                  "Playback rate: 0.25 is four times slower."),
+        RecipeKey("clips[].ramp", "list of at least two `{ at, rate }`", default: "none", example: "[ { at: 2.4, rate: 1 }, { at: 2.9, rate: 0.25 } ]",
+                  "Speed keyframes in source time, glided between in steps of at most 50 ms (like iPhone slow motion)."),
+        RecipeKey("clips[].ramp[].at", "time in source time, after the previous keyframe", default: "required", example: "2.4",
+                  "Where the keyframe is."),
+        RecipeKey("clips[].ramp[].rate", "number 0.05 to 16", default: "required", example: "0.25",
+                  "The playback rate there."),
+        RecipeKey("clips[].audio", "`preserve-pitch`, `varispeed` or `mute`", default: "`preserve-pitch`", example: "varispeed",
+                  "Sound in sped-up or slowed parts: stretched at its pitch, played faster/slower like tape, or silent."),
+        RecipeKey("clips[].frames", "`repeat` or `blend`", default: "`repeat`", example: "blend",
+                  "Slowed video: repeat source frames, or mix the two nearest by time distance."),
+        RecipeKey("clips[].volume", "level -60dB to 20dB", default: "`0dB`", example: "-3dB",
+                  "The clip's own sound, before the mix."),
+
+        // transition
+        RecipeKey("transition.kind", "`cut`, `crossfade`, `push` or `wipe`", default: "`cut`", example: "crossfade",
+                  "How one clip gives way to the next (sound crossfades with every kind but `cut`)."),
+        RecipeKey("transition.duration", "seconds, more than 0", default: "`0.5` (`0` for `cut`)", example: "0.75",
+                  "How long each transition lasts; clips overlap by this much."),
+
+        // overlays
+        RecipeKey("overlays[].image", "a PNG or JPEG file", default: "—", example: "logo.png",
+                  "An image overlay (alpha respected). Each overlay has one of `image`, `frames` or `text`."),
+        RecipeKey("overlays[].frames", "file pattern with a number (`%02d`), PNG or JPEG", default: "—", example: "spin_%02d.png",
+                  "An animated overlay: the numbered files from 0 (or 1) upward while they exist, looping."),
+        RecipeKey("overlays[].fps", "number 0.1 to 120", default: "`12`", example: "24",
+                  "Frames per second of a `frames` sequence."),
+        RecipeKey("overlays[].text", "text template", default: "—", example: "\"© {date:yyyy} {name}\"",
+                  "A text overlay; `\\n` starts a new line; placeholders as in `output.filename`."),
+        RecipeKey("overlays[].anchor", "`top-left`, `top`, `top-right`, `left`, `center`, `right`, `bottom-left`, `bottom` or `bottom-right`",
+                  default: "`bottom-right`", example: "top-right",
+                  "Where on the frame the overlay sits; text lines align by the anchor's column."),
+        RecipeKey("overlays[].margin", "length: pixels (`24`, `\"24px\"`) or `\"4%\"` of the shorter output side", default: "`4%`", example: "24px",
+                  "Distance from the anchored edges."),
+        RecipeKey("overlays[].width", "length: pixels or `%` of the output width", default: "the image's own width", example: "15%",
+                  "Images: drawn this wide, height by aspect ratio."),
+        RecipeKey("overlays[].size", "length: pixels or `%` of the output height", default: "`4%`", example: "5%",
+                  "Text: the font size."),
+        RecipeKey("overlays[].opacity", "number 0 to 1", default: "`1`", example: "0.8",
+                  "How opaque the overlay is."),
+        RecipeKey("overlays[].fade", "`{ in, out }`", default: "no fades", example: "{ in: 0.5, out: 0.5 }",
+                  "Fades at the start and end of the time the overlay is shown."),
+        RecipeKey("overlays[].fade.in", "seconds", default: "`0`", example: "0.5",
+                  "Fade-in length, from the start of `during`."),
+        RecipeKey("overlays[].fade.out", "seconds", default: "`0`", example: "0.5",
+                  "Fade-out length, ending with `during`."),
+        RecipeKey("overlays[].during", "`[start, end]` in output time; `end` allowed", default: "the whole output", example: "[1.0, end]",
+                  "When the overlay is shown."),
+        RecipeKey("overlays[].font", "font file name, family and style, or a `.ttf`/`.otf` file", default: "`DejaVuSans.ttf`",
+                  example: "DejaVu Sans Bold",
+                  "Text: the font, from the asset folders or the system font folders."),
+        RecipeKey("overlays[].color", "colour `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa`", default: "`#ffffff`", example: "\"#ffffffcc\"",
+                  "Text: the colour (with alpha)."),
+        RecipeKey("overlays[].move", "`{ from, to, duration }`", default: "none (stays at `anchor`)",
+                  example: "{ from: top-right, to: bottom-left, duration: 10 }",
+                  "Glides the overlay from one anchor to another from the start of `during`, then rests."),
+        RecipeKey("overlays[].move.from", "an anchor", default: "the overlay's `anchor`", example: "top-right",
+                  "Where the glide starts."),
+        RecipeKey("overlays[].move.to", "an anchor", default: "required", example: "bottom-left",
+                  "Where the glide ends."),
+        RecipeKey("overlays[].move.duration", "seconds, more than 0", default: "the whole time shown", example: "10",
+                  "How long the glide takes."),
+        RecipeKey("overlays[].outline", "width (pixels or `%`) or `{ width, color }`", default: "none", example: "{ width: 2, color: \"#000000\" }",
+                  "Text: an outline around the letters."),
+        RecipeKey("overlays[].outline.width", "length more than 0, at most 100", default: "`2`", example: "3",
+                  "Outline thickness."),
+        RecipeKey("overlays[].outline.color", "colour", default: "`#000000`", example: "\"#202020\"",
+                  "Outline colour."),
+        RecipeKey("overlays[].shadow", "offset (pixels or `%`) or `{ offset, color }`", default: "none", example: "{ offset: 3, color: \"#00000099\" }",
+                  "Text: a drop shadow down and to the right."),
+        RecipeKey("overlays[].shadow.offset", "length more than 0, at most 100", default: "`2`", example: "3",
+                  "How far the shadow falls."),
+        RecipeKey("overlays[].shadow.color", "colour", default: "`#00000099`", example: "\"#00000080\"",
+                  "Shadow colour."),
+
+        // music
+        RecipeKey("music.source", "an audio file (mp3, m4a, wav, flac, ogg...)", default: "required", example: "bed.mp3",
+                  "The music, found like every asset."),
+        RecipeKey("music.gain", "level -60dB to 20dB", default: "`0dB`", example: "-10dB",
+                  "The music's level when nothing ducks it."),
+        RecipeKey("music.offset", "seconds, not negative", default: "`0`", example: "12.5",
+                  "Start this far into the file (loops restart here too)."),
+        RecipeKey("music.loop", "`true` or `false`", default: "`false`", example: "true",
+                  "Repeat, crossfading 50 ms at each loop point; else play once, then silence."),
+        RecipeKey("music.fade", "`{ in, out }`", default: "no fades", example: "{ in: 1.0, out: 2.0 }",
+                  "Fades of the music bed over the output."),
+        RecipeKey("music.fade.in", "seconds", default: "`0`", example: "1.0",
+                  "Fade-in from the start (squared curve)."),
+        RecipeKey("music.fade.out", "seconds", default: "`0`", example: "2.0",
+                  "Fade-out ending with the video (cubed curve)."),
+        RecipeKey("music.duck", "mapping", default: "none (no ducking)", example: "{ depth: -12dB, threshold: -30dBFS }",
+                  "Lower the music under the clips' own sound."),
+        RecipeKey("music.duck.depth", "level -60dB to 0dB", default: "`-12dB`", example: "-15dB",
+                  "How far the music goes down."),
+        RecipeKey("music.duck.threshold", "level -90dBFS to 0dBFS", default: "`-30dBFS`", example: "-35dBFS",
+                  "The clips' sound at or above this (RMS over 20 ms) ducks the music."),
+        RecipeKey("music.duck.attack", "seconds, more than 0, at most 10", default: "`0.2`", example: "0.15",
+                  "How long the music takes to go down, ending as the sound starts."),
+        RecipeKey("music.duck.release", "seconds, more than 0, at most 10", default: "`0.8`", example: "1.0",
+                  "How long it takes to come back up after the sound ends."),
+        RecipeKey("music.duck.hold", "seconds, 0 to 10", default: "`0.5`", example: "0.3",
+                  "Pauses shorter than this keep the music down."),
+        RecipeKey("music.duck.windows", "list of `[start, end]` in output time; `end` allowed", default: "none (measured)",
+                  example: "[[2, 5], [9, end]]",
+                  "Duck over these ranges instead of measuring the clips' sound."),
+    ]
+
+    /// The keys a mapping accepts, in the reference's order: `section` is `""` for the
+    /// top level, else a key's path with `[]` for list items (`clips[]`, `overlays[].move`).
+    public static func allowedKeys(in section: String) -> [String] {
+        keys.filter { $0.section == section }.map(\.name)
+    }
+
+    /// The reference as Markdown: a table of the top-level keys, then one per section, each
+    /// row with the key's type, default, an example and what it does. The README holds this
+    /// text between `<!-- recipe-reference:begin -->` and `<!-- recipe-reference:end -->`.
+    public static func markdown() -> String {
+        var out = "<!-- Generated from Sources/Recipe/RecipeKeys.swift by scripts/docs: edit there, not here. -->\n"
+        out += table(title: "Top level", keys.filter { $0.section.isEmpty })
+        // A section per top-level key that has keys under it, in the top level's order.
+        for top in keys where top.section.isEmpty {
+            let under = keys.filter { $0.path.hasPrefix(top.path + ".") || $0.path.hasPrefix(top.path + "[].") }
+            if !under.isEmpty { out += table(title: "`\(top.path)`", under) }
+        }
+        return out
+    }
+
+    private static func table(title: String, _ rows: [RecipeKey]) -> String {
+        var out = "\n### \(title)\n\n| Key | Type | Default | Example | What it does |\n|---|---|---|---|---|\n"
+        for key in rows {
+            let cells = ["`\(key.path)`", key.type, key.defaultValue, "`\(key.name): \(key.example)`", key.summary]
+            // A `|` would end the cell early, even inside code.
+            out += "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+        }
+        return out
+    }
+}

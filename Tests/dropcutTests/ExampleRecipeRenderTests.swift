@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every example recipe in `recipes/` renders as shipped — `dropcut render --recipe` with no
+/// `--assets`, so logos, music and intro/outro come from the samples in `recipes/assets/` —
+/// and ffprobe finds what the recipe asks for: its file name, its size, both streams, and
+/// the length its clips, trims, speeds and transitions add up to.
+///
+/// Each recipe gets the shortest 320x240 test clip (with a 440 Hz tone) it accepts, to keep
+/// the 1080-pixel renders quick.
+@Suite struct ExampleRecipeRenderTests {
+    /// What one example makes of a `clipSeconds`-long 320x240 30 fps clip named `clip.mp4`.
+    struct Expected: Sendable {
+        var clipSeconds: Int
+        var filename: String
+        var width: Int
+        var height: Int
+        /// Worked out from the recipe by hand.
+        var seconds: Double
+    }
+
+    static let expected: [String: Expected] = [
+        // The music's fades (1 s in + 2 s out) need an output longer than 3 s.
+        "social-vertical.yaml": Expected(clipSeconds: 4, filename: "clip.social.mp4", width: 1080, height: 1920, seconds: 4),
+        "watermark-only.yaml": Expected(clipSeconds: 2, filename: "clip.watermarked.mp4", width: 320, height: 240, seconds: 2),
+        // trim [0.5, 9.0] needs 9 s; source seconds 3–5 at 0.25 last 8: 2.5 + 8 + 4.
+        "slomo-highlight.yaml": Expected(clipSeconds: 10, filename: "clip.highlight.mp4", width: 320, height: 240, seconds: 14.5),
+        // Fades of 2 s in + 3 s out need more than 5 s.
+        "podcast-clip.yaml": Expected(clipSeconds: 6, filename: "clip.podcast.mp4", width: 1080, height: 1080, seconds: 6),
+        // The 1.5 s sample intro and outro around the clip, two 0.5 s crossfades: 1.5 + 2 + 1.5 − 1.
+        "reel-with-transitions.yaml": Expected(clipSeconds: 2, filename: "clip.reel.mp4", width: 1080, height: 1920, seconds: 4),
+    ]
+
+    static let recipes: [String] = {
+        let files = try? FileManager.default.contentsOfDirectory(atPath: Repository.path("recipes"))
+        return (files ?? []).filter { $0.hasSuffix(".yaml") }.sorted()
+    }()
+
+    /// A new example must come with what it should render to.
+    @Test func everyExampleRecipeHasAnExpectation() {
+        #expect(Self.recipes.count >= 5, "recipes/ listed")
+        #expect(Set(Self.recipes) == Set(Self.expected.keys))
+    }
+
+    @Test(arguments: recipes)
+    func exampleRendersAsShipped(recipe name: String) throws {
+        let expected = try #require(Self.expected[name], "no expectation for \(name)")
+        let dir = try TemporaryDirectory(prefix: "dropcut-example")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: expected.clipSeconds)
+        let outbox = dir.file("out")
+        try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: false)
+
+        let result = try DropcutProcess.run(["render", "--recipe", Repository.path("recipes/\(name)"), "--output", outbox, clip])
+        #expect(result.status == 0, "\(name): \(result.stderr)")
+        let output = (outbox as NSString).appendingPathComponent(expected.filename)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox) == [expected.filename])
+
+        let streams = try FFprobe.streams(of: output)
+        #expect(streams.map { $0.codecName ?? "?" } == ["h264", "aac"], "\(name)")
+        let video = try #require(try FFprobe.stream("video", of: output))
+        #expect(video.width == expected.width && video.height == expected.height, "\(name): \(video.width ?? 0)x\(video.height ?? 0)")
+        #expect(video.frameRate == "30/1", "\(name)")
+        // Within a frame: the video is on a 1/30 s grid.
+        let videoSeconds = try #require(video.duration)
+        #expect(abs(videoSeconds - expected.seconds) <= 1.0 / 30 + 1e-6, "\(name): video \(videoSeconds) s")
+        // AAC comes in 1024-sample frames: the sound may end up to one frame later.
+        let audioSeconds = try #require(try FFprobe.stream("audio", of: output)?.duration)
+        #expect(abs(audioSeconds - expected.seconds) <= 0.05, "\(name): audio \(audioSeconds) s")
+    }
+}
