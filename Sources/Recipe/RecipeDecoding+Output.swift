@@ -15,8 +15,8 @@ extension Recipe {
                 let ext = sample.split(separator: ".").last.map { $0.lowercased() } ?? ""
                 if text.contains("/") || template.usesInput {
                     reader.error("output.filename must be a file name without folders (the output goes to the outbox)", at: n.location)
-                } else if !["mp4", "mov", "m4v"].contains(ext) || !sample.contains(".") {
-                    reader.error("output.filename must end in .mp4, .mov or .m4v (got \"\(text)\")", at: n.location)
+                } else if ContainerFormat(pathExtension: ext) == nil || !sample.contains(".") {
+                    reader.error("output.filename must end in \(ContainerFormat.extensionList) (got \"\(text)\")", at: n.location)
                 } else {
                     output.filename = template
                 }
@@ -30,7 +30,7 @@ extension Recipe {
             } else if case let .scalar(text, _, _) = n, let size = PixelSizeParser.parse(text) {
                 if !(16...8192).contains(size.width) || !(16...8192).contains(size.height) {
                     reader.error("output.size must be between 16 and 8192 pixels a side (got \(size))", at: n.location)
-                } else if size.width % 2 != 0 || size.height % 2 != 0 {
+                } else if !size.isEven {
                     reader.error("output.size must have even width and height for 4:2:0 video (got \(size))", at: n.location)
                 } else {
                     output.size = size
