@@ -93,6 +93,7 @@ extension Scheduler {
         switch result {
         case let .success(record?):
             scanners[folder.name]?.forget(clip.name)
+            claimBlocked[key] = nil
             jobs[record.id] = .running(record, progress: 0, started: Date())
             return record
         case .success(nil):
@@ -101,10 +102,9 @@ extension Scheduler {
         case let .failure(error):
             let code = (error as? SystemError)?.errno ?? 0
             logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(code)"])
-            if once {
-                failures += 1
-                scanners[folder.name]?.forget(clip.name)
-            }
+            claimBlocked[key] = .now + config.pollInterval
+            // --once must end: an unclaimable file is a failure, not work left.
+            if once { failures += 1 }
             return nil
         }
     }

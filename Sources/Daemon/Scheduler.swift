@@ -35,6 +35,8 @@ public actor Scheduler: Service {
     var scanners: [String: InboxScanner] = [:]
     var watcher: InboxWatcher?
     var jobs: [String: Phase] = [:]
+    /// Clips whose claim failed (by claim key), not claimed again before the instant.
+    var claimBlocked: [String: ContinuousClock.Instant] = [:]
     var queued: [DaemonStatus.Queued] = []
     var arriving = 0
     var unavailable: [String: String] = [:]
@@ -171,7 +173,14 @@ public actor Scheduler: Service {
         for folder in config.folders {
             guard let settled = scan(folder) else { continue }
             for clip in settled {
-                if jobs[claimKey(folder.name, clip.name)] != nil { continue }   // its claim is in flight
+                let key = claimKey(folder.name, clip.name)
+                if jobs[key] != nil { continue }   // its claim is in flight
+                if let until = claimBlocked[key] {
+                    // A claim that failed is tried again at the next poll; with --once, not
+                    // at all (it counted as a failure, and the run must end).
+                    if once || until > .now { continue }
+                    claimBlocked[key] = nil
+                }
                 if free > 0 && !stop.isRequested {
                     startClaim(clip, folder, in: &group)
                     free -= 1
