@@ -38,6 +38,9 @@ public enum TimelineSVG {
         let height = axisHeight + Double(rows) * (rowHeight + rowGap) + rowGap + (title == nil ? 0 : 20)
         var out: [String] = []
         out.append(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(n(labelWidth + plotWidth + 20))" height="\#(n(height))" font-family="sans-serif" font-size="10">"#)
+        // An opaque background: the drawing uses dark text, which a viewer in dark mode
+        // would otherwise show on black.
+        out.append(#"<rect class="background" width="100%" height="100%" fill="white"/>"#)
         var top = 0.0
         if let title {
             out.append(#"<text class="title" x="4" y="14" font-size="13">\#(escape(title))</text>"#)
