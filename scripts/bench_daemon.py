@@ -11,6 +11,7 @@ time is read from /proc/<pid>/stat (utime + stime), so only the daemon's own wor
 import os, shutil, signal, subprocess, sys, time
 
 dropcut, work = sys.argv[1], sys.argv[2]
+os.makedirs(work, exist_ok=True)   # a fresh BENCH_DIR has no daemon/ folder yet
 ticks = os.sysconf("SC_CLK_TCK")
 
 

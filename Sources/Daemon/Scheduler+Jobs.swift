@@ -24,7 +24,9 @@ extension Scheduler {
     /// folder's retries, and anything after its commit), or move it to failed/.
     nonisolated static func retryDelay(after failure: JobFailure, _ record: JobRecord, retries: Int,
                                        firstDelay: Duration) -> Duration? {
-        let afterCommit = [.committing, .committed].contains(record.state)
+        // Past the render, a transient failure (disk full while archiving) is retried for
+        // as long as it takes: the output exists, or the failure is already decided.
+        let afterCommit = [.committing, .committed, .failing].contains(record.state)
         guard case .transient = failure, afterCommit || record.attempts <= retries else { return nil }
         let exponent = max(0, min(record.attempts - 1, 16))
         return min(firstDelay * (1 << exponent), .seconds(600))
@@ -94,6 +96,13 @@ extension Scheduler {
         case let .success(record?):
             scanners[folder.name]?.forget(clip.name)
             claimBlocked[key] = nil
+            if stop.isRequested {
+                // Stopping claims nothing more: the clip stays claimed (its record says
+                // so) and is rendered at the next start, as after a crash mid-claim.
+                runner.logger(for: record, folder: folder)
+                    .notice("\(record.input): claimed as the daemon stops; it is rendered at the next start")
+                return nil
+            }
             jobs[record.id] = .running(record, progress: 0, started: Date())
             return record
         case .success(nil):
@@ -121,7 +130,8 @@ extension Scheduler {
         }
         do {
             try await runner.resume(&record, folder: folder) { relay.report($0) }
-            await finished(record, folder, .done)
+            // A recovered `failing` job ends in failed/: a failure, not an output.
+            await finished(record, folder, record.state == .failed ? .failed : .done)
             return
         } catch {
             let failure = JobFailure.classify(error)
@@ -178,7 +188,9 @@ extension Scheduler {
         case let .retry(failure, delay):
             var log = log
             if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
-            if ![.committing, .committed].contains(record.state) { record.state = .waiting }
+            // A job past its render (committing, committed) or on its way to failed/
+            // (failing) takes up where it stopped; only a render starts over.
+            if ![.committing, .committed, .failing].contains(record.state) { record.state = .waiting }
             record.retryAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             try? store.save(&record)
             log.warning("\(record.input): \(runner.droppedPath(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",

@@ -8,6 +8,9 @@ final class Wakeup: Sendable {
         var pending = false
         var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
         var nextID = 0
+        /// A timeout that fired before its waiter was registered (a busy machine can
+        /// delay the registration past a short timeout): the wait returns at once.
+        var expiredEarly: Int?
     }
 
     private let state = Mutex(State())
@@ -29,7 +32,10 @@ final class Wakeup: Sendable {
     /// Resumes the waiter `id` if it is still waiting.
     private func expire(_ id: Int) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter, waiter.id == id else { return nil }
+            guard let waiter = state.waiter, waiter.id == id else {
+                if state.nextID == id { state.expiredEarly = id }   // not registered yet
+                return nil
+            }
             state.waiter = nil
             return waiter.continuation
         }
@@ -48,8 +54,9 @@ final class Wakeup: Sendable {
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let signalled = state.withLock { state in
-                if state.pending {
+                if state.pending || state.expiredEarly == id {
                     state.pending = false
+                    state.expiredEarly = nil
                     return true
                 }
                 state.waiter = (id, continuation)

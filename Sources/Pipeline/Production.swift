@@ -3,6 +3,7 @@ import Logging
 import MediaIO
 import Recipe
 import Render
+import Synchronization
 import Timeline
 
 /// One render, completely described: a recipe applied to a dropped clip — the
@@ -55,11 +56,15 @@ public struct Production: Sendable {
     /// task throws `CancellationError`.
     public static func prepare(recipe: Recipe, input: String, date: Date = Date()) async throws -> Production {
         try await BlockingWork.run("dropcut-prepare") { cancellation in
+            let meter = RecordingMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
             do {
-                return try Production(recipe: recipe, input: input, date: date, probe: AssetProbe(),
-                                      levels: AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
+                return try Production(recipe: recipe, input: input, date: date, probe: AssetProbe(), levels: meter)
             } catch CompositionBuildError.cancelled {
                 throw CancellationError()
+            } catch {
+                // The measuring error itself (an FFmpegError with its errno), not the
+                // builder's wrapping: a daemon retries an EIO or ENOMEM, not a bad file.
+                throw meter.failure ?? error
             }
         }
     }
@@ -98,5 +103,26 @@ public struct Production: Sendable {
         let session = ExportSession(composition: composition, videoComposition: videoComposition, audioMix: audioMix,
                                     overlays: overlays, settings: settings, logger: logger)
         try await session.export(to: path, progress: progress)
+    }
+}
+
+/// A sound meter that keeps the error it threw, so `prepare` can rethrow it as it was.
+private final class RecordingMeter: SoundLevelMeasuring {
+    private let meter: any SoundLevelMeasuring
+    private let recorded = Mutex<(any Error)?>(nil)
+
+    init(_ meter: any SoundLevelMeasuring) {
+        self.meter = meter
+    }
+
+    var failure: (any Error)? { recorded.withLock { $0 } }
+
+    func levels(of composition: Composition, audioMix: AudioMix, tracks: [TrackID]) throws -> SoundLevels {
+        do {
+            return try meter.levels(of: composition, audioMix: audioMix, tracks: tracks)
+        } catch {
+            recorded.withLock { $0 = error }
+            throw error
+        }
     }
 }
