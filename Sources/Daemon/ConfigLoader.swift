@@ -20,11 +20,9 @@ public enum ConfigLoader {
     /// Loads and validates the config at `path`.
     public static func load(_ path: String) throws(ConfigError) -> DaemonConfig {
         let start = SourceLocation(file: path, line: 1, column: 1)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(diagnostics: [RecipeDiagnostic("cannot read the config file (missing or unreadable)", at: start)])
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(diagnostics: [RecipeDiagnostic("the config is not UTF-8 text", at: start)])
+        let text: String
+        do { text = try TextFile.read(path, followSymlinks: true) } catch {
+            throw ConfigError(diagnostics: [RecipeDiagnostic("the config file \(error)", at: start)])
         }
         return try load(yaml: text, path: path)
     }

@@ -109,8 +109,11 @@ struct JobRunner: Sendable {
         var files: [String] = []
         if let recipe = folder.recipe { files.append(recipe) }
         for name in ["recipe.yaml", "recipe.yml"] {
+            // Whatever is there (lstat: a symlink or FIFO too) is the inbox's recipe; the
+            // loader refuses what is not a regular file, with that reason.
             let path = (folder.inbox as NSString).appendingPathComponent(name)
-            if access(path, R_OK) == 0 { files.append(path); break }
+            var info = stat()
+            if lstat(path, &info) == 0 { files.append(path); break }
         }
         if let sidecar = record.sidecars.first(where: { ["yaml", "yml"].contains(($0 as NSString).pathExtension.lowercased()) }) {
             files.append(claimedPath(record, folder, sidecar))
@@ -165,7 +168,8 @@ struct JobRunner: Sendable {
             throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
         }
         return files.isEmpty ? Recipe(name: "identity")
-            : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load(files)
+            : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets))
+                .load(files, dropped: Set(files.filter { $0 != folder.recipe }))
     }
 
     /// Links the finished temporary output to its final name (`-1`, `-2`... on collision,

@@ -12,14 +12,17 @@ public struct RecipeLoader: Sendable {
         self.resolver = resolver
     }
 
-    /// Loads one recipe, or several merged in order (most general first).
-    public func load(_ files: [String]) throws(RecipeError) -> Recipe {
-        precondition(!files.isEmpty, "load needs at least one recipe file")
+    /// Loads one recipe, or several merged in order (most general first). Files in
+    /// `dropped` came from an inbox (its `recipe.yaml`, a clip's sidecar): a symlink there
+    /// is refused rather than followed. Every file is read only if it is a regular file of
+    /// at most `TextFile.maximumSize`.
+    public func load(_ files: [String], dropped: Set<String> = []) throws(RecipeError) -> Recipe {
+        guard !files.isEmpty else { return Recipe(name: "identity") }
         var merged: RecipeNode?
         var syntaxErrors: [RecipeDiagnostic] = [], missingVersions: [RecipeDiagnostic] = []
         for file in files {
             do {
-                let node = try parse(file)
+                let node = try parse(file, followSymlinks: !dropped.contains(file))
                 if case let .mapping(entries, at) = node, !entries.contains(where: { $0.key == "version" }) {
                     missingVersions.append(RecipeDiagnostic("version is missing: start the recipe with 'version: \(Recipe.supportedVersion)'", at: at))
                 }
@@ -49,13 +52,10 @@ public struct RecipeLoader: Sendable {
         return try Recipe.decode(node, name: name, resolver: resolver)
     }
 
-    private func parse(_ file: String) throws(RecipeError) -> RecipeNode {
-        let start = SourceLocation(file: file, line: 1, column: 1)
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw RecipeError("cannot read the recipe file (missing or unreadable)", at: start)
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw RecipeError("the recipe is not UTF-8 text", at: start)
+    private func parse(_ file: String, followSymlinks: Bool) throws(RecipeError) -> RecipeNode {
+        let text: String
+        do { text = try TextFile.read(file, followSymlinks: followSymlinks) } catch {
+            throw RecipeError("the recipe \(error)", at: SourceLocation(file: file, line: 1, column: 1))
         }
         return try RecipeNode.parse(yaml: text, file: file)
     }

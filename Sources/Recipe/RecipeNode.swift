@@ -40,8 +40,12 @@ public indirect enum RecipeNode: Sendable, Hashable {
     /// non-string keys are reported with their positions.
     public static func parse(yaml: String, file: String) throws(RecipeError) -> RecipeNode {
         let root: Node?
+        // The parser stays alive while the tree is converted: nodes only hold their
+        // anchors weakly, and an anchor is how an aliased node is recognised.
+        let parser: Parser
         do {
-            root = try Yams.compose(yaml: yaml)
+            parser = try Parser(yaml: yaml)
+            root = try parser.singleRoot()
         } catch let error as YamlError {
             throw RecipeError(yamlMessage(error), at: yamlLocation(error, file: file))
         } catch {
@@ -51,7 +55,7 @@ public indirect enum RecipeNode: Sendable, Hashable {
             throw RecipeError("the recipe is empty", at: SourceLocation(file: file, line: 1, column: 1))
         }
         var diagnostics: [RecipeDiagnostic] = []
-        let node = convert(root, file: file, diagnostics: &diagnostics)
+        let node = withExtendedLifetime(parser) { convert(root, file: file, diagnostics: &diagnostics) }
         if !diagnostics.isEmpty { throw RecipeError(diagnostics) }
         return node
     }
@@ -62,6 +66,13 @@ public indirect enum RecipeNode: Sendable, Hashable {
 
     private static func convert(_ node: Node, file: String, diagnostics: inout [RecipeDiagnostic]) -> RecipeNode {
         let at = location(node.mark, file: file)
+        // Yams resolves an alias to the very node its anchor names, so a few lines of
+        // nested aliases ("billion laughs") would expand exponentially here. Anchored
+        // nodes are refused, and never descended into.
+        if let anchor = node.anchor {
+            diagnostics.append(RecipeDiagnostic("YAML anchors and aliases (&\(anchor.rawValue), *\(anchor.rawValue)) are not supported; write the value out", at: at))
+            return .scalar("", plain: true, at: at)
+        }
         switch node {
         case let .scalar(scalar):
             return .scalar(scalar.string, plain: scalar.style == .plain, at: at)
