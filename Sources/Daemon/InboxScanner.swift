@@ -71,6 +71,15 @@ public struct InboxScanner: Sendable {
         return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
     }
 
+    /// A file time in nanoseconds since 1970, saturated: anyone can set an mtime after
+    /// 2262 (`touch -d 2300-01-01`), which overflows Int64 nanoseconds.
+    static func nanoseconds(_ time: timespec) -> Int64 {
+        let (product, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return time.tv_sec < 0 ? .min : .max }
+        let (sum, overflowed) = product.addingReportingOverflow(Int64(time.tv_nsec))
+        return overflowed ? .max : sum
+    }
+
     /// Lists the inbox now.
     public mutating func scan(now: ContinuousClock.Instant = .now, wallClock: Date = Date()) -> InboxListing {
         var info = stat()
@@ -100,9 +109,8 @@ public struct InboxScanner: Sendable {
             if !isSidecar && Self.isIgnored(name) { continue }
             var st = stat()
             guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            let signature = Signature(size: Int64(st.st_size),
-                                      modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                                      changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+            let signature = Signature(size: Int64(st.st_size), modified: Self.nanoseconds(st.st_mtim),
+                                      changed: Self.nanoseconds(st.st_ctim))
             let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
             files[name] = (signature, modified)
             // recipe.yaml is the inbox's recipe, never the sidecar of a clip named recipe.*

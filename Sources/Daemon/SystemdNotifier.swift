@@ -13,8 +13,27 @@ public struct SystemdNotifier: Sendable {
         sd_notify(0, state) > 0
     }
 
-    public func ready(status: String) { notify("READY=1\nSTATUS=\(status)") }
-    public func status(_ text: String) { notify("STATUS=\(text)") }
+    public func ready(status: String) { notify("READY=1\nSTATUS=\(Self.oneLine(status))") }
+    public func status(_ text: String) { notify("STATUS=\(Self.oneLine(text))") }
+
+    /// `text` with control characters written as `\n`, `\t`, `\u{1b}`...: the protocol
+    /// splits assignments at newlines, so a clip named `a\nSTOPPING=1\n.mov` in a status
+    /// line must not become an assignment of its own (nor a terminal escape in
+    /// `systemctl status`).
+    public static func oneLine(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x09: out += "\\t"
+            case 0x0D: out += "\\r"
+            case 0x00..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
     public func watchdog() { notify("WATCHDOG=1") }
     public func stopping() { notify("STOPPING=1") }
 
