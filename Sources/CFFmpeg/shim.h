@@ -21,4 +21,5 @@ static inline AVRational cff_time_base_q(void) { return AV_TIME_BASE_Q; }
 static inline int cff_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 static inline int cff_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int cff_averror_muxer_not_found(void) { return AVERROR_MUXER_NOT_FOUND; }
+static inline int cff_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
 #endif

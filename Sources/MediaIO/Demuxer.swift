@@ -16,12 +16,40 @@ public final class Demuxer {
 
     private var context: UnsafeMutablePointer<AVFormatContext>?
 
+    /// The demuxers dropcut opens: real containers of recorded media. Not playlists
+    /// (`hls`), scripts (`concat`), image sequences (`image2`), text (`tty`), devices,
+    /// `lavfi` or network formats: any of those dropped into an inbox would make dropcut
+    /// read other files (another folder's archive) or hosts into someone's output.
+    public static let containers = [
+        "mov", "mp4", "m4a", "3gp", "3g2", "mj2",   // QuickTime / MP4 (one demuxer)
+        "matroska", "webm", "mpegts", "mpeg", "avi", "flv", "mxf", "asf", "dv",
+        "mp3", "wav", "w64", "aac", "ac3", "eac3", "flac", "ogg", "aiff", "caf", "amr",
+    ]
+
+    /// The demuxers for still pictures (overlay images): one file each — `image2` reads no
+    /// sequence or pattern here (`pattern_type` none).
+    public static let images = ["image2", "png_pipe", "jpeg_pipe"]
+
     /// Opens `path` and probes its streams. Throws an `FFmpegError` naming the file when it
-    /// is missing, unreadable or not media.
-    public init(path: String) throws(FFmpegError) {
+    /// is missing, unreadable, not media, or in a format that is not in `formats`
+    /// (`containers`, or `images` for pictures). Only the `file` protocol is allowed, for
+    /// the file and anything it refers to.
+    public init(path: String, formats: [String] = Demuxer.containers) throws(FFmpegError) {
         self.path = path
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_open_input(&context, path, nil, nil), "avformat_open_input", path: path)
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        try check(av_dict_set(&options, "protocol_whitelist", "file", 0), "av_dict_set", path: path)
+        try check(av_dict_set(&options, "format_whitelist", formats.joined(separator: ","), 0), "av_dict_set", path: path)
+        try check(av_dict_set(&options, "pattern_type", "none", 0), "av_dict_set", path: path)
+        let opened = avformat_open_input(&context, path, nil, &options)
+        if opened == cff_averror(EINVAL) {
+            // What avformat_open_input says when the probed format is not on the list.
+            throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "avformat_open_input", path: path,
+                              note: formats == Self.images ? "not a supported picture (dropcut reads PNG and JPEG)"
+                                : "not a supported media container (dropcut reads MP4/MOV/3GP, Matroska/WebM, MPEG-TS/PS, AVI, FLV, MXF, ASF, DV and audio files)")
+        }
+        try check(opened, "avformat_open_input", path: path)
         guard let opened = context else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_open_input", path: path)
         }

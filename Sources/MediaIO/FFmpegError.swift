@@ -8,13 +8,16 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     public let function: String
     public let path: String?
     public let streamIndex: Int?
+    /// What dropcut adds to FFmpeg's text, when that alone would not tell a user the cause.
+    public let note: String?
 
-    public init(code: Int32, function: String, path: String?, streamIndex: Int? = nil) {
+    public init(code: Int32, function: String, path: String?, streamIndex: Int? = nil, note: String? = nil) {
         self.code = code
         self.message = FFmpegError.text(for: code)
         self.function = function
         self.path = path
         self.streamIndex = streamIndex
+        self.note = note
     }
 
     /// `clip.mp4: stream 1: avcodec_open2: Invalid data found when processing input (-1094995529)`
@@ -23,6 +26,7 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
         if let path { parts.append(path) }
         if let streamIndex { parts.append("stream \(streamIndex)") }
         parts.append("\(function): \(message) (\(code))")
+        if let note { parts.append(note) }
         return parts.joined(separator: ": ")
     }
 
@@ -43,6 +47,7 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let encoderNotFound = cff_averror_encoder_not_found()
     public static let decoderNotFound = cff_averror_decoder_not_found()
     public static let muxerNotFound = cff_averror_muxer_not_found()
+    public static let demuxerNotFound = cff_averror_demuxer_not_found()
 }
 
 /// The one check for FFmpeg return codes: a negative `result` throws an `FFmpegError`

@@ -1,14 +1,14 @@
 internal import CFFmpeg
 import Timeline
 
-/// Pictures from image files — PNG (8 and 16 bit, palette, with alpha), JPEG and the
-/// other formats FFmpeg's image demuxers read — decoded with libavcodec, for overlays.
+/// Pictures from image files — PNG (8 and 16 bit, palette, with alpha) and JPEG —
+/// decoded with libavcodec, for overlays.
 public enum StillImage {
     /// Decodes the first picture of the file at `path` and converts it to `format`
     /// (straight, not premultiplied, alpha for `.rgba`). Throws an `FFmpegError` naming
     /// the file when it is missing, not an image, or has no picture.
     public static func decode(_ path: String, as format: PixelFormat = .rgba) throws(FFmpegError) -> VideoFrame {
-        let source = try StreamDecoder(path: path, kind: .video)
+        let source = try StreamDecoder(path: path, kind: .video, formats: Demuxer.images)
         let decoded = try VideoFrame()
         guard try source.decodeNext(into: decoded.frame) else {
             throw FFmpegError(code: FFmpegError.endOfFile, function: "avcodec_receive_frame", path: path, streamIndex: source.streamIndex)
