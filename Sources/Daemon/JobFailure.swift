@@ -14,8 +14,11 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
     /// Stopped by shutdown: the input stays claimed and is redone at the next start.
     case cancelled
 
-    /// errno values that say "try again later", not "this clip is bad".
-    static let transientErrnos: Set<Int32> = [ENOSPC, EDQUOT, EIO, EMFILE, ENFILE, ENOMEM, EAGAIN, EBUSY, ETIMEDOUT, ESTALE]
+    /// errno values that say "try again later", not "this clip is bad": a full or busy
+    /// machine, and a network share that is briefly away (read-only while it remounts,
+    /// not connected, host down, stale handle, timed out).
+    static let transientErrnos: Set<Int32> = [ENOSPC, EDQUOT, EIO, EMFILE, ENFILE, ENOMEM, EAGAIN, EBUSY, ETIMEDOUT, ESTALE,
+                                              EROFS, ENOTCONN, EHOSTDOWN, EHOSTUNREACH, ENETDOWN, ENETUNREACH, ECONNRESET]
 
     /// Sorts any error a job can meet.
     public static func classify(_ error: any Error) -> JobFailure {

@@ -53,6 +53,12 @@ import TestSupport
         guard case .transient = JobFailure.classify(SystemError(errno: EIO, function: "read", path: "/x")) else { Issue.record("EIO"); return }
         guard case .transient = JobFailure.classify(SystemError(errno: EMFILE, function: "open", path: "/x")) else { Issue.record("EMFILE"); return }
         guard case .permanent = JobFailure.classify(SystemError(errno: EISDIR, function: "open", path: "/x")) else { Issue.record("EISDIR"); return }
+        // A share that is briefly away is waited for, not a reason to fail every clip.
+        for code in [EROFS, ENOTCONN, EHOSTDOWN, ESTALE, ETIMEDOUT] {
+            guard case .transient = JobFailure.classify(SystemError(errno: code, function: "rename", path: "/share/x")) else {
+                Issue.record("errno \(code) should be transient"); return
+            }
+        }
         guard case .cancelled = JobFailure.classify(CancellationError()) else { Issue.record("cancellation"); return }
     }
 }
