@@ -1,4 +1,5 @@
 import Foundation
+import Timeline
 
 /// File moves that survive a crash or power loss at any point: data and directory
 /// entries are fsynced before the step that depends on them, and nothing is ever
@@ -16,11 +17,16 @@ public enum DurableFiles {
         try sync((path as NSString).deletingLastPathComponent)
     }
 
-    /// Writes `data` to `path` through `path.tmp-<pid>`: write, fsync, rename, fsync the
-    /// folder. Readers see the old or the new contents, never half. `durable: false` skips
-    /// the fsyncs (still atomic for readers, not across power loss): for status files.
+    /// Writes `data` to `path` through a hidden `.<name>.tmp-<pid>` beside it: write,
+    /// fsync, rename, fsync the folder. Readers see the old or the new contents, never
+    /// half. `durable: false` skips the fsyncs (still atomic for readers, not across power
+    /// loss): for status files. The temporary name is cut to fit NAME_MAX however long
+    /// `path`'s name.
     public static func write(_ data: Data, to path: String, mode: mode_t = 0o644, durable: Bool = true) throws(SystemError) {
-        let temporary = path + ".tmp-\(getpid())"
+        let suffix = ".tmp-\(getpid())"
+        let hidden = "." + FileName.truncated((path as NSString).lastPathComponent,
+                                              toBytes: FileName.maximumBytes - 1 - suffix.utf8.count) + suffix
+        let temporary = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(hidden)
         let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
         let failed = data.withUnsafeBytes { writeAll(fd, $0.baseAddress, $0.count) }
         if failed != 0 || (durable && fsync(fd) != 0) {
@@ -39,13 +45,17 @@ public enum DurableFiles {
         if durable { try syncParent(of: path) }
     }
 
-    /// `name` with `-1`, `-2`... before its extension: `clip.mp4`, `clip-1.mp4`.
+    /// `name` with `-1`, `-2`... before its extension: `clip.mp4`, `clip-1.mp4`; the stem
+    /// shortened where the number would take the name past NAME_MAX (255 bytes).
     static func numbered(_ name: String, _ n: Int) -> String {
         guard n > 0 else { return name }
         let ext = (name as NSString).pathExtension
+        let tail = "-\(n)" + (ext.isEmpty ? "" : ".\(ext)")
         let stem = (name as NSString).deletingPathExtension
-        return ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)"
+        return FileName.fitting(stem, suffix: tail)
     }
+
+
 
     /// Gives the file at `source` the first free name among `name`, `name-1`, ... in
     /// `directory` (same filesystem), never replacing a file: `link` fails on an existing
@@ -86,13 +96,13 @@ public enum DurableFiles {
     public static func move(_ source: String, into directory: String, name: String, tag: String,
                             mode: mode_t? = nil, group: gid_t? = nil) throws(SystemError) -> String {
         try makeDirectories(directory)
-        let hidden = (directory as NSString).appendingPathComponent(".\(name).moving-\(tag)")
+        let hidden = (directory as NSString).appendingPathComponent(temporaryName(name, "moving", tag: tag))
         if rename(source, hidden) == 0 {
             try apply(mode: mode, group: group, to: hidden)
             return try linkUnique(hidden, into: directory, name: name)
         }
         guard errno == EXDEV else { throw SystemError.last("rename", source) }
-        let copying = (directory as NSString).appendingPathComponent(".\(name).copying-\(tag)")
+        let copying = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
         do {
             unlink(copying)
             try copy(source, to: copying)
@@ -108,18 +118,34 @@ public enum DurableFiles {
         }
     }
 
+    /// `.<name>.<stage>-<tag>`, or — when that would pass NAME_MAX (255 bytes) — the
+    /// name's start and a hash of the whole name in its place, so a 250-byte clip name can
+    /// still be archived.
+    static func temporaryName(_ name: String, _ stage: String, tag: String) -> String {
+        let suffix = ".\(stage)-\(tag)"
+        let plain = "." + name + suffix
+        guard plain.utf8.count > FileName.maximumBytes else { return plain }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a: stable across runs, unlike Hasher
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let mark = "~" + String(hash, radix: 16)
+        return "." + FileName.truncated(name, toBytes: FileName.maximumBytes - 1 - mark.utf8.count - suffix.utf8.count) + mark + suffix
+    }
+
     /// Puts in place the files a crash left mid-`move` with this `tag` (complete copies
-    /// under `.moving-`), and removes partial copies (`.copying-`). Returns the final paths.
+    /// under `.moving-`), and removes partial copies (`.copying-`). `names` are the names
+    /// the job moves (a shortened temporary name is matched back to its name); returns
+    /// the final paths.
     @discardableResult
-    public static func finishMoves(in directory: String, tag: String) throws(SystemError) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+    public static func finishMoves(in directory: String, tag: String, names: [String] = []) throws(SystemError) -> [String] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var finished: [String] = []
-        for entry in names where entry.hasPrefix(".") {
+        for entry in entries where entry.hasPrefix(".") {
             let path = (directory as NSString).appendingPathComponent(entry)
             if entry.hasSuffix(".copying-\(tag)") {
                 unlink(path)
             } else if entry.hasSuffix(".moving-\(tag)") {
-                let name = String(entry.dropFirst().dropLast(".moving-\(tag)".count))
+                let name = names.first { temporaryName($0, "moving", tag: tag) == entry }
+                    ?? String(entry.dropFirst().dropLast(".moving-\(tag)".count))
                 finished.append(try linkUnique(path, into: directory, name: name))
             }
         }

@@ -3,6 +3,7 @@ import Logging
 import Pipeline
 import Recipe
 import Synchronization
+import Timeline
 
 /// The claim/commit protocol for one clip (DESIGN.md "The daemon", steps 3–5): every step
 /// writes the job record before it moves files, so `resume` can pick up a job from any
@@ -210,7 +211,7 @@ struct JobRunner: Sendable {
     private func finishSuccess(_ record: inout JobRecord, folder: FolderConfig) throws {
         let directory = claimedDirectory(record, folder)
         if let archive = folder.archive, folder.afterSuccess == .archive {
-            try DurableFiles.finishMoves(in: archive, tag: record.id)
+            try DurableFiles.finishMoves(in: archive, tag: record.id, names: [record.input] + record.sidecars)
             for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
                 try DurableFiles.move(claimedPath(record, folder, name), into: archive, name: name, tag: record.id)
             }
@@ -247,7 +248,7 @@ struct JobRunner: Sendable {
 
     private func finishFailure(_ record: inout JobRecord, folder: FolderConfig, logger log: Logger? = nil) throws {
         try DurableFiles.makeDirectories(folder.failed)
-        try DurableFiles.finishMoves(in: folder.failed, tag: record.id)
+        try DurableFiles.finishMoves(in: folder.failed, tag: record.id, names: [record.input] + record.sidecars)
         var failedName = record.input
         for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
             let moved = try DurableFiles.move(claimedPath(record, folder, name), into: folder.failed, name: name, tag: record.id,
@@ -269,7 +270,7 @@ struct JobRunner: Sendable {
             Fix the cause, then drop the clip into the inbox again.
 
             """
-        let errorFile = (folder.failed as NSString).appendingPathComponent("\(failedName).error.txt")
+        let errorFile = (folder.failed as NSString).appendingPathComponent(FileName.fitting(failedName, suffix: ".error.txt"))
         try DurableFiles.write(Data(text.utf8), to: errorFile, mode: folder.outputMode)
         DurableFiles.removeTree(claimedDirectory(record, folder))
         record.state = .failed

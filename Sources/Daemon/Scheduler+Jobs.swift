@@ -199,8 +199,15 @@ extension Scheduler {
         case .failed:
             failures += 1
         case let .failedToMove(error):
-            log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
-            jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)
+            if once {
+                // --once must end: the clip stays claimed, and the next start finishes
+                // moving it (its record says `failing`).
+                log.critical("\(record.input): cannot move it to the failed folder: \(error); it stays claimed until the next start")
+                failures += 1
+            } else {
+                log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
+                jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)
+            }
         }
     }
 }

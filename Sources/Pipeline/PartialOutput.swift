@@ -1,4 +1,5 @@
 import Foundation
+import Timeline
 
 /// Where a render is written until it is complete: a hidden file in the folder of its
 /// final name — hidden so that inbox scanners (dropcut's own among them) skip it, in the
@@ -17,7 +18,7 @@ public struct PartialOutput: Sendable, Hashable {
     /// concurrent renders apart (a process id, a job id).
     public init(directory: String, filename: String, tag: String) {
         let ext = (filename as NSString).pathExtension
-        let stem = Self.prefix(of: (filename as NSString).deletingPathExtension, bytes: Self.maximumStemBytes)
+        let stem = FileName.truncated((filename as NSString).deletingPathExtension, toBytes: Self.maximumStemBytes)
         let hidden = ".\(stem).partial-\(tag)" + (ext.isEmpty ? "" : ".\(ext)")
         path = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
     }
@@ -37,18 +38,5 @@ public struct PartialOutput: Sendable, Hashable {
     /// leftover of a crash.
     public func remove() {
         _ = unlink(path)   // nothing to do when it is already gone
-    }
-
-    /// The longest prefix of `text` of at most `bytes` UTF-8 bytes that ends on a whole
-    /// character.
-    static func prefix(of text: String, bytes: Int) -> String {
-        var result = "", used = 0
-        for character in text {
-            let size = character.utf8.count
-            guard used + size <= bytes else { break }
-            result.append(character)
-            used += size
-        }
-        return result
     }
 }

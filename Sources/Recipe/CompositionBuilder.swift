@@ -91,7 +91,7 @@ public struct CompositionBuilder: Sendable {
         var built = BuiltComposition(
             composition: composition, videoComposition: videoComposition, audioMix: audioMix, overlays: [],
             output: recipe.output,
-            outputFilename: recipe.output.filename.render(.init(inputPath: input, recipeName: recipe.name, date: date)),
+            outputFilename: FileName.fitting(recipe.output.filename.render(.init(inputPath: input, recipeName: recipe.name, date: date))),
             clipAudioTrackIDs: clips.compactMap(\.audioTrack), slowMotionSidecars: sidecars,
             media: Dictionary(clips.map { ($0.media.path, $0.media) }, uniquingKeysWith: { first, _ in first }))
         if let music = recipe.music {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Timeline
 
 /// Files in an inbox or on the command line that were made to hurt: the CLI and the daemon
 /// refuse them at once, with the file and the cause, and go on.
@@ -70,5 +71,22 @@ import TestSupport
         let render = try DropcutProcess.run(["render", "--output", h.dir.file("out.mp4"), (h.failed as NSString).appendingPathComponent("script.mov")])
         #expect(render.status == 1 && render.stderr.contains("not a supported media container"), "\(render.stderr)")
         #expect(!FileManager.default.fileExists(atPath: h.dir.file("out.mp4")))
+    }
+
+    /// A clip whose name takes all 255 bytes: its output, archive and failure files all
+    /// fit (temporary names used to overflow NAME_MAX and leave the job stuck).
+    @Test func nameMaxLongNamesAreRenderedArchivedAndFailed() throws {
+        let h = try DaemonHarness(retries: 0)
+        let stem = String(repeating: "é", count: 125)   // 250 bytes
+        try h.drop(stem + ".mp4")                        // 254 bytes
+        try h.write(stem + ".mov", "not a movie")
+        let result = try h.runOnce()
+        #expect(result.stdout.contains("1 done, 1 failed"), "\(result.stdout)\n\(result.stderr)")
+        #expect(h.files(h.archive) == [stem + ".mp4"])
+        let outputs = h.files(h.outbox)
+        #expect(outputs.count == 1 && outputs.allSatisfy { $0.hasPrefix(String(repeating: "é", count: 100)) && $0.hasSuffix(".mp4") })
+        #expect(h.files(h.failed).sorted() == [stem + ".mov", FileName.fitting(stem + ".mov", suffix: ".error.txt")].sorted())
+        #expect(h.claimedLeftovers() == [])
+        #expect(h.files(h.archive, hidden: true).allSatisfy { !$0.hasPrefix(".") })
     }
 }
