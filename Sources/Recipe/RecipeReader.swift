@@ -70,7 +70,8 @@ public struct RecipeReader {
             return nil
         }
         guard range.contains(value) else {
-            error("\(what) must be \(Self.describe(range)) (got \(formatNumber(value)))", at: node.location)
+            let got = value.isFinite ? formatNumber(value) : text.trimmingWhitespace()   // `1e400`, not `inf`
+            error("\(what) must be \(Self.describe(range)) (got \(got))", at: node.location)
             return nil
         }
         return value
@@ -117,8 +118,9 @@ public struct RecipeReader {
     public mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
         let tooLarge = "\(what) must be at most \(RecipeLimits.maximumTimeText)"
         guard case let .scalar(text, _, _) = node, let time = RecipeTime.parse(text, allowEnd: allowEnd) else {
-            if case let .scalar(text, _, _) = node, RecipeTime.isTooLarge(text, limit: Double(RecipeLimits.maximumTimeSeconds)) {
-                error("\(tooLarge) (got \(text.trimmingWhitespace()))", at: node.location)
+            if case let .scalar(text, _, _) = node, let value = RecipeTime.outOfRange(text, limit: Double(RecipeLimits.maximumTimeSeconds)) {
+                error(value < 0 ? "\(what) must not be negative (got \(text.trimmingWhitespace()))" : "\(tooLarge) (got \(text.trimmingWhitespace()))",
+                      at: node.location)
                 return nil
             }
             let forms = "seconds (2.5), \"2.5s\", \"250ms\" or \"00:02.500\"" + (allowEnd ? " or end" : "")

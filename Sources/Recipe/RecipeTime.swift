@@ -46,6 +46,12 @@ public enum RecipeTime: Sendable, Hashable, CustomStringConvertible {
     /// (`1e19`, `1e400`, `inf`, twenty-digit numbers, `99999999999999999:00:00`): so
     /// that such a time is reported with its bound rather than as "not a time".
     static func isTooLarge(_ text: String, limit: Double) -> Bool {
+        outOfRange(text, limit: limit) != nil
+    }
+
+    /// The value (in seconds, possibly infinite) of a time `text` whose size is beyond
+    /// `limit`, as `isTooLarge` reads it; nil when it is within or not a number at all.
+    static func outOfRange(_ text: String, limit: Double) -> Double? {
         var t = Substring(text.trimmingWhitespace())
         var scale = 1.0
         if t.hasSuffix("ms") { t = t.dropLast(2); scale = 0.001 } else if t.hasSuffix("s") { t = t.dropLast() }
@@ -55,18 +61,18 @@ public enum RecipeTime: Sendable, Hashable, CustomStringConvertible {
             // Clock times: every part digits (the seconds may have a fraction).
             var total = 0.0
             for part in t.split(separator: ":", omittingEmptySubsequences: false) {
-                guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let n = Double(part) else { return false }
+                guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let n = Double(part) else { return nil }
                 total = total * 60 + n
             }
             value = total
         } else if let slash = t.firstIndex(of: "/") {
-            guard let n = Double(t[..<slash]), let d = Double(t[t.index(after: slash)...]), d > 0 else { return false }
+            guard let n = Double(t[..<slash]), let d = Double(t[t.index(after: slash)...]), d > 0 else { return nil }
             value = n / d
         } else {
-            guard let n = Double(t) else { return false }
+            guard let n = Double(t) else { return nil }
             value = n
         }
-        return !value.isNaN && abs(value * scale) > limit
+        return !value.isNaN && abs(value * scale) > limit ? value * scale : nil
     }
 
     public var description: String {

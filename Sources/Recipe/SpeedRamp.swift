@@ -53,10 +53,15 @@ enum SpeedRamp {
                 let from = Int64(start + length * i / steps), to = Int64(start + length * (i + 1) / steps)
                 let rate = a.rate == b.rate ? a.rate : a.rate + (b.rate - a.rate) * (Double(i) + 0.5) / Double(steps)
                 let outputTicks = Swift.max(1, (Double(to - from) / rate).rounded())
-                guard outputTicks != Double(to - from), let scale = Int32(exactly: outputTicks) else { continue }   // speed 1: nothing to do
+                guard outputTicks != Double(to - from), let output = Int64(exactly: outputTicks) else { continue }   // speed 1: nothing to do
+                // Exact source over output ticks; only past the step cap (never for a recipe
+                // or a sidecar the decoders accept) can the output miss an Int32 timescale,
+                // and then the rate is the nearest MediaTime rather than no range at all.
+                let exactRate = Int32(exactly: output).map { MediaTime(value: to - from, timescale: $0) }
                 ranges.append(SpeedRange(range: ClosedTimeRange(start: .seconds(MediaTime(value: from, timescale: grid)),
                                                                 end: .seconds(MediaTime(value: to, timescale: grid)), location: a.location),
-                                         rate: MediaTime(value: to - from, timescale: scale), location: a.location))
+                                         rate: exactRate ?? MediaTime(value: to - from, timescale: 1).multiplied(by: 1, dividedBy: output),
+                                         location: a.location))
             }
         }
         return ranges
