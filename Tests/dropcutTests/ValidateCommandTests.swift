@@ -54,7 +54,7 @@ import TestSupport
         }
         let lengths = dir.file("lengths.yaml")
         let result = try DropcutProcess.run(["validate", lengths])
-        #expect(result.stderr.contains("\(lengths):3:37: overlay margin must be between 0 and 32768px or between 0 and 100% (got 1e20)"))
-        #expect(result.stderr.contains("\(lengths):4:32: overlay width must be between 0 and 32768px or between 0 and 100% (got 1e19)"))
+        #expect(result.stderr.contains("\(lengths):3:38: overlay margin must be between 0 and 32768px or between 0 and 100% (got 1e20)"))
+        #expect(result.stderr.contains("\(lengths):4:31: overlay width must be between 0 and 32768px or between 0 and 100% (got 1e19)"))
     }
 }
