@@ -44,8 +44,9 @@ enum SpeedRamp {
             // The decoder bounds how long a recipe's ramp glides and a sidecar's edges are
             // 0.2 s; should a caller pass more, the steps grow longer than 50 ms rather than
             // the ranges growing without bound.
-            let steps = Swift.min(maximumSteps, a.rate == b.rate ? Swift.max(1, Int128((Double(length) / a.rate / longestOutput).rounded(.up)))
-                                                                 : (length + stepTicks - 1) / stepTicks)
+            // (Clamped as a Double first: a tiny rate would make a quotient past Int128.)
+            let holdPieces = Swift.min(Double(maximumSteps), Swift.max(1, (Double(length) / a.rate / longestOutput).rounded(.up)))
+            let steps = a.rate == b.rate ? Int128(holdPieces) : Swift.min(maximumSteps, (length + stepTicks - 1) / stepTicks)
             var i: Int128 = 0
             while i < steps {
                 defer { i += 1 }

@@ -255,24 +255,35 @@ public struct MediaTime: Sendable, Hashable, Comparable {
                            rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> MediaTime {
         guard kind == .numeric, ratio.numerator.isNumeric, ratio.denominator.isNumeric,
               ratio.denominator.value != 0 else { return .invalid }
-        // (v/ts) * (a/ta) / (b/tb) = v*a*tb / (ts*ta*b): up to 2^157, past Int128. Each
-        // side is reduced by what it shares with the other first; what still overflows is
-        // computed through Double (53 bits, ~1e-16 relative) and marked rounded.
+        // (v/ts) * (a/ta) / (b/tb) = v*a*tb / (ts*ta*b): up to 2^157, past Int128. When a
+        // product overflows, each side is first reduced by what it shares with the other;
+        // what still overflows is computed through Double (53 bits, ~1e-16 relative) and
+        // marked rounded. (The common case stays three multiplications: builders call this
+        // for every segment boundary.)
         let rounded = hasBeenRounded || ratio.numerator.hasBeenRounded || ratio.denominator.hasBeenRounded
         let preferred = Swift.max(timescale, ratio.numerator.timescale, ratio.denominator.timescale)
-        var top = [Int128(value), Int128(ratio.numerator.value), Int128(ratio.denominator.timescale)]
-        var bottom = [Int128(timescale), Int128(ratio.numerator.timescale), Int128(ratio.denominator.value)]
-        for i in top.indices {
-            for j in bottom.indices {
-                let g = Int128(MediaTime.gcd(top[i].magnitude, bottom[j].magnitude))
-                if g > 1 { top[i] /= g; bottom[j] /= g }
-            }
+        var top = (Int128(value), Int128(ratio.numerator.value), Int128(ratio.denominator.timescale))
+        var bottom = (Int128(timescale), Int128(ratio.numerator.timescale), Int128(ratio.denominator.value))
+        func products() -> (Int128, Int128)? {
+            guard case let (ab, false) = top.0.multipliedReportingOverflow(by: top.1),
+                  case let (num, false) = ab.multipliedReportingOverflow(by: top.2),
+                  case let (cd, false) = bottom.0.multipliedReportingOverflow(by: bottom.1),
+                  case let (den, false) = cd.multipliedReportingOverflow(by: bottom.2) else { return nil }
+            return (num, den)
         }
-        if case let (ab, false) = top[0].multipliedReportingOverflow(by: top[1]), case let (num, false) = ab.multipliedReportingOverflow(by: top[2]),
-           case let (cd, false) = bottom[0].multipliedReportingOverflow(by: bottom[1]), case let (den, false) = cd.multipliedReportingOverflow(by: bottom[2]) {
+        if products() == nil {
+            func reduce(_ x: inout Int128, _ y: inout Int128) {
+                let g = Int128(MediaTime.gcd(x.magnitude, y.magnitude))
+                if g > 1 { x /= g; y /= g }
+            }
+            reduce(&top.0, &bottom.0); reduce(&top.0, &bottom.1); reduce(&top.0, &bottom.2)
+            reduce(&top.1, &bottom.0); reduce(&top.1, &bottom.1); reduce(&top.1, &bottom.2)
+            reduce(&top.2, &bottom.0); reduce(&top.2, &bottom.1); reduce(&top.2, &bottom.2)
+        }
+        if let (num, den) = products() {
             return MediaTime.exact(num, over: den, preferredTimescale: preferred, rounding: rule).markedRounded(rounded)
         }
-        let seconds = Double(top[0]) * Double(top[1]) * Double(top[2]) / (Double(bottom[0]) * Double(bottom[1]) * Double(bottom[2]))
+        let seconds = Double(top.0) * Double(top.1) * Double(top.2) / (Double(bottom.0) * Double(bottom.1) * Double(bottom.2))
         let fine = Int32(Swift.max(1, 1_000_000_000 / Int(preferred)) * Int(preferred))
         return MediaTime(seconds: seconds, preferredTimescale: fine).markedRounded(true)
     }
