@@ -227,6 +227,16 @@ import TestSupport
         #expect(MediaTime.multiplyDivide(-(Int128.max / 2), 1 << 32, Int128.max, rounding: .toNearestOrAwayFromZero) == -(1 << 31))
     }
 
+    @Test func frameRatesWithManyDecimalsKeepTheirFrameDuration() throws {
+        // Was: the rate's value (59940059940, over 10^9) clamped into an Int32 timescale.
+        let media = [TableProbe.clip("clip.mov", seconds: 2)]
+        let ntsc = try CompositionBuilderTests.build("version: 1\noutput: { fps: 59.940059940 }\n", media)
+        #expect(abs(ntsc.videoComposition.frameDuration.seconds - 1 / 59.940059940) < 1e-9, "\(ntsc.videoComposition.frameDuration.debugDescription)")
+        let exact = try CompositionBuilderTests.build("version: 1\noutput: { fps: 30000/1001 }\n", media)
+        #expect(exact.videoComposition.frameDuration == MediaTime(value: 1001, timescale: 30000))
+        #expect(!exact.videoComposition.frameDuration.hasBeenRounded)
+    }
+
     @Test func sidecarRegionsPastADayAreRefused() throws {
         let (path, message) = try SlowMotionSidecarTests.rejection(SlowMotionSidecarFixture.data(
             rate: 0.25, regions: [(start: Int64.max, duration: 600, timescale: 600)], compression: .zlib))
