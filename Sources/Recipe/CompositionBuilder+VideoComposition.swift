@@ -6,7 +6,9 @@ extension CompositionBuilder {
                                       renderSize: PixelSize) throws(CompositionBuildError) -> VideoComposition {
         let frameDuration: MediaTime
         if let fps = recipe.output.fps {
-            frameDuration = MediaTime(value: Int64(fps.timescale), timescale: Int32(clamping: fps.value))
+            // 1/fps, exactly where it fits. (The rate's value written as the timescale used to be
+            // clamped to Int32: `fps: 59.940059940` is 59940059940/10^9, and became 2.1 fps.)
+            frameDuration = MediaTime(seconds: 1).multiplied(by: Int64(fps.timescale), dividedBy: fps.value)
         } else {
             // The highest source rate, capped at 60 fps.
             let shortest = clips.map(\.video.frameDuration).filter { $0 > .zero }.min() ?? MediaTime(value: 1, timescale: 30)

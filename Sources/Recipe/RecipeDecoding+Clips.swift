@@ -28,10 +28,14 @@ extension Recipe {
             }
             if let n = f["trim"] { clip.trim = reader.closedRange(n, "\(what).trim") }
             if let n = f["audio"] { clip.audio = reader.choice(n, "\(what).audio", AudioMode.self) ?? .preservePitch }
-            if let n = f["volume"], let volume = reader.gain(n, "\(what).volume", in: -60...20) { clip.volume = volume }
+            if let n = f["volume"], let volume = reader.gain(n, "\(what).volume", in: RecipeLimits.gain) { clip.volume = volume }
             if let n = f["frames"] { clip.frames = reader.choice(n, "\(what).frames", FrameSampling.self) ?? .repeat }
             if let n = f["speed"], let ranges = reader.list(n, "\(what).speed") {
-                clip.speed = ranges.enumerated().compactMap { i, r in decodeSpeed(r, "\(what).speed[\(i)]", &reader) }
+                if ranges.count > RecipeLimits.maximumKeyframes {
+                    reader.error("\(what).speed must have at most \(RecipeLimits.maximumKeyframes) ranges (got \(ranges.count))", at: n.location)
+                } else {
+                    clip.speed = ranges.enumerated().compactMap { i, r in decodeSpeed(r, "\(what).speed[\(i)]", &reader) }
+                }
             }
             if let n = f["ramp"] { clip.speed += decodeRamp(n, "\(what).ramp", &reader) }
             if f["speed"] != nil || f["ramp"] != nil { checkSpeedRanges(clip, &reader) }
@@ -43,6 +47,10 @@ extension Recipe {
     /// speed keyframes in source time, expanded by `SpeedRamp` into stepped speed ranges.
     private static func decodeRamp(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> [SpeedRange] {
         guard let items = reader.list(node, what) else { return [] }
+        guard items.count <= RecipeLimits.maximumKeyframes else {
+            reader.error("\(what) must have at most \(RecipeLimits.maximumKeyframes) keyframes (got \(items.count))", at: node.location)
+            return []
+        }
         var points: [SpeedRamp.Keyframe] = []
         let problemsBefore = reader.diagnostics.count
         for (i, item) in items.enumerated() {
@@ -52,7 +60,7 @@ extension Recipe {
                 continue
             }
             guard case let .seconds(at)? = reader.time(atNode, "\(what)[\(i)].at"),
-                  let rate = reader.number(rateNode, "\(what)[\(i)].rate", in: 0.05...16) else { continue }
+                  let rate = reader.number(rateNode, "\(what)[\(i)].rate", in: RecipeLimits.speedRate) else { continue }
             if let last = points.last, at <= last.at {
                 reader.error("\(what)[\(i)].at \(at)s must come after the previous keyframe (\(last.at)s)", at: atNode.location)
                 continue
@@ -64,6 +72,13 @@ extension Recipe {
             if reader.diagnostics.count == problemsBefore { reader.error("\(what) needs at least two keyframes", at: node.location) }
             return []
         }
+        // Each 50 ms where the rate changes is a speed range of its own: bound their number.
+        var glide = MediaTime.zero
+        for (a, b) in zip(points, points.dropFirst()) where a.rate != b.rate { glide += b.at - a.at }
+        if glide > MediaTime(seconds: RecipeLimits.maximumGlideSeconds) {
+            reader.error("\(what) must glide (change rate) for at most \(RecipeLimits.maximumGlideSeconds) s in all (got \(glide)s)", at: node.location)
+            return []
+        }
         return SpeedRamp.ranges(points)
     }
 
@@ -72,7 +87,14 @@ extension Recipe {
         guard let rangeNode = f["range"] else { reader.error("\(what) needs a range: [start, end]", at: node.location); return nil }
         guard let rateNode = f["rate"] else { reader.error("\(what) needs a rate (0.25 is 4x slow motion)", at: node.location); return nil }
         let range = reader.closedRange(rangeNode, "\(what).range")
+        let limits = RecipeLimits.speedRate
+        let between = "speed rate must be between \(formatNumber(limits.lowerBound)) and \(formatNumber(limits.upperBound))"
         guard case let .scalar(text, _, _) = rateNode, let rate = MediaTime(exactly: text.trimmingWhitespace()) else {
+            // `1e19` or twenty digits: a number, out of range, that no MediaTime holds.
+            if case let .scalar(text, _, _) = rateNode, RecipeTime.isTooLarge(text, limit: limits.upperBound) {
+                reader.error("\(between) (got \(text.trimmingWhitespace()))", at: rateNode.location)
+                return nil
+            }
             reader.error("\(what).rate must be a number (0.25 is 4x slow motion); got \(reader.describe(rateNode))", at: rateNode.location)
             return nil
         }
@@ -80,8 +102,8 @@ extension Recipe {
             reader.error("speed rate must be > 0 (got \(text.trimmingWhitespace()))", at: rateNode.location)
             return nil
         }
-        guard rate >= MediaTime(value: 5, timescale: 100), rate <= MediaTime(seconds: 16) else {
-            reader.error("speed rate must be between 0.05 and 16 (got \(text.trimmingWhitespace()))", at: rateNode.location)
+        guard rate >= MediaTime(seconds: limits.lowerBound, preferredTimescale: 1_000), rate <= MediaTime(seconds: limits.upperBound, preferredTimescale: 1_000) else {
+            reader.error("\(between) (got \(text.trimmingWhitespace()))", at: rateNode.location)
             return nil
         }
         guard let range else { return nil }

@@ -15,7 +15,7 @@ extension Recipe {
         case let .success(resolved): music.source = resolved
         case let .failure(failure): reader.error("music.source \(failure)", at: sourceNode.location)
         }
-        if let n = f["gain"], let gain = reader.gain(n, "music.gain", in: -60...20) { music.gain = gain }
+        if let n = f["gain"], let gain = reader.gain(n, "music.gain", in: RecipeLimits.gain) { music.gain = gain }
         if let n = f["loop"], let loop = reader.bool(n, "music.loop") { music.loop = loop }
         if let n = f["offset"], let offset = reader.duration(n, "music.offset") {
             if offset < .zero { reader.error("music.offset must not be negative (got \(offset)s)", at: n.location) } else { music.offset = offset }
@@ -23,19 +23,20 @@ extension Recipe {
         if let n = f["fade"] { (music.fadeIn, music.fadeOut) = decodeFade(n, "music.fade", section: "music.fade", &reader) }
         if let n = f["duck"], let d = reader.fields(n, "music.duck", allowed: RecipeReference.allowedKeys(in: "music.duck")) {
             var duck = Duck()
-            if let v = d["depth"], let depth = reader.gain(v, "music.duck.depth", in: -60...0) { duck.depth = depth }
-            if let v = d["threshold"], let threshold = reader.gain(v, "music.duck.threshold", fullScale: true, in: -90...0) { duck.threshold = threshold }
+            if let v = d["depth"], let depth = reader.gain(v, "music.duck.depth", in: RecipeLimits.duckDepth) { duck.depth = depth }
+            if let v = d["threshold"], let threshold = reader.gain(v, "music.duck.threshold", fullScale: true, in: RecipeLimits.duckThreshold) { duck.threshold = threshold }
+            let longest = MediaTime(seconds: RecipeLimits.maximumDuckTimeSeconds)
             for (key, keyPath) in [("attack", \Duck.attack), ("release", \Duck.release)] {
                 guard let v = d[key], let value = reader.duration(v, "music.duck.\(key)") else { continue }
-                if value <= .zero || value > MediaTime(seconds: 10) {
-                    reader.error("music.duck.\(key) must be between 0 and 10 seconds (got \(value)s)", at: v.location)
+                if value <= .zero || value > longest {
+                    reader.error("music.duck.\(key) must be between 0 and \(RecipeLimits.maximumDuckTimeSeconds) seconds (got \(value)s)", at: v.location)
                 } else {
                     duck[keyPath: keyPath] = value
                 }
             }
             if let v = d["hold"], let hold = reader.duration(v, "music.duck.hold") {
-                if hold < .zero || hold > MediaTime(seconds: 10) {
-                    reader.error("music.duck.hold must be between 0 and 10 seconds (got \(hold)s)", at: v.location)
+                if hold < .zero || hold > longest {
+                    reader.error("music.duck.hold must be between 0 and \(RecipeLimits.maximumDuckTimeSeconds) seconds (got \(hold)s)", at: v.location)
                 } else {
                     duck.hold = hold
                 }

@@ -9,27 +9,32 @@ extension Recipe {
         var output = Output()
         guard let f = reader.fields(node, "output", allowed: RecipeReference.allowedKeys(in: "output")) else { return output }
         if let n = f["filename"], let text = reader.string(n, "output.filename") {
-            do {
-                let template = try FilenameTemplate(text)
-                let sample = template.render(.init(inputPath: "clip.mov", recipeName: "recipe"))
-                let ext = sample.split(separator: ".").last.map { $0.lowercased() } ?? ""
-                if text.contains("/") || template.usesInput {
-                    reader.error("output.filename must be a file name without folders (the output goes to the outbox)", at: n.location)
-                } else if ContainerFormat(pathExtension: ext) == nil || !sample.contains(".") {
-                    reader.error("output.filename must end in \(ContainerFormat.extensionList) (got \"\(text)\")", at: n.location)
-                } else {
-                    output.filename = template
+            if text.utf8.count > RecipeLimits.maximumFilenameBytes {
+                reader.error("output.filename must be at most \(RecipeLimits.maximumFilenameBytes) bytes, a file name's limit (got \(text.utf8.count))", at: n.location)
+            } else {
+                do {
+                    let template = try FilenameTemplate(text)
+                    let sample = template.render(.init(inputPath: "clip.mov", recipeName: "recipe"))
+                    let ext = sample.split(separator: ".").last.map { $0.lowercased() } ?? ""
+                    if text.contains("/") || template.usesInput {
+                        reader.error("output.filename must be a file name without folders (the output goes to the outbox)", at: n.location)
+                    } else if ContainerFormat(pathExtension: ext) == nil || !sample.contains(".") {
+                        reader.error("output.filename must end in \(ContainerFormat.extensionList) (got \"\(text)\")", at: n.location)
+                    } else {
+                        output.filename = template
+                    }
+                } catch {
+                    reader.error("output.filename: \(error)", at: n.location)
                 }
-            } catch {
-                reader.error("output.filename: \(error)", at: n.location)
             }
         }
         if let n = f["size"] {
             if case .scalar("source", _, _) = n {
                 output.size = nil
             } else if case let .scalar(text, _, _) = n, let size = PixelSizeParser.parse(text) {
-                if !(16...8192).contains(size.width) || !(16...8192).contains(size.height) {
-                    reader.error("output.size must be between 16 and 8192 pixels a side (got \(size))", at: n.location)
+                let sides = RecipeLimits.outputSide
+                if !sides.contains(size.width) || !sides.contains(size.height) {
+                    reader.error("output.size must be between \(sides.lowerBound) and \(sides.upperBound) pixels a side (got \(text.trimmingWhitespace()))", at: n.location)
                 } else if !size.isEven {
                     reader.error("output.size must have even width and height for 4:2:0 video (got \(size))", at: n.location)
                 } else {
@@ -44,18 +49,23 @@ extension Recipe {
             if case .scalar("source", _, _) = n {
                 output.fps = nil
             } else if case let .scalar(text, _, _) = n, let rate = MediaTime(exactly: text.trimmingWhitespace()) {
-                if rate < MediaTime(seconds: 1) || rate > MediaTime(seconds: 240) {
-                    reader.error("output.fps must be between 1 and 240 (got \(text))", at: n.location)
+                let limits = RecipeLimits.frameRate
+                if rate < MediaTime(seconds: limits.lowerBound) || rate > MediaTime(seconds: limits.upperBound) {
+                    reader.error("output.fps must be between \(limits.lowerBound) and \(limits.upperBound) (got \(text))", at: n.location)
                 } else {
                     output.fps = rate
                 }
+            } else if case let .scalar(text, _, _) = n,
+                      RecipeTime.isTooLarge(text, limit: Double(RecipeLimits.frameRate.upperBound)) {
+                // `1e19`, `inf`, twenty digits: a number, just not one a rate can hold.
+                reader.error("output.fps must be between \(RecipeLimits.frameRate.lowerBound) and \(RecipeLimits.frameRate.upperBound) (got \(text))", at: n.location)
             } else {
                 reader.error("output.fps must be a frame rate (30, 29.97, 30000/1001) or source; got \(reader.describe(n))", at: n.location)
             }
         }
         if let n = f["video"], let v = reader.fields(n, "output.video", allowed: RecipeReference.allowedKeys(in: "output.video")) {
             if let c = v["codec"] { output.video.codec = reader.choice(c, "output.video.codec", VideoCodec.Codec.self) ?? .h264 }
-            if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: 0...51) ?? output.video.crf }
+            if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: RecipeLimits.crf) ?? output.video.crf }
             if let c = v["preset"], let preset = reader.string(c, "output.video.preset") {
                 if x264Presets.contains(preset) {
                     output.video.preset = preset
@@ -70,10 +80,10 @@ extension Recipe {
             if let c = a["loudness"] {
                 // -16LUFS, -16 LUFS or -16.
                 if case let .scalar(text, _, _) = c, let value = Double(text.trimmingWhitespace().uppercased().replacingOccurrences(of: "LUFS", with: "").trimmingWhitespace()) {
-                    if (-60.0 ... -5.0).contains(value) {
+                    if RecipeLimits.loudness.contains(value) {
                         output.audio.loudness = value
                     } else {
-                        reader.error("output.audio.loudness must be between -60LUFS and -5LUFS (got \(text))", at: c.location)
+                        reader.error("output.audio.loudness must be between \(formatNumber(RecipeLimits.loudness.lowerBound))LUFS and \(formatNumber(RecipeLimits.loudness.upperBound))LUFS (got \(text))", at: c.location)
                     }
                 } else {
                     reader.error("output.audio.loudness must be a loudness like -16LUFS; got \(reader.describe(c))", at: c.location)
@@ -82,10 +92,12 @@ extension Recipe {
             if let c = a["codec"] { output.audio.codec = reader.choice(c, "output.audio.codec", AudioCodec.Codec.self) ?? .aac }
             if let c = a["bitrate"] {
                 if case let .scalar(text, _, _) = c, let bits = BitrateParser.parse(text) {
-                    if (32_000...512_000).contains(bits) {
-                        output.audio.bitrate = bits
+                    // Checked as a Double, before it becomes an Int: `1e19` has no Int.
+                    let limits = RecipeLimits.audioBitrate
+                    if bits >= Double(limits.lowerBound), bits <= Double(limits.upperBound) {
+                        output.audio.bitrate = Int(bits.rounded())
                     } else {
-                        reader.error("output.audio.bitrate must be between 32k and 512k (got \(text))", at: c.location)
+                        reader.error("output.audio.bitrate must be between \(RecipeLimits.bitrateText(limits.lowerBound)) and \(RecipeLimits.bitrateText(limits.upperBound)) (got \(text))", at: c.location)
                     }
                 } else {
                     reader.error("output.audio.bitrate must be a bit rate like 160k; got \(reader.describe(c))", at: c.location)

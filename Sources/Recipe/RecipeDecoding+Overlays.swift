@@ -70,8 +70,8 @@ extension Recipe {
         var size = Length.pixels(2)
         if let sizeNode {
             guard let parsed = reader.length(sizeNode, "overlay \(key) \(sizeKey)") else { return nil }
-            guard parsed.magnitude > 0, parsed.magnitude <= 100 else {
-                reader.error("overlay \(key) \(sizeKey) must be > 0 and at most 100", at: sizeNode.location)
+            guard parsed.magnitude > 0, parsed.magnitude <= RecipeLimits.maximumStroke else {
+                reader.error("overlay \(key) \(sizeKey) must be > 0 and at most \(formatNumber(RecipeLimits.maximumStroke))", at: sizeNode.location)
                 return nil
             }
             size = parsed
@@ -95,7 +95,14 @@ extension Recipe {
             return nil
         }
         let spec = String(pattern[range])
-        let width = Int(spec.dropFirst().dropLast().drop { $0 == "0" }) ?? 0
+        // The number's width pads every name: `%0999999999999d` asked for a terabyte-long
+        // name (and a width past Int was silently 0).
+        let digits = spec.dropFirst().dropLast().drop { $0 == "0" }
+        guard digits.count <= 2, (Int(digits) ?? 0) <= RecipeLimits.maximumFrameNumberWidth else {
+            reader.error("overlay frames: the number in \(spec) must be at most \(RecipeLimits.maximumFrameNumberWidth) digits wide (got \"\(pattern)\")", at: node.location)
+            return nil
+        }
+        let width = Int(digits) ?? 0
         func name(_ n: Int) -> String {
             let digits = String(n)
             return pattern.replacingCharacters(in: range, with: String(repeating: "0", count: max(0, width - digits.count)) + digits)
@@ -113,7 +120,7 @@ extension Recipe {
             return nil
         }
         var fps = 12.0
-        if let fpsNode, let value = reader.number(fpsNode, "overlay fps", in: 0.1...120) { fps = value }
+        if let fpsNode, let value = reader.number(fpsNode, "overlay fps", in: RecipeLimits.sequenceFrameRate) { fps = value }
         return .imageSequence(paths, framesPerSecond: fps)
     }
 
@@ -149,6 +156,10 @@ extension Recipe {
         case let (nil, text?):
             if f["width"] != nil { reader.error("width applies to image overlays; use size for text", at: f.keyLocation("width")!) }
             guard let raw = reader.string(text, "overlay text") else { return nil }
+            guard raw.utf8.count <= RecipeLimits.maximumTextBytes else {
+                reader.error("overlay text must be at most \(RecipeLimits.maximumTextBytes) bytes (got \(raw.utf8.count))", at: text.location)
+                return nil
+            }
             let template: FilenameTemplate
             do { template = try FilenameTemplate(raw) } catch {
                 reader.error("overlay text: \(error)", at: text.location)

@@ -63,20 +63,20 @@ public enum RecipeReference {
                   "`mute` drops every clip's own sound."),
 
         // output
-        RecipeKey("output.filename", "file name template ending in `.mp4`, `.mov` or `.m4v`", default: "`{name}.dropcut.mp4`",
+        RecipeKey("output.filename", "file name template ending in `.mp4`, `.mov` or `.m4v`, at most \(RecipeLimits.maximumFilenameBytes) bytes", default: "`{name}.dropcut.mp4`",
                   example: "\"{name}.social.mp4\"",
                   "The output's name (no folders): `{name}` input stem, `{ext}`, `{recipe}`, `{date:yyyy-MM-dd}` (UTC)."),
-        RecipeKey("output.size", "`WIDTHxHEIGHT` (even, 16 to 8192) or `source`", default: "`source`", example: "1080x1920",
+        RecipeKey("output.size", "`WIDTHxHEIGHT` (even, \(RecipeLimits.outputSide.lowerBound) to \(RecipeLimits.outputSide.upperBound)) or `source`", default: "`source`", example: "1080x1920",
                   "The frame size; `source` is the first clip's size after orientation."),
         RecipeKey("output.fit", "`fit`, `fill` or `stretch`", default: "`fit`", example: "fill",
                   "How clips of another shape go into the frame: letterboxed, cropped to cover, or distorted."),
-        RecipeKey("output.fps", "frame rate 1 to 240 (`30`, `29.97`, `30000/1001`) or `source`", default: "`source`", example: "30",
+        RecipeKey("output.fps", "frame rate \(RecipeLimits.frameRate.lowerBound) to \(RecipeLimits.frameRate.upperBound) (`30`, `29.97`, `30000/1001`) or `source`", default: "`source`", example: "30",
                   "Frames per second; `source` is the highest clip rate, at most 60."),
         RecipeKey("output.video", "mapping", default: "see `output.video.*`", example: "{ codec: h264, crf: 20, preset: veryfast }",
                   "Video encoding."),
         RecipeKey("output.video.codec", "`h264` or `hevc`", default: "`h264`", example: "hevc",
                   "H.264 (libx264) or HEVC (libx265)."),
-        RecipeKey("output.video.crf", "whole number 0 to 51", default: "`20`", example: "18",
+        RecipeKey("output.video.crf", "whole number \(RecipeLimits.crf.lowerBound) to \(RecipeLimits.crf.upperBound)", default: "`20`", example: "18",
                   "Constant rate factor: lower is better quality and larger files."),
         RecipeKey("output.video.preset", "an x264 preset, `ultrafast` to `placebo`", default: "`veryfast`", example: "medium",
                   "Encoder speed against compression."),
@@ -84,9 +84,9 @@ public enum RecipeReference {
                   "Audio encoding and level."),
         RecipeKey("output.audio.codec", "`aac`", default: "`aac`", example: "aac",
                   "The audio codec."),
-        RecipeKey("output.audio.bitrate", "bit rate 32k to 512k (`160k`, `0.2M`, `128000`)", default: "`160k`", example: "192k",
+        RecipeKey("output.audio.bitrate", "bit rate \(RecipeLimits.bitrateText(RecipeLimits.audioBitrate.lowerBound)) to \(RecipeLimits.bitrateText(RecipeLimits.audioBitrate.upperBound)) (`160k`, `0.2M`, `128000`)", default: "`160k`", example: "192k",
                   "AAC bit rate."),
-        RecipeKey("output.audio.loudness", "loudness -60LUFS to -5LUFS", default: "none (as mixed)", example: "-16LUFS",
+        RecipeKey("output.audio.loudness", "loudness \(RecipeLimits.rangeText(RecipeLimits.loudness, "LUFS"))", default: "none (as mixed)", example: "-16LUFS",
                   "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
 
         // clips
@@ -94,23 +94,23 @@ public enum RecipeReference {
                   "The dropped clip, or a file found like every asset (intro, outro, b-roll)."),
         RecipeKey("clips[].trim", "`[start, end]` in source time; `end` allowed", default: "the whole clip", example: "[0.5, end]",
                   "The part of the clip used."),
-        RecipeKey("clips[].speed", "list of `{ range, rate }`", default: "none", example: "[ { range: [3.0, 5.0], rate: 0.25 } ]",
+        RecipeKey("clips[].speed", "list of at most \(RecipeLimits.maximumKeyframes) `{ range, rate }`", default: "none", example: "[ { range: [3.0, 5.0], rate: 0.25 } ]",
                   "Slow or fast motion over ranges of source time, inside the trim, not overlapping."),
         RecipeKey("clips[].speed[].range", "`[start, end]` in source time; `end` allowed", default: "required", example: "[3.0, 5.0]",
                   "The source time played at `rate`."),
-        RecipeKey("clips[].speed[].rate", "number 0.05 to 16 (`0.25`, `1/4`)", default: "required", example: "0.25",
+        RecipeKey("clips[].speed[].rate", "number \(RecipeLimits.rangeText(RecipeLimits.speedRate)) (`0.25`, `1/4`)", default: "required", example: "0.25",
                   "Playback rate: 0.25 is four times slower."),
-        RecipeKey("clips[].ramp", "list of at least two `{ at, rate }`", default: "none", example: "[ { at: 2.4, rate: 1 }, { at: 2.9, rate: 0.25 } ]",
+        RecipeKey("clips[].ramp", "list of 2 to \(RecipeLimits.maximumKeyframes) `{ at, rate }`, changing rate for at most \(RecipeLimits.maximumGlideSeconds) s in all", default: "none", example: "[ { at: 2.4, rate: 1 }, { at: 2.9, rate: 0.25 } ]",
                   "Speed keyframes in source time, glided between in steps of at most 50 ms (like iPhone slow motion)."),
         RecipeKey("clips[].ramp[].at", "time in source time, after the previous keyframe", default: "required", example: "2.4",
                   "Where the keyframe is."),
-        RecipeKey("clips[].ramp[].rate", "number 0.05 to 16", default: "required", example: "0.25",
+        RecipeKey("clips[].ramp[].rate", "number \(RecipeLimits.rangeText(RecipeLimits.speedRate))", default: "required", example: "0.25",
                   "The playback rate there."),
         RecipeKey("clips[].audio", "`preserve-pitch`, `varispeed` or `mute`", default: "`preserve-pitch`", example: "varispeed",
                   "Sound in sped-up or slowed parts: stretched at its pitch, played faster/slower like tape, or silent."),
         RecipeKey("clips[].frames", "`repeat` or `blend`", default: "`repeat`", example: "blend",
                   "Slowed video: repeat source frames, or mix the two nearest by time distance."),
-        RecipeKey("clips[].volume", "level -60dB to 20dB", default: "`0dB`", example: "-3dB",
+        RecipeKey("clips[].volume", "level \(RecipeLimits.rangeText(RecipeLimits.gain, "dB"))", default: "`0dB`", example: "-3dB",
                   "The clip's own sound, before the mix."),
 
         // transition
@@ -122,20 +122,20 @@ public enum RecipeReference {
         // overlays
         RecipeKey("overlays[].image", "a PNG or JPEG file", default: "—", example: "logo.png",
                   "An image overlay (alpha respected). Each overlay has one of `image`, `frames` or `text`."),
-        RecipeKey("overlays[].frames", "file pattern with a number (`%02d`), PNG or JPEG", default: "—", example: "spin_%02d.png",
+        RecipeKey("overlays[].frames", "file pattern with a number (`%02d`, at most \(RecipeLimits.maximumFrameNumberWidth) digits wide), PNG or JPEG", default: "—", example: "spin_%02d.png",
                   "An animated overlay: the numbered files from 0 (or 1) upward while they exist, looping."),
-        RecipeKey("overlays[].fps", "number 0.1 to 120", default: "`12`", example: "24",
+        RecipeKey("overlays[].fps", "number \(RecipeLimits.rangeText(RecipeLimits.sequenceFrameRate))", default: "`12`", example: "24",
                   "Frames per second of a `frames` sequence."),
-        RecipeKey("overlays[].text", "text template", default: "—", example: "\"© {date:yyyy} {name}\"",
+        RecipeKey("overlays[].text", "text template, at most \(RecipeLimits.maximumTextBytes) bytes", default: "—", example: "\"© {date:yyyy} {name}\"",
                   "A text overlay; `\\n` starts a new line; placeholders as in `output.filename`."),
         RecipeKey("overlays[].anchor", "`top-left`, `top`, `top-right`, `left`, `center`, `right`, `bottom-left`, `bottom` or `bottom-right`",
                   default: "`bottom-right`", example: "top-right",
                   "Where on the frame the overlay sits; text lines align by the anchor's column."),
-        RecipeKey("overlays[].margin", "length: pixels (`24`, `\"24px\"`) or `\"4%\"` of the shorter output side", default: "`4%`", example: "24px",
+        RecipeKey("overlays[].margin", "length: pixels (`24`, `\"24px\"`, at most \(lengthPixels)) or `\"4%\"` of the shorter output side (at most \(lengthPercent))", default: "`4%`", example: "24px",
                   "Distance from the anchored edges."),
-        RecipeKey("overlays[].width", "length: pixels or `%` of the output width", default: "the image's own width", example: "15%",
+        RecipeKey("overlays[].width", "length: pixels (at most \(lengthPixels)) or `%` of the output width (at most \(lengthPercent))", default: "the image's own width", example: "15%",
                   "Images: drawn this wide, height by aspect ratio."),
-        RecipeKey("overlays[].size", "length: pixels or `%` of the output height", default: "`4%`", example: "5%",
+        RecipeKey("overlays[].size", "length: pixels (at most \(lengthPixels)) or `%` of the output height (at most \(lengthPercent))", default: "`4%`", example: "5%",
                   "Text: the font size."),
         RecipeKey("overlays[].opacity", "number 0 to 1", default: "`1`", example: "0.8",
                   "How opaque the overlay is."),
@@ -163,13 +163,13 @@ public enum RecipeReference {
                   "How long the glide takes."),
         RecipeKey("overlays[].outline", "width (pixels or `%`) or `{ width, color }`", default: "none", example: "{ width: 2, color: \"#000000\" }",
                   "Text: an outline around the letters."),
-        RecipeKey("overlays[].outline.width", "length more than 0, at most 100", default: "`2`", example: "3",
+        RecipeKey("overlays[].outline.width", "length more than 0, at most \(formatNumber(RecipeLimits.maximumStroke))", default: "`2`", example: "3",
                   "Outline thickness."),
         RecipeKey("overlays[].outline.color", "colour", default: "`#000000`", example: "\"#202020\"",
                   "Outline colour."),
         RecipeKey("overlays[].shadow", "offset (pixels or `%`) or `{ offset, color }`", default: "none", example: "{ offset: 3, color: \"#00000099\" }",
                   "Text: a drop shadow down and to the right."),
-        RecipeKey("overlays[].shadow.offset", "length more than 0, at most 100", default: "`2`", example: "3",
+        RecipeKey("overlays[].shadow.offset", "length more than 0, at most \(formatNumber(RecipeLimits.maximumStroke))", default: "`2`", example: "3",
                   "How far the shadow falls."),
         RecipeKey("overlays[].shadow.color", "colour", default: "`#00000099`", example: "\"#00000080\"",
                   "Shadow colour."),
@@ -177,7 +177,7 @@ public enum RecipeReference {
         // music
         RecipeKey("music.source", "an audio file (mp3, m4a, wav, flac, ogg...)", default: "required", example: "bed.mp3",
                   "The music, found like every asset."),
-        RecipeKey("music.gain", "level -60dB to 20dB", default: "`0dB`", example: "-10dB",
+        RecipeKey("music.gain", "level \(RecipeLimits.rangeText(RecipeLimits.gain, "dB"))", default: "`0dB`", example: "-10dB",
                   "The music's level when nothing ducks it."),
         RecipeKey("music.offset", "seconds, not negative", default: "`0`", example: "12.5",
                   "Start this far into the file (loops restart here too)."),
@@ -191,15 +191,15 @@ public enum RecipeReference {
                   "Fade-out ending with the video (cubed curve)."),
         RecipeKey("music.duck", "mapping", default: "none (no ducking)", example: "{ depth: -12dB, threshold: -30dBFS }",
                   "Lower the music under the clips' own sound."),
-        RecipeKey("music.duck.depth", "level -60dB to 0dB", default: "`-12dB`", example: "-15dB",
+        RecipeKey("music.duck.depth", "level \(RecipeLimits.rangeText(RecipeLimits.duckDepth, "dB"))", default: "`-12dB`", example: "-15dB",
                   "How far the music goes down."),
-        RecipeKey("music.duck.threshold", "level -90dBFS to 0dBFS", default: "`-30dBFS`", example: "-35dBFS",
+        RecipeKey("music.duck.threshold", "level \(RecipeLimits.rangeText(RecipeLimits.duckThreshold, "dBFS"))", default: "`-30dBFS`", example: "-35dBFS",
                   "The clips' sound at or above this (RMS over 20 ms) ducks the music."),
-        RecipeKey("music.duck.attack", "seconds, more than 0, at most 10", default: "`0.2`", example: "0.15",
+        RecipeKey("music.duck.attack", "seconds, more than 0, at most \(RecipeLimits.maximumDuckTimeSeconds)", default: "`0.2`", example: "0.15",
                   "How long the music takes to go down, ending as the sound starts."),
-        RecipeKey("music.duck.release", "seconds, more than 0, at most 10", default: "`0.8`", example: "1.0",
+        RecipeKey("music.duck.release", "seconds, more than 0, at most \(RecipeLimits.maximumDuckTimeSeconds)", default: "`0.8`", example: "1.0",
                   "How long it takes to come back up after the sound ends."),
-        RecipeKey("music.duck.hold", "seconds, 0 to 10", default: "`0.5`", example: "0.3",
+        RecipeKey("music.duck.hold", "seconds, 0 to \(RecipeLimits.maximumDuckTimeSeconds)", default: "`0.5`", example: "0.3",
                   "Pauses shorter than this keep the music down."),
         RecipeKey("music.duck.windows", "list of `[start, end]` in output time; `end` allowed", default: "none (measured)",
                   example: "[[2, 5], [9, end]]",
@@ -212,11 +212,17 @@ public enum RecipeReference {
         keys.filter { $0.section == section }.map(\.name)
     }
 
+    /// How the reference writes the bound of pixel and percent lengths.
+    private static let lengthPixels = "\(formatNumber(RecipeLimits.maximumLengthPixels))px"
+    private static let lengthPercent = "\(formatNumber(RecipeLimits.maximumLengthPercent))%"
+
     /// The reference as Markdown: a table of the top-level keys, then one per section, each
     /// row with the key's type, default, an example and what it does. The README holds this
     /// text between `<!-- recipe-reference:begin -->` and `<!-- recipe-reference:end -->`.
     public static func markdown() -> String {
         var out = "<!-- Generated from Sources/Recipe/RecipeKeys.swift by scripts/docs: edit there, not here. -->\n"
+        // The bound every time shares, said once rather than in each time's row.
+        out += "\nEvery time in a recipe (seconds, `\"250ms\"`, `\"01:02:03.5\"`) is at most \(RecipeLimits.maximumTimeText).\n"
         out += table(title: "Top level", keys.filter { $0.section.isEmpty })
         // A section per top-level key that has keys under it, in the top level's order.
         for top in keys where top.section.isEmpty {

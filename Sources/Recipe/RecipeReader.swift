@@ -62,21 +62,30 @@ public struct RecipeReader {
         return nil
     }
 
-    /// A plain number in `range`.
+    /// A plain number in `range`. `1e400` and `inf` are numbers out of any finite range
+    /// (the message names the range); NaN is not a number.
     public mutating func number(_ node: RecipeNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
-        guard case let .scalar(text, _, _) = node, let value = Double(text.trimmingWhitespace()), value.isFinite else {
+        guard case let .scalar(text, _, _) = node, let value = Double(text.trimmingWhitespace()), !value.isNaN else {
             error("\(what) must be a number, got \(describe(node))", at: node.location)
             return nil
         }
         guard range.contains(value) else {
-            error("\(what) must be \(Self.describe(range)) (got \(formatNumber(value)))", at: node.location)
+            let got = value.isFinite ? formatNumber(value) : text.trimmingWhitespace()   // `1e400`, not `inf`
+            error("\(what) must be \(Self.describe(range)) (got \(got))", at: node.location)
             return nil
         }
         return value
     }
 
+    /// A whole number in `range`. A number beyond it — also one no `Int` holds
+    /// (`9223372036854775808`, `1e19`) — is reported with the range.
     public mutating func integer(_ node: RecipeNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
-        guard case let .scalar(text, _, _) = node, let value = Int(text.trimmingWhitespace()) else {
+        guard case let .scalar(raw, _, _) = node, let value = Int(raw.trimmingWhitespace()) else {
+            if case let .scalar(raw, _, _) = node, let number = Double(raw.trimmingWhitespace()), !number.isNaN,
+               number < Double(range.lowerBound) || number > Double(range.upperBound) {
+                error("\(what) must be between \(range.lowerBound) and \(range.upperBound) (got \(raw.trimmingWhitespace()))", at: node.location)
+                return nil
+            }
             error("\(what) must be a whole number, got \(describe(node))", at: node.location)
             return nil
         }
@@ -102,15 +111,28 @@ public struct RecipeReader {
         return nil
     }
 
-    /// A time (`1.5`, `"1.5s"`, `"250ms"`, `"00:01.500"`, `end` when allowed), not negative.
+    /// A time (`1.5`, `"1.5s"`, `"250ms"`, `"00:01.500"`, `end` when allowed), not negative
+    /// and at most `RecipeLimits.maximumTime` (24 hours): every time of a recipe (and of the
+    /// daemon's configuration) goes through here, so nothing past the bound reaches the
+    /// tick arithmetic of the builder, the ramps or the renderer.
     public mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
+        let tooLarge = "\(what) must be at most \(RecipeLimits.maximumTimeText)"
         guard case let .scalar(text, _, _) = node, let time = RecipeTime.parse(text, allowEnd: allowEnd) else {
+            if case let .scalar(text, _, _) = node, let value = RecipeTime.outOfRange(text, limit: Double(RecipeLimits.maximumTimeSeconds)) {
+                error(value < 0 ? "\(what) must not be negative (got \(text.trimmingWhitespace()))" : "\(tooLarge) (got \(text.trimmingWhitespace()))",
+                      at: node.location)
+                return nil
+            }
             let forms = "seconds (2.5), \"2.5s\", \"250ms\" or \"00:02.500\"" + (allowEnd ? " or end" : "")
             error("\(what) must be a time: \(forms); got \(describe(node))", at: node.location)
             return nil
         }
         if case let .seconds(value) = time, value < .zero {
             error("\(what) must not be negative (got \(text))", at: node.location)
+            return nil
+        }
+        if case let .seconds(value) = time, value > RecipeLimits.maximumTime {
+            error("\(tooLarge) (got \(text.trimmingWhitespace()))", at: node.location)
             return nil
         }
         return time
@@ -149,15 +171,20 @@ public struct RecipeReader {
         return gain
     }
 
+    /// A length: 0 to `RecipeLimits.maximumLengthPixels` px or 0 to 100 %. Checked here
+    /// because the renderer turns pixels into `Int`s (`5e9px` used to trap there).
     mutating func length(_ node: RecipeNode, _ what: String) -> Length? {
         guard case let .scalar(text, _, _) = node, let length = Length.parse(text) else {
             error("\(what) must be a length in px or %, like 24, \"24px\" or \"4%\"; got \(describe(node))", at: node.location)
             return nil
         }
-        var tooLarge = false
-        if case let .percent(p) = length, p > 100 { tooLarge = true }
-        guard length.magnitude >= 0, !tooLarge else {
-            error("\(what) must be between 0 and 100% or a non-negative number of pixels (got \(text))", at: node.location)
+        let limit: Double
+        switch length {
+        case .pixels: limit = RecipeLimits.maximumLengthPixels
+        case .percent: limit = RecipeLimits.maximumLengthPercent
+        }
+        guard length.magnitude >= 0, length.magnitude <= limit else {
+            error("\(what) must be between 0 and \(formatNumber(RecipeLimits.maximumLengthPixels))px or between 0 and \(formatNumber(RecipeLimits.maximumLengthPercent))% (got \(text.trimmingWhitespace()))", at: node.location)
             return nil
         }
         return length

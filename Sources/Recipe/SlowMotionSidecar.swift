@@ -139,6 +139,11 @@ public struct SlowMotionSidecar: Sendable, Hashable {
             guard duration > .zero else {
                 throw invalid(".timeRange.duration", "must be > 0, got \(duration.value)/\(duration.timescale) s")
             }
+            // The same bound as a recipe's times: the region becomes speed ranges whose tick
+            // arithmetic is sized for it, and no slow-motion capture lasts a day.
+            guard start + duration <= RecipeLimits.maximumTime else {
+                throw invalid(".timeRange", "ends at \(start + duration) s, past \(RecipeLimits.maximumTimeText); a slowed section lies within the clip")
+            }
             regions.append(Timeline.TimeRange(start: start, duration: duration))
         }
         self.init(path: path, rate: rate, regions: regions)

@@ -95,7 +95,10 @@ public struct MediaTime: Sendable, Hashable, Comparable {
         let g = gcd(n.magnitude, d.magnitude)
         if g > 1 { n /= Int128(g); d /= Int128(g) }
         let preferred = Int128(Swift.max(preferredTimescale, 1))
-        if preferred % d == 0, let v = Int64(exactly: n * (preferred / d)) {
+        // Products are checked: `n` may be any Int128 (sums and products of Int64 values and
+        // Int32 timescales), and one that overflows here is far outside Int64 anyway.
+        if preferred % d == 0, case let (scaled, false) = n.multipliedReportingOverflow(by: preferred / d),
+           let v = Int64(exactly: scaled) {
             return MediaTime(raw: v, Int32(preferred), .numeric, rounded: false)
         }
         if let ts = Int32(exactly: d), let v = Int64(exactly: n) {
@@ -105,18 +108,38 @@ public struct MediaTime: Sendable, Hashable, Comparable {
         // nearest below 1 GHz, so precision stays near a nanosecond and times in the
         // preferred timescale still add to it exactly.
         let fine = preferred * Swift.max(1, 1_000_000_000 / preferred)
-        let scaled = divide(n * fine, by: d, rounding: rounding)
-        guard let v = Int64(exactly: scaled) else {
-            return scaled > 0 ? .positiveInfinity : .negativeInfinity
+        guard let scaled = multiplyDivide(n, fine, d, rounding: rounding), let v = Int64(exactly: scaled) else {
+            return n > 0 ? .positiveInfinity : .negativeInfinity
         }
         return MediaTime(raw: v, Int32(fine), .numeric, rounded: true)
     }
 
+    /// `n * m / d` rounded by `rule`, for `0 < m <= 2^32` and `d > 0`, without overflowing
+    /// where `n * m` would not fit an Int128; nil when the quotient itself does not.
+    static func multiplyDivide(_ n: Int128, _ m: Int128, _ d: Int128,
+                               rounding rule: FloatingPointRoundingRule) -> Int128? {
+        if case let (product, false) = n.multipliedReportingOverflow(by: m) { return divide(product, by: d, rounding: rule) }
+        // n = q*d + r, so n*m/d = q*m + r*m/d, where |r*m/d| < m: only q*m can overflow,
+        // and r*m is computed in 256 bits.
+        let q = n / d, r = n % d
+        guard case let (whole, false) = q.multipliedReportingOverflow(by: m) else { return nil }
+        let (partQuotient, partRemainder) = d.dividingFullWidth(r.multipliedFullWidth(by: m))
+        let part = rounded(quotient: partQuotient, remainder: partRemainder, divisor: d, rule)
+        guard case let (sum, false) = whole.addingReportingOverflow(part) else { return nil }
+        return sum
+    }
+
     /// `n / d` for `d > 0`, rounded by `rule`.
     static func divide(_ n: Int128, by d: Int128, rounding rule: FloatingPointRoundingRule) -> Int128 {
-        let q = n / d, r = n % d  // truncating: r has the sign of n
+        rounded(quotient: n / d, remainder: n % d, divisor: d, rule)  // truncating: r has the sign of n
+    }
+
+    /// A truncated quotient `q` of some `n / d` (`d > 0`) rounded by `rule`, given the
+    /// remainder `r`, which has the sign of `n`.
+    static func rounded(quotient q: Int128, remainder r: Int128, divisor d: Int128,
+                        _ rule: FloatingPointRoundingRule) -> Int128 {
         if r == 0 { return q }
-        let negative = n < 0
+        let negative = r < 0
         let twiceR = r.magnitude * 2, dm = d.magnitude
         switch rule {
         case .towardZero:
@@ -194,7 +217,12 @@ public struct MediaTime: Sendable, Hashable, Comparable {
 
     public static prefix func - (time: MediaTime) -> MediaTime {
         switch time.kind {
-        case .numeric: return MediaTime(raw: -time.value, time.timescale, .numeric, rounded: time.hasBeenRounded)
+        case .numeric:
+            // -Int64.min has no Int64: the exact negation, in another timescale or rounded.
+            guard time.value != .min else {
+                return exact(-Int128(time.value), over: Int128(time.timescale), preferredTimescale: time.timescale).markedRounded(time.hasBeenRounded)
+            }
+            return MediaTime(raw: -time.value, time.timescale, .numeric, rounded: time.hasBeenRounded)
         case .positiveInfinity: return .negativeInfinity
         case .negativeInfinity: return .positiveInfinity
         case .invalid, .indefinite: return time
@@ -227,12 +255,37 @@ public struct MediaTime: Sendable, Hashable, Comparable {
                            rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> MediaTime {
         guard kind == .numeric, ratio.numerator.isNumeric, ratio.denominator.isNumeric,
               ratio.denominator.value != 0 else { return .invalid }
-        // (v/ts) * (a/ta) / (b/tb) = v*a*tb / (ts*ta*b)
-        let num = Int128(value) * Int128(ratio.numerator.value) * Int128(ratio.denominator.timescale)
-        let den = Int128(timescale) * Int128(ratio.numerator.timescale) * Int128(ratio.denominator.value)
+        // (v/ts) * (a/ta) / (b/tb) = v*a*tb / (ts*ta*b): up to 2^157, past Int128. When a
+        // product overflows, each side is first reduced by what it shares with the other;
+        // what still overflows is computed through Double (53 bits, ~1e-16 relative) and
+        // marked rounded. (The common case stays three multiplications: builders call this
+        // for every segment boundary.)
+        let rounded = hasBeenRounded || ratio.numerator.hasBeenRounded || ratio.denominator.hasBeenRounded
         let preferred = Swift.max(timescale, ratio.numerator.timescale, ratio.denominator.timescale)
-        return MediaTime.exact(num, over: den, preferredTimescale: preferred, rounding: rule)
-            .markedRounded(hasBeenRounded || ratio.numerator.hasBeenRounded || ratio.denominator.hasBeenRounded)
+        var top = (Int128(value), Int128(ratio.numerator.value), Int128(ratio.denominator.timescale))
+        var bottom = (Int128(timescale), Int128(ratio.numerator.timescale), Int128(ratio.denominator.value))
+        func products() -> (Int128, Int128)? {
+            guard case let (ab, false) = top.0.multipliedReportingOverflow(by: top.1),
+                  case let (num, false) = ab.multipliedReportingOverflow(by: top.2),
+                  case let (cd, false) = bottom.0.multipliedReportingOverflow(by: bottom.1),
+                  case let (den, false) = cd.multipliedReportingOverflow(by: bottom.2) else { return nil }
+            return (num, den)
+        }
+        if products() == nil {
+            func reduce(_ x: inout Int128, _ y: inout Int128) {
+                let g = Int128(MediaTime.gcd(x.magnitude, y.magnitude))
+                if g > 1 { x /= g; y /= g }
+            }
+            reduce(&top.0, &bottom.0); reduce(&top.0, &bottom.1); reduce(&top.0, &bottom.2)
+            reduce(&top.1, &bottom.0); reduce(&top.1, &bottom.1); reduce(&top.1, &bottom.2)
+            reduce(&top.2, &bottom.0); reduce(&top.2, &bottom.1); reduce(&top.2, &bottom.2)
+        }
+        if let (num, den) = products() {
+            return MediaTime.exact(num, over: den, preferredTimescale: preferred, rounding: rule).markedRounded(rounded)
+        }
+        let seconds = Double(top.0) * Double(top.1) * Double(top.2) / (Double(bottom.0) * Double(bottom.1) * Double(bottom.2))
+        let fine = Int32(Swift.max(1, 1_000_000_000 / Int(preferred)) * Int(preferred))
+        return MediaTime(seconds: seconds, preferredTimescale: fine).markedRounded(true)
     }
 
     /// The exact quotient `self / other` as a reduced fraction, or nil when either is

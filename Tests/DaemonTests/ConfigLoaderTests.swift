@@ -101,6 +101,23 @@ import TestSupport
         #expect(text.contains("\(path):9:20: after_success must be one of archive | delete"), "\(text)")
     }
 
+    /// Issue 17: a duration became `Int64(seconds * 1e6)`, which trapped past ~9.2e12 s;
+    /// the config's times share the recipe's bound (24 hours), checked where parsed.
+    @Test func hugeDurationsAreErrorsNotTraps() throws {
+        let dir = try folderSet()
+        let path = dir.file("dropcut.yaml")
+        let text = errors("""
+            poll_interval: 9223372036854775807
+            settle: 1e19
+            stop_timeout: "99999999:00:00"
+            retry_delay: 86401
+            """, in: dir)
+        #expect(text.contains("\(path):1:16: poll_interval must be at most 24 hours (86400 s) (got 9223372036854775807)"), "\(text)")
+        #expect(text.contains("\(path):2:9: settle must be at most 24 hours (86400 s) (got 1e19)"), "\(text)")
+        #expect(text.contains("\(path):3:15: stop_timeout must be at most 24 hours (86400 s) (got 99999999:00:00)"), "\(text)")
+        #expect(text.contains("\(path):4:14: retry_delay must be at most 24 hours (86400 s) (got 86401)"), "\(text)")
+    }
+
     @Test func archiveIsRequiredToArchive() throws {
         let dir = try folderSet()
         let text = errors("folders:\n  - { inbox: in, outbox: out, failed: failed }\n", in: dir)

@@ -142,7 +142,7 @@ import Timeline
         """)
         #expect(lines == [
             "3:24: overlay color must be a colour #rgb, #rrggbb or #rrggbbaa; got 'red'",
-            "3:37: overlay margin must be between 0 and 100% or a non-negative number of pixels (got 120%)",
+            "3:37: overlay margin must be between 0 and 32768px or between 0 and 100% (got 120%)",
             "3:49: overlay size must be a length in px or %, like 24, \"24px\" or \"4%\"; got '4em'",
         ])
     }

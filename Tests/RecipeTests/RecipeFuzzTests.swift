@@ -19,9 +19,34 @@ struct SplitMix64: RandomNumberGenerator {
     /// Replacement values of other types, for "swapped types" mutations.
     static let foreignValues = ["[1, 2]", "{ a: 1 }", "\"text\"", "-5", "", "~", "0", "1e309", "end", "\"{nope}\"", "[[[]]]", "&a 1", "*a", "!!binary aGk="]
 
+    /// Numbers past every bound, or that are numbers to one parser and not to another
+    /// (issue 17: `Int(1e19)`, fullwidth digits, Int64 tick overflow used to trap).
+    static let oddNumbers = ["1e19", "1e300", "-1e19", "9223372036854775807", "-9223372036854775808", "99999999999999999999",
+                             "１２", "\"#ＦＦ０\"", "NaN", "inf", "-inf", "-0", "1e400", "\"1e400\"", "0x1p1023", "4294967296",
+                             "\"99999999:00:00\"", "\"9223372036854775807:00:00\"", "\"9223372036854775807/1\"", "5e9px", "1e19%",
+                             "1e19k", "1e400dB", "86400.000000001"]
+
+    /// Replaces one number of the recipe (a run of digits, with its sign, point and unit
+    /// suffix) with one of `oddNumbers`.
+    static func replaceNumber(_ bytes: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
+        func isDigit(_ b: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
+        var starts: [Int] = []
+        for i in bytes.indices where isDigit(bytes[i]) && (i == 0 || !(isDigit(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: "."))) {
+            starts.append(i > 0 && bytes[i - 1] == UInt8(ascii: "-") ? i - 1 : i)
+        }
+        guard let start = starts.randomElement(using: &rng) else { return bytes }
+        var end = start + 1
+        while end < bytes.count, isDigit(bytes[end]) || bytes[end] == UInt8(ascii: ".") { end += 1 }
+        // The unit goes with the number (`160k`, `-10dB`, `24px`, `4%`, `250ms`).
+        while end < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[end] | 0x20) || bytes[end] == UInt8(ascii: "%") { end += 1 }
+        return Array(bytes[..<start]) + Array(oddNumbers.randomElement(using: &rng)!.utf8) + Array(bytes[end...])
+    }
+
     static func mutate(_ bytes: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
-        switch Int.random(in: 0..<5, using: &rng) {
+        switch Int.random(in: 0..<6, using: &rng) {
+        case 5:   // a number past its bounds
+            return replaceNumber(bytes, using: &rng)
         case 0:   // flip a byte
             var out = bytes
             if !out.isEmpty { out[Int.random(in: 0..<out.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
@@ -72,5 +97,41 @@ struct SplitMix64: RandomNumberGenerator {
         }
         // Both outcomes occur: the mutations are neither all harmless nor all fatal.
         #expect(valid > 100 && rejected > 1000, "valid \(valid), rejected \(rejected)")
+    }
+
+    /// Only numbers mutated, into `oddNumbers`: every mutant is valid or rejected with
+    /// positions, and none traps (a trap ends the test process). About 1,500 loads, a
+    /// second or two.
+    @Test func oddNumbersInNumericPositionsAreErrorsNotTraps() throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-fuzz-numbers")
+        defer { withExtendedLifetime(dir) {} }
+        let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: [shippedAssetsDirectory]))
+        let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
+        var rng = SplitMix64(state: 0x1_55E_17)
+        var valid = 0, rejected = 0, namingABound = 0
+        let started = ContinuousClock.now
+        for iteration in 0..<1500 {
+            let name = files[iteration % files.count]
+            var bytes = Array(FileManager.default.contents(atPath: (recipesDirectory as NSString).appendingPathComponent(name))!)
+            for _ in 0..<Int.random(in: 1...2, using: &rng) { bytes = Self.replaceNumber(bytes, using: &rng) }
+            let path = dir.file("numbers-\(iteration % 8).yaml")
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            do {
+                _ = try loader.load([path])
+                valid += 1
+            } catch {
+                rejected += 1
+                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
+                for diagnostic in error.diagnostics {
+                    #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
+                            && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
+                }
+                if error.diagnostics.contains(where: { $0.message.contains("at most") || $0.message.contains("between") }) { namingABound += 1 }
+            }
+        }
+        // Mostly rejected, most of those with the bound named; a few mutants stay valid
+        // (`-0`, a number inside a file name); and the whole run stays short.
+        #expect(rejected > 1000 && valid > 0 && namingABound > 500, "valid \(valid), rejected \(rejected), naming a bound \(namingABound)")
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 }

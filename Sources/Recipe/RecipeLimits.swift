@@ -1,0 +1,94 @@
+import Timeline
+
+/// The bounds of every number a recipe (or an iPhone `.AAE` sidecar) may hold, in one place.
+///
+/// Each value is checked against its bound where it is parsed, so a recipe error names the
+/// place and the bound. A value past these bounds used to reach the builder or the renderer
+/// and trap there (`Int(1e19)`, Int64 tick overflow, a 1e12-character frame number): the
+/// bounds are chosen far above any real use and far below where the arithmetic downstream
+/// (Int64 ticks at timescales up to 2^31, Int pixel counts, Int32 sample times) overflows.
+/// `RecipeReference.keys` writes its documented ranges from these constants, so the README's
+/// reference cannot drift from what the decoder accepts.
+public enum RecipeLimits {
+    // MARK: Times
+
+    /// The longest time anywhere in a recipe (trims, ranges, fades, offsets, durations, ramp
+    /// keyframes) and in a sidecar's regions: 24 hours. 24 h at the finest timescale a
+    /// recipe can write (1 ns) is 8.64e13 ticks, ~2^46, so sums and products of times stay
+    /// within Int64 / Int128; at 16x slow motion an output is still below 400 hours.
+    public static let maximumTimeSeconds: Int64 = 86_400
+    public static let maximumTime = MediaTime(seconds: maximumTimeSeconds)
+    /// How messages and the reference write `maximumTime`.
+    public static let maximumTimeText = "24 hours (86400 s)"
+
+    /// `music.duck.attack`, `release` and `hold`: at most 10 s (longer is not ducking).
+    public static let maximumDuckTimeSeconds: Int64 = 10
+
+    // MARK: Rates
+
+    /// `output.fps`: frames per second.
+    public static let frameRate: ClosedRange<Int64> = 1...240
+    /// `overlays[].fps`: an image sequence's frames per second.
+    public static let sequenceFrameRate: ClosedRange<Double> = 0.1...120
+    /// `clips[].speed[].rate` and `clips[].ramp[].rate`: 0.05 (20x slower) to 16x faster.
+    public static let speedRate: ClosedRange<Double> = 0.05...16
+    /// `clips[].ramp`: keyframes per ramp, and `clips[].speed`: ranges per clip. Every speed
+    /// range is one scale of the composition tracks, each moving all later segments.
+    public static let maximumKeyframes = 1_000
+    /// How long a ramp may glide (change rate) in all, in source time: 5 minutes, i.e. at
+    /// most 6,000 stepped speed ranges of 50 ms (holding a rate makes one range). Building
+    /// costs grow with the square of the ranges (a 2-minute glide took 4.6 s to plan in a
+    /// debug build, a 24-hour one would take days); real ramps glide for a fraction of a second.
+    public static let maximumGlideSeconds: Int64 = 300
+
+    // MARK: Sizes
+
+    /// `output.size`: pixels a side (FFmpeg's encoders and 4:2:0 need even sides, too).
+    public static let outputSide: ClosedRange<Int> = 16...8192
+    /// Lengths on the output (`overlays[].margin`, `width`, `size`) in pixels: four times the
+    /// largest output side, enough to push an overlay off any frame, and small enough for
+    /// `Int` pixel arithmetic and FreeType's 26.6 fixed point.
+    public static let maximumLengthPixels: Double = 32_768
+    /// The same lengths as a percentage of their reference side.
+    public static let maximumLengthPercent: Double = 100
+    /// `overlays[].outline.width` and `shadow.offset` (pixels or percent).
+    public static let maximumStroke: Double = 100
+    /// `overlays[].frames`: the width of the number in the pattern (`%02d` is 2).
+    public static let maximumFrameNumberWidth = 10
+
+    // MARK: Encoding and levels
+
+    /// `output.video.crf`.
+    public static let crf: ClosedRange<Int> = 0...51
+    /// `output.audio.bitrate`, bits per second (AAC's useful range).
+    public static let audioBitrate: ClosedRange<Int> = 32_000...512_000
+    /// `output.audio.loudness`, LUFS.
+    public static let loudness: ClosedRange<Double> = -60 ... -5
+    /// `clips[].volume` and `music.gain`, dB.
+    public static let gain: ClosedRange<Double> = -60...20
+    /// `music.duck.depth`, dB.
+    public static let duckDepth: ClosedRange<Double> = -60...0
+    /// `music.duck.threshold`, dBFS.
+    public static let duckThreshold: ClosedRange<Double> = -90...0
+
+    // MARK: Text
+
+    /// `overlays[].text`: 4 KiB of UTF-8, a screenful; more is a mistake (a pasted file).
+    public static let maximumTextBytes = 4_096
+    /// `output.filename`: the template, at most a file name's length on Linux (NAME_MAX).
+    public static let maximumFilenameBytes = 255
+}
+
+extension RecipeLimits {
+    /// `32k`, `512k`, `1.5M` — a bit rate as the reference writes it.
+    static func bitrateText(_ bits: Int) -> String {
+        if bits % 1_000_000 == 0 { return "\(bits / 1_000_000)M" }
+        if bits % 1_000 == 0 { return "\(bits / 1_000)k" }
+        return "\(bits)"
+    }
+
+    /// `0.05 to 16`.
+    static func rangeText(_ range: ClosedRange<Double>, _ unit: String = "") -> String {
+        "\(formatNumber(range.lowerBound))\(unit) to \(formatNumber(range.upperBound))\(unit)"
+    }
+}
