@@ -1,4 +1,5 @@
 import Foundation
+import Render
 import Synchronization
 
 /// Wakes the scheduler when something arrives in an inbox, through inotify, so a clip is
@@ -18,7 +19,7 @@ final class InboxWatcher: Sendable {
         guard fd >= 0 else { return nil }
         self.onChange = onChange
         let thread = Thread { [weak self] in
-            Thread.current.name = "dropcut-inotify"   // Linux names a thread only from inside
+            ThreadName.set("dropcut-inotify")
             self?.readLoop()
         }
         thread.start()

@@ -11,14 +11,18 @@ public struct AssetProbe: MediaProbing {
 
     public func probe(_ path: String) throws -> ProbedMedia {
         let demuxer = try Demuxer(path: path)
-        return Self.describe(demuxer)
+        // A container that does not say how long it is (WebM from a browser, a live
+        // recording) is measured by reading its packets, not taken as lasting 0 s.
+        let used = demuxer.streams.filter { $0.kind == .video || $0.kind == .audio }
+        let measured = demuxer.duration == nil && used.contains { $0.duration == nil } ? try demuxer.measuredDurations() : [:]
+        return Self.describe(demuxer, measured: measured)
     }
 
-    static func describe(_ demuxer: Demuxer) -> ProbedMedia {
-        let container = demuxer.duration ?? .zero
+    static func describe(_ demuxer: Demuxer, measured: [Int: MediaTime] = [:]) -> ProbedMedia {
+        let container = demuxer.duration ?? measured.values.max() ?? .zero
         var media = ProbedMedia(path: demuxer.path, duration: container, creationTime: demuxer.creationTime)
         if let video = demuxer.streams.first(where: { $0.kind == .video && $0.size != nil }), let size = video.size {
-            let duration = video.duration ?? container
+            let duration = video.duration ?? measured[video.index] ?? container
             media.video = .init(trackID: TrackID(video.index + 1), timeRange: TimeRange(start: .zero, duration: duration),
                                 naturalSize: size,
                                 preferredTransform: preferredTransform(rotation: video.rotation, mirrored: video.mirrored, size: size),
@@ -26,7 +30,7 @@ public struct AssetProbe: MediaProbing {
         }
         if let audio = demuxer.streams.first(where: { $0.kind == .audio }) {
             media.audio = .init(trackID: TrackID(audio.index + 1),
-                                timeRange: TimeRange(start: .zero, duration: audio.duration ?? container),
+                                timeRange: TimeRange(start: .zero, duration: audio.duration ?? measured[audio.index] ?? container),
                                 sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
         }
         return media

@@ -164,6 +164,31 @@ public final class Demuxer {
         return true
     }
 
+    /// How long each stream really lasts, by reading every packet (no decoding): for
+    /// containers that do not say (WebM from browsers, live recordings, damaged headers).
+    /// From each stream's first timestamp to the end of its last packet; streams without
+    /// timestamps are left out. Leaves the demuxer at the end of the file.
+    func measuredDurations() throws(FFmpegError) -> [Int: MediaTime] {
+        let packet = try Packet()
+        var first: [Int: Int64] = [:], end: [Int: Int64] = [:]
+        while try read(into: packet) {
+            let index = Int(packet.packet.pointee.stream_index)
+            guard streams.indices.contains(index), let start = packet.pts ?? packet.dts else { continue }
+            // Saturating: a damaged packet may carry any timestamp.
+            let stop = start.addingReportingOverflow(max(0, packet.duration))
+            first[index] = min(first[index] ?? start, start)
+            end[index] = max(end[index] ?? Int64.min, stop.overflow ? start : stop.partialValue)
+        }
+        var durations: [Int: MediaTime] = [:]
+        for (index, stop) in end {
+            guard let start = first[index] else { continue }
+            let (ticks, overflow) = stop.subtractingReportingOverflow(start)
+            guard !overflow, ticks > 0 else { continue }
+            durations[index] = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
+        }
+        return durations
+    }
+
     /// Seeks stream `index` to the last keyframe at or before `ticks` (in the stream's
     /// time base).
     func seek(stream index: Int, toTicks ticks: Int64) throws(FFmpegError) {

@@ -15,12 +15,8 @@ public enum BlockingWork {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let threadName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
                 Thread {
-                    // Named from inside: on Linux, Foundation names a thread only when the
-                    // thread itself sets it (a name set before `start` never reaches the
-                    // kernel), and the kernel refuses names over 15 bytes.
-                    Thread.current.name = threadName
+                    ThreadName.set(name)
                     continuation.resume(with: Result { try body(cancellation) })
                 }.start()
             }

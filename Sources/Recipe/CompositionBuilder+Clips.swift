@@ -11,6 +11,9 @@ extension CompositionBuilder {
                 throw .media(path: path, reason: Self.reason(error, about: path))
             }
             guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
+            guard video.timeRange.duration > .zero else {
+                throw .media(path: path, reason: "its video lasts 0 s (no frame could be timed)")
+            }
             let available = Self.playableRange(of: media, video: video, keepsAudio: keepsAudio(spec))
             var trim = available
             if let spec = spec.trim {

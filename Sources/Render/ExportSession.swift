@@ -48,9 +48,7 @@ public final class ExportSession: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // The work blocks in FFmpeg: keep it off the cooperative thread pool.
                 let thread = Thread {
-                    // Named from inside: on Linux a name set before `start` never reaches
-                    // the kernel (what `top -H` shows).
-                    Thread.current.name = "dropcut-encode"
+                    ThreadName.set("dropcut-encode")
                     do {
                         try self.run(to: path, cancelled: cancelled, progress: progress)
                         continuation.resume()
@@ -154,6 +152,8 @@ public final class ExportSession: Sendable {
     private func validate() throws {
         var problems = composition.validate().map(\.description)
         problems += videoComposition.validate(for: composition).map(\.description)
+        // Never an empty file reported as a render.
+        if composition.duration <= .zero { problems.append("the composition is empty (it lasts 0 s)") }
         if !videoComposition.renderSize.isEven {
             problems.append("render size \(videoComposition.renderSize) is odd; 4:2:0 video needs even width and height")
         }

@@ -34,7 +34,7 @@ final class FrameProducer: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
-            Thread.current.name = "dropcut-compose"   // from inside, ≤ 15 bytes: see `export`
+            ThreadName.set("dropcut-compose")
             produce()
             finished.signal()
         }

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Byte-level mutations of real clips (zzuf, as a damaged upload or a hostile drop would
+/// be) through `dropcut render` and through the daemon: no signal, no hang, every failure
+/// is exit 1 with a message naming the file, nothing half-written left behind. Bounded
+/// for the suite (a few seconds); `scripts/fuzz` runs the same for as long as you like.
+@Suite struct MutatedClipFuzzTests {
+    /// Mutation ratios from a flipped bit here and there to a clip shot through with noise.
+    static let ratios = ["0.0001", "0.001", "0.004", "0.01"]
+
+    /// Writes a zzuf-mutated copy of `source` (seed `seed`, `ratio` of the bits flipped).
+    static func mutate(_ source: String, seed: Int, ratio: String, to destination: String) throws {
+        try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) < \"$0\" > \"$1\"", source, destination])
+    }
+
+    @Test(arguments: ["mp4", "mkv"])
+    func mutatedClipsRenderOrFailCleanly(container: String) throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.\(container)", seconds: 2)
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        var rendered = 0, refused = 0
+        for seed in 1...20 {
+            let ratio = Self.ratios[seed % Self.ratios.count]
+            let mutated = dir.file("m\(seed).\(container)"), output = dir.file("out/o\(seed).mp4")
+            try Self.mutate(clip, seed: seed, ratio: ratio, to: mutated)
+            // A hang is a failure too: killed after 60 s (status 137).
+            let result = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
+            let what = "seed \(seed), ratio \(ratio): status \(result.status)\n\(result.stderr.suffix(600))"
+            #expect(result.status == 0 || result.status == 1, "\(what)")
+            if result.status == 0 {
+                rendered += 1
+                #expect(try FFprobe.streams(of: output).contains { $0.codecType == "video" }, "\(what)")
+            } else if result.status == 1 {
+                refused += 1
+                #expect(result.stderr.contains(mutated), "the message names the file: \(what)")
+                #expect(!FileManager.default.fileExists(atPath: output), "\(what)")
+            }
+            // Nothing half-written: no hidden partial file stays beside the outputs.
+            let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: dir.file("out"))) ?? []).filter { $0.hasPrefix(".") }
+            #expect(leftovers.isEmpty, "\(what): \(leftovers)")
+        }
+        #expect(rendered + refused == 20)
+    }
+
+    /// The daemon over an inbox of mutated clips: `--once` ends, every clip is rendered or
+    /// in failed/ with its reason, nothing is left claimed.
+    @Test func theDaemonGoesOnThroughMutatedClips() throws {
+        let h = try DaemonHarness(retries: 0)
+        let clip = try h.clip(seconds: 1)
+        var names: [String] = []
+        for seed in 1...8 {
+            let name = "m\(seed).mp4"
+            try Self.mutate(clip, seed: 100 + seed, ratio: Self.ratios[seed % Self.ratios.count],
+                            to: (h.inbox as NSString).appendingPathComponent(name))
+            try h.age((h.inbox as NSString).appendingPathComponent(name))
+            names.append(name)
+        }
+        try h.drop("good.mp4")
+        let result = try Command.run("timeout", ["-s", "KILL", "300", try BuildProducts.executable(named: "dropcut"),
+                                                 "watch", "--once", "--config", h.configPath])
+        #expect(result.status == 0 || result.status == 1, "status \(result.status)\n\(result.stderr.suffix(800))")
+        #expect(h.files(h.inbox) == [])
+        #expect(h.claimedLeftovers() == [])
+        #expect(h.files(h.outbox).contains("good.dropcut.mp4"))
+        let failed = Set(h.files(h.failed))
+        for name in names where failed.contains(name) {
+            #expect(failed.contains(name + ".error.txt"), "\(name) failed without its reason")
+        }
+        #expect(h.files(h.archive).count + failed.filter { !$0.hasSuffix(".error.txt") }.count == names.count + 1)
+    }
+
+    /// A WebM written to a pipe (as browsers and live recorders do) says nothing of its
+    /// duration: it is measured from its packets and rendered whole. Mutated ones of this
+    /// kind used to "render" to an empty file with exit 0.
+    @Test func aWebMWithoutADurationRendersItsRealLength() throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("live.webm")
+        try Command.runChecked("sh", ["-c", "ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc2=size=320x240:rate=30:duration=2 "
+                                      + "-f lavfi -i sine=d=2 -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -c:a libopus -shortest -f webm - > \"$0\"", clip])
+        #expect(try FFprobe.format(of: clip).duration == nil)
+        let output = dir.file("out.mp4")
+        let result = try DropcutProcess.run(["render", "--output", output, clip])
+        #expect(result.status == 0, "\(result.stderr)")
+        let streams = try FFprobe.streams(of: output)
+        #expect(streams.map(\.codecType) == ["video", "audio"])
+        let seconds = try FFprobe.format(of: output).duration.flatMap(Double.init) ?? 0
+        #expect(abs(seconds - 2) < 0.1, "\(seconds) s")
+    }
+}
