@@ -107,11 +107,18 @@ extension Scheduler {
             return record
         case .success(nil):
             scanners[folder.name]?.forget(clip.name)   // another process claimed it first
+            claimBlocked[key] = nil
             return nil
         case let .failure(error):
             let code = (error as? SystemError)?.errno ?? 0
-            logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(code)"])
-            claimBlocked[key] = .now + config.pollInterval
+            // Once per cause, not at every poll: journald's rate limit would otherwise
+            // swallow the events that matter.
+            // The cause, without the paths (each attempt names a new job's record).
+            let cause = (error as? SystemError).map { "\($0.function): \($0.errno)" } ?? "\(error)"
+            if claimBlocked[key]?.error != cause {
+                logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(code)"])
+            }
+            claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
             // --once must end: an unclaimable file is a failure, not work left.
             if once { failures += 1 }
             return nil

@@ -35,8 +35,9 @@ public actor Scheduler: Service {
     var scanners: [String: InboxScanner] = [:]
     var watcher: InboxWatcher?
     var jobs: [String: Phase] = [:]
-    /// Clips whose claim failed (by claim key), not claimed again before the instant.
-    var claimBlocked: [String: ContinuousClock.Instant] = [:]
+    /// Clips whose claim failed (by claim key), not claimed again before the instant, with
+    /// the error last logged for them (logged again only when it changes).
+    var claimBlocked: [String: (until: ContinuousClock.Instant, error: String)] = [:]
     var queued: [DaemonStatus.Queued] = []
     var arriving = 0
     var unavailable: [String: String] = [:]
@@ -172,14 +173,17 @@ public actor Scheduler: Service {
         arriving = 0
         for folder in config.folders {
             guard let settled = scan(folder) else { continue }
+            // Forget failed claims of clips no longer there (removed, or claimed elsewhere).
+            let listed = Set(settled.map { claimKey(folder.name, $0.name) })
+            let prefix = claimKey(folder.name, "")
+            claimBlocked = claimBlocked.filter { !$0.key.hasPrefix(prefix) || listed.contains($0.key) }
             for clip in settled {
                 let key = claimKey(folder.name, clip.name)
                 if jobs[key] != nil { continue }   // its claim is in flight
-                if let until = claimBlocked[key] {
+                if let blocked = claimBlocked[key] {
                     // A claim that failed is tried again at the next poll; with --once, not
                     // at all (it counted as a failure, and the run must end).
-                    if once || until > .now { continue }
-                    claimBlocked[key] = nil
+                    if once || blocked.until > .now { continue }
                 }
                 if free > 0 && !stop.isRequested {
                     startClaim(clip, folder, in: &group)

@@ -113,4 +113,19 @@ import TestSupport
         #expect(h.files(h.inbox) == ["clip.mp4"])
         #expect(h.files(h.outbox) == [])
     }
+
+    /// A clip that cannot be claimed (no fsync: no durable job record) is logged once,
+    /// not at every poll — ten polls a second would otherwise flood the journal, whose
+    /// rate limit then swallows the events that matter.
+    @Test func anUnclaimableClipIsLoggedOncePerCause() throws {
+        let h = try DaemonHarness(retries: 0)
+        try h.drop("clip.mp4")
+        let list = try writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
+        // The running daemon (not --once), stopped by `timeout` after 3 s: about 30 polls.
+        let result = try Command.run("timeout", ["-s", "TERM", "3", "python3", Self.helper, "--syscalls", list, "--",
+                                                 try BuildProducts.executable(named: "dropcut"), "watch", "--config", h.configPath])
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("cannot claim clip.mp4") }
+        #expect(lines.count == 1, "\(result.stderr.suffix(1500))")
+        #expect(h.files(h.inbox) == ["clip.mp4"])
+    }
 }
