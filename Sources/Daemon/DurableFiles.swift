@@ -203,6 +203,29 @@ public enum DurableFiles {
         try sys("mkdir", path) { mkdirIfMissing(path) }
     }
 
+    /// Checks that `path` is a real directory (not a symlink) owned by this process's user:
+    /// the daemon's own folders inside an inbox (`.dropcut`, `claimed/<job>`), which anyone
+    /// who can write to the inbox could replace with a symlink pointing elsewhere — every
+    /// later rename, unlink and removal would then act outside the inbox.
+    /// With `missingIsFine`, a path that does not exist passes (a job's folder already
+    /// removed before a crash: nothing is left to act on).
+    public static func requireOwnDirectory(_ path: String, missingIsFine: Bool = false) throws(SystemError) {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if missingIsFine && errno == ENOENT { return }
+            throw SystemError.last("lstat", path)
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            throw SystemError(errno: ELOOP, function: "refusing dropcut's folder, replaced by a symlink", path: path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw SystemError(errno: ENOTDIR, function: "refusing dropcut's folder, replaced by something else", path: path)
+        }
+        guard info.st_uid == geteuid() else {
+            throw SystemError(errno: EPERM, function: "refusing dropcut's folder, owned by user \(info.st_uid)", path: path)
+        }
+    }
+
     /// Removes `path` and everything under it; a missing path is fine.
     public static func removeTree(_ path: String) {
         try? FileManager.default.removeItem(atPath: path)

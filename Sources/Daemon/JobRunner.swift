@@ -42,7 +42,9 @@ struct JobRunner: Sendable {
     func claim(_ clip: SettledClip, folder: FolderConfig) throws(SystemError) -> JobRecord? {
         var record = JobRecord(id: JobRecord.newID(), folder: folder.name, input: clip.name, sidecars: [], state: .claiming)
         let directory = claimedDirectory(record, folder)
+        try checkOwnFolders(folder)
         try DurableFiles.makeDirectories(directory)
+        try DurableFiles.requireOwnDirectory(directory)
         do {
             try store.save(&record)
         } catch {
@@ -69,6 +71,13 @@ struct JobRunner: Sendable {
         if !record.sidecars.isEmpty { fields["DROPCUT_SIDECARS"] = "\(record.sidecars.joined(separator: ","))" }
         logger(for: record, folder: folder).info("claimed \(clip.name)", metadata: fields)
         return record
+    }
+
+    /// `.dropcut` and `.dropcut/claimed` are still the daemon's own directories (checked
+    /// before every claim and every clean-up: see `DurableFiles.requireOwnDirectory`).
+    func checkOwnFolders(_ folder: FolderConfig) throws(SystemError) {
+        try DurableFiles.requireOwnDirectory(folder.workDirectory)
+        try DurableFiles.requireOwnDirectory(folder.claimedDirectory)
     }
 
     // MARK: Resume
@@ -165,8 +174,15 @@ struct JobRunner: Sendable {
         record.recipes = files.isEmpty ? ["identity"] : files.map { droppedPath($0, record, folder) }
         var info = stat()
         let input = claimedPath(record, folder, record.input)
-        if stat(input, &info) == 0, info.st_size == 0 {
-            throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
+        // lstat: what was renamed into the claim is used only if it is a regular file (a
+        // symlink dropped into an inbox could name any file the daemon can read).
+        if lstat(input, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw JobFailure.permanent("\(droppedPath(input, record, folder)): not a regular file (a symlink, FIFO or device is never read)", errno: nil)
+            }
+            if info.st_size == 0 {
+                throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
+            }
         }
         return files.isEmpty ? Recipe(name: "identity")
             : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets))
@@ -210,6 +226,8 @@ struct JobRunner: Sendable {
     /// marks the job done.
     private func finishSuccess(_ record: inout JobRecord, folder: FolderConfig) throws {
         let directory = claimedDirectory(record, folder)
+        try checkOwnFolders(folder)
+        try DurableFiles.requireOwnDirectory(directory, missingIsFine: true)
         if let archive = folder.archive, folder.afterSuccess == .archive {
             try DurableFiles.finishMoves(in: archive, tag: record.id, names: [record.input] + record.sidecars)
             for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
@@ -247,6 +265,8 @@ struct JobRunner: Sendable {
     }
 
     private func finishFailure(_ record: inout JobRecord, folder: FolderConfig, logger log: Logger? = nil) throws {
+        try checkOwnFolders(folder)
+        try DurableFiles.requireOwnDirectory(claimedDirectory(record, folder), missingIsFine: true)
         try DurableFiles.makeDirectories(folder.failed)
         try DurableFiles.finishMoves(in: folder.failed, tag: record.id, names: [record.input] + record.sidecars)
         var failedName = record.input

@@ -21,7 +21,17 @@ extension Scheduler {
     }
 
     func prepare(_ folder: FolderConfig) throws(SystemError) {
-        try DurableFiles.makeDirectories(folder.claimedDirectory)
+        // `.dropcut` is made only if missing and checked before anything is made inside
+        // it: a symlink there (anyone who can write to the inbox can put one) is logged,
+        // and claims in that inbox are refused until it is fixed — the other folders go on.
+        try DurableFiles.makeDirectories(folder.inbox)
+        try sys("mkdir", folder.workDirectory) { DurableFiles.mkdirIfMissing(folder.workDirectory) }
+        do {
+            try DurableFiles.requireOwnDirectory(folder.workDirectory)
+            try sys("mkdir", folder.claimedDirectory) { DurableFiles.mkdirIfMissing(folder.claimedDirectory) }
+        } catch {
+            logger.error("\(error); no clip of this inbox is claimed until it is fixed", metadata: ["DROPCUT_FOLDER": "\(folder.name)"])
+        }
         try DurableFiles.makeDirectories(folder.outbox)
         try DurableFiles.makeDirectories(folder.failed)
         if let archive = folder.archive { try DurableFiles.makeDirectories(archive) }
