@@ -45,6 +45,9 @@ public enum RecipeLimits {
 
     /// `output.size`: pixels a side (FFmpeg's encoders and 4:2:0 need even sides, too).
     public static let outputSide: ClosedRange<Int> = 16...8192
+    /// The largest source picture side dropcut reads (from a media header, which a damaged
+    /// or hostile file can set to anything): 8K and a bit.
+    public static let maximumSourceSide = 8192
     /// Lengths on the output (`overlays[].margin`, `width`, `size`) in pixels: four times the
     /// largest output side, enough to push an overlay off any frame, and small enough for
     /// `Int` pixel arithmetic and FreeType's 26.6 fixed point.

@@ -46,7 +46,9 @@ struct RenderCommand: AsyncParsableCommand {
                 printError("dropcut render: \(input): interrupted; no output written")
                 throw ExitCode(130)
             } catch {
-                printError("dropcut render: \(error)")
+                // Every message names the clip (an encoder's error alone does not).
+                let text = "\(error)"
+                printError("dropcut render: " + (text.contains(input) ? text : "\(input): \(text)"))
                 failed = true
             }
         }

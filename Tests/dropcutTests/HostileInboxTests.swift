@@ -125,4 +125,14 @@ import Timeline
         #expect(h.files(h.inbox) == ["clip.mp4"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == [])
     }
+
+    /// A header may claim any picture size (a damaged or made-up file): past 8192 a side
+    /// the clip is refused, naming the file, before any decoder or encoder is opened.
+    @Test func anOversizedSourceIsRefusedByName() throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Fixtures.makeGenerated(in: dir.path, name: "wide.mp4", seconds: 0.1, video: "color=c=gray:s=8200x16:r=10")
+        let result = try DropcutProcess.run(["render", "--output", dir.file("out.mp4"), clip])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(clip): its video is 8200x16 pixels; dropcut reads at most 8192 a side"), "\(result.stderr)")
+    }
 }
