@@ -69,52 +69,23 @@ struct SplitMix64: RandomNumberGenerator {
         return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
     }
 
-    @Test func mutatedExampleRecipesAreValidOrErrorsWithPositions() throws {
-        let dir = try TemporaryDirectory(prefix: "dropcut-fuzz")
+    /// Loads `count` mutants of the example recipes, each made with `rounds` calls of
+    /// `mutate`, and checks that every rejection has positions in the mutant's file.
+    /// Returns how many loaded, how many were rejected, and how many of those named a bound.
+    static func loadMutants(_ count: Int, prefix: String, seed: UInt64, rounds: ClosedRange<Int>,
+                            _ mutate: ([UInt8], inout SplitMix64) -> [UInt8]) throws -> (valid: Int, rejected: Int, namingABound: Int) {
+        let dir = try TemporaryDirectory(prefix: "dropcut-\(prefix)")
         defer { withExtendedLifetime(dir) {} }
         // The mutants live in a temporary folder: the shipped samples come in as an asset folder.
         let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: [shippedAssetsDirectory]))
         let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
-        var rng = SplitMix64(state: 0xD509_C07)
-        var valid = 0, rejected = 0
-        for iteration in 0..<3000 {
-            let name = files[iteration % files.count]
-            var bytes = Array(FileManager.default.contents(atPath: (recipesDirectory as NSString).appendingPathComponent(name))!)
-            for _ in 0..<Int.random(in: 1...3, using: &rng) { bytes = Self.mutate(bytes, using: &rng) }
-            let path = dir.file("fuzz-\(iteration % 8).yaml")
-            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-            do {
-                _ = try loader.load([path])
-                valid += 1
-            } catch {
-                rejected += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
-                for diagnostic in error.diagnostics {
-                    #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
-                            && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
-                }
-            }
-        }
-        // Both outcomes occur: the mutations are neither all harmless nor all fatal.
-        #expect(valid > 100 && rejected > 1000, "valid \(valid), rejected \(rejected)")
-    }
-
-    /// Only numbers mutated, into `oddNumbers`: every mutant is valid or rejected with
-    /// positions, and none traps (a trap ends the test process). About 1,500 loads, a
-    /// second or two.
-    @Test func oddNumbersInNumericPositionsAreErrorsNotTraps() throws {
-        let dir = try TemporaryDirectory(prefix: "dropcut-fuzz-numbers")
-        defer { withExtendedLifetime(dir) {} }
-        let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: [shippedAssetsDirectory]))
-        let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }.sorted()
-        var rng = SplitMix64(state: 0x1_55E_17)
+        var rng = SplitMix64(state: seed)
         var valid = 0, rejected = 0, namingABound = 0
-        let started = ContinuousClock.now
-        for iteration in 0..<1500 {
+        for iteration in 0..<count {
             let name = files[iteration % files.count]
-            var bytes = Array(FileManager.default.contents(atPath: (recipesDirectory as NSString).appendingPathComponent(name))!)
-            for _ in 0..<Int.random(in: 1...2, using: &rng) { bytes = Self.replaceNumber(bytes, using: &rng) }
-            let path = dir.file("numbers-\(iteration % 8).yaml")
+            var bytes = Array(FileManager.default.contents(atPath: (recipesDirectory as NSString).appendingPathComponent(name)) ?? Data())
+            for _ in 0..<Int.random(in: rounds, using: &rng) { bytes = mutate(bytes, &rng) }
+            let path = dir.file("\(prefix)-\(iteration % 8).yaml")
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             do {
                 _ = try loader.load([path])
@@ -128,6 +99,23 @@ struct SplitMix64: RandomNumberGenerator {
                 }
                 if error.diagnostics.contains(where: { $0.message.contains("at most") || $0.message.contains("between") }) { namingABound += 1 }
             }
+        }
+        return (valid, rejected, namingABound)
+    }
+
+    @Test func mutatedExampleRecipesAreValidOrErrorsWithPositions() throws {
+        let (valid, rejected, _) = try Self.loadMutants(3000, prefix: "fuzz", seed: 0xD509_C07, rounds: 1...3) { Self.mutate($0, using: &$1) }
+        // Both outcomes occur: the mutations are neither all harmless nor all fatal.
+        #expect(valid > 100 && rejected > 1000, "valid \(valid), rejected \(rejected)")
+    }
+
+    /// Only numbers mutated, into `oddNumbers`: every mutant is valid or rejected with
+    /// positions, and none traps (a trap ends the test process). About 1,500 loads, a
+    /// second or two.
+    @Test func oddNumbersInNumericPositionsAreErrorsNotTraps() throws {
+        let started = ContinuousClock.now
+        let (valid, rejected, namingABound) = try Self.loadMutants(1500, prefix: "numbers", seed: 0x1_55E_17, rounds: 1...2) {
+            Self.replaceNumber($0, using: &$1)
         }
         // Mostly rejected, most of those with the bound named; a few mutants stay valid
         // (`-0`, a number inside a file name); and the whole run stays short.
