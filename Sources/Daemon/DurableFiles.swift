@@ -152,7 +152,9 @@ public enum DurableFiles {
         return finished
     }
 
-    /// Copies `source` to a new file `destination` and fsyncs it.
+    /// Copies `source` to a new file `destination` with its permission bits and times (an
+    /// archived original keeps its mtime and group, and is no more private or public than it was),
+    /// and fsyncs it.
     static func copy(_ source: String, to destination: String) throws(SystemError) {
         let input = try sys("open", source) { open(source, O_RDONLY | O_CLOEXEC) }
         defer { close(input) }
@@ -166,6 +168,14 @@ public enum DurableFiles {
             if count == 0 { break }
             let failed = writeAll(output, buffer, count)
             if failed != 0 { throw SystemError(errno: failed, function: "write", path: destination) }
+        }
+        // The original's mode and times, as `mv` keeps them across filesystems.
+        var info = stat()
+        if fstat(input, &info) == 0 {
+            _ = fchown(output, uid_t.max, info.st_gid)   // best effort: only a group we are in
+            _ = fchmod(output, info.st_mode & 0o7777)
+            var times = [info.st_atim, info.st_mtim]
+            _ = futimens(output, &times)
         }
         try sys("fsync", destination) { fsync(output) }
     }

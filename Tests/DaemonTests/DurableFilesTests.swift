@@ -58,4 +58,28 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["r.json"])
         #expect(throws: SystemError.self) { try DurableFiles.write(Data(), to: dir.file("no/such/dir/r.json")) }
     }
+
+    /// Across filesystems (the root filesystem to the /dev/shm tmpfs) a move is a copy: the
+    /// archived original keeps its permission bits and its mtime, as `mv` keeps them.
+    @Test func aCopyAcrossFilesystemsKeepsModeAndTimes() throws {
+        let source = try TemporaryDirectory()
+        let target = "/dev/shm/dropcut-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        var here = stat(), there = stat()
+        stat(source.path, &here)
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        stat(target, &there)
+        try #require(here.st_dev != there.st_dev, "/dev/shm is on the same filesystem here")
+        let clip = source.file("clip.mov")
+        try "frames".write(toFile: clip, atomically: false, encoding: .utf8)
+        chmod(clip, 0o640)
+        var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 123_000_000)]
+        #expect(utimensat(AT_FDCWD, clip, &times, 0) == 0)
+        let moved = try DurableFiles.move(clip, into: target, name: "clip.mov", tag: "job1")
+        var info = stat()
+        #expect(stat(moved, &info) == 0)
+        #expect(info.st_mode & 0o7777 == 0o640)
+        #expect(info.st_mtim.tv_sec == 1_600_000_000 && info.st_mtim.tv_nsec == 123_000_000)
+        #expect(!FileManager.default.fileExists(atPath: clip))
+    }
 }
