@@ -23,9 +23,7 @@ public enum DurableFiles {
     /// loss): for status files. The temporary name is cut to fit NAME_MAX however long
     /// `path`'s name.
     public static func write(_ data: Data, to path: String, mode: mode_t = 0o644, durable: Bool = true) throws(SystemError) {
-        let suffix = ".tmp-\(getpid())"
-        let hidden = "." + FileName.truncated((path as NSString).lastPathComponent,
-                                              toBytes: FileName.maximumBytes - 1 - suffix.utf8.count) + suffix
+        let hidden = FileName.hidden((path as NSString).lastPathComponent, suffix: ".tmp-\(getpid())")
         let temporary = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(hidden)
         let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
         let failed = data.withUnsafeBytes { writeAll(fd, $0.baseAddress, $0.count) }
@@ -54,8 +52,6 @@ public enum DurableFiles {
         let stem = (name as NSString).deletingPathExtension
         return FileName.fitting(stem, suffix: tail)
     }
-
-
 
     /// Gives the file at `source` the first free name among `name`, `name-1`, ... in
     /// `directory` (same filesystem), never replacing a file: `link` fails on an existing
@@ -127,8 +123,10 @@ public enum DurableFiles {
         guard plain.utf8.count > FileName.maximumBytes else { return plain }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a: stable across runs, unlike Hasher
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // The hash goes before the suffix, in place of the name's cut-off end.
         let mark = "~" + String(hash, radix: 16)
-        return "." + FileName.truncated(name, toBytes: FileName.maximumBytes - 1 - mark.utf8.count - suffix.utf8.count) + mark + suffix
+        let kept = FileName.truncated(name, toBytes: FileName.maximumBytes - 1 - mark.utf8.count - suffix.utf8.count)
+        return FileName.hidden(kept + mark, suffix: suffix)
     }
 
     /// Puts in place the files a crash left mid-`move` with this `tag` (complete copies

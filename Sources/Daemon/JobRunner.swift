@@ -85,14 +85,14 @@ struct JobRunner: Sendable {
     /// Takes the job from its recorded state to done: render and commit, finish a commit, or
     /// archive. Throws what stopped it; the record then says where it stopped.
     func resume(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
+        // Each state takes up where it stopped and goes on through the steps after it.
         switch record.state {
         case .claiming, .claimed, .rendering, .waiting:
             try await render(&record, folder: folder, progress: progress)
-            try await offPool(&record, "dropcut-commit") { try commit(&$0, folder: folder) }
-            try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
+            fallthrough
         case .committing:
             try await offPool(&record, "dropcut-commit") { try commit(&$0, folder: folder) }
-            try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
+            fallthrough
         case .committed:
             try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
         case .failing:

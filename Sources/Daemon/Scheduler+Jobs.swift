@@ -71,7 +71,7 @@ extension Scheduler {
     /// or network filesystem), then runs its job in the same task.
     func startClaim(_ clip: SettledClip, _ folder: FolderConfig, in group: inout DiscardingTaskGroup) {
         let key = claimKey(folder.name, clip.name)
-        jobs[key] = .claiming(folder: folder.name, input: clip.name)
+        jobs[key] = .claiming
         let runner = self.runner
         group.addTask { [self] in
             let claimed: Result<JobRecord?, any Error>
@@ -89,7 +89,7 @@ extension Scheduler {
     /// another process, or it could not be claimed (logged; retried at the next poll, or a
     /// failure for `--once`, which must end).
     func claimed(_ clip: SettledClip, _ folder: FolderConfig, key: String,
-                         _ result: Result<JobRecord?, any Error>) -> JobRecord? {
+                 _ result: Result<JobRecord?, any Error>) -> JobRecord? {
         jobs[key] = nil
         defer { wakeup.signal() }
         switch result {
@@ -110,13 +110,13 @@ extension Scheduler {
             claimBlocked[key] = nil
             return nil
         case let .failure(error):
-            let code = (error as? SystemError)?.errno ?? 0
-            // Once per cause, not at every poll: journald's rate limit would otherwise
-            // swallow the events that matter.
-            // The cause, without the paths (each attempt names a new job's record).
-            let cause = (error as? SystemError).map { "\($0.function): \($0.errno)" } ?? "\(error)"
+            // Logged once per cause, not at every poll (journald's rate limit would then
+            // swallow the events that matter); the cause without its paths, since each
+            // attempt names a new job's record.
+            let system = error as? SystemError
+            let cause = system.map { "\($0.function): \($0.errno)" } ?? "\(error)"
             if claimBlocked[key]?.error != cause {
-                logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(code)"])
+                logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(system?.errno ?? 0)"])
             }
             claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
             // --once must end: an unclaimable file is a failure, not work left.

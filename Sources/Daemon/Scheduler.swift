@@ -17,8 +17,8 @@ public actor Scheduler: Service {
     /// another dropcut sharing the inbox can take them.
     enum Phase {
         /// Being claimed (renamed into the claimed folder off the actor); keyed by
-        /// `claimKey` until the claim's record exists.
-        case claiming(folder: String, input: String)
+        /// `claimKey` until the claim's record exists. It holds a worker.
+        case claiming
         case running(JobRecord, progress: Double, started: Date)
         /// A transient failure waiting for its backoff, or a recovered job, due at `until`.
         case waiting(JobRecord, FolderConfig, until: ContinuousClock.Instant)

@@ -23,6 +23,12 @@ public enum FileName {
         truncated(name, toBytes: maximumBytes - suffix.utf8.count) + suffix
     }
 
+    /// `.<name><suffix>`: a hidden temporary name beside `name`, `name` shortened so the
+    /// whole fits `maximumBytes`.
+    public static func hidden(_ name: String, suffix: String) -> String {
+        "." + truncated(name, toBytes: maximumBytes - 1 - suffix.utf8.count) + suffix
+    }
+
     /// `name` itself when it fits, else its stem shortened, its extension kept (the
     /// extension picks the container).
     public static func fitting(_ name: String) -> String {
