@@ -90,40 +90,25 @@ import Timeline
         #expect(h.files(h.archive, hidden: true).allSatisfy { !$0.hasPrefix(".") })
     }
 
-    /// `.dropcut` replaced by a symlink to a folder elsewhere (anyone who can write to the
-    /// inbox can do it): the daemon claims nothing in that inbox, says why, and makes,
-    /// moves or removes nothing in the folder the link points to.
-    @Test func aSymlinkedWorkFolderIsRefused() throws {
+    /// `.dropcut` (or `.dropcut/claimed`, after start-up) replaced by a symlink to a folder
+    /// elsewhere — anyone who can write to the inbox can do it: the daemon claims nothing in
+    /// that inbox, says why, and makes, moves or removes nothing where the link points.
+    @Test(arguments: [".dropcut", ".dropcut/claimed"])
+    func aSymlinkedFolderOfTheDaemonIsRefused(replaced: String) throws {
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
         let elsewhere = h.dir.file("elsewhere")
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        let work = (h.inbox as NSString).appendingPathComponent(".dropcut")
-        try? FileManager.default.removeItem(atPath: work)
-        try FileManager.default.createSymbolicLink(atPath: work, withDestinationPath: elsewhere)
+        let link = (h.inbox as NSString).appendingPathComponent(replaced)
+        try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
         let result = try h.runOnce()
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("refusing dropcut's folder, replaced by a symlink"), "\(result.stderr.suffix(1000))")
         #expect(h.files(h.inbox) == ["clip.mp4"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == [])
         #expect(h.files(h.outbox) == [])
-    }
-
-    /// `claimed/` replaced by a symlink after start-up: the claim is refused the same way.
-    @Test func aSymlinkedClaimFolderIsRefused() throws {
-        let h = try DaemonHarness(retries: 0)
-        try h.drop("clip.mp4")
-        let elsewhere = h.dir.file("elsewhere")
-        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
-        try FileManager.default.createDirectory(atPath: (h.inbox as NSString).appendingPathComponent(".dropcut"), withIntermediateDirectories: true)
-        try? FileManager.default.removeItem(atPath: claimed)
-        try FileManager.default.createSymbolicLink(atPath: claimed, withDestinationPath: elsewhere)
-        let result = try h.runOnce()
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("replaced by a symlink"), "\(result.stderr.suffix(1000))")
-        #expect(h.files(h.inbox) == ["clip.mp4"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == [])
     }
 
     /// A header may claim any picture size (a damaged or made-up file): past 8192 a side
