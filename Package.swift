@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Linux calls Swift cannot make itself (variadic prctl).
+        .systemLibrary(name: "CLinux"),
 
         // Pure Swift editing model: no C import.
         .target(name: "Timeline"),
@@ -41,7 +43,7 @@ let package = Package(
             "Timeline", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "Pipeline", "Recipe", "Render", "MediaIO",
+            "CSystemd", "CLinux", "Pipeline", "Recipe", "Render", "MediaIO",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -13,7 +13,9 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
 /// first clip: inboxes exist, nothing is written inside an inbox, recipes load with the
 /// folder's asset folders, asset folders exist.
 public enum ConfigLoader {
-    static let topKeys = ["state_dir", "poll_interval", "settle", "workers", "stop_timeout", "retry_delay", "folders"]
+    static let topKeys = ["state_dir", "poll_interval", "settle", "workers", "stop_timeout", "retry_delay",
+                          "memory_limit", "cpu_limit", "open_files", "job_timeout", "job_timeout_minimum", "max_duration",
+                          "folders"]
     static let folderKeys = ["name", "inbox", "outbox", "failed", "after_success", "archive", "recipe", "assets",
                              "retries", "output_mode", "output_group"]
 
@@ -50,6 +52,7 @@ public enum ConfigLoader {
         if let node = top["stop_timeout"], let d = duration(node, "stop_timeout", &reader, minimum: 0) { config.stopTimeout = d }
         if let node = top["retry_delay"], let d = duration(node, "retry_delay", &reader, minimum: 0) { config.retryDelay = d }
         if let node = top["workers"], let n = reader.integer(node, "workers", in: 1...64) { config.workers = n }
+        decodeLimits(top, into: &config.limits, &reader)
         if let node = top["folders"], let items = reader.list(node, "folders") {
             if items.isEmpty { reader.error("folders must name at least one folder to watch", at: node.location) }
             for item in items {
@@ -153,6 +156,47 @@ public enum ConfigLoader {
                 }
             }
         }
+    }
+
+    /// The worker limits: `memory_limit: 4G | unlimited`, `cpu_limit: 2h | unlimited`,
+    /// `open_files: 1024`, `job_timeout: 20x`, `job_timeout_minimum: 10m`, `max_duration: 4h`.
+    private static func decodeLimits(_ top: Fields, into limits: inout WorkerLimits, _ reader: inout RecipeReader) {
+        if let node = top["memory_limit"] {
+            if case let .scalar(text, _, _) = node, text == "unlimited" {
+                limits.memoryBytes = nil
+            } else if case let .scalar(text, _, _) = node, let bytes = WorkerLimits.bytes(text), bytes >= 16 << 20 {
+                limits.memoryBytes = bytes
+            } else {
+                reader.error("memory_limit must be a size of at least 16M, like \"4G\" or \"512M\", or \"unlimited\"; got \(reader.describe(node))",
+                             at: node.location)
+            }
+        }
+        if let node = top["cpu_limit"] {
+            if case let .scalar(text, _, _) = node, text == "unlimited" {
+                limits.cpuSeconds = nil
+            } else if let d = duration(node, "cpu_limit", &reader, minimum: 1) {
+                limits.cpuSeconds = UInt64(d.components.seconds)
+            }
+        }
+        if let node = top["open_files"], let n = reader.integer(node, "open_files", in: 64...65536) { limits.openFiles = UInt64(n) }
+        if let node = top["job_timeout"] {
+            if case let .scalar(text, _, _) = node, text.hasSuffix("x"), let factor = Double(text.dropLast()), (1...1000).contains(factor) {
+                limits.timeoutFactor = factor
+            } else {
+                reader.error("job_timeout must be a multiple of the clip's duration from 1x to 1000x, like \"20x\"; got \(reader.describe(node))",
+                             at: node.location)
+            }
+        }
+        if let node = top["job_timeout_minimum"], let d = duration(node, "job_timeout_minimum", &reader, minimum: 1) {
+            limits.timeoutMinimumSeconds = seconds(d)
+        }
+        if let node = top["max_duration"], let d = duration(node, "max_duration", &reader, minimum: 1) {
+            limits.maxDurationSeconds = seconds(d)
+        }
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     private static func duration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader, minimum: Double) -> Duration? {

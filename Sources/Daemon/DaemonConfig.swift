@@ -18,6 +18,8 @@ public struct DaemonConfig: Sendable, Hashable {
     public var stopTimeout: Duration
     /// The wait before the first retry of a transient failure; doubled for each further one.
     public var retryDelay: Duration
+    /// What each job's worker process may use, and how long it may take.
+    public var limits = WorkerLimits()
     public var folders: [FolderConfig]
 
     public init(path: String, stateDirectory: String, pollInterval: Duration = .seconds(2), settle: Duration = .seconds(3),

@@ -32,6 +32,8 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
             let code = -error.code
             return transientErrnos.contains(code) ? .transient(error.description, errno: code)
                 : .permanent(error.description, errno: code > 0 && code < 4096 ? code : nil)
+        case let error as DetachedThread.StartError:
+            return .transient(error.description, errno: error.errno)
         case let error as SystemError:
             return transientErrnos.contains(error.errno) ? .transient(error.description, errno: error.errno)
                 : .permanent(error.description, errno: error.errno)

@@ -33,8 +33,12 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public var state: State
     public var claimedAt: Date
     public var updatedAt: Date
-    /// Renders started (1 for the first).
+    /// Renders started (1 for the first), counted before anything of the job is read.
     public var attempts: Int = 0
+    /// What ended each attempt that did not produce the output ("attempt 2: killed by
+    /// signal 11 (SIGSEGV) after 3.1 s while rendering"), oldest first; nil: none yet
+    /// (records written before it existed decode too).
+    public var history: [String]?
     public var retryAt: Date?
     public var temporaryOutput: String?
     /// The finished temporary output's inode: finds its final name after a crash mid-commit.
@@ -68,6 +72,11 @@ public struct JobRecord: Codable, Sendable, Hashable {
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         let random = (0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         return "\(formatter.string(from: now))-\(random)"
+    }
+
+    /// Adds what ended the current attempt to `history`.
+    public mutating func recordAttempt(_ outcome: String) {
+        history = (history ?? []) + ["attempt \(attempts): \(outcome)"]
     }
 
     /// Whether the job has ended (its files are where they will stay).

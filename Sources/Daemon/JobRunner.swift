@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Pipeline
-import Recipe
 import Synchronization
 import Timeline
 
@@ -11,6 +10,8 @@ import Timeline
 struct JobRunner: Sendable {
     let store: JobStore
     let logger: Logger
+    /// The program run as each job's worker (`<it> worker`): this very binary.
+    var workerExecutable = "/proc/self/exe"
 
     /// The logger with the job's journal fields.
     func logger(for record: JobRecord, folder: FolderConfig) -> Logger {
@@ -84,11 +85,12 @@ struct JobRunner: Sendable {
 
     /// Takes the job from its recorded state to done: render and commit, finish a commit, or
     /// archive. Throws what stopped it; the record then says where it stopped.
-    func resume(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
+    func resume(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits,
+                progress: @escaping @Sendable (Double) -> Void) async throws {
         // Each state takes up where it stopped and goes on through the steps after it.
         switch record.state {
         case .claiming, .claimed, .rendering, .waiting:
-            try await render(&record, folder: folder, progress: progress)
+            try await render(&record, folder: folder, limits: limits, progress: progress)
             fallthrough
         case .committing:
             try await offPool(&record, "dropcut-commit") { try commit(&$0, folder: folder) }
@@ -131,44 +133,80 @@ struct JobRunner: Sendable {
         return files
     }
 
-    /// Loads the recipe, builds the production (probing and measuring off the pool),
-    /// renders it to a temporary file in the outbox and makes that durable.
-    private func render(_ record: inout JobRecord, folder: FolderConfig, progress: @escaping @Sendable (Double) -> Void) async throws {
+    /// Renders the job in a worker process (`WorkerProcess`): records the attempt first,
+    /// then lets the worker load the recipe, probe and render into a temporary file in
+    /// the outbox, and makes that durable. A worker that crashes, overruns its limits or
+    /// reports a failure fails this attempt only; the record keeps what each attempt met.
+    private func render(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits,
+                        progress: @escaping @Sendable (Double) -> Void) async throws {
         let log = logger(for: record, folder: folder)
-        let recipe = try await offPool(&record, "dropcut-recipe") { try loadRecipe(&$0, folder: folder) }
-        let production = try await Production.prepare(recipe: recipe, input: claimedPath(record, folder, record.input))
-        let temporary = PartialOutput(directory: folder.outbox, filename: production.outputFilename, tag: record.id).path
-        try await offPool(&record, "dropcut-record") { record in
-            try DurableFiles.makeDirectories(folder.outbox)
-            record.state = .rendering
-            record.temporaryOutput = temporary
-            record.output = production.outputFilename   // the name it will get (a suffix may follow)
-            try store.save(&record)
-        }
+        let request = try await offPool(&record, "dropcut-attempt") { try beginAttempt(&$0, folder: folder, limits: limits) }
         log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
             "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
         ])
-        let started = ContinuousClock.now
-        try await production.export(to: temporary, logger: log) { progress($0.fraction) }
-        let elapsed = ContinuousClock.now - started
+        let box = JobRecordBox(record)
+        let (exit, pid) = try await BlockingWork.run("dropcut-worker") { [store, workerExecutable] cancellation in
+            let worker = try WorkerProcess(executable: workerExecutable, request: request)
+            let exit = worker.supervise(limits: limits, cancellation: cancellation) { event in
+                switch event {
+                case let .rendering(temporary, output, _):
+                    // Recorded at once: a daemon that crashes now still finds and removes it.
+                    box.record.withLock { record in
+                        record.temporaryOutput = temporary
+                        record.output = output   // the name it will get (a suffix may follow)
+                        try? store.save(&record)
+                    }
+                case let .progress(fraction):
+                    progress(fraction)
+                case .finished, .failed:
+                    break
+                }
+            }
+            return (exit, worker.pid)
+        }
+        record = box.record.withLock { $0 }
+        if let failure = exit.failure(limits: limits) {
+            if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
+            record.temporaryOutput = nil
+            if case .cancelled? = exit.stoppedBy { throw CancellationError() }
+            record.recordAttempt(droppedPath(failure.reason, record, folder))
+            if exit.outcome == nil || exit.stoppedBy != nil {
+                var log = log
+                log[metadataKey: "DROPCUT_WORKER_PID"] = "\(pid)"
+                if let signal = exit.signal { log[metadataKey: "SIGNAL"] = "\(signal)" }
+                // A crash's report (a trap's message, the backtrace): what a bug report needs.
+                if !exit.stderr.isEmpty { log[metadataKey: "DROPCUT_WORKER_STDERR"] = "\(exit.stderr)" }
+                log.error("\(record.input): attempt \(record.attempts): \(droppedPath(failure.reason, record, folder))",
+                          metadata: ["MESSAGE_ID": "\(MessageID.workerFailed.rawValue)"])
+            }
+            throw failure
+        }
+        guard let temporary = record.temporaryOutput, case let .finished(milliseconds, speed)? = exit.outcome else {
+            throw JobFailure.transient("the worker reported success without an output", errno: nil)
+        }
         try await offPool(&record, "dropcut-sync") { record in
             try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
             try DurableFiles.sync(temporary)
             var info = stat()
             try sys("stat", temporary) { stat(temporary, &info) }
             record.temporaryInode = UInt64(info.st_ino)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            record.elapsedMilliseconds = Int(seconds * 1000)
-            record.speed = seconds > 0 ? production.composition.duration.seconds / seconds : nil
+            record.elapsedMilliseconds = milliseconds
+            record.speed = speed
             record.state = .committing
             try store.save(&record)
         }
     }
 
-    /// Counts the attempt, removes a previous attempt's partial output and loads the
-    /// job's recipes (the identity recipe when there are none).
-    private func loadRecipe(_ record: inout JobRecord, folder: FolderConfig) throws -> Recipe {
+    /// Starts an attempt, durably, before anything of the job is read: counts it (a job
+    /// that has had all its attempts fails here, so a clip that kills its worker — or the
+    /// daemon — cannot loop), removes a previous attempt's partial output, lists the
+    /// recipes, and returns what the worker is told.
+    private func beginAttempt(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits) throws -> WorkerRequest {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
+        record.temporaryOutput = nil
+        guard record.attempts <= folder.retries else {
+            throw JobFailure.permanent("gave up after \(record.attempts) attempt(s) (retries: \(folder.retries))", errno: nil)
+        }
         record.attempts += 1
         let files = recipeFiles(record, folder)
         record.recipes = files.isEmpty ? ["identity"] : files.map { droppedPath($0, record, folder) }
@@ -184,9 +222,15 @@ struct JobRunner: Sendable {
                 throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
         }
-        return files.isEmpty ? Recipe(name: "identity")
-            : try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets))
-                .load(files, dropped: Set(files.filter { $0 != folder.recipe }))
+        try DurableFiles.makeDirectories(folder.outbox)
+        record.state = .rendering
+        try store.save(&record)
+        return WorkerRequest(job: record.id, folder: folder.name, input: input, recipes: files,
+                             droppedRecipes: files.filter { $0 != folder.recipe }, assets: folder.assets, outbox: folder.outbox,
+                             limits: limits, logFields: [
+                                 "DROPCUT_JOB": record.id, "DROPCUT_FOLDER": folder.name,
+                                 "DROPCUT_INPUT": (folder.inbox as NSString).appendingPathComponent(record.input),
+                             ], parent: getpid())
     }
 
     /// Links the finished temporary output to its final name (`-1`, `-2`... on collision,
@@ -276,10 +320,12 @@ struct JobRunner: Sendable {
             if name == record.input { failedName = (moved as NSString).lastPathComponent }
         }
         let reason = record.error ?? "unknown error"
+        let attempts = (record.history ?? []).map { "  \($0)\n" }.joined()
         let text = """
             dropcut could not render \(record.input)
 
             Reason: \(reason)
+            \(attempts.isEmpty ? "" : "\nAttempts:\n" + attempts)
 
             Folder:   \(folder.name) (inbox \(folder.inbox))
             Job:      \(record.id)

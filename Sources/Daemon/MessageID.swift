@@ -16,6 +16,9 @@ public enum MessageID: String, CaseIterable, Sendable {
     case configRejected = "a8f9c5224fd749588f679bcbb7635093"
     /// An inbox cannot be listed or is not the folder it was (unmounted).
     case inboxUnavailable = "9ade551099db4999b996ff6bd97fe7ce"
+    /// A job's worker process crashed, was killed or overran its limits: the attempt
+    /// failed (retried up to the folder's retries, then the clip goes to failed/).
+    case workerFailed = "9419c83c9025416aa5c5cb1e1fa3c4c2"
     /// Recovery finished and the daemon is ready (READY=1).
     case daemonReady = "102618c1d2fa411fb345b8dacbc8a688"
 
@@ -29,6 +32,7 @@ public enum MessageID: String, CaseIterable, Sendable {
         case .configReloaded: return "config-reloaded"
         case .configRejected: return "config-rejected"
         case .inboxUnavailable: return "inbox-unavailable"
+        case .workerFailed: return "worker-failed"
         case .daemonReady: return "daemon-ready"
         }
     }

@@ -136,7 +136,7 @@ extension Scheduler {
             Task { await self?.progress(id, fraction) }
         }
         do {
-            try await runner.resume(&record, folder: folder) { relay.report($0) }
+            try await runner.resume(&record, folder: folder, limits: await config.limits) { relay.report($0) }
             // A recovered `failing` job ends in failed/: a failure, not an output.
             await finished(record, folder, record.state == .failed ? .failed : .done)
             return
@@ -188,7 +188,9 @@ extension Scheduler {
             completed += 1
         case .cancelled:
             if record.state == .rendering {
+                // Not the clip's fault: the attempt is given back.
                 record.state = .claimed
+                record.attempts = max(0, record.attempts - 1)
                 try? store.save(&record)
             }
             log.notice("\(record.input): interrupted by shutdown; it stays claimed and is redone at the next start")

@@ -60,6 +60,14 @@ extension Scheduler {
                 continue
             case .claimed, .rendering, .waiting:
                 if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
+                if record.state == .rendering {
+                    // The daemon stopped without ending this attempt (killed, crashed, the
+                    // machine went down): it counts, so a clip that takes the daemon down
+                    // with it cannot make a restart loop.
+                    record.recordAttempt("interrupted: dropcut stopped while it was rendering")
+                    record.state = .claimed
+                    try store.save(&record)
+                }
                 log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(record.state.rawValue))")
                 jobs[record.id] = .waiting(record, folder, until: .now)
             case .committing, .committed, .failing:

@@ -141,6 +141,7 @@ public actor Scheduler: Service {
         config.workers = new.workers
         config.stopTimeout = new.stopTimeout
         config.retryDelay = new.retryDelay
+        config.limits = new.limits
         wakeup.signal()
     }
 

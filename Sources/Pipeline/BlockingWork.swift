@@ -15,10 +15,11 @@ public enum BlockingWork {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                Thread {
-                    ThreadName.set(name)
-                    continuation.resume(with: Result { try body(cancellation) })
-                }.start()
+                do {
+                    try DetachedThread.start(name) { continuation.resume(with: Result { try body(cancellation) }) }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
             }
         } onCancel: {
             cancellation.cancel()

@@ -47,16 +47,18 @@ public final class ExportSession: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // The work blocks in FFmpeg: keep it off the cooperative thread pool.
-                let thread = Thread {
-                    ThreadName.set("dropcut-encode")
-                    do {
-                        try self.run(to: path, cancelled: cancelled, progress: progress)
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
+                do {
+                    try DetachedThread.start("dropcut-encode") {
+                        do {
+                            try self.run(to: path, cancelled: cancelled, progress: progress)
+                            continuation.resume()
+                        } catch {
+                            continuation.resume(throwing: error)
+                        }
                     }
+                } catch {
+                    continuation.resume(throwing: error)
                 }
-                thread.start()
             }
         } onCancel: {
             cancelled.cancel()
@@ -114,7 +116,7 @@ public final class ExportSession: Sendable {
                 "output": "\(path)", "size": "\(renderSize)", "frames": "\(frameCount)",
                 "audio": "\(mixer.map { "\($0.sampleRate) Hz \($0.channels) ch" } ?? "none")"])
 
-            stage.start()
+            try stage.start()
             var written = 0
             while let item = stage.filled.take() {
                 if cancelled.isCancelled { throw ExportError.cancelled }

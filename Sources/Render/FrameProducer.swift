@@ -19,7 +19,8 @@ final class FrameProducer: @unchecked Sendable {
     private let overlays: OverlayRenderer
     private let sources = VideoSources()
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    /// Whether the thread runs (`stop` then waits for it).
+    private var started = false
 
     init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int) throws {
         self.scheduler = scheduler
@@ -32,14 +33,12 @@ final class FrameProducer: @unchecked Sendable {
         }
     }
 
-    func start() {
-        let thread = Thread { [self] in
-            ThreadName.set("dropcut-compose")
+    func start() throws(DetachedThread.StartError) {
+        try DetachedThread.start("dropcut-compose") { [self] in
             produce()
             finished.signal()
         }
-        self.thread = thread
-        thread.start()
+        started = true
     }
 
     /// Opens the readers frame 0 needs (without decoding).
@@ -54,9 +53,9 @@ final class FrameProducer: @unchecked Sendable {
     func stop() {
         free.close()
         filled.close()
-        if thread != nil {
+        if started {
             finished.wait()
-            thread = nil
+            started = false
         }
     }
 

@@ -8,7 +8,7 @@ struct DropcutCommand: AsyncParsableCommand {
         abstract: "Turn a folder into a video-editing robot: render phone clips through recipes.",
         subcommands: [
             RenderCommand.self, PlanCommand.self, ValidateCommand.self,
-            ProbeCommand.self, WatchCommand.self, StatusCommand.self,
+            ProbeCommand.self, WatchCommand.self, StatusCommand.self, WorkerCommand.self,
         ]
     )
 }

@@ -101,6 +101,48 @@ import TestSupport
         #expect(text.contains("\(path):9:20: after_success must be one of archive | delete"), "\(text)")
     }
 
+    /// Issue 17: what a job's worker may use, with DESIGN.md's defaults.
+    @Test func workerLimitsDecodeWithTheirDefaults() throws {
+        let dir = try folderSet()
+        let folders = "folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete } ]\n"
+        let defaults = try load(folders, in: dir).limits
+        #expect(defaults.timeoutFactor == 20 && defaults.timeoutMinimumSeconds == 600)
+        #expect(defaults.maxDurationSeconds == 4 * 3600 && defaults.memoryBytes == 4 << 30 && defaults.cpuSeconds == nil)
+        #expect(defaults.timeout(forDuration: 2) == .seconds(600))
+        #expect(defaults.timeout(forDuration: 3600) == .seconds(72000))
+        #expect(defaults.timeout(forDuration: .infinity) == .seconds(600))
+
+        let limits = try load("""
+            memory_limit: 512M
+            cpu_limit: "01:00:00"
+            open_files: 256
+            job_timeout: 5x
+            job_timeout_minimum: 30s
+            max_duration: "02:00:00"
+            """ + "\n" + folders, in: dir).limits
+        #expect(limits.memoryBytes == 512 << 20 && limits.cpuSeconds == 3600 && limits.openFiles == 256)
+        #expect(limits.timeoutFactor == 5 && limits.timeoutMinimumSeconds == 30 && limits.maxDurationSeconds == 7200)
+        #expect(limits.timeout(forDuration: 10) == .seconds(50))
+        #expect(try load("memory_limit: unlimited\n" + folders, in: dir).limits.memoryBytes == nil)
+    }
+
+    @Test func workerLimitMistakesAreReportedAtTheirPositions() throws {
+        let dir = try folderSet()
+        let path = dir.file("dropcut.yaml")
+        let text = errors("""
+            memory_limit: 18446744073709551615G
+            job_timeout: 20
+            open_files: 3
+            max_duration: "25:00:00"
+            memory_limit_x: 1
+            """, in: dir)
+        #expect(text.contains("\(path):1:15: memory_limit must be a size of at least 16M"), "\(text)")
+        #expect(text.contains("\(path):2:14: job_timeout must be a multiple of the clip's duration from 1x to 1000x"), "\(text)")
+        #expect(text.contains("\(path):3:13: open_files must be between 64 and 65536"), "\(text)")
+        #expect(text.contains("\(path):4:15: max_duration must be at most 24 hours"), "\(text)")
+        #expect(text.contains("\(path):5:1: unknown key 'memory_limit_x'"), "\(text)")
+    }
+
     /// Issue 17: a duration became `Int64(seconds * 1e6)`, which trapped past ~9.2e12 s;
     /// the config's times share the recipe's bound (24 hours), checked where parsed.
     @Test func hugeDurationsAreErrorsNotTraps() throws {

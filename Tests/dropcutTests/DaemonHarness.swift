@@ -19,16 +19,17 @@ final class DaemonHarness: @unchecked Sendable {
     var configPath: String { dir.file("dropcut.yaml") }
 
     init(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
-         stopTimeout: Double = 10, state: String = "state", extraFolders: String = "") throws {
+         stopTimeout: Double = 10, state: String = "state", extraFolders: String = "", extraSettings: String = "") throws {
         dir = try TemporaryDirectory(prefix: "dropcut-daemon")
         folderName = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
         try writeConfig(settle: settle, poll: poll, workers: workers, retries: retries, retryDelay: retryDelay,
-                        stopTimeout: stopTimeout, state: state, extraFolders: extraFolders)
+                        stopTimeout: stopTimeout, state: state, extraFolders: extraFolders, extraSettings: extraSettings)
     }
 
     func writeConfig(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
-                     stopTimeout: Double = 10, state: String = "state", extraFolders: String = "", to path: String? = nil) throws {
+                     stopTimeout: Double = 10, state: String = "state", extraFolders: String = "", extraSettings: String = "",
+                     to path: String? = nil) throws {
         let text = """
             state_dir: \(state)
             poll_interval: \(poll)
@@ -36,6 +37,7 @@ final class DaemonHarness: @unchecked Sendable {
             workers: \(workers)
             retry_delay: \(retryDelay)
             stop_timeout: \(stopTimeout)
+            \(extraSettings)
             folders:
               - name: \(folderName)
                 inbox: inbox

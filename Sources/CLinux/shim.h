@@ -1,0 +1,21 @@
+#ifndef DROPCUT_CLINUX_SHIM_H
+#define DROPCUT_CLINUX_SHIM_H
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+
+/// Asks the kernel to SIGKILL the calling process when its parent dies (prctl is variadic,
+/// which Swift cannot call).
+static inline int dropcut_die_with_parent(void) {
+    return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+}
+
+/// pipe2(2), declared by glibc only under _GNU_SOURCE (Swift's Glibc module leaves it
+/// out): both ends O_CLOEXEC at once, so a worker spawned by another thread meanwhile
+/// cannot inherit them.
+extern int pipe2(int pipefd[2], int flags);
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), _GNU_SOURCE too: the child
+/// closes every descriptor from `from` up before it runs.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#endif

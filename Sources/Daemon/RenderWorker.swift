@@ -1,0 +1,98 @@
+internal import CLinux
+import Foundation
+import Logging
+import MediaIO
+import Pipeline
+import Recipe
+
+/// The worker side of a job (`dropcut worker`, started by the daemon, never by hand):
+/// reads its `WorkerRequest` on stdin, limits itself, then loads the recipe, probes the
+/// media and renders into a temporary file in the outbox, reporting on fd 3
+/// (`WorkerEvent`s). The daemon does everything else — records, commit, archive — so a
+/// worker that dies leaves the job exactly where the daemon's record says.
+public enum RenderWorker {
+    /// Exit statuses: 0 rendered, 1 failed (and said why in a `failed` event), 2 not
+    /// started by a daemon.
+    public static func run(logger: Logger) async -> Int32 {
+        // Die with the daemon (a worker is never worth keeping alone); ignore the signals
+        // meant for the daemon: systemd's stop (KillMode=mixed sends SIGTERM to the main
+        // process only, but an admin's `pkill dropcut` reaches all), a terminal's Ctrl-C.
+        // The daemon stops its workers with SIGKILL.
+        _ = dropcut_die_with_parent()
+        for sig in [SIGTERM, SIGINT, SIGHUP] { signal(sig, SIG_IGN) }
+        guard let request = readRequest() else {
+            FileHandle.standardError.write(Data("dropcut worker: no job request on standard input; this command is run by `dropcut watch`\n".utf8))
+            return 2
+        }
+        // The daemon died before the death signal was asked for.
+        guard getppid() == request.parent else { return 2 }
+        apply(request.limits)
+        var log = logger
+        for (key, value) in request.logFields { log[metadataKey: key] = "\(value)" }
+        var ffmpegLog = log
+        ffmpegLog.logLevel = .warning
+        FFmpegLog.route(to: ffmpegLog)
+        let events = WorkerEventSink(descriptor: WorkerProcess.eventDescriptor)
+        do {
+            let recipe = request.recipes.isEmpty ? Recipe(name: "identity")
+                : try RecipeLoader(resolver: AssetResolver(assetDirectories: request.assets))
+                    .load(request.recipes, dropped: Set(request.droppedRecipes))
+            let production = try await Production.prepare(recipe: recipe, input: request.input)
+            let duration = production.composition.duration.seconds
+            guard duration <= request.limits.maxDurationSeconds else {
+                throw JobFailure.permanent(String(format: "%@: the output would last %.0f s, longer than max_duration (%.0f s)",
+                                                  request.input, duration, request.limits.maxDurationSeconds), errno: nil)
+            }
+            let temporary = PartialOutput(directory: request.outbox, filename: production.outputFilename, tag: request.job).path
+            events.send(.rendering(temporary: temporary, output: production.outputFilename, duration: duration))
+            let started = ContinuousClock.now
+            do {
+                try await production.export(to: temporary, logger: log) { events.progress($0.fraction) }
+            } catch {
+                PartialOutput(path: temporary).remove()
+                throw error
+            }
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            events.send(.finished(elapsedMilliseconds: Int(seconds * 1000), speed: seconds > 0 ? duration / seconds : nil))
+            return 0
+        } catch {
+            let failure = JobFailure.classify(error)
+            let transient: Bool
+            if case .permanent = failure { transient = false } else { transient = true }
+            events.send(.failed(transient: transient, reason: failure.reason, errno: failure.errno))
+            return 1
+        }
+    }
+
+    /// The request on stdin (at most `WorkerRequest.maximumBytes`), or nil.
+    static func readRequest() -> WorkerRequest? {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while data.count <= WorkerRequest.maximumBytes {
+            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return try? JSONDecoder().decode(WorkerRequest.self, from: data)
+    }
+
+    /// Applies the memory, CPU and descriptor limits to this process.
+    static func apply(_ limits: WorkerLimits) {
+        func set(_ resource: __rlimit_resource, _ value: UInt64) {
+            var limit = rlimit(rlim_cur: rlim_t(value), rlim_max: rlim_t(value))
+            _ = setrlimit(__rlimit_resource_t(resource.rawValue), &limit)
+        }
+        if let bytes = limits.memoryBytes { set(RLIMIT_DATA, bytes) }
+        // The soft limit sends SIGXCPU (reported as such), the hard one a second later SIGKILL.
+        if let seconds = limits.cpuSeconds {
+            var limit = rlimit(rlim_cur: rlim_t(seconds), rlim_max: rlim_t(seconds + 1))
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+        }
+        set(RLIMIT_NOFILE, limits.openFiles)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// One line a worker writes to the daemon on its event pipe (JSON, one object per line).
+public enum WorkerEvent: Codable, Sendable, Hashable {
+    /// The production is built: it renders into `temporary` (recorded by the daemon so a
+    /// crash leaves nothing behind), for `output`, lasting `duration` seconds (which sets
+    /// the wall-clock limit).
+    case rendering(temporary: String, output: String, duration: Double)
+    /// The fraction of the render done.
+    case progress(Double)
+    /// The temporary output is complete.
+    case finished(elapsedMilliseconds: Int, speed: Double?)
+    /// The job cannot be rendered (`transient`: retry it later), with the reason.
+    case failed(transient: Bool, reason: String, errno: Int32?)
+
+    /// The longest line the daemon reads: a longer one is a broken worker.
+    static let maximumLineBytes = 64 * 1024
+
+    /// The event as one line of JSON with its newline.
+    var line: Data {
+        var data = (try? JSONEncoder().encode(self)) ?? Data("{}".utf8)
+        data.append(0x0A)
+        return data
+    }
+
+    /// The event a line holds; nil for anything else.
+    init?(line: some Collection<UInt8>) {
+        guard let event = try? JSONDecoder().decode(WorkerEvent.self, from: Data(line)) else { return nil }
+        self = event
+    }
+}
