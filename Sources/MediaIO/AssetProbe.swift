@@ -9,28 +9,35 @@ import Timeline
 public struct AssetProbe: MediaProbing {
     public init() {}
 
+    /// Throws an `FFmpegError` naming the file when it cannot be opened as media. The
+    /// durations are the real ones (`DurationCheck`), not the header's on trust.
     public func probe(_ path: String) throws -> ProbedMedia {
         let demuxer = try Demuxer(path: path)
-        // A container that does not say how long it is (WebM from a browser, a live
-        // recording) is measured by reading its packets, not taken as lasting 0 s.
-        let used = demuxer.streams.filter { $0.kind == .video || $0.kind == .audio }
-        let measured = demuxer.duration == nil && used.contains { $0.duration == nil } ? try demuxer.measuredDurations() : [:]
-        return Self.describe(demuxer, measured: measured)
+        let used = Self.usedStreams(demuxer.streams)
+        let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })
+        return Self.describe(demuxer, durations: durations)
     }
 
-    static func describe(_ demuxer: Demuxer, measured: [Int: MediaTime] = [:]) -> ProbedMedia {
-        let container = demuxer.duration ?? measured.values.max() ?? .zero
+    /// The streams a composition takes from a file: its first video stream with a frame
+    /// size and its first audio stream.
+    static func usedStreams(_ streams: [StreamInfo]) -> (video: StreamInfo?, audio: StreamInfo?) {
+        (streams.first { $0.kind == .video && $0.size != nil }, streams.first { $0.kind == .audio })
+    }
+
+    static func describe(_ demuxer: Demuxer, durations: DurationCheck.Durations) -> ProbedMedia {
+        let container = durations.container
         var media = ProbedMedia(path: demuxer.path, duration: container, creationTime: demuxer.creationTime)
-        if let video = demuxer.streams.first(where: { $0.kind == .video && $0.size != nil }), let size = video.size {
-            let duration = video.duration ?? measured[video.index] ?? container
-            media.video = .init(trackID: TrackID(video.index + 1), timeRange: TimeRange(start: .zero, duration: duration),
+        let used = usedStreams(demuxer.streams)
+        if let video = used.video, let size = video.size {
+            media.video = .init(trackID: TrackID(video.index + 1),
+                                timeRange: TimeRange(start: .zero, duration: durations.streams[video.index] ?? container),
                                 naturalSize: size,
                                 preferredTransform: preferredTransform(rotation: video.rotation, mirrored: video.mirrored, size: size),
                                 frameDuration: nominalFrameDuration(video))
         }
-        if let audio = demuxer.streams.first(where: { $0.kind == .audio }) {
+        if let audio = used.audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),
-                                timeRange: TimeRange(start: .zero, duration: audio.duration ?? measured[audio.index] ?? container),
+                                timeRange: TimeRange(start: .zero, duration: durations.streams[audio.index] ?? container),
                                 sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
         }
         return media

@@ -8,7 +8,7 @@ import Timeline
 ///
 /// It decodes forward, keeping a window of converted samples, so steadily advancing
 /// reads decode each packet once; it seeks only to go back, or further ahead than
-/// `seekAhead`. Buffers are allocated once: reading allocates nothing.
+/// `seekAhead` before the end. Buffers are allocated once: reading allocates nothing.
 public final class AudioTrackReader {
     public let path: String
     public let sampleRate: Int
@@ -58,6 +58,9 @@ public final class AudioTrackReader {
         outputPointers.deallocate()
     }
 
+    /// How many packets the reader has read from its file: what its requests have cost.
+    var packetsRead: Int { source.demuxer.packetsRead }
+
     /// Runs `body` with `count` samples from `position` on, one pointer per channel
     /// (valid only inside `body`). `count` must not exceed `maximumRead`.
     public func withSamples(at position: Int64, count: Int,
@@ -85,7 +88,9 @@ public final class AudioTrackReader {
     /// Decodes until the window covers `[position, position + count)` or the track ends.
     private func fill(position: Int64, count: Int) throws(FFmpegError) {
         let end = position + Int64(count)
-        if positioned, position < bufferStart || position > bufferStart + Int64(bufferCount) + seekAhead {
+        // Once the stream has ended, what lies ahead is silence: no seek (a composition
+        // longer than its audio would otherwise seek and decode the tail again per read).
+        if positioned, position < bufferStart || (!ended && position > bufferStart + Int64(bufferCount) + seekAhead) {
             try seek(to: position)
         }
         if positioned { drop(before: position) }

@@ -7,14 +7,25 @@ public final class Demuxer {
     public let path: String
     /// Every stream, in file order (some phone files put audio first).
     public let streams: [StreamInfo]
-    /// The container's duration, when known.
+    /// The container's duration, when known. What the header says: `AssetProbe` checks it
+    /// against the packets before a composition relies on it.
     public let duration: MediaTime?
+    /// When the container's first sample is presented, when known.
+    let startTime: MediaTime?
+    /// True when FFmpeg guessed `duration` from the file size and the bitrate (an MP3
+    /// without an Info header, a stream with no index): a guess, not a statement.
+    let durationIsEstimated: Bool
     /// The container format's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`...).
     public let formatName: String
     /// The container's `creation_time` tag (ISO 8601, as cameras and phones write it).
     public let creationTime: String?
 
+    /// The demuxers this file may be opened with, for `reopened()`.
+    private let formats: [String]
     private var context: UnsafeMutablePointer<AVFormatContext>?
+    /// How many packets `read(into:)` has returned: what reading this file has cost so far
+    /// (the packets `avformat_find_stream_info` probed at open are not counted).
+    private(set) var packetsRead = 0
 
     /// The demuxers dropcut opens: real containers of recorded media. Not playlists
     /// (`hls`), scripts (`concat`), image sequences (`image2`), text (`tty`), devices,
@@ -36,6 +47,7 @@ public final class Demuxer {
     /// the file and anything it refers to.
     public init(path: String, formats: [String] = Demuxer.containers) throws(FFmpegError) {
         self.path = path
+        self.formats = formats
         var context: UnsafeMutablePointer<AVFormatContext>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
@@ -64,6 +76,9 @@ public final class Demuxer {
         let containerDuration = opened.pointee.duration
         self.duration = containerDuration == cff_nopts_value() || containerDuration <= 0
             ? nil : MediaTime(value: containerDuration, timescale: AV_TIME_BASE)
+        let containerStart = opened.pointee.start_time
+        self.startTime = containerStart == cff_nopts_value() ? nil : MediaTime(value: containerStart, timescale: AV_TIME_BASE)
+        self.durationIsEstimated = opened.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
         self.formatName = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
         self.creationTime = av_dict_get(opened.pointee.metadata, "creation_time", nil, 0)
             .flatMap { $0.pointee.value.map { String(cString: $0) } }
@@ -161,37 +176,58 @@ public final class Demuxer {
         let result = av_read_frame(context, packet.packet)
         if result == FFmpegError.endOfFile { return false }
         try check(result, "av_read_frame", path: path)
+        packetsRead += 1
         return true
     }
 
-    /// How long each stream really lasts, by reading every packet (no decoding): for
-    /// containers that do not say (WebM from browsers, live recordings, damaged headers).
-    /// From each stream's first timestamp to the end of its last packet; streams without
-    /// timestamps are left out. Leaves the demuxer at the end of the file.
-    func measuredDurations() throws(FFmpegError) -> [Int: MediaTime] {
+    /// The same file opened again, at its first packet: for reading it from the start once
+    /// this one has been moved (seeks on some demuxers cannot go back exactly to the start).
+    func reopened() throws(FFmpegError) -> Demuxer {
+        try Demuxer(path: path, formats: formats)
+    }
+
+    /// Reads every packet from where the demuxer stands to the end of the file into
+    /// `spans` (no decoding). A read error ends the reading as the end of the file does —
+    /// a damaged or truncated tail: what could be read is what the file holds — and
+    /// returns false.
+    @discardableResult
+    func readSpans(into spans: inout PacketSpans) throws(FFmpegError) -> Bool {
         let packet = try Packet()
-        var first: [Int: Int64] = [:], end: [Int: Int64] = [:]
-        while try read(into: packet) {
+        while true {
+            do {
+                guard try read(into: packet) else { return true }
+            } catch {
+                return false
+            }
             let index = Int(packet.packet.pointee.stream_index)
             guard streams.indices.contains(index), let start = packet.pts ?? packet.dts else { continue }
-            // Saturating: a damaged packet may carry any timestamp.
-            let stop = start.addingReportingOverflow(max(0, packet.duration))
-            first[index] = min(first[index] ?? start, start)
-            end[index] = max(end[index] ?? Int64.min, stop.overflow ? start : stop.partialValue)
+            spans.add(stream: index, start: start, duration: packet.duration)
         }
+    }
+
+    /// How long each stream really lasts, by reading every packet from where the demuxer
+    /// stands (no decoding): for containers that do not say (WebM from browsers, live
+    /// recordings) or whose header cannot be believed (`DurationCheck`). From each
+    /// stream's first timestamp to the end of its last packet; streams without timestamps
+    /// are left out. Leaves the demuxer at the end of the file: whoever reads the file
+    /// afterwards opens their own (as `AssetProbe` and the track readers do).
+    func measuredDurations() throws(FFmpegError) -> [Int: MediaTime] {
+        var spans = PacketSpans()
+        try readSpans(into: &spans)
         var durations: [Int: MediaTime] = [:]
-        for (index, stop) in end {
-            guard let start = first[index] else { continue }
-            let (ticks, overflow) = stop.subtractingReportingOverflow(start)
-            guard !overflow, ticks > 0 else { continue }
+        for index in spans.streams {
+            guard let ticks = spans.durationTicks(of: index) else { continue }
             durations[index] = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
         }
         return durations
     }
 
-    /// Seeks stream `index` to the last keyframe at or before `ticks` (in the stream's
-    /// time base).
-    func seek(stream index: Int, toTicks ticks: Int64) throws(FFmpegError) {
+    /// Seeks stream `index` to the last keyframe at or before `time` (stream time, start
+    /// time included).
+    func seek(stream index: Int, to time: MediaTime) throws(FFmpegError) {
+        // The time base is num/den (num is 1 for nearly every container).
+        let timeBase = streams[index].timeBase
+        let ticks = time.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
         try check(av_seek_frame(context, Int32(index), ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame", path: path, stream: index)
     }
 }

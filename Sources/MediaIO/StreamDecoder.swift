@@ -45,10 +45,7 @@ final class StreamDecoder {
     /// Seeks to the last keyframe at or before `time` (stream time, start time included)
     /// and drops whatever the decoder held.
     func seek(to time: MediaTime) throws(FFmpegError) {
-        // The time base is num/den (num is 1 for nearly every container).
-        let timeBase = stream.timeBase
-        let ticks = time.convertScale(timeBase.timescale, rounding: .down).value / max(1, timeBase.value)
-        try demuxer.seek(stream: streamIndex, toTicks: ticks)
+        try demuxer.seek(stream: streamIndex, to: time)
         decoder.flush()
         inputEnded = false
         outputEnded = false

@@ -7,7 +7,8 @@ import Timeline
 ///
 /// It decodes forward and keeps the two frames around the request, so a composition
 /// asking for steadily increasing times (any speed, held frames, repeats) decodes each
-/// frame once; it seeks only when asked to go back, or further ahead than `seekAhead`.
+/// frame once; it seeks only when asked to go back, or further ahead than `seekAhead`
+/// while frames remain.
 /// Two frames are reused throughout: no allocation per frame.
 ///
 /// Source time 0 is the stream's first presented frame (its start time), as in
@@ -37,12 +38,18 @@ public final class VideoTrackReader {
         next = try VideoFrame()
     }
 
+    /// How many packets the reader has read from its file: what its requests have cost.
+    var packetsRead: Int { source.demuxer.packetsRead }
+
     /// The frame shown at `sourceTime`, or nil when the track has no frames. Before the
     /// first frame it is the first frame; past the last, the last. The frame belongs to
     /// the reader and stays valid until the next call.
     public func frame(at sourceTime: MediaTime) throws(FFmpegError) -> VideoFrame? {
         let target = sourceTime + startTime
-        if hasCurrent, target < time(of: current) || target > time(of: current) + seekAhead {
+        // Past the last frame (no next one: the stream has ended) the last frame holds
+        // without seeking: a composition longer than its video would otherwise seek and
+        // decode the last GOP again for every frame it holds.
+        if hasCurrent, target < time(of: current) || (hasNext && target > time(of: current) + seekAhead) {
             try seek(to: target)
         }
         if !hasCurrent {

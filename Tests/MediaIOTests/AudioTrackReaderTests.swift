@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+@testable import MediaIO
 import Testing
 import TestSupport
 
@@ -52,6 +52,25 @@ import TestSupport
         // (The last AAC frame may run up to 1024 samples past the second.)
         let after = try Self.read(reader, at: 48_000 + 1024, count: 1000)
         #expect(after.allSatisfy { $0 == 0 })
+    }
+
+    /// A composition longer than its audio reads silence past the end without going back
+    /// to the file: once the stream has ended, nothing more is read.
+    @Test func silencePastTheEndReadsNothingMore() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, seconds: 1)
+        let media = try AssetProbe().probe(clip)
+        let reader = try AudioTrackReader(path: clip, trackID: try #require(media.audio).trackID, sampleRate: 48_000, channels: 1)
+        _ = try Self.read(reader, at: 480_000, count: 1000)
+        let read = reader.packetsRead
+        for block in 1...100 {
+            let samples = try Self.read(reader, at: 480_000 + Int64(block) * 48_000, count: 1000)
+            #expect(samples.allSatisfy { $0 == 0 })
+        }
+        #expect(reader.packetsRead == read)
+        // Going back still works.
+        #expect(try Self.read(reader, at: 24_000, count: 1000).contains { $0 != 0 })
     }
 
     @Test func resamplingKeepsDurationAndPitch() throws {

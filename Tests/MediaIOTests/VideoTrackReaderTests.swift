@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+@testable import MediaIO
 import TestSupport
 import Testing
 import Timeline
@@ -68,6 +68,24 @@ import Timeline
         let reader = try VideoTrackReader(path: try Self.numberedClip(in: dir), trackID: 1)
         #expect(Self.number(try #require(try reader.frame(at: MediaTime(value: -1, timescale: 10)))) == 0)
         #expect(Self.number(try #require(try reader.frame(at: MediaTime(seconds: 50)))) == 59)
+    }
+
+    /// A composition longer than its video holds the last frame: once the stream has
+    /// ended, holding it reads nothing more (it used to seek and decode the last GOP again
+    /// for every frame held — forever, for a header that claimed hours).
+    @Test func holdingTheLastFrameReadsNothingMore() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let reader = try VideoTrackReader(path: try Self.numberedClip(in: dir), trackID: 1)
+        #expect(Self.number(try #require(try reader.frame(at: MediaTime(seconds: 10)))) == 59)
+        let read = reader.packetsRead
+        for n in 0..<300 {
+            let frame = try #require(try reader.frame(at: MediaTime(seconds: 10) + MediaTime(value: Int64(n), timescale: 30)))
+            #expect(Self.number(frame) == 59)
+        }
+        #expect(reader.packetsRead == read)
+        // Going back still works.
+        #expect(Self.number(try #require(try reader.frame(at: MediaTime(value: 7, timescale: 30)))) == 7)
     }
 
     @Test func aTrackThatIsNotVideoIsAnErrorNamingTheFile() throws {

@@ -71,22 +71,4 @@ import TestSupport
         }
         #expect(h.files(h.archive).count + failed.filter { !$0.hasSuffix(".error.txt") }.count == names.count + 1)
     }
-
-    /// A WebM written to a pipe (as browsers and live recorders do) says nothing of its
-    /// duration: it is measured from its packets and rendered whole. Mutated ones of this
-    /// kind used to "render" to an empty file with exit 0.
-    @Test func aWebMWithoutADurationRendersItsRealLength() throws {
-        let dir = try TemporaryDirectory()
-        let clip = dir.file("live.webm")
-        try Command.runChecked("sh", ["-c", "ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc2=size=320x240:rate=30:duration=2 "
-                                      + "-f lavfi -i sine=d=2 -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -c:a libopus -shortest -f webm - > \"$0\"", clip])
-        #expect(try FFprobe.format(of: clip).duration == nil)
-        let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--output", output, clip])
-        #expect(result.status == 0, "\(result.stderr)")
-        let streams = try FFprobe.streams(of: output)
-        #expect(streams.map(\.codecType) == ["video", "audio"])
-        let seconds = try FFprobe.format(of: output).duration.flatMap(Double.init) ?? 0
-        #expect(abs(seconds - 2) < 0.1, "\(seconds) s")
-    }
 }
