@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// The job records in `<state_dir>/jobs/`, one JSON file per job, each replaced
 /// atomically (write temp, fsync, rename, fsync folder) so a crash leaves the old or the
@@ -34,16 +35,61 @@ public struct JobStore: Sendable {
         unlink(path(of: id))
     }
 
+    /// A record file that cannot be read back as a job (cut short by a full disk, edited
+    /// by hand, written by another version).
+    public struct UnreadableRecord: Sendable, Hashable {
+        public let id: String
+        public let path: String
+        public let reason: String
+    }
+
+    /// The largest record read: a job record is a few KB.
+    static let maximumRecordBytes = 1 << 20
+
     /// Every readable record, oldest claim first. Unreadable files (not JSON, another
-    /// version) are skipped: `dropcut status` must work whatever else is in the folder.
-    public func all() -> [JobRecord] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+    /// version) are left out: `dropcut status` must work whatever else is in the folder.
+    public func all() -> [JobRecord] { load().records }
+
+    /// Every record, oldest claim first, and the files that are not readable records
+    /// (recovery sends their clips to the failed folder instead of leaving them hidden).
+    public func load() -> (records: [JobRecord], unreadable: [UnreadableRecord]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return ([], []) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return names.filter { $0.hasSuffix(".json") }.compactMap { name -> JobRecord? in
-            guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)) else { return nil }
-            return try? decoder.decode(JobRecord.self, from: data)
-        }.sorted { ($0.claimedAt, $0.id) < ($1.claimedAt, $1.id) }
+        var records: [JobRecord] = [], unreadable: [UnreadableRecord] = []
+        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = (directory as NSString).appendingPathComponent(name)
+            let id = String(name.dropLast(".json".count))
+            do {
+                let data = try TextFile.read(path, followSymlinks: false, limit: Self.maximumRecordBytes)
+                let record = try decoder.decode(JobRecord.self, from: Data(data.utf8))
+                guard record.id == id else {
+                    unreadable.append(UnreadableRecord(id: id, path: path, reason: "it names another job (\(record.id))"))
+                    continue
+                }
+                records.append(record)
+            } catch let error as DecodingError {
+                unreadable.append(UnreadableRecord(id: id, path: path, reason: Self.describe(error)))
+            } catch {
+                unreadable.append(UnreadableRecord(id: id, path: path, reason: "\(error)"))
+            }
+        }
+        return (records.sorted { ($0.claimedAt, $0.id) < ($1.claimedAt, $1.id) }, unreadable.sorted { $0.id < $1.id })
+    }
+
+    /// Renames an unreadable record to `<id>.json.unreadable`: kept for a look, never read again.
+    public func setAside(_ record: UnreadableRecord) {
+        _ = rename(record.path, record.path + ".unreadable")
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case let .dataCorrupted(context): return "not a job record: \(context.debugDescription)"
+        case let .keyNotFound(key, _): return "not a job record: '\(key.stringValue)' is missing"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            return "not a job record: '\(context.codingPath.map(\.stringValue).joined(separator: "."))' \(context.debugDescription)"
+        @unknown default: return "not a job record"
+        }
     }
 
     /// Removes finished records beyond the newest `keep`, so the folder does not grow forever.

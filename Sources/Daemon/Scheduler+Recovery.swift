@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import Timeline
 
 /// Start-up: the state folder's lock, the folders, and crash recovery.
 extension Scheduler {
@@ -42,7 +43,9 @@ extension Scheduler {
     /// their claimed copy (their partial outputs are removed first). Claimed folders left
     /// empty by a crash mid-claim are removed.
     func recover() throws {
-        for var record in store.all() where !record.isFinished {
+        let (records, unreadable) = store.load()
+        for bad in unreadable { quarantine(bad) }
+        for var record in records where !record.isFinished {
             guard let folder = config.folder(named: record.folder) else {
                 logger.warning("job \(record.id) belongs to folder '\(record.folder)', which is no longer configured; left as it is")
                 continue
@@ -85,5 +88,59 @@ extension Scheduler {
             }
         }
         store.prune()
+    }
+
+    /// A job record that cannot be read: its clip (if it is in one of the inboxes' claimed
+    /// folders) goes to that folder's failed/ with an error file that says why — never
+    /// left claimed and hidden — and the record is set aside as `<id>.json.unreadable`.
+    /// Nothing is rendered from it: what it said about the job is unknown.
+    func quarantine(_ bad: JobStore.UnreadableRecord) {
+        var log = logger
+        log[metadataKey: "DROPCUT_JOB"] = "\(bad.id)"
+        for folder in config.folders {
+            let directory = (folder.claimedDirectory as NSString).appendingPathComponent(bad.id)
+            var info = stat()
+            guard lstat(directory, &info) == 0 else { continue }
+            log[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
+            do {
+                try DurableFiles.requireOwnDirectory(folder.claimedDirectory)
+                try DurableFiles.requireOwnDirectory(directory)
+                try DurableFiles.makeDirectories(folder.failed)
+                let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
+                for name in names {
+                    let moved = try DurableFiles.move((directory as NSString).appendingPathComponent(name), into: folder.failed,
+                                                      name: name, tag: bad.id, mode: folder.outputMode, group: folder.outputGroup)
+                    if InboxScanner.sidecarExtensions.contains((name as NSString).pathExtension.lowercased()) { continue }
+                    let text = """
+                        dropcut could not render \(name)
+
+                        Reason: its job record \(bad.path) cannot be read (\(bad.reason)), so what was
+                        done with it is unknown; it was not rendered by this job.
+
+                        Folder:   \(folder.name) (inbox \(folder.inbox))
+                        Job:      \(bad.id)
+                        Failed:   \(ISO8601DateFormatter().string(from: Date()))
+
+                        Check the output folder for a finished render of it; otherwise drop it
+                        into the inbox again.
+
+                        """
+                    let errorFile = (folder.failed as NSString).appendingPathComponent(
+                        FileName.fitting((moved as NSString).lastPathComponent, suffix: ".error.txt"))
+                    try DurableFiles.write(Data(text.utf8), to: errorFile, mode: folder.outputMode)
+                    log[metadataKey: "DROPCUT_INPUT"] = "\((folder.inbox as NSString).appendingPathComponent(name))"
+                    log[metadataKey: "DROPCUT_OUTPUT"] = "\(errorFile)"
+                }
+                DurableFiles.removeTree(directory)
+                log.error("failed \(names.joined(separator: ", ")): its job record \(bad.path) cannot be read (\(bad.reason))",
+                          metadata: ["MESSAGE_ID": "\(MessageID.jobFailed.rawValue)"])
+            } catch {
+                // Left where it is (and the record too): tried again at the next start.
+                log.critical("job record \(bad.path) cannot be read (\(bad.reason)), and its claimed clip cannot be moved to the failed folder: \(error)")
+                return
+            }
+        }
+        log.warning("job record \(bad.path) cannot be read (\(bad.reason)); set aside as \((bad.path as NSString).lastPathComponent).unreadable")
+        store.setAside(bad)
     }
 }

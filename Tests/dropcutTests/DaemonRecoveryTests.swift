@@ -95,4 +95,56 @@ import Glibc
         #expect(states["c.mp4"] == .done && states["f.mp4"] == .done)
         #expect(result.stderr.contains("recovering b.mp4"))
     }
+
+    /// Issue 17: a record that cannot be read (cut short, edited by hand) used to be
+    /// skipped, its clip claimed and hidden forever. Now the clip and its sidecar go to
+    /// failed/ with a reason, the record is set aside, and a readable job beside it goes on.
+    @Test func anUnreadableRecordSendsItsClipToTheFailedFolder() throws {
+        let h = try DaemonHarness()
+        let store = JobStore(stateDirectory: h.state)
+        try store.prepare()
+        let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed/bad-job")
+        try FileManager.default.createDirectory(atPath: claimed, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try h.clip(), toPath: (claimed as NSString).appendingPathComponent("lost.mp4"))
+        try "version: 1\n".write(toFile: (claimed as NSString).appendingPathComponent("lost.yaml"), atomically: true, encoding: .utf8)
+        let recordPath = (store.directory as NSString).appendingPathComponent("bad-job.json")
+        try "{\"id\": \"bad-job\", \"state\": \"rende".write(toFile: recordPath, atomically: true, encoding: .utf8)
+        try h.drop("fine.mp4")
+
+        let result = try h.runOnce()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(h.files(h.failed) == ["lost.mp4", "lost.mp4.error.txt", "lost.yaml"])
+        let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("lost.mp4.error.txt"), encoding: .utf8)
+        #expect(text.contains("its job record \(recordPath) cannot be read (not a job record"), "\(text)")
+        #expect(h.files(h.outbox) == ["fine.dropcut.mp4"])
+        #expect(h.claimedLeftovers() == [])
+        #expect(FileManager.default.fileExists(atPath: recordPath + ".unreadable") && !FileManager.default.fileExists(atPath: recordPath))
+        #expect(result.stderr.contains("failed lost.mp4, lost.yaml: its job record"), "\(result.stderr)")
+    }
+
+    /// Issue 17: a clip that was rendering each time the daemon died counts those
+    /// attempts at the next start; after retries + 1 it is failed, not rendered again —
+    /// a clip that brings the daemon down cannot make a restart loop.
+    @Test func recoveryCountsAttemptsTheDaemonDidNotSurvive() throws {
+        let h = try DaemonHarness(retries: 2)
+        let store = JobStore(stateDirectory: h.state)
+        try store.prepare()
+        let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed/loop-job")
+        try FileManager.default.createDirectory(atPath: claimed, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try h.clip(), toPath: (claimed as NSString).appendingPathComponent("loop.mp4"))
+        var record = JobRecord(id: "loop-job", folder: h.folderName, input: "loop.mp4", sidecars: [], state: .rendering)
+        record.attempts = 3
+        record.history = ["attempt 1: interrupted: dropcut stopped while it was rendering",
+                          "attempt 2: interrupted: dropcut stopped while it was rendering"]
+        try store.save(&record)
+
+        let result = try h.runOnce()
+        #expect(result.status == 1)
+        #expect(h.files(h.failed) == ["loop.mp4", "loop.mp4.error.txt"])
+        #expect(h.files(h.outbox, hidden: true) == [])
+        let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("loop.mp4.error.txt"), encoding: .utf8)
+        #expect(text.contains("Reason: gave up after 3 attempt(s) (retries: 2)"), "\(text)")
+        #expect(text.contains("  attempt 3: interrupted: dropcut stopped while it was rendering"), "\(text)")
+        #expect(store.all().first?.state == .failed)
+    }
 }
