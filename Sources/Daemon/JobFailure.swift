@@ -11,6 +11,10 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
     /// The machine could not do it now (disk full, I/O error, out of descriptors): retried
     /// with backoff, then failed.
     case transient(String, errno: Int32?)
+    /// A folder the job needs is not there (an outbox, failed or archive folder on a
+    /// share that is unmounted): retried with backoff for as long as it takes, without
+    /// counting an attempt — it is not the clip's fault.
+    case unavailable(String)
     /// Stopped by shutdown: the input stays claimed and is redone at the next start.
     case cancelled
 
@@ -44,7 +48,7 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
 
     public var reason: String {
         switch self {
-        case let .permanent(reason, _), let .transient(reason, _): return reason
+        case let .permanent(reason, _), let .transient(reason, _), let .unavailable(reason): return reason
         case .cancelled: return "cancelled by shutdown"
         }
     }
@@ -52,6 +56,7 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
     public var errno: Int32? {
         switch self {
         case let .permanent(_, code), let .transient(_, code): return code
+        case .unavailable: return ENOTCONN
         case .cancelled: return nil
         }
     }

@@ -12,6 +12,8 @@ struct JobRunner: Sendable {
     let logger: Logger
     /// The program run as each job's worker (`<it> worker`): this very binary.
     var workerExecutable = "/proc/self/exe"
+    /// The output folders' filesystems at start: an unmounted share is waited for.
+    let mounts = FolderMounts()
 
     /// The logger with the job's journal fields.
     func logger(for record: JobRecord, folder: FolderConfig) -> Logger {
@@ -204,6 +206,9 @@ struct JobRunner: Sendable {
     private func beginAttempt(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits) throws -> WorkerRequest {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
+        // Before the attempt is counted: a share that is away is not the clip's fault.
+        try mounts.require(folder.outbox, role: "outbox")
+        try DurableFiles.makeDirectories(folder.outbox)
         guard record.attempts <= folder.retries else {
             throw JobFailure.permanent("gave up after \(record.attempts) attempt(s) (retries: \(folder.retries))", errno: nil)
         }
@@ -222,7 +227,6 @@ struct JobRunner: Sendable {
                 throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
         }
-        try DurableFiles.makeDirectories(folder.outbox)
         record.state = .rendering
         try store.save(&record)
         return WorkerRequest(job: record.id, folder: folder.name, input: input, recipes: files,
@@ -240,6 +244,7 @@ struct JobRunner: Sendable {
         guard let temporary = record.temporaryOutput, let name = record.output, let inode = record.temporaryInode else {
             throw JobFailure.permanent("job \(record.id) has no rendered output to commit", errno: nil)
         }
+        try mounts.require(folder.outbox, role: "outbox")
         if let linked = Self.entry(withInode: inode, in: folder.outbox, besides: temporary) {
             unlink(temporary)     // linked before a crash; the temporary name may remain
             record.output = linked
@@ -273,6 +278,7 @@ struct JobRunner: Sendable {
         try checkOwnFolders(folder)
         try DurableFiles.requireOwnDirectory(directory, missingIsFine: true)
         if let archive = folder.archive, folder.afterSuccess == .archive {
+            try mounts.require(archive, role: "archive")
             try DurableFiles.finishMoves(in: archive, tag: record.id, names: [record.input] + record.sidecars)
             for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
                 try DurableFiles.move(claimedPath(record, folder, name), into: archive, name: name, tag: record.id)
@@ -311,6 +317,7 @@ struct JobRunner: Sendable {
     private func finishFailure(_ record: inout JobRecord, folder: FolderConfig, logger log: Logger? = nil) throws {
         try checkOwnFolders(folder)
         try DurableFiles.requireOwnDirectory(claimedDirectory(record, folder), missingIsFine: true)
+        try mounts.require(folder.failed, role: "failed folder")
         try DurableFiles.makeDirectories(folder.failed)
         try DurableFiles.finishMoves(in: folder.failed, tag: record.id, names: [record.input] + record.sidecars)
         var failedName = record.input

@@ -27,6 +27,7 @@ extension Scheduler {
         // Past the render, a transient failure (disk full while archiving) is retried for
         // as long as it takes: the output exists, or the failure is already decided.
         let afterCommit = [.committing, .committed, .failing].contains(record.state)
+        if case .unavailable = failure { return min(firstDelay * 8, .seconds(60)) }
         guard case .transient = failure, afterCommit || record.attempts <= retries else { return nil }
         let exponent = max(0, min(record.attempts - 1, 16))
         return min(firstDelay * (1 << exponent), .seconds(600))
@@ -178,6 +179,7 @@ extension Scheduler {
     func finished(_ finalRecord: JobRecord, _ folder: FolderConfig, _ outcome: Outcome) {
         var record = finalRecord
         jobs[record.id] = nil
+        if case .retry = outcome {} else { waitingFor[record.id] = nil }
         defer {
             publish(force: true)
             wakeup.signal()
@@ -202,8 +204,25 @@ extension Scheduler {
             if ![.committing, .committed, .failing].contains(record.state) { record.state = .waiting }
             record.retryAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             try? store.save(&record)
-            log.warning("\(record.input): \(runner.droppedPath(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
-                        metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
+            if case .unavailable = failure, once {
+                // --once must end: the clip stays claimed (its record says so) and is
+                // taken up by the next start.
+                log.error("\(record.input): \(failure.reason); it stays claimed until the next start")
+                failures += 1
+                return
+            }
+            if case .unavailable = failure {
+                // Logged once per job and cause while the folder stays away.
+                if waitingFor[record.id] != failure.reason {
+                    log.warning("\(record.input): \(failure.reason); looking again every \(delay)",
+                                metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
+                }
+                waitingFor[record.id] = failure.reason
+            } else {
+                waitingFor[record.id] = nil
+                log.warning("\(record.input): \(runner.droppedPath(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
+                            metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
+            }
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
         case .failed:
             failures += 1

@@ -36,6 +36,7 @@ extension Scheduler {
         try DurableFiles.makeDirectories(folder.outbox)
         try DurableFiles.makeDirectories(folder.failed)
         if let archive = folder.archive { try DurableFiles.makeDirectories(archive) }
+        for path in [folder.outbox, folder.failed] + [folder.archive].compactMap({ $0 }) { runner.mounts.record(path) }
     }
 
     /// Puts every unfinished job of this state folder back on track: jobs that were
@@ -105,6 +106,7 @@ extension Scheduler {
             do {
                 try DurableFiles.requireOwnDirectory(folder.claimedDirectory)
                 try DurableFiles.requireOwnDirectory(directory)
+                try runner.mounts.require(folder.failed, role: "failed folder")
                 try DurableFiles.makeDirectories(folder.failed)
                 let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
                 for name in names {

@@ -38,6 +38,9 @@ public actor Scheduler: Service {
     /// Clips whose claim failed (by claim key), not claimed again before the instant, with
     /// the error last logged for them (logged again only when it changes).
     var claimBlocked: [String: (until: ContinuousClock.Instant, error: String)] = [:]
+    /// Jobs waiting for a folder that is away (an unmounted share), with the reason last
+    /// logged for them.
+    var waitingFor: [String: String] = [:]
     var queued: [DaemonStatus.Queued] = []
     var arriving = 0
     var unavailable: [String: String] = [:]

@@ -131,4 +131,34 @@ import Glibc
         #expect(h.files(h.outbox, hidden: true) == [])
         #expect(h.claimedLeftovers() == [])
     }
+
+    /// Issue 17: an outbox on a share that goes away used to be re-created under the bare
+    /// mount point, hiding its outputs once the share was back. Now the job waits (clip
+    /// claimed, retried with backoff) and renders into the share when it is mounted again
+    /// — with a new device number, as a remount has. A real tmpfs mount stands for the share.
+    @Test func anUnmountedOutboxIsWaitedForNotWrittenAround() throws {
+        let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, retryDelay: 0.2)
+        try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
+        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-outbox", h.outbox]).status == 0,
+                     "the tests run as root and may mount a tmpfs")
+        defer { _ = try? Command.run("umount", [h.outbox]) }
+        let daemon = try h.startDaemon()
+        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready") })
+        try #require(Command.run("umount", [h.outbox]).status == 0)
+
+        try h.drop("waits.mp4")
+        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the outbox \(h.outbox) is no longer on \(h.outbox) but on") },
+                "log:\n\(h.daemonLog)")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(h.files(h.outbox, hidden: true) == [], "written around the missing share")
+        #expect(h.files(h.failed) == [], "a share away is not the clip's fault")
+        #expect(h.claimedLeftovers().contains { $0.hasSuffix("/waits.mp4") } && h.files(h.inbox) == [])
+
+        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-outbox", h.outbox]).status == 0)
+        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["waits.dropcut.mp4"] }, "log:\n\(h.daemonLog)")
+        #expect(h.files(h.archive) == ["waits.mp4"])
+        #expect(h.daemonLog.components(separatedBy: "is no longer on").count == 2, "logged once while it waits")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
 }
