@@ -64,10 +64,11 @@ import TestSupport
         #expect(entry[5] == "/var/lib/dropcut" && entry[6] == "/usr/sbin/nologin")
         let uid = try #require(UInt32(entry[2])), gid = try #require(UInt32(entry[3]))
 
-        // The example's folders, from tmpfiles.d: the dropcut user's, setgid, group-writable.
+        // The example's folders, from tmpfiles.d: the dropcut user's, setgid, group-writable;
+        // the inbox sticky too (members cannot replace each other's files).
         for folder in ["/srv/dropcut", "/srv/dropcut/phone", "/srv/dropcut/phone/inbox", "/srv/dropcut/phone/outbox", "/srv/dropcut/phone/failed",
                        "/srv/dropcut/phone/archive", "/srv/dropcut/assets"] {
-            #expect(try mode(root.file(folder)) == 0o2775, "\(folder) mode")
+            #expect(try mode(root.file(folder)) == (folder.hasSuffix("/inbox") ? 0o3775 : 0o2775), "\(folder) mode")
             #expect(try owner(root.file(folder)) == (uid, gid), "\(folder) owner")
         }
         // The config, from the example, which names those folders.
