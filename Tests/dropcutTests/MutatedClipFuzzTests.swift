@@ -70,5 +70,9 @@ import TestSupport
             #expect(failed.contains(name + ".error.txt"), "\(name) failed without its reason")
         }
         #expect(h.files(h.archive).count + failed.filter { !$0.hasSuffix(".error.txt") }.count == names.count + 1)
+        // The daemon would survive a worker's crash; still, every failure must be a
+        // reported one (exit 1 with a reason), not a worker killed by a signal.
+        #expect(!result.stderr.contains("killed by signal"), "\(result.stderr.suffix(1500))")
+        #expect(!result.stderr.contains("ran past its time limit"), "\(result.stderr.suffix(1500))")
     }
 }
