@@ -120,4 +120,35 @@ import Timeline
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(clip): its video is 8200x16 pixels; dropcut reads at most 8192 a side"), "\(result.stderr)")
     }
+
+    /// Issue 17: the recipes that used to trap (SIGILL in validate, the daemon dead three
+    /// times out of three) as sidecars in an inbox: each clip goes to failed/ with the
+    /// recipe's line:column error, and a clip beside them is rendered.
+    @Test func trapRecipesAsSidecarsFailTheirClipsOnly() throws {
+        let h = try DaemonHarness(retries: 0)
+        let traps: [(name: String, yaml: String, message: String)] = [
+            ("bitrate", "version: 1\noutput: { audio: { codec: aac, bitrate: 1e19 } }\n",
+             ":2:41: output.audio.bitrate must be between 32k and 512k (got 1e19)"),
+            ("colour", "version: 1\noverlays:\n  - text: hi\n    color: \"#ＦＦＦ\"\n",
+             ":4:12: overlay color must be a colour #rgb, #rrggbb or #rrggbbaa; got '#ＦＦＦ'"),
+            ("ramp", "version: 1\nclips:\n  - source: \"{input}\"\n    ramp: [{at: 0, rate: 1}, {at: 1000000000, rate: 2}]\n",
+             ":4:35: clips[0].ramp[1].at must be at most 24 hours (86400 s) (got 1000000000)"),
+            ("size", "version: 1\noverlays:\n  - { text: hi, size: 5e9px, margin: 1e20 }\n",
+             ":3:23: overlay size must be between 0 and 32768px or between 0 and 100% (got 5e9px)"),
+        ]
+        for trap in traps {
+            try h.drop(trap.name + ".mp4")
+            try h.write(trap.name + ".yaml", trap.yaml)
+        }
+        try h.drop("innocent.mp4")
+        let result = try h.runOnce()
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(h.files(h.outbox) == ["innocent.dropcut.mp4"])
+        #expect(!result.stderr.contains("killed by signal"), "\(result.stderr)")
+        for trap in traps {
+            let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent(trap.name + ".mp4.error.txt"), encoding: .utf8)
+            #expect(text.contains((h.inbox as NSString).appendingPathComponent(trap.name + ".yaml") + trap.message), "\(text)")
+            #expect(h.files(h.failed).contains(trap.name + ".yaml"))
+        }
+    }
 }
