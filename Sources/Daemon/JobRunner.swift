@@ -152,6 +152,12 @@ struct JobRunner: Sendable {
             let exit = worker.supervise(limits: limits, cancellation: cancellation) { event in
                 switch event {
                 case let .rendering(temporary, output, _):
+                    // What a worker says is checked like any input (a worker taken over by
+                    // a hostile file must not make the daemon link, chmod or delete
+                    // anything else): the temporary name must be the one this job's
+                    // output gets in this outbox.
+                    guard Self.isPlainName(output),
+                          temporary == PartialOutput(directory: folder.outbox, filename: output, tag: request.job).path else { return }
                     // Recorded at once: a daemon that crashes now still finds and removes it.
                     box.record.withLock { record in
                         record.temporaryOutput = temporary
@@ -159,7 +165,7 @@ struct JobRunner: Sendable {
                         try? store.save(&record)
                     }
                 case let .progress(fraction):
-                    progress(fraction)
+                    if fraction.isFinite { progress(min(max(fraction, 0), 1)) }
                 case .finished, .failed:
                     break
                 }
@@ -187,16 +193,27 @@ struct JobRunner: Sendable {
             throw JobFailure.transient("the worker reported success without an output", errno: nil)
         }
         try await offPool(&record, "dropcut-sync") { record in
+            // A regular file, not a symlink the worker left there (apply follows links).
+            var own = stat()
+            guard lstat(temporary, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG else {
+                throw JobFailure.transient("the worker's output \(temporary) is missing or not a regular file", errno: nil)
+            }
             try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
             try DurableFiles.sync(temporary)
             var info = stat()
             try sys("stat", temporary) { stat(temporary, &info) }
             record.temporaryInode = UInt64(info.st_ino)
-            record.elapsedMilliseconds = milliseconds
-            record.speed = speed
+            record.elapsedMilliseconds = max(0, milliseconds)
+            record.speed = speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }   // NaN would not encode
             record.state = .committing
             try store.save(&record)
         }
+    }
+
+    /// A file name without a folder in it (what a worker may name its output).
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)
+            && name.utf8.count <= Int(NAME_MAX)
     }
 
     /// Starts an attempt, durably, before anything of the job is read: counts it (a job
