@@ -1,0 +1,117 @@
+import Foundation
+import Timeline
+
+/// Moves that give a claimed file back the name it was dropped with: a clip whose name is
+/// not UTF-8 (or holds control characters or backslashes) is worked on under its printable
+/// form (`RawFileName`), and goes to the archive or failed/ under its own bytes, so the
+/// person who dropped `café.mov` from a Latin-1 client finds it there as they named it.
+///
+/// The same steps and crash-safety as `DurableFiles.move`: the file is complete under
+/// `.<printable>.moving-<tag>` before it gets a visible name, which is linked (never
+/// overwriting: `-1`, `-2`...) before the temporary one is removed. A crash at any point
+/// leaves the file under one of its names, and `finishMoves(in:tag:names:dropped:)` puts it
+/// under its dropped name at the next start.
+extension DurableFiles {
+    /// Moves `source` into `directory` under `dropped` (or `dropped-1`...), or under `name`
+    /// when there is no dropped name, it is `name` itself, or the filesystem refuses those
+    /// bytes (UTF-8-only mounts). Returns the final name.
+    @discardableResult
+    static func move(_ source: String, into directory: String, name: String, dropped: RawFileName?, tag: String,
+                     mode: mode_t? = nil, group: gid_t? = nil) throws(SystemError) -> RawFileName {
+        guard let dropped, dropped.bytes != Array(name.utf8) else {
+            let final = try move(source, into: directory, name: name, tag: tag, mode: mode, group: group)
+            return RawFileName(bytes: (final as NSString).lastPathComponent.utf8)
+        }
+        try makeDirectories(directory)
+        let hidden = (directory as NSString).appendingPathComponent(temporaryName(name, "moving", tag: tag))
+        if rename(source, hidden) == 0 {
+            try apply(mode: mode, group: group, to: hidden)
+            return try linkUnique(hidden, into: directory, dropped: dropped, name: name)
+        }
+        guard errno == EXDEV else { throw SystemError.last("rename", source) }
+        let copying = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
+        do {
+            unlink(copying)
+            try copy(source, to: copying)
+            try apply(mode: mode, group: group, to: copying)
+            try sys("rename", hidden) { rename(copying, hidden) }
+        } catch {
+            unlink(copying)
+            throw error
+        }
+        let final = try linkUnique(hidden, into: directory, dropped: dropped, name: name)
+        try sys("unlink", source) { unlink(source) }
+        try syncParent(of: source)
+        return final
+    }
+
+    /// Puts in place what a crash left mid-move with this `tag`: files of `dropped` (by
+    /// claimed name) under their dropped names, then the rest as `finishMoves(in:tag:names:)`.
+    static func finishMoves(in directory: String, tag: String, names: [String],
+                            dropped: [String: RawFileName]) throws(SystemError) {
+        for name in names {
+            guard let original = dropped[name], original.bytes != Array(name.utf8) else { continue }
+            let hidden = (directory as NSString).appendingPathComponent(temporaryName(name, "moving", tag: tag))
+            var info = stat()
+            if lstat(hidden, &info) == 0 { try linkUnique(hidden, into: directory, dropped: original, name: name) }
+        }
+        try finishMoves(in: directory, tag: tag, names: names)
+    }
+
+    /// Gives `source` the first free name among `dropped`, `dropped-1`... in `directory` (on
+    /// its filesystem), never replacing a file, then removes `source` and fsyncs the
+    /// folder. A name already linked to `source` (before a crash) is taken as done. Where
+    /// the filesystem refuses the bytes, the printable `name` is used instead.
+    @discardableResult
+    static func linkUnique(_ source: String, into directory: String, dropped: RawFileName,
+                           name: String) throws(SystemError) -> RawFileName {
+        var info = stat()
+        let linked = lstat(source, &info) == 0
+        for n in 0..<10_000 {
+            let candidate = numbered(dropped, n)
+            let path = candidate.path(in: directory)
+            if link(source, path) == 0 {
+                unlink(source)
+                try sync(directory)
+                return candidate
+            }
+            switch errno {
+            case EEXIST:
+                var existing = stat()
+                if linked, lstat(path, &existing) == 0, existing.st_ino == info.st_ino, existing.st_dev == info.st_dev {
+                    unlink(source)   // linked before a crash: the temporary name remained
+                    try sync(directory)
+                    return candidate
+                }
+                continue
+            case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK:
+                // Filesystems without hard links (some SMB/FAT mounts): check, then rename.
+                if access(path, F_OK) == 0 { continue }
+                if rename(source, path) != 0 {
+                    throw SystemError.last("rename", (directory as NSString).appendingPathComponent(candidate.printable))
+                }
+                try sync(directory)
+                return candidate
+            case EILSEQ, EINVAL, ENAMETOOLONG:
+                // A filesystem that takes UTF-8 names only (some SMB, NTFS or ZFS utf8only
+                // mounts): the printable name, which every filesystem takes.
+                let final = try linkUnique(source, into: directory, name: name)
+                return RawFileName(bytes: (final as NSString).lastPathComponent.utf8)
+            default:
+                throw SystemError.last("link", (directory as NSString).appendingPathComponent(candidate.printable))
+            }
+        }
+        throw SystemError(errno: EEXIST, function: "link", path: (directory as NSString).appendingPathComponent(dropped.printable))
+    }
+
+    /// `name` with `-1`, `-2`... before its extension, byte-wise (`numbered(_:_:)` for names
+    /// that may not be UTF-8), the stem cut where the number would pass NAME_MAX.
+    static func numbered(_ name: RawFileName, _ n: Int) -> RawFileName {
+        guard n > 0 else { return name }
+        let bytes = name.bytes
+        let dot = bytes.lastIndex(of: UInt8(ascii: ".")).flatMap { $0 > 0 && $0 < bytes.count - 1 ? $0 : nil }
+        let stem = dot.map { bytes[..<$0] } ?? bytes[...]
+        let tail = Array("-\(n)".utf8) + (dot.map { Array(bytes[$0...]) } ?? [])
+        return RawFileName(bytes: Array(stem.prefix(max(0, FileName.maximumBytes - tail.count))) + tail)
+    }
+}
