@@ -2,8 +2,10 @@ import Foundation
 
 /// A clip in an inbox that has fully arrived, with the sidecars that go with it.
 public struct SettledClip: Sendable, Hashable {
+    /// The printable form of its name (`RawFileName`): the name itself, unless it is not
+    /// UTF-8 or holds control characters or backslashes. Unique to the name's bytes.
     public var name: String
-    /// `clip.yaml`, `clip.AAE`... beside it (any letter case of the extension).
+    /// `clip.yaml`, `clip.AAE`... beside it (any letter case of the extension), printable.
     public var sidecars: [String]
     /// Modification time, for oldest-first order.
     public var modified: Date
@@ -27,6 +29,10 @@ public enum InboxListing: Sendable, Hashable {
 /// Skipped without a stat (cheap for inboxes with thousands of them): hidden names,
 /// `.part`, `.crdownload`, `.tmp`, `~`, recipes (`.yaml`/`.yml`), sidecars (`.aae`),
 /// and anything that is not a regular file (folders, symlinks, `.dropcut/`).
+///
+/// Names are read as bytes and listed in their printable form (`RawFileName`), so a name
+/// that is not UTF-8 (`caf<E9>.mov` from a Latin-1 client) is listed as `caf\xE9.mov`
+/// — and claimed, rendered and reported — instead of being skipped for ever.
 public struct InboxScanner: Sendable {
     struct Signature: Hashable, Sendable {
         var size: Int64, modified: Int64, changed: Int64
@@ -62,13 +68,16 @@ public struct InboxScanner: Sendable {
         return sidecarExtensions.contains((lower as NSString).pathExtension)
     }
 
-    /// An entry's name, read in place up to its NUL. Not `entry.pointee.d_name`: that
-    /// copies all 256 bytes of the field, but readdir's records are only as long as their
-    /// name (`d_reclen`), so the copy can run off the end of glibc's buffer — it did, as a
-    /// segfault once in a few thousand polls of an inbox of 10,000 files.
-    static func name(of entry: UnsafeMutablePointer<dirent>) -> String? {
+    /// An entry's name, its bytes read in place up to its NUL. Not `entry.pointee.d_name`:
+    /// that copies all 256 bytes of the field, but readdir's records are only as long as
+    /// their name (`d_reclen`), so the copy can run off the end of glibc's buffer — it did,
+    /// as a segfault once in a few thousand polls of an inbox of 10,000 files. Not
+    /// `String(cString:)` either: that replaces bytes that are not UTF-8 with U+FFFD, a
+    /// name no file has (such clips were skipped for ever).
+    static func name(of entry: UnsafeMutablePointer<dirent>) -> RawFileName? {
         guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
-        return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
+        let start = (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self)
+        return RawFileName(bytes: UnsafeRawBufferPointer(start: start, count: strlen(start)))
     }
 
     /// A file time in nanoseconds since 1970, saturated: anyone can set an mtime after
@@ -100,7 +109,8 @@ public struct InboxScanner: Sendable {
         var files: [String: (Signature, Date)] = [:]
         var sidecars: [String: [String]] = [:]   // lower-cased stem -> sidecar names
         while let entry = readdir(dir) {
-            guard let name = Self.name(of: entry) else { continue }
+            guard let raw = Self.name(of: entry) else { continue }
+            let name = raw.printable
             if name.hasPrefix(".") { continue }
             let type = entry.pointee.d_type
             if type != UInt8(DT_REG) && type != UInt8(DT_UNKNOWN) { continue }
@@ -108,7 +118,7 @@ public struct InboxScanner: Sendable {
             let isSidecar = Self.sidecarExtensions.contains(ext)
             if !isSidecar && Self.isIgnored(name) { continue }
             var st = stat()
-            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard fstatat(fd, raw.path(in: nil), &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             let signature = Signature(size: Int64(st.st_size), modified: Self.nanoseconds(st.st_mtim),
                                       changed: Self.nanoseconds(st.st_ctim))
             let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)

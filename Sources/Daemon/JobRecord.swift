@@ -30,6 +30,11 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public var input: String
     /// Sidecars claimed with it (`clip.yaml`, `clip.AAE`).
     public var sidecars: [String]
+    /// The names as dropped of the files claimed under another name — their printable
+    /// form (`RawFileName`: not UTF-8, control characters or backslashes), shortened when
+    /// that did not fit — by claimed name: the archive and failed/ give them back their
+    /// bytes. Nil or missing: every name is as dropped.
+    public var dropped: [String: String]?
     public var state: State
     public var claimedAt: Date
     public var updatedAt: Date
@@ -77,6 +82,17 @@ public struct JobRecord: Codable, Sendable, Hashable {
     /// Adds what ended the current attempt to `history`.
     public mutating func recordAttempt(_ outcome: String) {
         history = (history ?? []) + ["attempt \(attempts): \(outcome)"]
+    }
+
+    /// The name `claimed` (the input or a sidecar) had in the inbox, when it was claimed
+    /// under another one.
+    public func droppedName(_ claimed: String) -> RawFileName? {
+        dropped?[claimed].flatMap { RawFileName(printable: $0) }
+    }
+
+    /// `dropped`, read back: the names as dropped by claimed name.
+    public var droppedNames: [String: RawFileName] {
+        (dropped ?? [:]).compactMapValues { RawFileName(printable: $0) }
     }
 
     /// Whether the job has ended (its files are where they will stay).

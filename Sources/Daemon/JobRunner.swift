@@ -42,8 +42,25 @@ struct JobRunner: Sendable {
 
     /// Renames the clip and its sidecars into `<inbox>/.dropcut/claimed/<job-id>/`. Only
     /// the process whose rename succeeds owns the job: nil when another one was first.
+    ///
+    /// A name that is not UTF-8 (or holds control characters or backslashes) is renamed
+    /// from its bytes to its printable form (`RawFileName`, shortened by `ClaimedNames`
+    /// when that would not fit), so every later step works on an ordinary name; the record
+    /// keeps the name as dropped, written before the rename, for the archive and failed/.
     func claim(_ clip: SettledClip, folder: FolderConfig) throws(SystemError) -> JobRecord? {
-        var record = JobRecord(id: JobRecord.newID(), folder: folder.name, input: clip.name, sidecars: [], state: .claiming)
+        let listed = [clip.name] + clip.sidecars
+        let names = ClaimedNames.of(listed)
+        var dropped: [String: String] = [:]
+        for (name, claimed) in zip(listed, names) where name != claimed || RawFileName.isEscaped(name) {
+            dropped[claimed] = name
+        }
+        guard let source = RawFileName(printable: clip.name) else {
+            throw SystemError(errno: EINVAL, function: "claim: not a name the inbox listing gave",
+                              path: (folder.inbox as NSString).appendingPathComponent(clip.name))
+        }
+        var record = JobRecord(id: JobRecord.newID(), folder: folder.name, input: names.first ?? clip.name, sidecars: [],
+                               state: .claiming)
+        record.dropped = dropped.isEmpty ? nil : dropped
         let directory = claimedDirectory(record, folder)
         try checkOwnFolders(folder)
         try DurableFiles.makeDirectories(directory)
@@ -54,17 +71,19 @@ struct JobRunner: Sendable {
             rmdir(directory)
             throw error
         }
-        let source = (folder.inbox as NSString).appendingPathComponent(clip.name)
-        if rename(source, claimedPath(record, folder, clip.name)) != 0 {
+        if rename(source.path(in: folder.inbox), claimedPath(record, folder, record.input)) != 0 {
             let code = errno
             rmdir(directory)
             store.remove(record.id)
             if code == ENOENT { return nil }   // another process claimed it first
-            throw SystemError(errno: code, function: "rename", path: source)
+            throw SystemError(errno: code, function: "rename", path: (folder.inbox as NSString).appendingPathComponent(clip.name))
         }
-        for sidecar in clip.sidecars {
-            let path = (folder.inbox as NSString).appendingPathComponent(sidecar)
-            if rename(path, claimedPath(record, folder, sidecar)) == 0 { record.sidecars.append(sidecar) }
+        for (sidecar, claimed) in zip(clip.sidecars, names.dropFirst()) {
+            guard let original = RawFileName(printable: sidecar) else { continue }
+            if rename(original.path(in: folder.inbox), claimedPath(record, folder, claimed)) == 0 { record.sidecars.append(claimed) }
+        }
+        if let kept = record.dropped?.filter({ ([record.input] + record.sidecars).contains($0.key) }) {
+            record.dropped = kept.isEmpty ? nil : kept
         }
         try DurableFiles.sync(directory)
         try DurableFiles.sync(folder.inbox)
@@ -72,7 +91,8 @@ struct JobRunner: Sendable {
         try store.save(&record)
         var fields: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)"]
         if !record.sidecars.isEmpty { fields["DROPCUT_SIDECARS"] = "\(record.sidecars.joined(separator: ","))" }
-        logger(for: record, folder: folder).info("claimed \(clip.name)", metadata: fields)
+        let renamed = record.input == clip.name ? "" : " as \(record.input)"
+        logger(for: record, folder: folder).info("claimed \(clip.name)\(renamed)", metadata: fields)
         return record
     }
 
@@ -296,9 +316,12 @@ struct JobRunner: Sendable {
         try DurableFiles.requireOwnDirectory(directory, missingIsFine: true)
         if let archive = folder.archive, folder.afterSuccess == .archive {
             try mounts.require(archive, role: "archive")
-            try DurableFiles.finishMoves(in: archive, tag: record.id, names: [record.input] + record.sidecars)
-            for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
-                try DurableFiles.move(claimedPath(record, folder, name), into: archive, name: name, tag: record.id)
+            // Under the names they were dropped with (`DurableFiles+DroppedNames`).
+            let names = [record.input] + record.sidecars
+            try DurableFiles.finishMoves(in: archive, tag: record.id, names: names, dropped: record.droppedNames)
+            for name in names where access(claimedPath(record, folder, name), F_OK) == 0 {
+                try DurableFiles.move(claimedPath(record, folder, name), into: archive, name: name,
+                                      dropped: record.droppedName(name), tag: record.id)
             }
         } else {
             for name in [record.input] + record.sidecars { unlink(claimedPath(record, folder, name)) }
@@ -336,17 +359,21 @@ struct JobRunner: Sendable {
         try DurableFiles.requireOwnDirectory(claimedDirectory(record, folder), missingIsFine: true)
         try mounts.require(folder.failed, role: "failed folder")
         try DurableFiles.makeDirectories(folder.failed)
-        try DurableFiles.finishMoves(in: folder.failed, tag: record.id, names: [record.input] + record.sidecars)
-        var failedName = record.input
-        for name in [record.input] + record.sidecars where access(claimedPath(record, folder, name), F_OK) == 0 {
-            let moved = try DurableFiles.move(claimedPath(record, folder, name), into: folder.failed, name: name, tag: record.id,
+        // Under the names they were dropped with; the error file is named after the clip's
+        // printable form (a UTF-8 name, unique to the clip's bytes).
+        let names = [record.input] + record.sidecars
+        try DurableFiles.finishMoves(in: folder.failed, tag: record.id, names: names, dropped: record.droppedNames)
+        var failedName = record.droppedName(record.input)?.printable ?? record.input
+        for name in names where access(claimedPath(record, folder, name), F_OK) == 0 {
+            let moved = try DurableFiles.move(claimedPath(record, folder, name), into: folder.failed, name: name,
+                                              dropped: record.droppedName(name), tag: record.id,
                                               mode: folder.outputMode, group: folder.outputGroup)
-            if name == record.input { failedName = (moved as NSString).lastPathComponent }
+            if name == record.input { failedName = moved.printable }
         }
         let reason = record.error ?? "unknown error"
         let attempts = (record.history ?? []).map { "  \($0)\n" }.joined()
         let text = """
-            dropcut could not render \(record.input)
+            dropcut could not render \(record.droppedName(record.input)?.printable ?? record.input)
 
             Reason: \(reason)
             \(attempts.isEmpty ? "" : "\nAttempts:\n" + attempts)
