@@ -55,6 +55,10 @@ extension Scheduler {
             switch record.state {
             case .claiming:
                 if access(runner.claimedPath(record, folder, record.input), F_OK) == 0 {
+                    // Sidecars renamed in before the crash, but not yet in the record, go
+                    // with their clip (else the claimed folder's removal would lose them).
+                    let present = (try? FileManager.default.contentsOfDirectory(atPath: runner.claimedDirectory(record, folder))) ?? []
+                    record.sidecars = present.filter { $0 != record.input && !$0.hasPrefix(".") }.sorted()
                     record.state = .claimed
                     try store.save(&record)
                     fallthrough

@@ -72,12 +72,18 @@ import Glibc
         try record("f-job", "f.mp4", .committed) { $0.output = out("f.dropcut.mp4") }
         // An empty claimed folder without a record (killed right after mkdir).
         _ = try claimed("g-job", nil)
+        // h: killed after the clip's and its sidecar's renames, before the record listed
+        // the sidecar: the sidecar is still the clip's recipe, and is archived with it.
+        let hDirectory = (try claimed("h-job", "h.mp4") as NSString).deletingLastPathComponent
+        try "version: 1\noutput: { filename: \"{name}-side.mp4\" }\n"
+            .write(toFile: (hDirectory as NSString).appendingPathComponent("h.yaml"), atomically: true, encoding: .utf8)
+        try record("h-job", "h.mp4", .claiming)
 
         let result = try h.runOnce()
 
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.outbox, hidden: true) == ["a.dropcut.mp4", "b.dropcut.mp4", "c.dropcut.mp4", "d.dropcut.mp4",
-                                                      "e.dropcut.mp4", "f.dropcut.mp4"])
+                                                      "e.dropcut.mp4", "f.dropcut.mp4", "h-side.mp4"])
         // Committed outputs were not rendered again.
         for name in ["c", "d", "e", "f"] {
             #expect(try String(contentsOfFile: out("\(name).dropcut.mp4"), encoding: .utf8) == "rendered \(name)")
@@ -87,7 +93,7 @@ import Glibc
             let duration = try FFprobe.format(of: out("\(name).dropcut.mp4")).duration.flatMap(Double.init)
             #expect(duration.map { abs($0 - 1) < 0.1 } == true)
         }
-        #expect(h.files(h.archive, hidden: true) == ["a.mp4", "b.mp4", "c.mp4", "d.mp4", "e.mp4", "f.mp4"])
+        #expect(h.files(h.archive, hidden: true) == ["a.mp4", "b.mp4", "c.mp4", "d.mp4", "e.mp4", "f.mp4", "h.mp4", "h.yaml"])
         #expect(h.claimedLeftovers() == [])
         #expect(h.files(h.inbox) == [])
         let states = Dictionary(uniqueKeysWithValues: store.all().map { ($0.input, $0.state) })
