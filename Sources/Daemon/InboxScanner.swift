@@ -48,9 +48,9 @@ public struct InboxScanner: Sendable {
     /// When the soonest of the files still arriving will have settled if it stays as it is
     /// (nil: none arriving), so the scheduler can look again right then.
     public private(set) var nextSettle: ContinuousClock.Instant?
-    /// The inbox's filesystem at the first good listing: a different one later means the
+    /// The inbox's mount point at the first good listing: another one later means the
     /// share was unmounted (an empty mount point is not an empty inbox).
-    private var device: UInt64?
+    private var mountPoint: String?
 
     public init(inbox: String, settle: Duration) {
         self.inbox = inbox
@@ -96,14 +96,17 @@ public struct InboxScanner: Sendable {
             return .unavailable("cannot read the inbox \(inbox): \(String(cString: strerror(errno)))")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return .unavailable("the inbox \(inbox) is not a folder") }
-        if let device, device != UInt64(info.st_dev) {
-            return .unavailable("the inbox \(inbox) is on another filesystem than when dropcut started (unmounted?)")
+        // By mount point, not device number: a share mounted again gets a new device
+        // number and is back; its bare mount point (or a symlink now elsewhere) is not.
+        let mount = FolderMounts.mountPoint(of: inbox)
+        if let mountPoint, mount != mountPoint {
+            return .unavailable("the inbox \(inbox) is no longer on \(mountPoint) but on \(mount ?? "nothing") (unmounted?)")
         }
         guard let dir = opendir(inbox) else {
             return .unavailable("cannot list the inbox \(inbox): \(String(cString: strerror(errno)))")
         }
         defer { closedir(dir) }
-        device = UInt64(info.st_dev)
+        mountPoint = mount
         let fd = dirfd(dir)
 
         var files: [String: (Signature, Date)] = [:]

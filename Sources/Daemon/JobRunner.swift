@@ -62,6 +62,11 @@ struct JobRunner: Sendable {
                                state: .claiming)
         record.dropped = dropped.isEmpty ? nil : dropped
         let directory = claimedDirectory(record, folder)
+        // Made if missing (an inbox share mounted again comes back without them), each
+        // checked before anything is made inside it.
+        try sys("mkdir", folder.workDirectory) { DurableFiles.mkdirIfMissing(folder.workDirectory) }
+        try DurableFiles.requireOwnDirectory(folder.workDirectory)
+        try sys("mkdir", folder.claimedDirectory) { DurableFiles.mkdirIfMissing(folder.claimedDirectory) }
         try checkOwnFolders(folder)
         try DurableFiles.makeDirectories(directory)
         try DurableFiles.requireOwnDirectory(directory)

@@ -161,4 +161,25 @@ import Glibc
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
     }
+
+    /// An inbox whose share goes away is unavailable (never an empty inbox), and is back
+    /// when mounted again — although a remount gets a new device number.
+    @Test func anInboxMountedAgainIsWatchedAgain() throws {
+        let h = try DaemonHarness(settle: 0.1, poll: 0.1)
+        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-inbox", h.inbox]).status == 0,
+                     "the tests run as root and may mount a tmpfs")
+        defer { _ = try? Command.run("umount", [h.inbox]) }
+        let daemon = try h.startDaemon()
+        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready") })
+        try #require(Command.run("umount", [h.inbox]).status == 0)
+        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the inbox \(h.inbox) is no longer on \(h.inbox) but on") },
+                "log:\n\(h.daemonLog)")
+        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-inbox", h.inbox]).status == 0)
+        try h.drop("back.mp4")
+        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["back.dropcut.mp4"] && h.files(h.archive) == ["back.mp4"] },
+                "log:\n\(h.daemonLog)")
+        #expect(h.daemonLog.contains("is readable again"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
 }
