@@ -32,7 +32,7 @@ public struct AssetProbe: MediaProbing {
             media.video = .init(trackID: TrackID(video.index + 1),
                                 timeRange: TimeRange(start: .zero, duration: durations.streams[video.index] ?? container),
                                 naturalSize: size,
-                                preferredTransform: preferredTransform(rotation: video.rotation, mirrored: video.mirrored, size: size),
+                                preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: size) ?? .identity,
                                 frameDuration: nominalFrameDuration(video))
         }
         if let audio = used.audio {
@@ -56,14 +56,5 @@ public struct AssetProbe: MediaProbing {
         case let (nil, average?): return average
         case (nil, nil): return MediaTime(value: 1, timescale: 30)
         }
-    }
-
-    /// The display matrix as an AVFoundation preferredTransform: mirror first (about the
-    /// frame's vertical centre line), then the clockwise rotation with its translation.
-    static func preferredTransform(rotation: Int, mirrored: Bool, size: PixelSize) -> AffineTransform {
-        let rotate = AffineTransform.orientation(quarterTurns: rotation, naturalSize: size)
-        guard mirrored else { return rotate }
-        let flip = AffineTransform(scaleX: -1, y: 1).concatenating(AffineTransform(translationX: Double(size.width), y: 0))
-        return flip.concatenating(rotate)
     }
 }

@@ -119,7 +119,7 @@ public final class Demuxer {
             info.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(parameters.format)).map { String(cString: $0) }
             info.frameDuration = frameDuration(of: stream.pointee.r_frame_rate)
             info.averageFrameDuration = frameDuration(of: stream.pointee.avg_frame_rate)
-            (info.rotation, info.mirrored) = orientation(of: stream)
+            info.displayMatrix = displayMatrix(of: stream)
         case .audio:
             var layout = parameters.ch_layout
             var name = [CChar](repeating: 0, count: 64)
@@ -138,23 +138,14 @@ public final class Demuxer {
         return MediaTime(value: Int64(rate.den), timescale: rate.num)
     }
 
-    /// The display matrix as clockwise quarter turns plus a mirror flag. FFmpeg's
-    /// `av_display_rotation_get` measures counter-clockwise, so a phone's "rotate 90° to
-    /// show" reads -90 there. Angles that are not multiples of 90° round to the nearest.
-    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> (Int, Bool) {
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return (0, false) }
-        return data.withMemoryRebound(to: Int32.self, capacity: 9) { matrix in
-            // Column 0/1 of the 2x2 part in 16.16 fixed point; a negative determinant mirrors.
-            let determinant = Double(matrix[0]) * Double(matrix[4]) - Double(matrix[1]) * Double(matrix[3])
-            let mirrored = determinant < 0
-            var m = [Int32](repeating: 0, count: 9)
-            for i in 0..<9 { m[i] = matrix[i] }
-            if mirrored { m[0] = -m[0]; m[3] = -m[3] }   // undo the flip to read the rotation
-            let counterClockwise = av_display_rotation_get(m)
-            guard counterClockwise.isFinite else { return (0, mirrored) }
-            let turns = Int((-counterClockwise / 90).rounded())
-            return (((turns % 4) + 4) % 4, mirrored)
-        }
+    /// The stream's display matrix side data (nine 32-bit numbers, libavutil/display.h),
+    /// read as it is: `DisplayMatrix` interprets it.
+    private static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
+              size >= 9 * MemoryLayout<Int32>.size else { return nil }
+        let values = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+        return DisplayMatrix(fixedPoint: values)
     }
 
     // MARK: Reading

@@ -24,10 +24,13 @@ public struct StreamInfo: Sendable, Hashable {
     public var channelLayout: String?
     /// Video: FFmpeg's pixel format name (`yuv420p`, `yuvj420p`, `yuv420p10le`).
     public var pixelFormat: String?
-    /// Video: clockwise quarter turns the display matrix asks for (0...3), and whether it
-    /// mirrors the picture.
-    public var rotation: Int = 0
-    public var mirrored = false
+    /// Video: the display matrix, when the stream carries one (what `AssetProbe` turns
+    /// into the track's preferredTransform).
+    public var displayMatrix: DisplayMatrix?
+    /// Video: clockwise quarter turns the display matrix asks for (0...3), after mirroring
+    /// left-right when `mirrored`.
+    public var rotation: Int { displayMatrix?.clockwiseQuarterTurns ?? 0 }
+    public var mirrored: Bool { displayMatrix?.isMirrored ?? false }
     /// Video: the nominal time per frame (from the stream's real base frame rate).
     public var frameDuration: MediaTime?
     /// Video: the average time per frame over the stream.

@@ -46,6 +46,37 @@ import TestSupport
         #expect(wrong.average < 20, "against the opposite turn: \(wrong)")
     }
 
+    /// All eight display matrices a file can hold — four turns, each plain and mirrored —
+    /// written into the track header as a phone stores them: the output is ffmpeg's
+    /// autorotated picture (which follows libavutil/display.h's definition for all eight),
+    /// and far from the same turn mirrored the other way (the transpose is not the
+    /// anti-transpose).
+    @Test(arguments: [(Int32(1), Int32(0), Int32(0), Int32(1)), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
+                      (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0)])
+    func everyDisplayMatrixRendersAsFFmpegShowsIt(matrix: (Int32, Int32, Int32, Int32)) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let (a, b, c, d) = matrix
+        let base = try RenderFixture.clip(dir.file("base.mp4"))
+        let input = try DisplayMatrixFixture.write(base, to: dir.file("matrix.mp4"), a: a, b: b, c: c, d: d, width: 320, height: 240)
+        // The same turn with the mirror on the other axis (for a plain turn: mirrored).
+        let other = try DisplayMatrixFixture.write(base, to: dir.file("other.mp4"), a: -a, b: b, c: -c, d: d, width: 320, height: 240)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "fine.yaml", contents: "version: 1\noutput: { video: { crf: 12 } }\n")
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        let video = try #require(try FFprobe.stream("video", of: output))
+        let quarter = a == 0
+        #expect(video.width == (quarter ? 240 : 320) && video.height == (quarter ? 320 : 240))
+        let psnr = try PSNR.compare(output, input)
+        let wrong = try PSNR.compare(output, other)
+        print("matrix [\(a) \(b) \(c) \(d)]: PSNR vs ffmpeg's autorotated decode \(psnr); vs the other mirror \(wrong.average) dB")
+        #expect(psnr.min >= 40, "\(psnr)")
+        #expect(wrong.average < 20, "against the other mirror: \(wrong)")
+    }
+
     // MARK: 2. Audio stream first
 
     @Test func audioFirstClipRendersWithBothStreamsInStep() throws {
