@@ -28,11 +28,12 @@ public struct AssetProbe: MediaProbing {
         let container = durations.container
         var media = ProbedMedia(path: demuxer.path, duration: container, creationTime: demuxer.creationTime)
         let used = usedStreams(demuxer.streams)
-        if let video = used.video, let size = video.size {
+        if let video = used.video, let size = video.size, let shown = video.displaySize {
             media.video = .init(trackID: TrackID(video.index + 1),
                                 timeRange: TimeRange(start: .zero, duration: durations.streams[video.index] ?? container),
-                                naturalSize: size,
-                                preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: size) ?? .identity,
+                                naturalSize: shown, encodedSize: size, pixelAspectRatio: video.pixelAspectRatio ?? .square,
+                                fieldOrder: video.fieldOrder,
+                                preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: shown) ?? .identity,
                                 frameDuration: nominalFrameDuration(video))
         }
         if let audio = used.audio {
@@ -48,7 +49,12 @@ public struct AssetProbe: MediaProbing {
     /// pause or a 15 fps stretch stays 30 fps (the average would drop frames of the fast
     /// parts) — unless the nominal rate is implausibly far above the average (transport
     /// streams report 90 kHz), then the average.
+    ///
+    /// Interlaced video: the time per whole frame (two fields). Its nominal rate is often
+    /// the field rate (H.264 in transport streams: 50 for 1080i50, whose frames come 25 a
+    /// second), so the average decides when there is one.
     static func nominalFrameDuration(_ video: StreamInfo) -> MediaTime {
+        if video.fieldOrder != nil, let average = video.averageFrameDuration { return average }
         switch (video.frameDuration, video.averageFrameDuration) {
         case let (nominal?, average?):
             return average.seconds / nominal.seconds <= 3 ? nominal : average

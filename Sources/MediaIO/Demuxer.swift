@@ -72,7 +72,7 @@ public final class Demuxer {
             throw error
         }
         self.context = opened
-        self.streams = (0..<Int(opened.pointee.nb_streams)).map { Demuxer.describe(opened.pointee.streams[$0]!) }
+        self.streams = (0..<Int(opened.pointee.nb_streams)).map { Demuxer.describe(opened.pointee.streams[$0]!, in: opened) }
         let containerDuration = opened.pointee.duration
         self.duration = containerDuration == cff_nopts_value() || containerDuration <= 0
             ? nil : MediaTime(value: containerDuration, timescale: AV_TIME_BASE)
@@ -88,7 +88,7 @@ public final class Demuxer {
         avformat_close_input(&context)
     }
 
-    private static func describe(_ stream: UnsafeMutablePointer<AVStream>) -> StreamInfo {
+    private static func describe(_ stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
         let parameters = stream.pointee.codecpar.pointee
         let timeBase = MediaTime(value: Int64(stream.pointee.time_base.num), timescale: stream.pointee.time_base.den)
         let duration = stream.pointee.duration == cff_nopts_value() ? nil
@@ -120,6 +120,11 @@ public final class Demuxer {
             info.frameDuration = frameDuration(of: stream.pointee.r_frame_rate)
             info.averageFrameDuration = frameDuration(of: stream.pointee.avg_frame_rate)
             info.displayMatrix = displayMatrix(of: stream)
+            // The container's ratio (MOV `pasp`, Matroska display size) wins over the
+            // codec's, as the ffmpeg CLI decides.
+            let aspect = av_guess_sample_aspect_ratio(context, stream, nil)
+            info.pixelAspectRatio = PixelAspectRatio(horizontalSpacing: Int(aspect.num), verticalSpacing: Int(aspect.den))
+            info.fieldOrder = fieldOrder(parameters.field_order)
         case .audio:
             var layout = parameters.ch_layout
             var name = [CChar](repeating: 0, count: 64)
@@ -136,6 +141,17 @@ public final class Demuxer {
     private static func frameDuration(of rate: AVRational) -> MediaTime? {
         guard rate.num > 0, rate.den > 0 else { return nil }
         return MediaTime(value: Int64(rate.den), timescale: rate.num)
+    }
+
+    /// FFmpeg's field order as dropcut's; nil for progressive or unknown. `TB`/`BT` (fields
+    /// coded in one order, shown in the other) are shown first field first as the names'
+    /// second letter says: the field displayed first is what matters here.
+    private static func fieldOrder(_ order: AVFieldOrder) -> FieldOrder? {
+        switch order {
+        case AV_FIELD_TT, AV_FIELD_BT: return .topFirst
+        case AV_FIELD_BB, AV_FIELD_TB: return .bottomFirst
+        default: return nil
+        }
     }
 
     /// The stream's display matrix side data (nine 32-bit numbers, libavutil/display.h),

@@ -24,6 +24,12 @@ public struct StreamInfo: Sendable, Hashable {
     public var channelLayout: String?
     /// Video: FFmpeg's pixel format name (`yuv420p`, `yuvj420p`, `yuv420p10le`).
     public var pixelFormat: String?
+    /// Video: the shape of a stored pixel (the container's, else the codec's), nil when
+    /// unknown or implausible: square.
+    public var pixelAspectRatio: PixelAspectRatio?
+    /// Video: how the frames' two fields were recorded, when the stream says
+    /// (`field_order`; nil: unknown, taken as progressive).
+    public var fieldOrder: FieldOrder?
     /// Video: the display matrix, when the stream carries one (what `AssetProbe` turns
     /// into the track's preferredTransform).
     public var displayMatrix: DisplayMatrix?
@@ -38,6 +44,12 @@ public struct StreamInfo: Sendable, Hashable {
     /// When the stream's first sample is presented (edit lists and B-frame delay move it
     /// off zero).
     public var startTime: MediaTime?
+
+    /// Video: the size the picture is shown at in square pixels (`size` widened or
+    /// narrowed by the pixel aspect ratio).
+    public var displaySize: PixelSize? {
+        size.map { (pixelAspectRatio ?? .square).displaySize(of: $0) }
+    }
 
     /// True when the average frame rate differs from the nominal one by more than 1 %:
     /// the stream is variable frame rate (phones do this in low light).

@@ -16,6 +16,9 @@ import Timeline
 public final class VideoTrackReader {
     public let path: String
     public let streamIndex: Int
+    /// The shape of the stream's stored pixels (as `AssetProbe` reports it): frames are
+    /// shown at their size widened by it.
+    public let pixelAspectRatio: PixelAspectRatio
     /// A request this far past the frame in hand seeks instead of decoding through.
     public var seekAhead = MediaTime(seconds: 2)
 
@@ -34,6 +37,7 @@ public final class VideoTrackReader {
         streamIndex = source.streamIndex
         timeBase = source.stream.timeBase
         startTime = source.stream.startTime ?? .zero
+        pixelAspectRatio = source.stream.pixelAspectRatio ?? .square
         current = try VideoFrame()
         next = try VideoFrame()
     }

@@ -11,9 +11,11 @@ extension CompositionBuilder {
                 throw .media(path: path, reason: Self.reason(error, about: path))
             }
             guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
-            let size = video.naturalSize
-            guard (1...RecipeLimits.maximumSourceSide).contains(size.width), (1...RecipeLimits.maximumSourceSide).contains(size.height) else {
-                throw .media(path: path, reason: "its video is \(size) pixels; dropcut reads at most \(RecipeLimits.maximumSourceSide) a side")
+            for size in [video.encodedSize, video.naturalSize] {
+                guard (1...RecipeLimits.maximumSourceSide).contains(size.width), (1...RecipeLimits.maximumSourceSide).contains(size.height) else {
+                    let shown = size == video.encodedSize ? "" : " shown (pixel aspect \(video.pixelAspectRatio))"
+                    throw .media(path: path, reason: "its video is \(size) pixels\(shown); dropcut reads at most \(RecipeLimits.maximumSourceSide) a side")
+                }
             }
             guard video.timeRange.duration > .zero else {
                 throw .media(path: path, reason: "its video lasts 0 s (no frame could be timed)")

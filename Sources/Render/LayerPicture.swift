@@ -1,4 +1,5 @@
 import MediaIO
+import Timeline
 
 /// The decoded picture one layer draws in an output frame: a source frame, or — with
 /// frame blending — a source frame and the next one to mix in by `weight`.
@@ -7,12 +8,18 @@ struct LayerPicture {
     var next: VideoFrame?
     /// How much of `next` to mix in (0: `frame` alone).
     var weight: Double
+    /// The shape of the frames' stored pixels (their track's): the compositor shows them
+    /// at `displaySize`.
+    var pixelAspectRatio = PixelAspectRatio.square
 
     init(_ frame: VideoFrame, next: VideoFrame? = nil, weight: Double = 0) {
         self.frame = frame
         self.next = next
         self.weight = weight
     }
+
+    /// The size `frame` is shown at, in square pixels.
+    var displaySize: PixelSize { pixelAspectRatio.displaySize(of: frame.size) }
 
     /// True when the picture mixes two frames visibly (a weight that rounds to 0 of 256
     /// is the first frame alone).

@@ -7,8 +7,13 @@ import Timeline
 ///
 /// Destination origins are even so 4:2:0 chroma lines up with luma; sizes come from the
 /// transform's scale, so an unscaled layer stays unscaled (a pure pixel move).
+///
+/// Anamorphic frames: the transform and the crop are in display (square) pixels — the
+/// track's natural size — while the crop taken is in the frame's stored pixels; the
+/// destination's size comes from the display size, so the scaler widens (or narrows) the
+/// stored pixels to square ones on the way.
 public struct LayerPlacement: Sendable, Hashable {
-    /// The part of the source frame used, in source pixels (origin even).
+    /// The part of the source frame used, in stored pixels (origin even).
     public var crop: PixelRect
     public var orientation: Orientation
     /// Where the oriented crop goes on the canvas; may reach outside it (push transitions).
@@ -31,10 +36,29 @@ public struct LayerPlacement: Sendable, Hashable {
         }
     }
 
-    /// Places a `frameSize` frame with crop rectangle `crop` (source pixels, `.infinite`
-    /// for none) and layer transform `transform`. Nil when nothing of the frame is left
-    /// after cropping, or it collapses to nothing on the canvas.
-    public static func place(frameSize: PixelSize, crop: Rect, transform: AffineTransform) throws(Unsupported) -> LayerPlacement? {
+    /// Places a `frameSize` frame (stored pixels) shown at `displaySize` (square pixels;
+    /// nil: the frame size) with crop rectangle `crop` (display pixels, `.infinite` for
+    /// none) and layer transform `transform`. Nil when nothing of the frame is left after
+    /// cropping, or it collapses to nothing on the canvas.
+    public static func place(frameSize: PixelSize, displaySize: PixelSize? = nil, crop: Rect,
+                             transform: AffineTransform) throws(Unsupported) -> LayerPlacement? {
+        let shown = displaySize ?? frameSize
+        guard shown != frameSize else { return try place(frameSize: frameSize, crop: crop, transform: transform) }
+        guard shown.width > 0, shown.height > 0,
+              let square = try place(frameSize: shown, crop: crop, transform: transform) else { return nil }
+        // The crop found in display pixels, taken from the stored ones: the same edges,
+        // scaled (origin floored to even, far edge rounded).
+        let sx = Double(frameSize.width) / Double(shown.width), sy = Double(frameSize.height) / Double(shown.height)
+        let x0 = ChromaGrid.floor(Double(square.crop.x) * sx), y0 = ChromaGrid.floor(Double(square.crop.y) * sy)
+        let x1 = min(frameSize.width, Int((Double(square.crop.maxX) * sx).rounded()))
+        let y1 = min(frameSize.height, Int((Double(square.crop.maxY) * sy).rounded()))
+        guard x1 > x0, y1 > y0 else { return nil }
+        return LayerPlacement(crop: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                              orientation: square.orientation, destination: square.destination)
+    }
+
+    /// Places a frame shown in its own (square) pixels.
+    private static func place(frameSize: PixelSize, crop: Rect, transform: AffineTransform) throws(Unsupported) -> LayerPlacement? {
         guard let (orientation, scaleX, scaleY) = Orientation.of(a: transform.a, b: transform.b, c: transform.c, d: transform.d) else {
             throw Unsupported(transform: transform)
         }

@@ -45,7 +45,8 @@ final class VideoCompositor {
         placements.removeAll(keepingCapacity: true)
         var covered = false
         for (i, layer) in plan.layers.enumerated() {
-            guard let placement = try LayerPlacement.place(frameSize: frames[i].frame.size, crop: layer.crop, transform: layer.transform),
+            guard let placement = try LayerPlacement.place(frameSize: frames[i].frame.size, displaySize: frames[i].displaySize,
+                                                          crop: layer.crop, transform: layer.transform),
                   let visible = placement.destination.intersection(canvasRect) else { continue }
             placements.append((i, placement))
             if layer.opacity >= 1, visible == canvasRect {

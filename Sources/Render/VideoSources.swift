@@ -13,11 +13,16 @@ final class VideoSources {
     func picture(track trackID: TrackID, source: SourceTrack, at sourceTime: MediaTime,
                  sampling: FrameSampling) throws -> LayerPicture {
         let reader = try open(track: trackID, source: source)
+        var picture: LayerPicture?
         switch sampling {
         case .repeat:
-            if let frame = try reader.frame(at: sourceTime) { return LayerPicture(frame) }
+            picture = try reader.frame(at: sourceTime).map { LayerPicture($0) }
         case .blend:
-            if let pair = try reader.frames(around: sourceTime) { return LayerPicture(pair.frame, next: pair.next, weight: pair.weight) }
+            picture = try reader.frames(around: sourceTime).map { LayerPicture($0.frame, next: $0.next, weight: $0.weight) }
+        }
+        if var picture {
+            picture.pixelAspectRatio = reader.pixelAspectRatio
+            return picture
         }
         throw ExportError.noFrames(path: source.asset, trackID: source.trackID)
     }

@@ -5,22 +5,44 @@ public struct ProbedMedia: Sendable, Hashable {
     public struct Video: Sendable, Hashable {
         public var trackID: TrackID
         public var timeRange: TimeRange
-        /// The stored frame size, before the display matrix.
+        /// The size the frame is shown at in square pixels, before the display matrix:
+        /// `encodedSize` widened or narrowed by `pixelAspectRatio` (AVFoundation's
+        /// naturalSize with its pixel aspect applied). Transforms are in these units.
         public var naturalSize: PixelSize
+        /// The stored frame size, in the codec's (maybe non-square) pixels.
+        public var encodedSize: PixelSize
+        /// The shape of a stored pixel (`.square` for almost all phone video).
+        public var pixelAspectRatio: PixelAspectRatio
+        /// Interlaced video: the field shown first; nil for progressive video.
+        public var fieldOrder: FieldOrder?
         /// The display matrix as an AVFoundation preferredTransform (rotation + the
         /// translation that keeps the frame at the origin).
         public var preferredTransform: AffineTransform
-        /// Nominal time per frame (1/30 for 30 fps).
+        /// Nominal time per frame (1/30 for 30 fps; for interlaced video a whole frame of
+        /// two fields, 1/25 for 1080i50).
         public var frameDuration: MediaTime
 
-        public init(trackID: TrackID, timeRange: TimeRange, naturalSize: PixelSize,
+        /// A track whose frame is shown at `naturalSize`; stored at `encodedSize` (default:
+        /// the natural size, square pixels).
+        public init(trackID: TrackID, timeRange: TimeRange, naturalSize: PixelSize, encodedSize: PixelSize? = nil,
+                    pixelAspectRatio: PixelAspectRatio = .square, fieldOrder: FieldOrder? = nil,
                     preferredTransform: AffineTransform = .identity, frameDuration: MediaTime) {
             self.trackID = trackID
             self.timeRange = timeRange
             self.naturalSize = naturalSize
+            self.encodedSize = encodedSize ?? naturalSize
+            self.pixelAspectRatio = pixelAspectRatio
+            self.fieldOrder = fieldOrder
             self.preferredTransform = preferredTransform
             self.frameDuration = frameDuration
         }
+
+        /// True when the frames hold two fields each (deinterlacing shows them at
+        /// `fieldDuration`).
+        public var isInterlaced: Bool { fieldOrder != nil }
+
+        /// The time per field: half a frame.
+        public var fieldDuration: MediaTime { frameDuration.multiplied(by: 1, dividedBy: 2) }
     }
 
     public struct Audio: Sendable, Hashable {

@@ -30,6 +30,10 @@ enum ProbeReport {
             var line = "  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"
             if let format = stream.pixelFormat { line += " \(format)" }
             if let size = stream.size { line += " \(size)" }
+            if let aspect = stream.pixelAspectRatio, !aspect.isSquare, let shown = stream.displaySize {
+                line += " (pixels \(aspect), shown \(shown))"
+            }
+            if let order = stream.fieldOrder { line += " interlaced, \(order.rawValue)" }
             if let frame = stream.averageFrameDuration ?? stream.frameDuration {
                 line += " \(formatRate(frame)) fps" + (stream.isVariableFrameRate ? " (variable)" : "")
             }
@@ -53,10 +57,15 @@ enum ProbeReport {
                 "\"codec\": \(quote(stream.codecName))",
             ]
             if let size = stream.size { fields += ["\"width\": \(size.width)", "\"height\": \(size.height)"] }
+            if let shown = stream.displaySize {
+                fields += ["\"sample_aspect_ratio\": \(quote((stream.pixelAspectRatio ?? .square).description))",
+                           "\"display_width\": \(shown.width)", "\"display_height\": \(shown.height)"]
+            }
             if let format = stream.pixelFormat { fields.append("\"pixel_format\": \(quote(format))") }
             if let frame = stream.frameDuration { fields.append("\"frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
             if let frame = stream.averageFrameDuration { fields.append("\"average_frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
             if stream.kind == .video {
+                fields.append("\"field_order\": \(stream.fieldOrder.map { quote($0 == .topFirst ? "top_first" : "bottom_first") } ?? quote("progressive"))")
                 fields += ["\"rotation\": \(stream.rotation * 90)", "\"mirrored\": \(stream.mirrored)", "\"variable_frame_rate\": \(stream.isVariableFrameRate)"]
             }
             if let start = stream.startTime { fields.append("\"start_time\": \(start.formatted(decimals: 6))") }

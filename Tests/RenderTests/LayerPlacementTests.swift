@@ -52,6 +52,31 @@ import Timeline
         #expect(try LayerPlacement.place(frameSize: Self.natural, crop: Rect(x: 0, y: 0, width: 0, height: 240), transform: .identity) == nil)
     }
 
+    /// A 640×480 frame of 16:9 pixels is shown 1138×480: the whole stored frame is taken
+    /// and scaled to the display size; a portrait turn of it swaps the display size.
+    @Test func anamorphicFramesAreScaledToTheirDisplaySize() throws {
+        let stored = PixelSize(width: 640, height: 480), shown = PixelSize(width: 1138, height: 480)
+        let upright = try #require(try LayerPlacement.place(frameSize: stored, displaySize: shown, crop: .infinite, transform: .identity))
+        #expect(upright.crop == PixelRect(size: stored))
+        #expect(upright.destination == PixelRect(size: shown))
+        #expect(upright.needsScaling)
+        let turn = AffineTransform.orientation(quarterTurns: 1, naturalSize: shown)
+        let portrait = try #require(try LayerPlacement.place(frameSize: stored, displaySize: shown, crop: .infinite, transform: turn))
+        #expect(portrait.orientation == .rotate90 && portrait.orientedSize == PixelSize(width: 480, height: 640))
+        #expect(portrait.destination == PixelRect(x: 0, y: 0, width: 480, height: 1138))
+    }
+
+    /// A crop in display pixels takes the same part of the stored frame.
+    @Test func anamorphicCropsAreTakenInStoredPixels() throws {
+        let stored = PixelSize(width: 720, height: 480), shown = PixelSize(width: 654, height: 480)
+        // The middle half of the display width.
+        let p = try #require(try LayerPlacement.place(frameSize: stored, displaySize: shown,
+                                                      crop: Rect(x: 163.5, y: 0, width: 327, height: 480), transform: .identity))
+        #expect(abs(p.destination.width - 327) <= 2)
+        #expect(abs(p.crop.x - 180) <= 2 && abs(p.crop.maxX - 540) <= 2 && p.crop.x % 2 == 0)
+        #expect(p.crop.height == 480)
+    }
+
     @Test func shearIsRefusedWithTheTransformNamed() {
         let shear = AffineTransform(a: 1, b: 0, c: 0.5, d: 1, tx: 0, ty: 0)
         #expect(throws: LayerPlacement.Unsupported.self) {

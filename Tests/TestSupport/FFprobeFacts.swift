@@ -12,6 +12,10 @@ extension FFprobe {
         public let frameRate: String?
         public let colorSpace: String?
         public let sampleRate: String?
+        /// `num:den`, e.g. `16:9` (video; `1:1` or absent for square pixels).
+        public let sampleAspectRatio: String?
+        /// `progressive`, `tt`, `bb`, `tb`, `bt` (video, when known).
+        public let fieldOrder: String?
         private let durationText: String?
         private let frameCountText: String?
 
@@ -23,6 +27,7 @@ extension FFprobe {
         enum CodingKeys: String, CodingKey {
             case width, height
             case codecType = "codec_type", frameRate = "r_frame_rate", colorSpace = "color_space", sampleRate = "sample_rate"
+            case sampleAspectRatio = "sample_aspect_ratio", fieldOrder = "field_order"
             case durationText = "duration", frameCountText = "nb_frames"
         }
     }
@@ -32,7 +37,7 @@ extension FFprobe {
         struct Report: Decodable { let streams: [StreamFacts]? }
         let output = try Command.runChecked("ffprobe", [
             "-v", "error", "-of", "json",
-            "-show_entries", "stream=codec_type,width,height,r_frame_rate,color_space,sample_rate,duration,nb_frames", path,
+            "-show_entries", "stream=codec_type,width,height,r_frame_rate,color_space,sample_rate,sample_aspect_ratio,field_order,duration,nb_frames", path,
         ])
         return try JSONDecoder().decode(Report.self, from: Data(output.utf8)).streams ?? []
     }
