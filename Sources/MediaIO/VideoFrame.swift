@@ -29,8 +29,9 @@ public final class VideoFrame {
         self.frame = frame
     }
 
-    /// An empty frame for a decoder to fill (`avcodec_receive_frame` allocates buffers).
-    init() throws(FFmpegError) {
+    /// An empty frame for a decoder or a filter to fill (`avcodec_receive_frame`,
+    /// `take(from:)` and `prepare(like:)` give it buffers).
+    public init() throws(FFmpegError) {
         guard let frame = av_frame_alloc() else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
         }
@@ -76,6 +77,40 @@ public final class VideoFrame {
         index == 0 || index == 3 || !pixelFormat.isChromaSubsampledHorizontally ? width : (width + 1) / 2
     }
 
+    /// True when the decoder says the frame holds two interlaced fields.
+    public var isInterlaced: Bool { frame.pointee.interlaced_frame != 0 }
+    /// For an interlaced frame: true when its top field (even lines) comes first.
+    public var isTopFieldFirst: Bool { frame.pointee.top_field_first != 0 }
+
+    /// Takes `other`'s picture and properties, leaving `other` empty for the next decode
+    /// (av_frame_move_ref: no pixels are copied).
+    public func take(from other: VideoFrame) {
+        av_frame_unref(frame)
+        av_frame_move_ref(frame, other.frame)
+    }
+
+    /// Releases the picture (a frame kept between uses holds no decoder buffer).
+    public func release() {
+        av_frame_unref(frame)
+    }
+
+    /// Gives the frame buffers of `model`'s size and format (kept when they already fit
+    /// and are this frame's own, so a steady stream allocates nothing) and `model`'s
+    /// properties: colour tags, timestamps, aspect.
+    public func prepare(like model: VideoFrame) throws(FFmpegError) {
+        let fits = frame.pointee.width == model.frame.pointee.width && frame.pointee.height == model.frame.pointee.height
+            && frame.pointee.format == model.frame.pointee.format && frame.pointee.buf.0 != nil
+            && av_frame_is_writable(frame) != 0
+        if !fits {
+            av_frame_unref(frame)
+            frame.pointee.width = model.frame.pointee.width
+            frame.pointee.height = model.frame.pointee.height
+            frame.pointee.format = model.frame.pointee.format
+            try check(av_frame_get_buffer(frame, 32), "av_frame_get_buffer", path: nil)
+        }
+        try check(av_frame_copy_props(frame, model.frame), "av_frame_copy_props", path: nil)
+    }
+
     /// Makes the buffers writable, copying them if a decoder or encoder still holds a
     /// reference (av_frame_make_writable).
     public func makeWritable() throws(FFmpegError) {
@@ -102,6 +137,25 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     var isFullRangeYUV: Bool {
         rawValue == AV_PIX_FMT_YUVJ420P || rawValue == AV_PIX_FMT_YUVJ422P || rawValue == AV_PIX_FMT_YUVJ444P
     }
+
+    /// Bytes per sample when the format is planar YUV (three or four planes) of 8 to 16
+    /// bits, native endian; nil for anything else (packed, semi-planar, RGB, floats).
+    public var planarYUVSampleBytes: Int? {
+        guard let descriptor = av_pix_fmt_desc_get(rawValue)?.pointee else { return nil }
+        let flags = descriptor.flags
+        guard flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0,
+              flags & UInt64(AV_PIX_FMT_FLAG_FLOAT) == 0, flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0,
+              descriptor.nb_components >= 3 else { return nil }
+        let depth = Int(descriptor.comp.0.depth)
+        switch depth {
+        case 8: return 1
+        case 9...16: return 2
+        default: return nil
+        }
+    }
+
+    /// Bits per sample (8 for yuv420p, 10 for yuv420p10le).
+    public var bitDepth: Int { Int(av_pix_fmt_desc_get(rawValue)?.pointee.comp.0.depth ?? 8) }
 
     var isChromaSubsampledHorizontally: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_w ?? 0) > 0 }
     var isChromaSubsampledVertically: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_h ?? 0) > 0 }

@@ -29,9 +29,17 @@ public final class VideoTrackReader {
     private var current: VideoFrame
     private var next: VideoFrame
     private var hasCurrent = false, hasNext = false
+    /// What the decoded frames pass through before they are shown (a deinterlacer), the
+    /// frame it is handed them in, and whether the end of the stream has been handed on.
+    private let filter: (any VideoFrameFilter)?
+    private let decoded: VideoFrame
+    private var decoderEnded = false
 
-    /// Opens track `trackID` (stream index + 1) of the file at `path`.
-    public init(path: String, trackID: TrackID) throws(FFmpegError) {
+    /// Opens track `trackID` (stream index + 1) of the file at `path`; its frames pass
+    /// through the filter `filter` makes for the stream, when it makes one (a deinterlacer
+    /// for an interlaced stream).
+    public init(path: String, trackID: TrackID,
+                filter makeFilter: (StreamInfo) throws(FFmpegError) -> (any VideoFrameFilter)? = { _ in nil }) throws(FFmpegError) {
         self.path = path
         source = try StreamDecoder(path: path, trackID: trackID, kind: .video)
         streamIndex = source.streamIndex
@@ -40,7 +48,12 @@ public final class VideoTrackReader {
         pixelAspectRatio = source.stream.pixelAspectRatio ?? .square
         current = try VideoFrame()
         next = try VideoFrame()
+        decoded = try VideoFrame()
+        filter = try makeFilter(source.stream)
     }
+
+    /// The stream as the demuxer describes it (field order, pixel aspect...).
+    public var stream: StreamInfo { source.stream }
 
     /// How many packets the reader has read from its file: what its requests have cost.
     var packetsRead: Int { source.demuxer.packetsRead }
@@ -85,17 +98,42 @@ public final class VideoTrackReader {
     /// A frame's presentation time in the stream (best-effort timestamp: FFmpeg's guess
     /// when packets lack PTS).
     private func time(of frame: VideoFrame) -> MediaTime {
-        timeBase.multiplied(by: frame.pts ?? 0, dividedBy: 1)
+        timeBase.multiplied(by: frame.pts ?? 0, dividedBy: filter?.timestampMultiplier ?? 1)
     }
 
     private func seek(to target: MediaTime) throws(FFmpegError) {
         try source.seek(to: target)
         hasCurrent = false
         hasNext = false
+        filter?.reset()
+        decoderEnded = false
+    }
+
+    /// The next frame to show, into `frame`: decoded, and passed through the filter when
+    /// there is one. False at the end.
+    private func decodeNext(into frame: VideoFrame) throws(FFmpegError) -> Bool {
+        guard let filter else { return try decodeFrame(into: frame) }
+        do {
+            while true {
+                if try filter.pull(into: frame) { return true }
+                if decoderEnded { return false }
+                if try decodeFrame(into: decoded) {
+                    try filter.push(decoded)
+                } else {
+                    decoderEnded = true
+                    try filter.push(nil)
+                }
+            }
+        } catch let error as FFmpegError {
+            throw error
+        } catch {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "video filter", path: path, streamIndex: streamIndex,
+                              note: "\(error)")
+        }
     }
 
     /// Decodes the next frame of the stream into `frame`; false at the end.
-    private func decodeNext(into frame: VideoFrame) throws(FFmpegError) -> Bool {
+    private func decodeFrame(into frame: VideoFrame) throws(FFmpegError) -> Bool {
         guard try source.decodeNext(into: frame.frame) else { return false }
         let best = frame.frame.pointee.best_effort_timestamp
         frame.pts = best == cff_nopts_value() ? nil : best

@@ -79,6 +79,7 @@ public struct Production: Sendable {
         settings.preset = output.video.preset
         settings.audioBitrate = output.audio.bitrate
         settings.loudnessTarget = output.audio.loudness
+        settings.deinterlace = output.deinterlace == .auto
         func firstSource(_ type: MediaType) -> ProbedMedia? {
             composition.tracks(of: type).lazy.flatMap(\.segments).compactMap(\.source).first.flatMap { media[$0.track.asset] }
         }

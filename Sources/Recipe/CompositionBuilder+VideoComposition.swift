@@ -10,8 +10,8 @@ extension CompositionBuilder {
             // clamped to Int32: `fps: 59.940059940` is 59940059940/10^9, and became 2.1 fps.)
             frameDuration = MediaTime(seconds: 1).multiplied(by: Int64(fps.timescale), dividedBy: fps.value)
         } else {
-            // The highest source rate, capped at 60 fps.
-            let shortest = clips.map(\.video.frameDuration).filter { $0 > .zero }.min() ?? MediaTime(value: 1, timescale: 30)
+            // The highest source rate, capped at 60 fps; a deinterlaced clip's is its field rate.
+            let shortest = clips.map(shownFrameDuration).filter { $0 > .zero }.min() ?? MediaTime(value: 1, timescale: 30)
             frameDuration = MediaTime.max(shortest, MediaTime(value: 1, timescale: 60))
         }
         var instructions: [VideoCompositionInstruction] = []
@@ -29,6 +29,12 @@ extension CompositionBuilder {
             }
         }
         return VideoComposition(renderSize: renderSize, frameDuration: frameDuration, instructions: instructions)
+    }
+
+    /// The time each picture of `clip` is shown: a field's for interlaced video that is
+    /// deinterlaced (two pictures a frame), else a frame's.
+    func shownFrameDuration(_ clip: PlacedClip) -> MediaTime {
+        recipe.output.deinterlace == .auto && clip.video.isInterlaced ? clip.video.fieldDuration : clip.video.frameDuration
     }
 
     /// The outgoing clip over the incoming one, with the ramps of the recipe's kind:

@@ -28,8 +28,19 @@ public struct Recipe: Sendable, Hashable {
         public var fit: ContentMode = .fit
         /// Frames per second; nil: the highest source rate, capped at 60.
         public var fps: MediaTime?
+        /// Interlaced sources: deinterlaced at the field rate, or left woven.
+        public var deinterlace: Deinterlace = .auto
         public var video = VideoCodec()
         public var audio = AudioCodec()
+    }
+
+    /// `output.deinterlace`.
+    public enum Deinterlace: String, Sendable, Hashable, CaseIterable {
+        /// Sources whose streams say they are interlaced are deinterlaced, each field
+        /// becoming a frame (`fps: source` is then the field rate: 1080i50 gives 50 fps).
+        case auto
+        /// Frames are shown as decoded, both fields woven together.
+        case off
     }
 
     public struct VideoCodec: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Timeline
 
-// `output:` — file name, size, fit, frame rate, video and audio encoding.
+// `output:` — file name, size, fit, frame rate, deinterlacing, video and audio encoding.
 
 extension Recipe {
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
@@ -63,6 +63,7 @@ extension Recipe {
                 reader.error("output.fps must be a frame rate (30, 29.97, 30000/1001) or source; got \(reader.describe(n))", at: n.location)
             }
         }
+        if let n = f["deinterlace"] { output.deinterlace = reader.choice(n, "output.deinterlace", Deinterlace.self) ?? .auto }
         if let n = f["video"], let v = reader.fields(n, "output.video", allowed: RecipeReference.allowedKeys(in: "output.video")) {
             if let c = v["codec"] { output.video.codec = reader.choice(c, "output.video.codec", VideoCodec.Codec.self) ?? .h264 }
             if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: RecipeLimits.crf) ?? output.video.crf }

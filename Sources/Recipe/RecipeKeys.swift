@@ -72,6 +72,8 @@ public enum RecipeReference {
                   "How clips of another shape go into the frame: letterboxed, cropped to cover, or distorted."),
         RecipeKey("output.fps", "frame rate \(RecipeLimits.frameRate.lowerBound) to \(RecipeLimits.frameRate.upperBound) (`30`, `29.97`, `30000/1001`) or `source`", default: "`source`", example: "30",
                   "Frames per second; `source` is the highest clip rate, at most 60."),
+        RecipeKey("output.deinterlace", "`auto` or `off`", default: "`auto`", example: "off",
+                  "Interlaced clips (1080i camcorders, DV): `auto` makes each field a frame (motion-adaptive, so 1080i50 at `fps: source` becomes 50 fps); `off` keeps the frames woven."),
         RecipeKey("output.video", "mapping", default: "see `output.video.*`", example: "{ codec: h264, crf: 20, preset: veryfast }",
                   "Video encoding."),
         RecipeKey("output.video.codec", "`h264` or `hevc`", default: "`h264`", example: "hevc",

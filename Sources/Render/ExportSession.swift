@@ -81,7 +81,7 @@ public final class ExportSession: Sendable {
         // their stream probing then peaks while the encoders' buffers do not exist yet.
         let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize)
         let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
-                                      poolSize: Self.framePoolSize)
+                                      poolSize: Self.framePoolSize, deinterlace: settings.deinterlace)
         try stage.openFirstSources()
         // Loudness normalisation measures the whole mix first (a second decode of the
         // sound only), so one gain serves the whole output.

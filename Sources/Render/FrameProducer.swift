@@ -17,12 +17,13 @@ final class FrameProducer: @unchecked Sendable {
     private let scheduler: FrameScheduler
     private let compositor: VideoCompositor
     private let overlays: OverlayRenderer
-    private let sources = VideoSources()
+    private let sources: VideoSources
     private let finished = DispatchSemaphore(value: 0)
     /// Whether the thread runs (`stop` then waits for it).
     private var started = false
 
-    init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int) throws {
+    init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool) throws {
+        sources = VideoSources(deinterlace: deinterlace)
         self.scheduler = scheduler
         self.overlays = overlays
         compositor = VideoCompositor(renderSize: renderSize)

@@ -4,8 +4,16 @@ import Timeline
 /// The decoded frames a composition's video tracks show: one `VideoTrackReader` per
 /// composition track, reopened when the track moves on to another file, so a clip's
 /// decoder is released once the timeline has passed it.
+///
+/// With `deinterlace`, the tracks whose streams say they are interlaced are read through a
+/// `Deinterlacer`: their frames come at the field rate.
 final class VideoSources {
+    let deinterlace: Bool
     private var readers: [TrackID: (source: SourceTrack, reader: VideoTrackReader)] = [:]
+
+    init(deinterlace: Bool = true) {
+        self.deinterlace = deinterlace
+    }
 
     /// The picture of `source` shown at `sourceTime` on composition track `trackID`: the
     /// covering frame, or with `.blend` sampling that frame and the next to mix. It stays
@@ -34,7 +42,11 @@ final class VideoSources {
             return open.reader
         }
         readers[trackID] = nil   // release the finished clip's decoder first
-        let reader = try VideoTrackReader(path: source.asset, trackID: source.trackID)
+        let deinterlace = deinterlace
+        let reader = try VideoTrackReader(path: source.asset, trackID: source.trackID) { stream throws(FFmpegError) in
+            guard deinterlace, let order = stream.fieldOrder else { return nil }
+            return try Deinterlacer(fieldOrder: order)
+        }
         readers[trackID] = (source, reader)
         return reader
     }
