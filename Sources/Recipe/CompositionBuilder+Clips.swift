@@ -118,10 +118,13 @@ extension CompositionBuilder {
         let pictured = clip.trim.intersection(clip.video.timeRange)
         try edit(&composition, clip.videoTrack) { track throws(CompositionEditError) in
             if let pictured { try track.insert(pictured, of: source, at: clip.start) }
-            // Past the picture's end (audio running on): hold the last frame.
+            // Past the picture's end (audio running on): hold the last frame — the one
+            // covering the track's last millisecond. (A frame duration back from the end can
+            // land before the last frame when the track's end is not on the frame grid, as
+            // in transport streams timed by fields: reading would then have to seek back.)
             let heldFrom = pictured?.end ?? clip.trim.start
             if heldFrom < clip.trim.end {
-                let lastFrame = MediaTime.max(clip.video.timeRange.start, clip.video.timeRange.end - clip.video.frameDuration)
+                let lastFrame = MediaTime.max(clip.video.timeRange.start, clip.video.timeRange.end - MediaTime(value: 1, timescale: 1000))
                 try track.insertHold(at: lastFrame, of: source, at: clip.start + (heldFrom - clip.trim.start),
                                      duration: clip.trim.end - heldFrom)
             }
