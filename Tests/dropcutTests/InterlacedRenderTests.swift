@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Interlaced sources: deinterlaced at the field rate by default, judged by the ffmpeg
+/// CLI — its `bwdif=mode=send_field` of the same file (PSNR), the progressive clip the
+/// fields were cut from, and its `idet` comb detector — and kept woven with
+/// `deinterlace: off`.
+@Suite struct InterlacedRenderTests {
+    /// Two seconds of a moving 50p pattern woven into 25i (`tinterlace`), coded as
+    /// interlaced H.264 (lossless) with the field order flagged; returns the interlaced
+    /// file and the progressive original.
+    static func interlacedClip(topFirst: Bool, in dir: TemporaryDirectory) throws -> (interlaced: String, progressive: String) {
+        let progressive = dir.file("progressive.mp4"), interlaced = dir.file(topFirst ? "tff.mp4" : "bff.mp4")
+        let tags = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
+        let scale = "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=50:duration=2",
+                                          "-vf", scale, "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0"] + tags + [progressive])
+        let weave = topFirst ? "tinterlace=interleave_top,fieldorder=tff" : "tinterlace=interleave_bottom,fieldorder=bff"
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", progressive,
+                                          "-vf", "\(weave),\(scale)", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0",
+                                          "-flags", "+ilme+ildct", "-x264-params", topFirst ? "tff=1" : "bff=1"] + tags + [interlaced])
+        return (interlaced, progressive)
+    }
+
+    /// `idet`'s multi-frame verdicts on a file's frames: how many look interlaced (either
+    /// field order) and how many progressive.
+    static func combing(_ path: String) throws -> (interlaced: Int, progressive: Int) {
+        let result = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-vf", "idet", "-f", "null", "-"])
+        guard let line = result.stderr.split(whereSeparator: \.isNewline).last(where: { $0.contains("Multi frame detection") }) else {
+            throw CommandError(command: ["ffmpeg", "idet"], status: result.status, stderr: result.stderr)
+        }
+        func count(_ key: String) -> Int {
+            guard let range = line.range(of: key + ":") else { return 0 }
+            return Int(line[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber }) ?? 0
+        }
+        return (count("TFF") + count("BFF"), count("Progressive"))
+    }
+
+    @Test(arguments: [true, false])
+    func interlacedClipIsDeinterlacedAtTheFieldRate(topFirst: Bool) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let (input, progressive) = try Self.interlacedClip(topFirst: topFirst, in: dir)
+        let source = try #require(try FFprobe.stream("video", of: input))
+        #expect(source.fieldOrder == (topFirst ? "tt" : "bb") && source.frameRate == "25/1", "the fixture is not 25i")
+        let probe = try DropcutProcess.run(["probe", input])
+        #expect(probe.stdout.contains("interlaced, \(topFirst ? "top" : "bottom") first"), "\(probe.stdout)")
+        let reference = dir.file("bwdif.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
+                                          "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "fine.yaml", contents: "version: 1\noutput: { video: { crf: 10 } }\n")
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        let video = try #require(try FFprobe.stream("video", of: output))
+        #expect(video.frameRate == "50/1", "\(String(describing: video.frameRate))")
+        #expect(try FFprobe.decodedVideoFrames(of: output) == 100)
+        let versusBwdif = try PSNR.compare(output, reference)
+        let versusTruth = try PSNR.compare(output, progressive)
+        let bwdifVersusTruth = try PSNR.compare(reference, progressive)
+        let woven = try Self.combing(input), shown = try Self.combing(output)
+        print("\(topFirst ? "tff" : "bff"): vs bwdif \(versusBwdif); vs the progressive original \(versusTruth.average) dB (bwdif's \(bwdifVersusTruth.average) dB); idet interlaced/progressive: source \(woven), output \(shown)")
+        #expect(versusBwdif.average >= 40 && versusBwdif.min >= 35, "\(versusBwdif)")
+        #expect(versusTruth.average >= bwdifVersusTruth.average - 1, "\(versusTruth) vs bwdif's \(bwdifVersusTruth)")
+        // The source is seen combed; the output is not.
+        #expect(woven.interlaced > 4 * woven.progressive)
+        #expect(shown.progressive > 9 * shown.interlaced, "\(shown)")
+    }
+
+    @Test func deinterlaceOffKeepsTheFramesWoven() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let (input, _) = try Self.interlacedClip(topFirst: true, in: dir)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "off.yaml",
+                                           contents: "version: 1\noutput: { deinterlace: off, video: { crf: 10 } }\n")
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        let video = try #require(try FFprobe.stream("video", of: output))
+        #expect(video.frameRate == "25/1", "\(String(describing: video.frameRate))")
+        #expect(try FFprobe.decodedVideoFrames(of: output) == 50)
+        let psnr = try PSNR.compare(output, input)
+        #expect(psnr.min >= 40, "\(psnr)")
+    }
+}
