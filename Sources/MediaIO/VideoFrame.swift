@@ -130,6 +130,12 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA)
     public static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P)
 
+    /// The format FFmpeg calls `name` (`yuv420p10le`), nil when it knows none.
+    public static func named(_ name: String) -> PixelFormat? {
+        let format = av_get_pix_fmt(name)
+        return format == AV_PIX_FMT_NONE ? nil : PixelFormat(rawValue: format)
+    }
+
     /// FFmpeg's name: `yuv420p`, `nv12`...
     public var description: String { av_get_pix_fmt_name(rawValue).map { String(cString: $0) } ?? "none" }
 

@@ -132,10 +132,12 @@ public final class Deinterlacer: VideoFrameFilter {
                                          later: late.baseAddress, laterStride: lateStride,
                                          output: out.baseAddress, outputStride: outStride)
                 guard planes.isComplete, width > 0, height > 0 else { return }
+                // 8-bit samples are worked on in 16-bit lanes (every intermediate fits, and
+                // SSE2 has 16-bit min/max: twice the lanes of 32-bit); deeper ones in 32-bit.
                 if sampleBytes == 1 {
-                    Self.deinterlace(UInt8.self, planes, width: width, height: height, keptParity: keptParity, maximum: maximum)
+                    Self.deinterlace(UInt8.self, Int16.self, planes, width: width, height: height, keptParity: keptParity, maximum: maximum)
                 } else {
-                    Self.deinterlace(UInt16.self, planes, width: width, height: height, keptParity: keptParity, maximum: maximum)
+                    Self.deinterlace(UInt16.self, Int32.self, planes, width: width, height: height, keptParity: keptParity, maximum: maximum)
                 }
             } } } } } }
         }
@@ -178,9 +180,10 @@ public final class Deinterlacer: VideoFrameFilter {
     }
 
     /// One plane: the kept lines copied, the others rebuilt (`width` samples a row).
-    @inline(__always)
-    static func deinterlace<Sample: FixedWidthInteger & UnsignedInteger>(
-        _: Sample.Type, _ p: FieldPlanes, width: Int, height: Int, keptParity: Int, maximum: Int32
+    @_specialize(where Sample == UInt8, Lane == Int16)
+    @_specialize(where Sample == UInt16, Lane == Int32)
+    static func deinterlace<Sample: FixedWidthInteger & UnsignedInteger, Lane: FixedWidthInteger & SignedInteger>(
+        _: Sample.Type, _: Lane.Type, _ p: FieldPlanes, width: Int, height: Int, keptParity: Int, maximum: Int32
     ) {
         guard let cur = p.current, let prev = p.previous, let next = p.next, let early = p.earlier,
               let late = p.later, let out = p.output else { return }
@@ -210,7 +213,7 @@ public final class Deinterlacer: VideoFrameFilter {
                 early: row(early, p.earlierStride, y), late: row(late, p.laterStride, y),
                 earlyB: row(early, p.earlierStride, twoAbove), lateB: row(late, p.laterStride, twoAbove),
                 earlyF: row(early, p.earlierStride, twoBelow), lateF: row(late, p.laterStride, twoBelow),
-                out: row(out, p.outputStride, y), width: width, maximum: maximum)
+                out: row(out, p.outputStride, y), width: width, maximum: Lane(truncatingIfNeeded: maximum))
         }
     }
 
@@ -219,7 +222,7 @@ public final class Deinterlacer: VideoFrameFilter {
     /// frames; `early`/`late`: the missing line in the frames before and after this field's
     /// instant (`B`/`F`: two lines above and below it).
     @inline(__always)
-    static func interpolateRow<Sample: FixedWidthInteger & UnsignedInteger>(
+    static func interpolateRow<Sample: FixedWidthInteger & UnsignedInteger, Lane: FixedWidthInteger & SignedInteger>(
         c: UnsafeMutablePointer<Sample>, e: UnsafeMutablePointer<Sample>,
         cFar: UnsafeMutablePointer<Sample>, eFar: UnsafeMutablePointer<Sample>,
         prevC: UnsafeMutablePointer<Sample>, prevE: UnsafeMutablePointer<Sample>,
@@ -227,27 +230,30 @@ public final class Deinterlacer: VideoFrameFilter {
         early: UnsafeMutablePointer<Sample>, late: UnsafeMutablePointer<Sample>,
         earlyB: UnsafeMutablePointer<Sample>, lateB: UnsafeMutablePointer<Sample>,
         earlyF: UnsafeMutablePointer<Sample>, lateF: UnsafeMutablePointer<Sample>,
-        out: UnsafeMutablePointer<Sample>, width: Int, maximum: Int32
+        out: UnsafeMutablePointer<Sample>, width: Int, maximum: Lane
     ) {
+        // Branch-free (no trapping `abs`, no checked shifts), so it vectorises.
+        @inline(__always) func magnitude(_ v: Lane) -> Lane { max(v, 0 &- v) }
+        @inline(__always) func load(_ p: UnsafeMutablePointer<Sample>, _ x: Int) -> Lane { Lane(truncatingIfNeeded: p[x]) }
         for x in 0..<width {
-            let above = Int32(truncatingIfNeeded: c[x]), below = Int32(truncatingIfNeeded: e[x])
-            let a = Int32(truncatingIfNeeded: early[x]), b = Int32(truncatingIfNeeded: late[x])
+            let above = load(c, x), below = load(e, x)
+            let a = load(early, x), b = load(late, x)
             // Temporal prediction and how much the picture moves here.
-            let temporal = (a &+ b) >> 1
-            let change = abs(a &- b) >> 1
-            let before = (abs(Int32(truncatingIfNeeded: prevC[x]) &- above) &+ abs(Int32(truncatingIfNeeded: prevE[x]) &- below)) >> 1
-            let after = (abs(Int32(truncatingIfNeeded: nextC[x]) &- above) &+ abs(Int32(truncatingIfNeeded: nextE[x]) &- below)) >> 1
+            let temporal = (a &+ b) &>> 1
+            let change = magnitude(a &- b) &>> 1
+            let before = (magnitude(load(prevC, x) &- above) &+ magnitude(load(prevE, x) &- below)) &>> 1
+            let after = (magnitude(load(nextC, x) &- above) &+ magnitude(load(nextE, x) &- below)) &>> 1
             var allowed = max(change, max(before, after))
             // yadif's spatial check: a temporal prediction outside the vertical neighbours
             // (taking the lines two away into account) widens what is allowed.
-            let twoAbove = (Int32(truncatingIfNeeded: earlyB[x]) &+ Int32(truncatingIfNeeded: lateB[x])) >> 1
-            let twoBelow = (Int32(truncatingIfNeeded: earlyF[x]) &+ Int32(truncatingIfNeeded: lateF[x])) >> 1
+            let twoAbove = (load(earlyB, x) &+ load(lateB, x)) &>> 1
+            let twoBelow = (load(earlyF, x) &+ load(lateF, x)) &>> 1
             let high = max(max(temporal &- below, temporal &- above), min(twoAbove &- above, twoBelow &- below))
             let low = min(min(temporal &- below, temporal &- above), max(twoAbove &- above, twoBelow &- below))
             allowed = max(allowed, max(low, 0 &- high))
             // Spatial prediction: a cubic through the field's four nearest lines.
-            let far = Int32(truncatingIfNeeded: cFar[x]) &+ Int32(truncatingIfNeeded: eFar[x])
-            let spatial = (9 &* (above &+ below) &- far &+ 8) >> 4
+            let far = load(cFar, x) &+ load(eFar, x)
+            let spatial = (9 &* (above &+ below) &- far &+ 8) &>> 4
             let value = min(max(spatial, temporal &- allowed), temporal &+ allowed)
             out[x] = Sample(truncatingIfNeeded: min(max(value, 0), maximum))
         }
