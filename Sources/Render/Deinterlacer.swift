@@ -125,13 +125,12 @@ public final class Deinterlacer: VideoFrameFilter {
             earlier.withPlane(plane) { early, earlyStride in
             later.withPlane(plane) { late, lateStride in
             output.withPlane(plane) { out, outStride in
-                let planes = FieldPlanes(current: cur.baseAddress, currentStride: curStride,
-                                         previous: prev.baseAddress, previousStride: prevStride,
-                                         next: next.baseAddress, nextStride: nextStride,
-                                         earlier: early.baseAddress, earlierStride: earlyStride,
-                                         later: late.baseAddress, laterStride: lateStride,
-                                         output: out.baseAddress, outputStride: outStride)
-                guard planes.isComplete, width > 0, height > 0 else { return }
+                guard width > 0, height > 0,
+                      let current = PlaneRows(cur, curStride), let previous = PlaneRows(prev, prevStride),
+                      let next = PlaneRows(next, nextStride), let earlier = PlaneRows(early, earlyStride),
+                      let later = PlaneRows(late, lateStride), let output = PlaneRows(out, outStride) else { return }
+                let planes = FieldPlanes(current: current, previous: previous, next: next,
+                                         earlier: earlier, later: later, output: output)
                 // 8-bit samples are worked on in 16-bit lanes (every intermediate fits, and
                 // SSE2 has 16-bit min/max: twice the lanes of 32-bit); deeper ones in 32-bit.
                 if sampleBytes == 1 {
@@ -159,24 +158,27 @@ public final class Deinterlacer: VideoFrameFilter {
         }
     }
 
-    /// The rows one plane is deinterlaced from (strides in bytes).
-    struct FieldPlanes {
-        let current: UnsafeMutableRawPointer?
-        let currentStride: Int
-        let previous: UnsafeMutableRawPointer?
-        let previousStride: Int
-        let next: UnsafeMutableRawPointer?
-        let nextStride: Int
-        let earlier: UnsafeMutableRawPointer?
-        let earlierStride: Int
-        let later: UnsafeMutableRawPointer?
-        let laterStride: Int
-        let output: UnsafeMutableRawPointer?
-        let outputStride: Int
+    /// One plane's rows: its first byte and the bytes from one row to the next.
+    struct PlaneRows {
+        let base: UnsafeMutableRawPointer
+        let stride: Int
 
-        var isComplete: Bool {
-            current != nil && previous != nil && next != nil && earlier != nil && later != nil && output != nil
+        init?(_ plane: UnsafeMutableRawBufferPointer, _ stride: Int) {
+            guard let base = plane.baseAddress, stride > 0 else { return nil }
+            self.base = base
+            self.stride = stride
         }
+
+        @inline(__always)
+        func row<Sample>(_ y: Int, _: Sample.Type) -> UnsafeMutablePointer<Sample> {
+            (base + y * stride).assumingMemoryBound(to: Sample.self)
+        }
+    }
+
+    /// The planes one output plane is made from: the current, previous and next frames,
+    /// the frames before and after the field's instant, and the output.
+    struct FieldPlanes {
+        let current, previous, next, earlier, later, output: PlaneRows
     }
 
     /// One plane: the kept lines copied, the others rebuilt (`width` samples a row).
@@ -185,14 +187,11 @@ public final class Deinterlacer: VideoFrameFilter {
     static func deinterlace<Sample: FixedWidthInteger & UnsignedInteger, Lane: FixedWidthInteger & SignedInteger>(
         _: Sample.Type, _: Lane.Type, _ p: FieldPlanes, width: Int, height: Int, keptParity: Int, maximum: Int32
     ) {
-        guard let cur = p.current, let prev = p.previous, let next = p.next, let early = p.earlier,
-              let late = p.later, let out = p.output else { return }
-        func row(_ base: UnsafeMutableRawPointer, _ stride: Int, _ y: Int) -> UnsafeMutablePointer<Sample> {
-            (base + y * stride).assumingMemoryBound(to: Sample.self)
-        }
+        let (cur, prev, next, early, late, out) = (p.current, p.previous, p.next, p.earlier, p.later, p.output)
+        let s = Sample.self
         for y in 0..<height {
             if y & 1 == keptParity {
-                row(out, p.outputStride, y).update(from: row(cur, p.currentStride, y), count: width)
+                out.row(y, s).update(from: cur.row(y, s), count: width)
                 continue
             }
             // The field's own lines around y (mirrored at the picture's edges) and the two
@@ -202,18 +201,16 @@ public final class Deinterlacer: VideoFrameFilter {
             let twoAbove = y - 2 >= 0 ? y - 2 : y, twoBelow = y + 2 < height ? y + 2 : y
             guard above >= 0, above < height else {
                 // A one-line plane: nothing to interpolate from but the line itself.
-                row(out, p.outputStride, y).update(from: row(cur, p.currentStride, y), count: width)
+                out.row(y, s).update(from: cur.row(y, s), count: width)
                 continue
             }
             Self.interpolateRow(
-                c: row(cur, p.currentStride, above), e: row(cur, p.currentStride, below),
-                cFar: row(cur, p.currentStride, farAbove), eFar: row(cur, p.currentStride, farBelow),
-                prevC: row(prev, p.previousStride, above), prevE: row(prev, p.previousStride, below),
-                nextC: row(next, p.nextStride, above), nextE: row(next, p.nextStride, below),
-                early: row(early, p.earlierStride, y), late: row(late, p.laterStride, y),
-                earlyB: row(early, p.earlierStride, twoAbove), lateB: row(late, p.laterStride, twoAbove),
-                earlyF: row(early, p.earlierStride, twoBelow), lateF: row(late, p.laterStride, twoBelow),
-                out: row(out, p.outputStride, y), width: width, maximum: Lane(truncatingIfNeeded: maximum))
+                c: cur.row(above, s), e: cur.row(below, s), cFar: cur.row(farAbove, s), eFar: cur.row(farBelow, s),
+                prevC: prev.row(above, s), prevE: prev.row(below, s), nextC: next.row(above, s), nextE: next.row(below, s),
+                early: early.row(y, s), late: late.row(y, s),
+                earlyB: early.row(twoAbove, s), lateB: late.row(twoAbove, s),
+                earlyF: early.row(twoBelow, s), lateF: late.row(twoBelow, s),
+                out: out.row(y, s), width: width, maximum: Lane(truncatingIfNeeded: maximum))
         }
     }
 

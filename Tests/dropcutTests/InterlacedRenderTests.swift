@@ -38,6 +38,16 @@ import TestSupport
         return (count("TFF") + count("BFF"), count("Progressive"))
     }
 
+    /// `dropcut render` of `input` with a recipe of these `output:` settings; the output's
+    /// path and its video stream.
+    static func render(_ input: String, output settings: String, in dir: TemporaryDirectory) throws -> (String, FFprobe.StreamFacts) {
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "recipe.yaml", contents: "version: 1\noutput: { \(settings) }\n")
+        let output = dir.file("out.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+        try #require(result.status == 0, "\(result.stderr)")
+        return (output, try #require(try FFprobe.stream("video", of: output)))
+    }
+
     @Test(arguments: [true, false])
     func interlacedClipIsDeinterlacedAtTheFieldRate(topFirst: Bool) throws {
         let dir = try TemporaryDirectory()
@@ -50,13 +60,8 @@ import TestSupport
         let reference = dir.file("bwdif.mp4")
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
                                           "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
-        let recipe = try Fixtures.makeFile(in: dir.path, name: "fine.yaml", contents: "version: 1\noutput: { video: { crf: 10 } }\n")
-        let output = dir.file("out.mp4")
+        let (output, video) = try Self.render(input, output: "video: { crf: 10 }", in: dir)
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
-
-        try #require(result.status == 0, "\(result.stderr)")
-        let video = try #require(try FFprobe.stream("video", of: output))
         #expect(video.frameRate == "50/1", "\(String(describing: video.frameRate))")
         #expect(try FFprobe.decodedVideoFrames(of: output) == 100)
         let versusBwdif = try PSNR.compare(output, reference)
@@ -75,14 +80,8 @@ import TestSupport
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let (input, _) = try Self.interlacedClip(topFirst: true, in: dir)
-        let recipe = try Fixtures.makeFile(in: dir.path, name: "off.yaml",
-                                           contents: "version: 1\noutput: { deinterlace: off, video: { crf: 10 } }\n")
-        let output = dir.file("out.mp4")
+        let (output, video) = try Self.render(input, output: "deinterlace: off, video: { crf: 10 }", in: dir)
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
-
-        try #require(result.status == 0, "\(result.stderr)")
-        let video = try #require(try FFprobe.stream("video", of: output))
         #expect(video.frameRate == "25/1", "\(String(describing: video.frameRate))")
         #expect(try FFprobe.decodedVideoFrames(of: output) == 50)
         let psnr = try PSNR.compare(output, input)
