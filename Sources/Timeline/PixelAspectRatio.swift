@@ -35,6 +35,15 @@ public struct PixelAspectRatio: Sendable, Hashable, CustomStringConvertible {
 
     public var isSquare: Bool { horizontalSpacing == verticalSpacing }
 
+    /// Pixels within 1 % of square are shown square: no anamorphic format comes near (the
+    /// narrowest, PAL 4:3's 16:15, is 6.7 % off), while scalers and encoders leave ratios
+    /// like 5353:5370 behind when they round a size to even, and resampling the whole
+    /// picture for a fraction of a pixel would only soften it.
+    public static let squareTolerance = 0.01
+
+    /// True when the picture is shown at its stored size (square within `squareTolerance`).
+    public var isEffectivelySquare: Bool { abs(ratio - 1) < Self.squareTolerance }
+
     public var ratio: Double { Double(horizontalSpacing) / Double(verticalSpacing) }
 
     /// `16:9`.
@@ -43,9 +52,9 @@ public struct PixelAspectRatio: Sendable, Hashable, CustomStringConvertible {
     /// The size a picture of `encoded` pixels is shown at in square pixels: the width
     /// times the ratio, rounded to the nearest even pixel (at least 2: a source-sized 4:2:0
     /// output is even, and an odd display width would leave it a one-pixel bar), the
-    /// height as stored.
+    /// height as stored; the stored size when the pixels are effectively square.
     public func displaySize(of encoded: PixelSize) -> PixelSize {
-        guard !isSquare else { return encoded }
+        guard !isEffectivelySquare else { return encoded }
         let width = (Double(encoded.width) * ratio / 2).rounded() * 2
         return PixelSize(width: Swift.max(2, Int(width)), height: encoded.height)
     }

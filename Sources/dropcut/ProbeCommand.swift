@@ -30,7 +30,7 @@ enum ProbeReport {
             var line = "  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"
             if let format = stream.pixelFormat { line += " \(format)" }
             if let size = stream.size { line += " \(size)" }
-            if let aspect = stream.pixelAspectRatio, !aspect.isSquare, let shown = stream.displaySize {
+            if let aspect = stream.pixelAspectRatio, let shown = stream.displaySize, shown != stream.size {
                 line += " (pixels \(aspect), shown \(shown))"
             }
             if let order = stream.fieldOrder { line += " interlaced, \(order.rawValue)" }

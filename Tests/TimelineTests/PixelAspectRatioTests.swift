@@ -12,6 +12,10 @@ import Testing
         let pal = try #require(PixelAspectRatio(horizontalSpacing: 64, verticalSpacing: 45))
         #expect(pal.displaySize(of: PixelSize(width: 720, height: 576)) == PixelSize(width: 1024, height: 576))
         #expect(PixelAspectRatio.square.displaySize(of: PixelSize(width: 321, height: 241)) == PixelSize(width: 321, height: 241))
+        // What ffmpeg's scale leaves on a 318x178 picture made 317x177: shown as stored.
+        let rounding = try #require(PixelAspectRatio(horizontalSpacing: 56286, verticalSpacing: 56109))
+        #expect(!rounding.isSquare && rounding.isEffectivelySquare)
+        #expect(rounding.displaySize(of: PixelSize(width: 317, height: 177)) == PixelSize(width: 317, height: 177))
     }
 
     @Test func unknownAndImplausibleRatiosAreRefused() {
@@ -35,7 +39,7 @@ import Testing
             }
             let shown = aspect.displaySize(of: PixelSize(width: width, height: height))
             #expect(shown.height == height)
-            if aspect.isSquare {
+            if aspect.isEffectivelySquare {
                 #expect(shown.width == width)
             } else {
                 #expect(shown.width % 2 == 0 && shown.width >= 2)
