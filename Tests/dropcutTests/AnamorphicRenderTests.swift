@@ -29,6 +29,9 @@ import TestSupport
         try #require(result.status == 0, "\(result.stderr)")
         let probe = try DropcutProcess.run(["probe", input])
         #expect(probe.stdout.contains("(pixels \(sar.replacingOccurrences(of: "/", with: ":")), shown \(displayWidth)x\(height))"), "\(probe.stdout)")
+        let json = try DropcutProcess.run(["probe", "--json", input]).stdout
+        #expect(json.contains("\"sample_aspect_ratio\": \"\(sar.replacingOccurrences(of: "/", with: ":"))\"")
+                && json.contains("\"display_width\": \(displayWidth)") && json.contains("\"field_order\": \"progressive\""), "\(json)")
         let video = try #require(try FFprobe.stream("video", of: output))
         #expect(video.width == displayWidth && video.height == height)
         #expect(["1:1", nil].contains(video.sampleAspectRatio), "\(String(describing: video.sampleAspectRatio))")

@@ -57,6 +57,8 @@ import TestSupport
         #expect(source.fieldOrder == (topFirst ? "tt" : "bb") && source.frameRate == "25/1", "the fixture is not 25i")
         let probe = try DropcutProcess.run(["probe", input])
         #expect(probe.stdout.contains("interlaced, \(topFirst ? "top" : "bottom") first"), "\(probe.stdout)")
+        let json = try DropcutProcess.run(["probe", "--json", input]).stdout
+        #expect(json.contains("\"field_order\": \"\(topFirst ? "top_first" : "bottom_first")\""), "\(json)")
         let reference = dir.file("bwdif.mp4")
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
                                           "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
