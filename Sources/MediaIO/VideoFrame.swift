@@ -82,6 +82,11 @@ public final class VideoFrame {
     /// For an interlaced frame: true when its top field (even lines) comes first.
     public var isTopFieldFirst: Bool { frame.pointee.top_field_first != 0 }
 
+    /// True when `other` has this frame's size and pixel format (its planes line up).
+    public func hasSameShape(as other: VideoFrame) -> Bool {
+        width == other.width && height == other.height && frame.pointee.format == other.frame.pointee.format
+    }
+
     /// Takes `other`'s picture and properties, leaving `other` empty for the next decode
     /// (av_frame_move_ref: no pixels are copied).
     public func take(from other: VideoFrame) {

@@ -108,8 +108,12 @@ public final class Deinterlacer: VideoFrameFilter {
         // the first field, the previous frame's second field and this frame's; for the
         // second, this frame's first field and the next frame's. At the ends of the
         // stream the missing neighbour is the other one (time mirrored).
-        let before = hasPrevious ? previous : (hasFollowing ? following : current)
-        let after = hasFollowing ? following : (hasPrevious ? previous : current)
+        // A neighbour of another size or format (the stream changed resolution) is no
+        // neighbour: its rows must never be read against this frame's.
+        let hasBefore = hasPrevious && previous.hasSameShape(as: current)
+        let hasAfter = hasFollowing && following.hasSameShape(as: current)
+        let before = hasBefore ? previous : (hasAfter ? following : current)
+        let after = hasAfter ? following : (hasBefore ? previous : current)
         let earlier = field == 0 ? before : current, later = field == 0 ? current : after
         let format = current.pixelFormat
         guard let sampleBytes = format.planarYUVSampleBytes else {

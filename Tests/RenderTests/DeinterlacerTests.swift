@@ -144,6 +144,19 @@ import Timeline
         #expect(shown.map(\.pts) == [200, 210, 220, 230])
     }
 
+    /// A stream that changes size mid-way: the frames of the other size are not read as
+    /// neighbours (their rows do not line up, and may be shorter).
+    @Test func neighboursOfAnotherSizeAreNotRead() throws {
+        let deinterlacer = try Deinterlacer(fieldOrder: .topFirst)
+        let small = try VideoFrame(width: 16, height: 8)
+        small.pts = 1
+        let frames = [try Self.frame(0, pts: 0), small, try Self.frame(2, pts: 2)]
+        let shown = try Self.fields(deinterlacer, frames: frames)
+        #expect(shown.map(\.size) == [PixelSize(width: 64, height: 32), PixelSize(width: 64, height: 32),
+                                      PixelSize(width: 16, height: 8), PixelSize(width: 16, height: 8),
+                                      PixelSize(width: 64, height: 32), PixelSize(width: 64, height: 32)])
+    }
+
     /// yuv420p10le, read from a frame the encoder side can make.
     static var tenBit: PixelFormat? { PixelFormat.named("yuv420p10le") }
 }
