@@ -17,10 +17,12 @@ final class StreamDecoder {
     /// The last damage met, for the message when there is too much of it.
     private var lastDamage: FFmpegError?
     private var flushRefusals = 0
-    /// The most damage concealed: a file with more damaged packets than this fraction of
-    /// its stream's packets fails (at the end of the stream, or as soon as more than half
-    /// of at least 16 packets so far were damaged — nothing worth rendering is left).
-    static let tolerableDamage = 0.05
+    /// The most damage concealed: a stream with more damaged packets than this fraction of
+    /// its packets fails (at the end of the stream, or as soon as three quarters of at
+    /// least 32 packets so far were damaged — nothing worth rendering is left). Half: a
+    /// phone clip with a burst of bit errors still renders, as ffmpeg renders it, with the
+    /// count in a warning; a file that is mostly noise does not pass as a render.
+    static let tolerableDamage = 0.5
 
     /// Opens track `trackID` (stream index + 1) of `path`, which must be a `kind` stream;
     /// with no track id, the file's first `kind` stream.
@@ -95,9 +97,11 @@ final class StreamDecoder {
     }
 
     private func checkDamage(atEnd: Bool) throws(FFmpegError) {
-        guard damagedPackets > 0, let lastDamage else { return }
+        // Audio is never failed for damage: what cannot be decoded is silence (ffmpeg
+        // renders such a clip with its audio cut short), and the warning gives the count.
+        guard damagedPackets > 0, let lastDamage, stream.kind != .audio else { return }
         let tooMuch = atEnd ? Double(damagedPackets) > Self.tolerableDamage * Double(max(packetsSent, 1))
-            : damagedPackets >= 16 && damagedPackets * 2 > packetsSent
+            : damagedPackets >= 32 && damagedPackets * 4 > packetsSent * 3
         guard tooMuch else { return }
         throw FFmpegError(code: lastDamage.code, function: lastDamage.function, path: path, streamIndex: streamIndex,
                           note: "\(damagedPackets) of \(packetsSent) packets are damaged; more than \(Int(Self.tolerableDamage * 100)) % is not concealed")
@@ -120,9 +124,10 @@ final class StreamDecoder {
             let more: Bool
             do {
                 more = try demuxer.read(into: packet)
-            } catch where !error.isSystemFailure && packetsSent > 0 {
+            } catch where (!error.isSystemFailure || error.code == cff_averror(ENOMEM)) && packetsSent > 0 {
                 // A damaged container past its first packets: what came before is kept,
-                // the rest ends the stream (as ffmpeg ends its input there).
+                // the rest ends the stream (as ffmpeg ends its input there). ENOMEM too:
+                // here it is a damaged size asking for an absurd packet.
                 damagedPackets += 1
                 lastDamage = error
                 more = false

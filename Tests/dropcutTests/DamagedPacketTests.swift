@@ -5,7 +5,7 @@ import TestSupport
 /// Issue 18: one damaged packet used to fail the whole render (avcodec_send_packet's
 /// error aborted it at that frame, where ffmpeg renders the file). Damage is concealed as
 /// ffmpeg does — the packet is skipped, the picture holds the last good frame, a warning
-/// gives the count — and a render fails only past 5 % of the stream's packets.
+/// gives the count — and a render fails only past half of the stream's packets.
 @Suite struct DamagedPacketTests {
     /// A 2 s, 60-frame clip whose video packets at `indices` announce a NAL unit longer
     /// than the packet ("Invalid NAL unit size"): what a bit flip in a length field does.
@@ -46,14 +46,15 @@ import TestSupport
         #expect(frames.trimmingCharacters(in: .whitespacesAndNewlines) == "60")
     }
 
-    @Test func damageBeyondFivePercentFailsNamingTheCount() throws {
+    @Test func damageBeyondHalfTheStreamFailsNamingTheCount() throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-damage")
-        let clip = try Self.damagedClip(in: dir, name: "many.mp4", packets: Array(stride(from: 2, to: 60, by: 4)))
+        // Two of every three video packets after the first.
+        let clip = try Self.damagedClip(in: dir, name: "many.mp4", packets: (1..<60).filter { $0 % 3 != 0 })
         let output = dir.file("many-out.mp4")
         let result = try DropcutProcess.run(["render", "--output", output, clip])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("\(clip): stream 0: avcodec_send_packet: Invalid data found when processing input"), "\(result.stderr)")
-        #expect(result.stderr.contains("15 of 60 packets are damaged; more than 5 % is not concealed"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(clip): stream 0: avcodec_"), "\(result.stderr)")
+        #expect(result.stderr.contains("40 of 60 packets are damaged; more than 50 % is not concealed"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 }
