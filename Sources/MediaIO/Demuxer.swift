@@ -129,6 +129,10 @@ public final class Demuxer {
         default:
             break
         }
+        let disposition = stream.pointee.disposition
+        info.isDefault = disposition & AV_DISPOSITION_DEFAULT != 0
+        info.isAttachedPicture = disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        info.isDecodable = avcodec_find_decoder(parameters.codec_id) != nil
         return info
     }
 

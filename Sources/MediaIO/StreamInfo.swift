@@ -32,6 +32,12 @@ public struct StreamInfo: Sendable, Hashable {
     public var frameDuration: MediaTime?
     /// Video: the average time per frame over the stream.
     public var averageFrameDuration: MediaTime?
+    /// Whether the container marks it as the default of its kind, whether it is a cover
+    /// picture (an MP3's or MKV's artwork, not video), and whether FFmpeg has a decoder
+    /// for it (Apple's spatial audio, APAC, has none).
+    public var isDefault = false
+    public var isAttachedPicture = false
+    public var isDecodable = true
     /// When the stream's first sample is presented (edit lists and B-frame delay move it
     /// off zero).
     public var startTime: MediaTime?
