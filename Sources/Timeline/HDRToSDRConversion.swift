@@ -1,0 +1,115 @@
+import Foundation
+
+/// The conversion of one HDR Y'CbCr value to the BT.709 SDR Y'CbCr dropcut writes, step
+/// by step as BT.2100 and BT.2408 describe it:
+///
+/// 1. Y'CbCr → non-linear R'G'B' (the source's matrix, BT.2020 for phone HDR);
+/// 2. → display light in cd/m²: PQ by its EOTF; HLG by its inverse OETF and the BT.2100
+///    OOTF of the 1000 cd/m² reference display (system gamma 1.2), which puts HLG 75 % at
+///    BT.2408's reference white, 203 cd/m²;
+/// 3. → relative to reference white, tone mapped on luminance by `ToneCurve` (all three
+///    components scaled alike, so hue and saturation are kept);
+/// 4. → BT.709 primaries (linear 3×3 matrix), then `GamutMapper` for what falls outside;
+/// 5. → the BT.1886 display gamma inverted (the SDR signal that shows this light on an
+///    SDR display — the display-referred mapping of BT.2408 §5.1, and what `zscale`
+///    inverts) and the BT.709 matrix.
+///
+/// Pure and slow (`pow`, `exp`, bisection): the renderer evaluates it only to build a
+/// lookup table per source colour description.
+public struct HDRToSDRConversion: Sendable {
+    public let source: ColorDescription
+    public let curve: ToneCurve
+
+    private let toBT709: [Double]
+    private let sourceWeights: (Double, Double, Double)
+
+    /// A conversion for `source` (an HLG or PQ description; SDR ones convert through the
+    /// same steps with an SDR transfer, as identity up to rounding).
+    public init(source: ColorDescription) {
+        self.source = source
+        let peak: Double
+        switch source.transfer {
+        case .pq: peak = min(max(source.peakLuminance ?? TransferFunction.hlgDisplayPeak, 400), 10000)
+        default: peak = TransferFunction.hlgDisplayPeak
+        }
+        curve = ToneCurve(peakLuminance: peak)
+        toBT709 = Self.matrix(toBT709From: source.primaries)
+        sourceWeights = Self.lumaWeights(of: source.primaries)
+    }
+
+    /// Converts normalised source Y' (0...1) and Cb, Cr (-0.5...0.5) into BT.709 SDR
+    /// Y' (0...1.09) and Cb, Cr (-0.5...0.5).
+    public func convert(y: Double, cb: Double, cr: Double) -> (y: Double, cb: Double, cr: Double) {
+        // 1. Non-linear RGB, clamped to the signal range.
+        let (kr, kb) = Self.matrixWeights(source.matrix)
+        let kg = 1 - kr - kb
+        let r = y + 2 * (1 - kr) * cr, b = y + 2 * (1 - kb) * cb
+        let g = (y - kr * r - kb * b) / kg
+        func unit(_ v: Double) -> Double { min(max(v, 0), 1) }
+        // 2. Display light in cd/m², source primaries.
+        var light: (Double, Double, Double)
+        switch source.transfer {
+        case .hlg:
+            light = TransferFunction.hlgOOTF((TransferFunction.hlgInverseOETF(unit(r)), TransferFunction.hlgInverseOETF(unit(g)),
+                                              TransferFunction.hlgInverseOETF(unit(b))))
+        case .pq:
+            light = (TransferFunction.pqEOTF(unit(r)), TransferFunction.pqEOTF(unit(g)), TransferFunction.pqEOTF(unit(b)))
+        case .sdr, .unknown:
+            let white = TransferFunction.referenceWhite
+            light = (pow(unit(r), 2.4) * white, pow(unit(g), 2.4) * white, pow(unit(b), 2.4) * white)
+        }
+        // 3. Relative to reference white, tone mapped on luminance.
+        let white = TransferFunction.referenceWhite
+        light = (light.0 / white, light.1 / white, light.2 / white)
+        let luminance = sourceWeights.0 * light.0 + sourceWeights.1 * light.1 + sourceWeights.2 * light.2
+        if luminance > 0 {
+            let gain = curve(luminance) / luminance
+            light = (light.0 * gain, light.1 * gain, light.2 * gain)
+        }
+        // 4. BT.709 primaries, into the displayable range.
+        let m = toBT709
+        var rgb = (m[0] * light.0 + m[1] * light.1 + m[2] * light.2,
+                   m[3] * light.0 + m[4] * light.1 + m[5] * light.2,
+                   m[6] * light.0 + m[7] * light.1 + m[8] * light.2)
+        rgb = GamutMapper.map(rgb, ceiling: curve.headroom)
+        // 5. SDR signal (inverse BT.1886) and the BT.709 matrix.
+        let gamma = 1 / 2.4
+        let rs = pow(rgb.0, gamma), gs = pow(rgb.1, gamma), bs = pow(rgb.2, gamma)
+        let luma = 0.2126 * rs + 0.7152 * gs + 0.0722 * bs
+        return (luma, (bs - luma) / 1.8556, (rs - luma) / 1.5748)
+    }
+
+    /// Kr and Kb of a Y'CbCr matrix.
+    static func matrixWeights(_ matrix: ColorDescription.Matrix) -> (Double, Double) {
+        switch matrix {
+        case .bt2020: return (0.2627, 0.0593)
+        case .bt601: return (0.299, 0.114)
+        case .bt709, .rgb, .unknown: return (0.2126, 0.0722)
+        }
+    }
+
+    /// Luminance weights (the Y row of RGB → XYZ) of a set of primaries.
+    static func lumaWeights(of primaries: ColorDescription.Primaries) -> (Double, Double, Double) {
+        switch primaries {
+        case .bt2020: return (0.2627, 0.6780, 0.0593)
+        case .p3: return (0.2290, 0.6917, 0.0793)
+        case .bt601, .bt709, .unknown: return (0.2126, 0.7152, 0.0722)
+        }
+    }
+
+    /// The linear-light matrix (row major) from `primaries` to BT.709's, D65 white both.
+    static func matrix(toBT709From primaries: ColorDescription.Primaries) -> [Double] {
+        switch primaries {
+        case .bt2020:
+            return [1.6604910, -0.5876411, -0.0728499,
+                    -0.1245505, 1.1328999, -0.0083494,
+                    -0.0181508, -0.1005789, 1.1187297]
+        case .p3:
+            return [1.2249401, -0.2249404, 0.0,
+                    -0.0420569, 1.0420571, 0.0,
+                    -0.0196376, -0.0786361, 1.0982735]
+        case .bt601, .bt709, .unknown:
+            return [1, 0, 0, 0, 1, 0, 0, 0, 1]
+        }
+    }
+}
