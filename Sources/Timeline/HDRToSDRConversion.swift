@@ -3,7 +3,8 @@ import Foundation
 /// The conversion of one HDR Y'CbCr value to the BT.709 SDR Y'CbCr dropcut writes, step
 /// by step as BT.2100 and BT.2408 describe it:
 ///
-/// 1. Y'CbCr → non-linear R'G'B' (the source's matrix, BT.2020 for phone HDR);
+/// 1. Y'CbCr → non-linear R'G'B' (the source's matrix, BT.2020 for phone HDR), clamped
+///    to the signal range;
 /// 2. → display light in cd/m²: PQ by its EOTF; HLG by its inverse OETF and the BT.2100
 ///    OOTF of the 1000 cd/m² reference display (system gamma 1.2), which puts HLG 75 % at
 ///    BT.2408's reference white, 203 cd/m²;
@@ -13,6 +14,9 @@ import Foundation
 /// 5. → the BT.1886 display gamma inverted (the SDR signal that shows this light on an
 ///    SDR display — the display-referred mapping of BT.2408 §5.1, and what `zscale`
 ///    inverts) and the BT.709 matrix.
+///
+/// `convert(rgb:)` is steps 2–5 on R'G'B', the smooth part the renderer's lookup table
+/// holds; the matrices of steps 1 and 5 are linear and done per pixel.
 ///
 /// Pure and slow (`pow`, `exp`, bisection): the renderer evaluates it only to build a
 /// lookup table per source colour description.
@@ -40,23 +44,34 @@ public struct HDRToSDRConversion: Sendable {
     /// Converts normalised source Y' (0...1) and Cb, Cr (-0.5...0.5) into BT.709 SDR
     /// Y' (0...1.09) and Cb, Cr (-0.5...0.5).
     public func convert(y: Double, cb: Double, cr: Double) -> (y: Double, cb: Double, cr: Double) {
-        // 1. Non-linear RGB, clamped to the signal range.
-        let (kr, kb) = Self.matrixWeights(source.matrix)
-        let kg = 1 - kr - kb
+        let rgb = convert(rgb: Self.rgb(y: y, cb: cb, cr: cr, matrix: source.matrix))
+        let luma = 0.2126 * rgb.0 + 0.7152 * rgb.1 + 0.0722 * rgb.2
+        return (luma, (rgb.2 - luma) / 1.8556, (rgb.0 - luma) / 1.5748)
+    }
+
+    /// Non-linear R'G'B' of normalised Y'CbCr by a matrix's weights.
+    public static func rgb(y: Double, cb: Double, cr: Double, matrix: ColorDescription.Matrix) -> (Double, Double, Double) {
+        let (kr, kb) = matrixWeights(matrix)
         let r = y + 2 * (1 - kr) * cr, b = y + 2 * (1 - kb) * cb
-        let g = (y - kr * r - kb * b) / kg
+        return (r, (y - kr * r - kb * b) / (1 - kr - kb), b)
+    }
+
+    /// Converts the source's non-linear R'G'B' (each 0...1, clamped) into BT.709 SDR
+    /// R'G'B' (each 0...1.09: above 1 are highlights in the super-white range).
+    public func convert(rgb signal: (Double, Double, Double)) -> (Double, Double, Double) {
         func unit(_ v: Double) -> Double { min(max(v, 0), 1) }
+        let (r, g, b) = (unit(signal.0), unit(signal.1), unit(signal.2))
         // 2. Display light in cd/m², source primaries.
         var light: (Double, Double, Double)
         switch source.transfer {
         case .hlg:
-            light = TransferFunction.hlgOOTF((TransferFunction.hlgInverseOETF(unit(r)), TransferFunction.hlgInverseOETF(unit(g)),
-                                              TransferFunction.hlgInverseOETF(unit(b))))
+            light = TransferFunction.hlgOOTF((TransferFunction.hlgInverseOETF(r), TransferFunction.hlgInverseOETF(g),
+                                              TransferFunction.hlgInverseOETF(b)))
         case .pq:
-            light = (TransferFunction.pqEOTF(unit(r)), TransferFunction.pqEOTF(unit(g)), TransferFunction.pqEOTF(unit(b)))
+            light = (TransferFunction.pqEOTF(r), TransferFunction.pqEOTF(g), TransferFunction.pqEOTF(b))
         case .sdr, .unknown:
             let white = TransferFunction.referenceWhite
-            light = (pow(unit(r), 2.4) * white, pow(unit(g), 2.4) * white, pow(unit(b), 2.4) * white)
+            light = (pow(r, 2.4) * white, pow(g, 2.4) * white, pow(b, 2.4) * white)
         }
         // 3. Relative to reference white, tone mapped on luminance.
         let white = TransferFunction.referenceWhite
@@ -72,15 +87,13 @@ public struct HDRToSDRConversion: Sendable {
                    m[3] * light.0 + m[4] * light.1 + m[5] * light.2,
                    m[6] * light.0 + m[7] * light.1 + m[8] * light.2)
         rgb = GamutMapper.map(rgb, ceiling: curve.headroom)
-        // 5. SDR signal (inverse BT.1886) and the BT.709 matrix.
+        // 5. SDR signal: the BT.1886 display gamma inverted.
         let gamma = 1 / 2.4
-        let rs = pow(rgb.0, gamma), gs = pow(rgb.1, gamma), bs = pow(rgb.2, gamma)
-        let luma = 0.2126 * rs + 0.7152 * gs + 0.0722 * bs
-        return (luma, (bs - luma) / 1.8556, (rs - luma) / 1.5748)
+        return (pow(rgb.0, gamma), pow(rgb.1, gamma), pow(rgb.2, gamma))
     }
 
     /// Kr and Kb of a Y'CbCr matrix.
-    static func matrixWeights(_ matrix: ColorDescription.Matrix) -> (Double, Double) {
+    public static func matrixWeights(_ matrix: ColorDescription.Matrix) -> (Double, Double) {
         switch matrix {
         case .bt2020: return (0.2627, 0.0593)
         case .bt601: return (0.299, 0.114)

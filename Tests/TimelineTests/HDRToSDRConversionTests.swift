@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Timeline
 
 /// The HDR-to-SDR math against published reference points (BT.2100, BT.2408) and against
@@ -84,7 +85,7 @@ import Testing
         for description in [Self.hlg, Self.pq] {
             let conversion = HDRToSDRConversion(source: description)
             for skin in HDRPatterns.skinTones {
-                let source = HDRPatterns.encode(sdr: skin, as: description)
+                let source = HDRPatterns.encode(sdr: skin, as: description.transfer == .pq ? .pq : .hlg)
                 let out = conversion.convert(y: source.y, cb: source.cb, cr: source.cr)
                 let back = HDRPatterns.linearBT709(sdrYCbCr: out)
                 let original = HDRPatterns.linearBT709(sdrRGB: skin)
@@ -101,7 +102,7 @@ import Testing
         for description in [Self.hlg, Self.pq] {
             let conversion = HDRToSDRConversion(source: description)
             for colour in colours {
-                let source = HDRPatterns.encode(displayBT2020: colour, as: description)
+                let source = HDRPatterns.encode(displayBT2020: colour, as: description.transfer == .pq ? .pq : .hlg)
                 let out = conversion.convert(y: source.y, cb: source.cb, cr: source.cr)
                 let hueIn = Oklab(linearBT709: HDRPatterns.bt2020ToBT709(colour)).hue
                 let hueOut = Oklab(linearBT709: HDRPatterns.linearBT709(sdrYCbCr: out)).hue
