@@ -8,9 +8,10 @@ import Foundation
 /// 2. → display light in cd/m²: PQ by its EOTF; HLG by its inverse OETF and the BT.2100
 ///    OOTF of the 1000 cd/m² reference display (system gamma 1.2), which puts HLG 75 % at
 ///    BT.2408's reference white, 203 cd/m²;
-/// 3. → relative to reference white, tone mapped on luminance by `ToneCurve` (all three
-///    components scaled alike, so hue and saturation are kept);
-/// 4. → BT.709 primaries (linear 3×3 matrix), then `GamutMapper` for what falls outside;
+/// 3. → relative to reference white, BT.709 primaries (linear 3×3 matrix);
+/// 4. → tone mapped by `ToneCurve` on the largest component (all three scaled alike, so
+///    hue and saturation are kept and none is pushed past the headroom), then
+///    `GamutMapper` for what falls outside BT.709;
 /// 5. → the BT.1886 display gamma inverted (the SDR signal that shows this light on an
 ///    SDR display — the display-referred mapping of BT.2408 §5.1, and what `zscale`
 ///    inverts) and the BT.709 matrix.
@@ -25,7 +26,6 @@ public struct HDRToSDRConversion: Sendable {
     public let curve: ToneCurve
 
     private let toBT709: [Double]
-    private let sourceWeights: (Double, Double, Double)
 
     /// A conversion for `source` (an HLG or PQ description; SDR ones convert through the
     /// same steps with an SDR transfer, as identity up to rounding).
@@ -38,7 +38,6 @@ public struct HDRToSDRConversion: Sendable {
         }
         curve = ToneCurve(peakLuminance: peak)
         toBT709 = Self.matrix(toBT709From: source.primaries)
-        sourceWeights = Self.lumaWeights(of: source.primaries)
     }
 
     /// Converts normalised source Y' (0...1) and Cb, Cr (-0.5...0.5) into BT.709 SDR
@@ -73,19 +72,22 @@ public struct HDRToSDRConversion: Sendable {
             let white = TransferFunction.referenceWhite
             light = (pow(r, 2.4) * white, pow(g, 2.4) * white, pow(b, 2.4) * white)
         }
-        // 3. Relative to reference white, tone mapped on luminance.
+        // 3. Relative to reference white, in BT.709 primaries (components outside BT.709
+        // are negative).
         let white = TransferFunction.referenceWhite
-        light = (light.0 / white, light.1 / white, light.2 / white)
-        let luminance = sourceWeights.0 * light.0 + sourceWeights.1 * light.1 + sourceWeights.2 * light.2
-        if luminance > 0 {
-            let gain = curve(luminance) / luminance
-            light = (light.0 * gain, light.1 * gain, light.2 * gain)
-        }
-        // 4. BT.709 primaries, into the displayable range.
         let m = toBT709
+        light = (light.0 / white, light.1 / white, light.2 / white)
         var rgb = (m[0] * light.0 + m[1] * light.1 + m[2] * light.2,
                    m[3] * light.0 + m[4] * light.1 + m[5] * light.2,
                    m[6] * light.0 + m[7] * light.1 + m[8] * light.2)
+        // 4. Tone mapped on the largest component, all three scaled alike: hue and
+        // saturation kept, and no component left above the headroom for the gamut
+        // mapping to bleach (a bright orange stays orange). Greys: the curve itself.
+        let largest = max(rgb.0, rgb.1, rgb.2)
+        if largest > 0 {
+            let gain = curve(largest) / largest
+            rgb = (rgb.0 * gain, rgb.1 * gain, rgb.2 * gain)
+        }
         rgb = GamutMapper.map(rgb, ceiling: curve.headroom)
         // 5. SDR signal: the BT.1886 display gamma inverted.
         let gamma = 1 / 2.4
@@ -98,15 +100,6 @@ public struct HDRToSDRConversion: Sendable {
         case .bt2020: return (0.2627, 0.0593)
         case .bt601: return (0.299, 0.114)
         case .bt709, .rgb, .unknown: return (0.2126, 0.0722)
-        }
-    }
-
-    /// Luminance weights (the Y row of RGB → XYZ) of a set of primaries.
-    static func lumaWeights(of primaries: ColorDescription.Primaries) -> (Double, Double, Double) {
-        switch primaries {
-        case .bt2020: return (0.2627, 0.6780, 0.0593)
-        case .p3: return (0.2290, 0.6917, 0.0793)
-        case .bt601, .bt709, .unknown: return (0.2126, 0.7152, 0.0722)
         }
     }
 
