@@ -120,6 +120,7 @@ public final class Demuxer {
             info.frameDuration = frameDuration(of: stream.pointee.r_frame_rate)
             info.averageFrameDuration = frameDuration(of: stream.pointee.avg_frame_rate)
             (info.rotation, info.mirrored) = orientation(of: stream)
+            info.color = ColorTags.description(of: stream)
         case .audio:
             var layout = parameters.ch_layout
             var name = [CChar](repeating: 0, count: 64)

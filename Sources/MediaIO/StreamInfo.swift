@@ -41,6 +41,10 @@ public struct StreamInfo: Sendable, Hashable {
     /// When the stream's first sample is presented (edit lists and B-frame delay move it
     /// off zero).
     public var startTime: MediaTime?
+    /// Video: how the samples are to be read as colour, as the stream tags it (`.unknown`
+    /// parts where it does not say; `ColorDescription.resolved` fills them in), with its
+    /// HDR metadata and Dolby Vision configuration.
+    public var color: ColorDescription?
 
     /// True when the average frame rate differs from the nominal one by more than 1 %:
     /// the stream is variable frame rate (phones do this in low light).
