@@ -64,7 +64,7 @@ let package = Package(
         // ffmpeg CLI (tests only), a real journald.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "TimelineTests", dependencies: [
-            "Timeline", .product(name: "PropertyBased", package: "swift-property-based"),
+            "Timeline", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport", "CFFmpeg", "CFreeType"]),
         .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Timeline", "TestSupport"]),

@@ -6,6 +6,8 @@
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/display.h>
+#include <libavutil/dovi_meta.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
@@ -15,6 +17,7 @@
 // FFmpeg spells these as function-like or composite macros, which Swift does not import.
 static inline int cff_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline int cff_averror_eof(void) { return AVERROR_EOF; }
+static inline int cff_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int cff_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int64_t cff_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational cff_time_base_q(void) { return AV_TIME_BASE_Q; }

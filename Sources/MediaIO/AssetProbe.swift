@@ -18,10 +18,20 @@ public struct AssetProbe: MediaProbing {
         return Self.describe(demuxer, durations: durations)
     }
 
-    /// The streams a composition takes from a file: its first video stream with a frame
-    /// size and its first audio stream.
+    /// The streams a composition takes from a file. Of each kind, the first stream FFmpeg
+    /// can decode that the container marks as the default, else the first it can decode:
+    /// a phone's spatial-audio track (APAC, no decoder) beside its AAC track, a second
+    /// commentary track, are passed over without a word. Video needs a frame size and is
+    /// never a cover picture. Data, timecode, metadata (`mebx`, `gpmd`) and subtitle
+    /// streams are never used.
     static func usedStreams(_ streams: [StreamInfo]) -> (video: StreamInfo?, audio: StreamInfo?) {
-        (streams.first { $0.kind == .video && $0.size != nil }, streams.first { $0.kind == .audio })
+        func pick(_ candidates: [StreamInfo]) -> StreamInfo? {
+            let decodable = candidates.filter(\.isDecodable)
+            return decodable.first(where: \.isDefault) ?? decodable.first
+        }
+        let video = streams.filter { $0.kind == .video && $0.size != nil && !$0.isAttachedPicture }
+        let audio = streams.filter { $0.kind == .audio }
+        return (pick(video), pick(audio.filter { ($0.channels ?? 1) > 0 }) ?? pick(audio))
     }
 
     static func describe(_ demuxer: Demuxer, durations: DurationCheck.Durations) -> ProbedMedia {

@@ -125,6 +125,7 @@ public final class Demuxer {
             let aspect = av_guess_sample_aspect_ratio(context, stream, nil)
             info.pixelAspectRatio = PixelAspectRatio(horizontalSpacing: Int(aspect.num), verticalSpacing: Int(aspect.den))
             info.fieldOrder = fieldOrder(parameters.field_order)
+            info.color = ColorTags.description(of: stream)
         case .audio:
             var layout = parameters.ch_layout
             var name = [CChar](repeating: 0, count: 64)
@@ -134,6 +135,10 @@ public final class Demuxer {
         default:
             break
         }
+        let disposition = stream.pointee.disposition
+        info.isDefault = disposition & AV_DISPOSITION_DEFAULT != 0
+        info.isAttachedPicture = disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        info.isDecodable = avcodec_find_decoder(parameters.codec_id) != nil
         return info
     }
 
@@ -189,6 +194,19 @@ public final class Demuxer {
 
     /// The same file opened again, at its first packet: for reading it from the start once
     /// this one has been moved (seeks on some demuxers cannot go back exactly to the start).
+    /// Whether stream `index`'s sample index (an MP4/MOV's sample tables) places media
+    /// past the end of the file: the file was cut short (a copy or upload that stopped),
+    /// and its header's duration is the one it was meant to have.
+    func indexExtendsPastEnd(ofStream index: Int) -> Bool {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams),
+              let stream = context.pointee.streams[index], let io = context.pointee.pb else { return false }
+        let size = avio_size(io)
+        let count = avformat_index_get_entries_count(stream)
+        guard size > 0, count > 0, let last = avformat_index_get_entry(stream, count - 1) else { return false }
+        let (end, overflow) = last.pointee.pos.addingReportingOverflow(Int64(last.pointee.size))
+        return !overflow && last.pointee.pos >= 0 && end > size
+    }
+
     func reopened() throws(FFmpegError) -> Demuxer {
         try Demuxer(path: path, formats: formats)
     }

@@ -37,6 +37,15 @@ enum DurationCheck {
                 for stream in used { stated[stream.index] = usable(stream.duration) ?? container }
                 return Durations(container: container, streams: stated)
             }
+            // Not a header that lies but a file that ends early: every stream's index
+            // places media past the end (one stream's alone is a damaged index entry,
+            // measured like any disagreement). Rendering the part that arrived would pass
+            // off half a clip as the whole; the file is refused as incomplete.
+            if !used.isEmpty, used.allSatisfy({ demuxer.indexExtendsPastEnd(ofStream: $0.index) }), let cut = used.first {
+                throw FFmpegError(code: FFmpegError.invalidData, function: "the sample index", path: demuxer.path,
+                                  streamIndex: cut.index,
+                                  note: "the file is incomplete: its index places media past the end of the file (cut short while it was copied?)")
+            }
             measured = try demuxer.reopened().measuredDurations()
         } else {
             // Nothing read yet: the demuxer still stands at the first packet.

@@ -39,6 +39,14 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Whether this is the machine's failure (out of memory, an I/O error, no
+    /// descriptors), not damage in the file: those are never concealed.
+    public var isSystemFailure: Bool {
+        [ENOMEM, EIO, ENOSPC, EMFILE, ENFILE, EAGAIN, EINTR, ESTALE, ETIMEDOUT, ENOTCONN].contains { cff_averror($0) == code }
+    }
+
+    /// AVERROR_INVALIDDATA: "invalid data found when processing input".
+    public static let invalidData = cff_averror_invaliddata()
     /// AVERROR(EAGAIN): "output not ready, send more input". A result, never thrown.
     public static let again = cff_averror_eagain()
     /// AVERROR_EOF: "no more output". A result, never thrown.

@@ -29,6 +29,12 @@ public enum FFmpegLog {
         }
     }
 
+    /// Logs a warning of dropcut's own about what FFmpeg met (damage concealed) where
+    /// FFmpeg's messages go; nothing when they are not routed.
+    static func warning(_ message: String, metadata: Logger.Metadata = [:]) {
+        destination.withLock { logger in logger?.warning("\(message)", metadata: metadata) }
+    }
+
     static func ffmpegLevel(_ level: Logger.Level) -> Int32 {
         switch level {
         case .trace: return AV_LOG_TRACE

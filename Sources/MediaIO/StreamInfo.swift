@@ -41,9 +41,19 @@ public struct StreamInfo: Sendable, Hashable {
     public var frameDuration: MediaTime?
     /// Video: the average time per frame over the stream.
     public var averageFrameDuration: MediaTime?
+    /// Whether the container marks it as the default of its kind, whether it is a cover
+    /// picture (an MP3's or MKV's artwork, not video), and whether FFmpeg has a decoder
+    /// for it (Apple's spatial audio, APAC, has none).
+    public var isDefault = false
+    public var isAttachedPicture = false
+    public var isDecodable = true
     /// When the stream's first sample is presented (edit lists and B-frame delay move it
     /// off zero).
     public var startTime: MediaTime?
+    /// Video: how the samples are to be read as colour, as the stream tags it (`.unknown`
+    /// parts where it does not say; `ColorDescription.resolved` fills them in), with its
+    /// HDR metadata and Dolby Vision configuration.
+    public var color: ColorDescription?
 
     /// Video: the size the picture is shown at in square pixels (`size` widened or
     /// narrowed by the pixel aspect ratio).

@@ -165,9 +165,6 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Bits per sample (8 for yuv420p, 10 for yuv420p10le).
-    public var bitDepth: Int { Int(av_pix_fmt_desc_get(rawValue)?.pointee.comp.0.depth ?? 8) }
-
     var isChromaSubsampledHorizontally: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_w ?? 0) > 0 }
     var isChromaSubsampledVertically: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_h ?? 0) > 0 }
 }

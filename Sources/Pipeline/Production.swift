@@ -104,6 +104,15 @@ public struct Production: Sendable {
         let session = ExportSession(composition: composition, videoComposition: videoComposition, audioMix: audioMix,
                                     overlays: overlays, settings: settings, logger: logger)
         try await session.export(to: path, progress: progress)
+        // Never report success for an output that has not been read back.
+        do {
+            try await BlockingWork.run("dropcut-check") { [composition, videoComposition] _ in
+                try OutputCheck.verify(path, composition: composition, frameDuration: videoComposition.frameDuration)
+            }
+        } catch {
+            _ = unlink(path)
+            throw error
+        }
     }
 }
 

@@ -20,13 +20,21 @@ final class VideoCompositor {
     private var scalers: [ScalerKey: Scaler] = [:]
     /// The layers drawn in the current frame (kept to reuse its storage).
     private var placements: [(Int, LayerPlacement)] = []
+    /// HDR-to-SDR tables, one per source colour and bit depth, built on first use.
+    private var toneMaps: [ToneMapKey: ToneMapLUT] = [:]
 
-    private enum Role { case converted, mixed, oriented, scaled }
+    private enum Role { case converted, mixed, oriented, scaled, widened }
 
     private struct ScratchKey: Hashable {
         var role: Role
         var slot: Int
         var size: PixelSize
+        var format: PixelFormat
+    }
+
+    private struct ToneMapKey: Hashable {
+        var color: ColorDescription
+        var bitDepth: Int
     }
 
     private struct ScalerKey: Hashable {
@@ -100,13 +108,45 @@ final class VideoCompositor {
         blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
     }
 
-    /// `region` of `frame` in the output's format — video-range BT.709 4:2:0 — as is, or
-    /// converted into a scratch frame of role `role` (yuvj, 4:2:2, 10-bit, BT.601 phone
-    /// and SD video...).
+    /// `region` of `frame` in the output's format — video-range BT.709 SDR 4:2:0 — as is,
+    /// or converted into a scratch frame of role `role` (yuvj, 4:2:2, 10-bit, BT.601 phone
+    /// and SD video...). HLG and PQ pictures are tone mapped (`ToneMapLUT`) here, before
+    /// anything is scaled, blended or drawn over them: layers, background and overlays all
+    /// meet in SDR, so an overlay's colours never pass through the HDR conversion.
     private func outputFormat(_ frame: VideoFrame, region: PixelRect, role: Role, slot: Int) throws -> (VideoFrame, PixelRect) {
+        let color = frame.colorDescription
+        if color.isHDR {
+            return try toneMapped(frame, color: color, region: region, role: role, slot: slot)
+        }
         guard frame.pixelFormat != .yuv420p || frame.isFullRange || !frame.usesBT709 else { return (frame, region) }
         let converted = try scratchFrame(role, slot: slot, size: PixelSize(width: region.width, height: region.height))
         try scaler(role, slot: slot).scale(frame, region: region, into: converted, region: PixelRect(size: converted.size))
+        return (converted, PixelRect(size: converted.size))
+    }
+
+    /// `region` of the HDR `frame` tone mapped into an SDR scratch frame. Layouts the table
+    /// does not read (4:2:2, 4:4:4, packed) are first repacked by swscale into 10-bit 4:2:0
+    /// video range, which keeps the HDR signal as it is.
+    private func toneMapped(_ frame: VideoFrame, color: ColorDescription, region: PixelRect, role: Role,
+                            slot: Int) throws -> (VideoFrame, PixelRect) {
+        var (source, sourceRegion, sourceColor) = (frame, region, color)
+        if !frame.pixelFormat.isPlanarYUV420 {
+            let size = PixelSize(width: region.width, height: region.height)
+            let widened = try scratchFrame(.widened, slot: slot, size: size, format: .yuv420p10)
+            try scaler(.widened, slot: slot).scale(frame, region: region, into: widened, region: PixelRect(size: size))
+            (source, sourceRegion) = (widened, PixelRect(size: size))
+            sourceColor.fullRange = false
+        }
+        let key = ToneMapKey(color: sourceColor, bitDepth: source.pixelFormat.bitDepth)
+        let table: ToneMapLUT
+        if let cached = toneMaps[key] {
+            table = cached
+        } else {
+            table = ToneMapLUT(source: sourceColor, bitDepth: key.bitDepth)
+            toneMaps[key] = table
+        }
+        let converted = try scratchFrame(role, slot: slot, size: PixelSize(width: region.width, height: region.height))
+        table.convert(source, region: sourceRegion, into: converted)
         return (converted, PixelRect(size: converted.size))
     }
 
@@ -180,12 +220,12 @@ final class VideoCompositor {
         return PixelRect(x: x0, y: y0, width: (rect.maxX + 1) / 2 - x0, height: (rect.maxY + 1) / 2 - y0)
     }
 
-    private func scratchFrame(_ role: Role, slot: Int, size: PixelSize) throws -> VideoFrame {
-        let key = ScratchKey(role: role, slot: slot, size: size)
+    private func scratchFrame(_ role: Role, slot: Int, size: PixelSize, format: PixelFormat = .yuv420p) throws -> VideoFrame {
+        let key = ScratchKey(role: role, slot: slot, size: size, format: format)
         if let frame = scratch[key] { return frame }
         // Sizes change with ramps (push, wipe): keep the cache from growing without bound.
         if scratch.count > 32 { scratch.removeAll() }
-        let frame = try VideoFrame(width: size.width, height: size.height)
+        let frame = try VideoFrame(width: size.width, height: size.height, pixelFormat: format)
         scratch[key] = frame
         return frame
     }

@@ -37,8 +37,14 @@ enum ProbeReport {
             if let frame = stream.averageFrameDuration ?? stream.frameDuration {
                 line += " \(formatRate(frame)) fps" + (stream.isVariableFrameRate ? " (variable)" : "")
             }
+            if let color = stream.color, let size = stream.size {
+                let resolved = color.resolved(width: size.width, height: size.height)
+                line += " \(resolved.dynamicRangeName) (primaries \(resolved.primaries.rawValue), transfer \(resolved.transfer.rawValue)"
+                    + ", matrix \(resolved.matrix.rawValue), \(resolved.fullRange ? "full" : "video") range"
+                    + (resolved.peakLuminance.map { ", peak \(Int($0)) cd/m²" } ?? "") + ")"
+            }
             if stream.rotation != 0 || stream.mirrored {
-                line += " displayed rotated \(stream.rotation * 90)° clockwise" + (stream.mirrored ? ", mirrored" : "")
+                line += " displayed " + (stream.mirrored ? "mirrored left-right, then " : "") + "rotated \(stream.rotation * 90)° clockwise"
             }
             if let rate = stream.sampleRate { line += " \(rate) Hz" }
             if let channels = stream.channels { line += " \(channels) ch" }
@@ -66,6 +72,16 @@ enum ProbeReport {
             if let frame = stream.averageFrameDuration { fields.append("\"average_frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
             if stream.kind == .video {
                 fields.append("\"field_order\": \(stream.fieldOrder.map { quote($0 == .topFirst ? "top_first" : "bottom_first") } ?? quote("progressive"))")
+                if let color = stream.color, let size = stream.size {
+                    let resolved = color.resolved(width: size.width, height: size.height)
+                    fields += ["\"dynamic_range\": \(quote(resolved.dynamicRangeName))",
+                               "\"color_primaries\": \(quote(resolved.primaries.rawValue))",
+                               "\"color_transfer\": \(quote(resolved.transfer.rawValue))",
+                               "\"color_matrix\": \(quote(resolved.matrix.rawValue))",
+                               "\"color_range\": \(quote(resolved.fullRange ? "full" : "video"))"]
+                    if let peak = resolved.peakLuminance { fields.append("\"peak_luminance\": \(peak)") }
+                    if let profile = resolved.dolbyVisionProfile { fields.append("\"dolby_vision_profile\": \(profile)") }
+                }
                 fields += ["\"rotation\": \(stream.rotation * 90)", "\"mirrored\": \(stream.mirrored)", "\"variable_frame_rate\": \(stream.isVariableFrameRate)"]
             }
             if let start = stream.startTime { fields.append("\"start_time\": \(start.formatted(decimals: 6))") }

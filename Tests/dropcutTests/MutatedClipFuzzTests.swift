@@ -45,6 +45,30 @@ import TestSupport
         #expect(rendered + refused == 20)
     }
 
+    /// Issue 18: of lightly damaged copies (bit errors past the header, as a flaky card or
+    /// link leaves them), dropcut renders at least as many as ffmpeg renders with video —
+    /// before damaged packets were concealed it rendered almost none.
+    @Test func atLeastAsManyDamagedClipsRenderAsWithFFmpeg() throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        var byFFmpeg = 0, byDropcut = 0, lost: [Int] = []
+        for seed in 1...16 {
+            let mutated = dir.file("d\(seed).mp4")
+            try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r 0.0002 -b 2000- < \"$0\" > \"$1\"", clip, mutated])
+            let reference = dir.file("f\(seed).mp4"), output = dir.file("o\(seed).mp4")
+            let ffmpeg = try Command.run("timeout", ["-s", "KILL", "60", "ffmpeg", "-v", "quiet", "-y", "-i", mutated,
+                                                     "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", reference])
+            let ffmpegVideo = ffmpeg.status == 0 && ((try? FFprobe.streams(of: reference)) ?? []).contains { $0.codecType == "video" }
+            let ours = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
+            #expect(ours.status == 0 || ours.status == 1, "seed \(seed): status \(ours.status)\n\(ours.stderr.suffix(600))")
+            if ffmpegVideo { byFFmpeg += 1 }
+            if ours.status == 0 { byDropcut += 1 } else if ffmpegVideo { lost.append(seed) }
+        }
+        #expect(byDropcut >= byFFmpeg, "ffmpeg rendered \(byFFmpeg), dropcut \(byDropcut); ffmpeg only: seeds \(lost)")
+        #expect(byFFmpeg >= 8, "the mutations should leave most copies renderable (ffmpeg rendered \(byFFmpeg))")
+    }
+
     /// The daemon over an inbox of mutated clips: `--once` ends, every clip is rendered or
     /// in failed/ with its reason, nothing is left claimed.
     @Test func theDaemonGoesOnThroughMutatedClips() throws {

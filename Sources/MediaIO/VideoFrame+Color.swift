@@ -1,0 +1,45 @@
+internal import CFFmpeg
+import Timeline
+
+extension VideoFrame {
+    /// How the frame's samples are to be read as colour: its own tags (decoders copy the
+    /// stream's VUI into every frame) with the players' defaults for what they leave out,
+    /// and the HDR peak its side data states.
+    public var colorDescription: ColorDescription {
+        let f = frame.pointee
+        var description = ColorTags.description(primaries: f.color_primaries, transfer: f.color_trc, matrix: f.colorspace,
+                                                range: f.color_range, pixelFormat: AVPixelFormat(f.format))
+        if description.transfer == .pq {
+            func side<T>(_ type: AVFrameSideDataType, _: T.Type) -> UnsafePointer<T>? {
+                guard let data = av_frame_get_side_data(frame, type), data.pointee.size >= MemoryLayout<T>.size,
+                      let bytes = data.pointee.data else { return nil }
+                return UnsafeRawPointer(bytes).assumingMemoryBound(to: T.self)
+            }
+            description.peakLuminance = ColorTags.peakLuminance(
+                contentLight: side(AV_FRAME_DATA_CONTENT_LIGHT_LEVEL, AVContentLightMetadata.self),
+                mastering: side(AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, AVMasteringDisplayMetadata.self))
+        }
+        return description.resolved(width: width, height: height)
+    }
+}
+
+extension PixelFormat {
+    /// 10-bit planar 4:2:0, little-endian: what HEVC Main 10 (phone HDR) decodes to.
+    public static let yuv420p10 = PixelFormat(rawValue: AV_PIX_FMT_YUV420P10LE)
+
+    /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le).
+    public var bitDepth: Int { Int(av_pix_fmt_desc_get(rawValue)?.pointee.comp.0.depth ?? 8) }
+
+    /// True for planar Y'CbCr 4:2:0 with one sample per byte (8-bit) or per
+    /// little-endian 16-bit word (9–16 bits): the layouts dropcut's tone mapper reads.
+    public var isPlanarYUV420: Bool {
+        guard let descriptor = av_pix_fmt_desc_get(rawValue)?.pointee else { return false }
+        let flags = descriptor.flags
+        let excluded = UInt64(AV_PIX_FMT_FLAG_RGB) | UInt64(AV_PIX_FMT_FLAG_BE) | UInt64(AV_PIX_FMT_FLAG_BITSTREAM)
+            | UInt64(AV_PIX_FMT_FLAG_PAL) | UInt64(AV_PIX_FMT_FLAG_FLOAT)
+        guard flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, flags & excluded == 0, descriptor.nb_components >= 3,
+              descriptor.log2_chroma_w == 1, descriptor.log2_chroma_h == 1 else { return false }
+        let depth = Int(descriptor.comp.0.depth), step = Int(descriptor.comp.0.step)
+        return (depth == 8 && step == 1) || (depth > 8 && depth <= 16 && step == 2)
+    }
+}

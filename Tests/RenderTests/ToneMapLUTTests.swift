@@ -1,0 +1,124 @@
+import Foundation
+import MediaIO
+import Testing
+import TestSupport
+@testable import Render
+@testable import Timeline
+
+/// The lookup table the renderer tone maps with, against the exact conversion it is built
+/// from and against the targets: skin within ΔE2000 3 of its SDR original, saturated
+/// BT.2020 colours within 5° of their hue, reference white at SDR white.
+@Suite struct ToneMapLUTTests {
+    static let hlg = ColorDescription(primaries: .bt2020, transfer: .hlg, matrix: .bt2020)
+    static let pq = ColorDescription(primaries: .bt2020, transfer: .pq, matrix: .bt2020, peakLuminance: 1000)
+
+    /// Normalised Y'CbCr → 10-bit video-range codes.
+    static func codes(_ c: (y: Double, cb: Double, cr: Double)) -> (UInt16, UInt16, UInt16) {
+        func code(_ v: Double, _ offset: Double, _ scale: Double) -> UInt16 { UInt16(min(max((offset + scale * v).rounded(), 0), 1023)) }
+        return (code(c.y, 64, 876), code(c.cb, 512, 896), code(c.cr, 512, 896))
+    }
+
+    /// Runs `colours` (one per 2×2 block, in a row) through the table; the 8-bit codes out.
+    static func run(_ table: ToneMapLUT, _ colours: [(UInt16, UInt16, UInt16)]) throws -> [(y: Double, cb: Double, cr: Double)] {
+        let frame = try VideoFrame(width: 2 * colours.count, height: 2, pixelFormat: .yuv420p10)
+        frame.withPlane(0) { plane, stride in
+            for (i, c) in colours.enumerated() {
+                for row in 0..<2 {
+                    let line = (plane.baseAddress! + row * stride).assumingMemoryBound(to: UInt16.self)
+                    line[2 * i] = c.0
+                    line[2 * i + 1] = c.0
+                }
+            }
+        }
+        for (plane, pick) in [(1, { (c: (UInt16, UInt16, UInt16)) in c.1 }), (2, { c in c.2 })] {
+            frame.withPlane(plane) { buffer, _ in
+                let line = buffer.baseAddress!.assumingMemoryBound(to: UInt16.self)
+                for (i, c) in colours.enumerated() { line[i] = pick(c) }
+            }
+        }
+        let output = try VideoFrame(width: 2 * colours.count, height: 2)
+        table.convert(frame, region: PixelRect(size: frame.size), into: output)
+        var result: [(y: Double, cb: Double, cr: Double)] = []
+        output.withPlane(0) { y, _ in
+            output.withPlane(1) { u, _ in
+                output.withPlane(2) { v, _ in
+                    for i in colours.indices { result.append((Double(y[2 * i]), Double(u[i]), Double(v[i]))) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// 8-bit SDR codes → normalised.
+    static func normalised(_ c: (y: Double, cb: Double, cr: Double)) -> (y: Double, cb: Double, cr: Double) {
+        ((c.y - 16) / 219, (c.cb - 128) / 224, (c.cr - 128) / 224)
+    }
+
+    @Test(arguments: [false, true])
+    func tableMatchesTheExactConversion(pq: Bool) throws {
+        let description = pq ? Self.pq : Self.hlg
+        let table = ToneMapLUT(source: description, bitDepth: 10)
+        let exact = HDRToSDRConversion(source: description)
+        // SDR colours across the cube, placed in HDR by BT.2408.
+        var colours: [(UInt16, UInt16, UInt16)] = []
+        // A fixed pseudo-random walk over the cube (a 64-bit LCG), so runs agree.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        for _ in 0..<1000 {
+            let rgb = (next(), next(), next())
+            colours.append(Self.codes(HDRPatterns.encode(sdr: rgb, as: pq ? .pq : .hlg)))
+        }
+        let out = try Self.run(table, colours)
+        var worstY = 0.0, worstC = 0.0, worst = "", errors: [Double] = []
+        for (c, o) in zip(colours, out) {
+            let e = exact.convert(y: (Double(c.0) - 64) / 876, cb: (Double(c.1) - 512) / 896, cr: (Double(c.2) - 512) / 896)
+            let errorY = abs(o.y - (16 + 219 * e.y))
+            let errorC = max(abs(o.cb - (128 + 224 * e.cb)), abs(o.cr - (128 + 224 * e.cr)))
+            if max(errorY, errorC) > max(worstY, worstC) {
+                worst = "\(c) -> \(o), exact \((16 + 219 * e.y, 128 + 224 * e.cb, 128 + 224 * e.cr))"
+            }
+            errors.append(max(errorY, errorC))
+            worstY = max(worstY, errorY)
+            worstC = max(worstC, errorC)
+        }
+        print("worst: \(worst)")
+        errors.sort()
+        let typical = errors[errors.count * 95 / 100], nearlyAll = errors[errors.count * 99 / 100]
+        print("ToneMapLUT \(pq ? "PQ" : "HLG"): error against the exact conversion: 95 % within \(typical), 99 % within \(nearlyAll), worst Y \(worstY), CbCr \(worstC) (8-bit codes)")
+        // Most colours within two codes; the worst are saturated colours at the edge of
+        // BT.709, where the gamut mapping starts and the function has a crease the grid
+        // smooths over.
+        #expect(typical <= 2)
+        #expect(nearlyAll <= 6)
+        #expect(worstY <= 24 && worstC <= 24)
+    }
+
+    @Test(arguments: [false, true])
+    func skinAndSaturatedColoursMeetTheTargets(pq: Bool) throws {
+        let description = pq ? Self.pq : Self.hlg
+        let table = ToneMapLUT(source: description, bitDepth: 10)
+        let transfer: HDRPatterns.Transfer = pq ? .pq : .hlg
+        let skins = try Self.run(table, HDRPatterns.skinTones.map { Self.codes(HDRPatterns.encode(sdr: $0, as: transfer)) })
+        for (skin, out) in zip(HDRPatterns.skinTones, skins) {
+            let difference = HDRPatterns.deltaE2000(HDRPatterns.linearBT709(sdrYCbCr: Self.normalised(out)),
+                                                    HDRPatterns.linearBT709(sdrRGB: skin))
+            print("skin \(skin) through the \(pq ? "PQ" : "HLG") table: ΔE2000 \(difference)")
+            #expect(difference <= 3)
+        }
+        let saturated: [(Double, Double, Double)] = [(0, 1, 0), (0, 0.4, 1), (1, 0, 0), (1, 0.5, 0), (0, 1, 1), (0.8, 0, 1), (2, 0, 0)]
+        let outs = try Self.run(table, saturated.map { Self.codes(HDRPatterns.encode(displayBT2020: $0, as: transfer)) })
+        for (colour, out) in zip(saturated, outs) {
+            let hueIn = Oklab(linearBT709: HDRPatterns.bt2020ToBT709(colour)).hue
+            let hueOut = Oklab(linearBT709: HDRPatterns.linearBT709(sdrYCbCr: Self.normalised(out))).hue
+            let shift = abs((hueOut - hueIn + 540).truncatingRemainder(dividingBy: 360) - 180)
+            print("BT.2020 \(colour) through the \(pq ? "PQ" : "HLG") table: hue \(hueIn) -> \(hueOut)")
+            #expect(shift <= 5)
+        }
+        // Reference white (HLG 75 %, PQ 203 cd/m²) at SDR white within 2 %.
+        let white = try Self.run(table, [Self.codes(HDRPatterns.encode(sdr: (1, 1, 1), as: transfer))])[0]
+        #expect(white.y >= 235 - 4.4 && white.y <= 235 + 4.4, "reference white at \(white)")
+    }
+}
