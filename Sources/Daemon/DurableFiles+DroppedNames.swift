@@ -22,27 +22,9 @@ extension DurableFiles {
             let final = try move(source, into: directory, name: name, tag: tag, mode: mode, group: group)
             return RawFileName(bytes: (final as NSString).lastPathComponent.utf8)
         }
-        try makeDirectories(directory)
-        let hidden = (directory as NSString).appendingPathComponent(temporaryName(name, "moving", tag: tag))
-        if rename(source, hidden) == 0 {
-            try apply(mode: mode, group: group, to: hidden)
-            return try linkUnique(hidden, into: directory, dropped: dropped, name: name)
+        return try move(source, into: directory, name: name, tag: tag, mode: mode, group: group) { hidden throws(SystemError) in
+            try linkUnique(hidden, into: directory, dropped: dropped, name: name)
         }
-        guard errno == EXDEV else { throw SystemError.last("rename", source) }
-        let copying = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
-        do {
-            unlink(copying)
-            try copy(source, to: copying)
-            try apply(mode: mode, group: group, to: copying)
-            try sys("rename", hidden) { rename(copying, hidden) }
-        } catch {
-            unlink(copying)
-            throw error
-        }
-        let final = try linkUnique(hidden, into: directory, dropped: dropped, name: name)
-        try sys("unlink", source) { unlink(source) }
-        try syncParent(of: source)
-        return final
     }
 
     /// Puts in place what a crash left mid-move with this `tag`: files of `dropped` (by

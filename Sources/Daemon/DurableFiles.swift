@@ -91,11 +91,22 @@ public enum DurableFiles {
     @discardableResult
     public static func move(_ source: String, into directory: String, name: String, tag: String,
                             mode: mode_t? = nil, group: gid_t? = nil) throws(SystemError) -> String {
+        try move(source, into: directory, name: name, tag: tag, mode: mode, group: group) { hidden throws(SystemError) in
+            try linkUnique(hidden, into: directory, name: name)
+        }
+    }
+
+    /// The steps of every move (see `move(_:into:name:tag:mode:group:)`), with `publish`
+    /// giving the complete hidden file its visible name — the name as it is, or the bytes a
+    /// clip was dropped with (`DurableFiles+DroppedNames`).
+    static func move<Published>(_ source: String, into directory: String, name: String, tag: String,
+                                mode: mode_t?, group: gid_t?,
+                                publish: (String) throws(SystemError) -> Published) throws(SystemError) -> Published {
         try makeDirectories(directory)
         let hidden = (directory as NSString).appendingPathComponent(temporaryName(name, "moving", tag: tag))
         if rename(source, hidden) == 0 {
             try apply(mode: mode, group: group, to: hidden)
-            return try linkUnique(hidden, into: directory, name: name)
+            return try publish(hidden)
         }
         guard errno == EXDEV else { throw SystemError.last("rename", source) }
         let copying = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
@@ -104,14 +115,14 @@ public enum DurableFiles {
             try copy(source, to: copying)
             try apply(mode: mode, group: group, to: copying)
             try sys("rename", hidden) { rename(copying, hidden) }
-            let final = try linkUnique(hidden, into: directory, name: name)
-            try sys("unlink", source) { unlink(source) }
-            try syncParent(of: source)
-            return final
         } catch {
             unlink(copying)
             throw error
         }
+        let final = try publish(hidden)
+        try sys("unlink", source) { unlink(source) }
+        try syncParent(of: source)
+        return final
     }
 
     /// `.<name>.<stage>-<tag>`, or — when that would pass NAME_MAX (255 bytes) — the
