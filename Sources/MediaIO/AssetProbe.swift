@@ -3,8 +3,9 @@ import Timeline
 /// Probes real files for the composition builder: the first video and first audio
 /// stream of a file as AVFoundation-style asset tracks.
 ///
-/// Source time 0 is the stream's first presented sample (its `start_time`), so a track's
-/// time range is `[0, duration)`; readers add `startTime` back when they seek.
+/// Source time 0 is the file's first presented sample (`Demuxer.origin(of:)`: the start
+/// all its tracks share), so a track's time range is `[0, offset + duration)`; readers add
+/// the origin back when they seek.
 /// Track ids are stream index + 1, as AVFoundation numbers tracks from 1.
 public struct AssetProbe: MediaProbing {
     public init() {}
@@ -38,9 +39,17 @@ public struct AssetProbe: MediaProbing {
         let container = durations.container
         var media = ProbedMedia(path: demuxer.path, duration: container, creationTime: demuxer.creationTime)
         let used = usedStreams(demuxer.streams)
+        /// A stream's extent from the file's shared origin: its own duration plus how
+        /// long after the origin it starts.
+        func extent(_ stream: StreamInfo) -> MediaTime {
+            let own = durations.streams[stream.index] ?? container
+            guard let start = stream.startTime else { return own }
+            let offset = start - demuxer.origin(of: stream)
+            return offset > .zero ? own + offset : own
+        }
         if let video = used.video, let size = video.size, let shown = video.displaySize {
             media.video = .init(trackID: TrackID(video.index + 1),
-                                timeRange: TimeRange(start: .zero, duration: durations.streams[video.index] ?? container),
+                                timeRange: TimeRange(start: .zero, duration: extent(video)),
                                 naturalSize: shown, encodedSize: size, pixelAspectRatio: video.pixelAspectRatio ?? .square,
                                 fieldOrder: video.fieldOrder,
                                 preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: shown) ?? .identity,
@@ -48,7 +57,7 @@ public struct AssetProbe: MediaProbing {
         }
         if let audio = used.audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),
-                                timeRange: TimeRange(start: .zero, duration: durations.streams[audio.index] ?? container),
+                                timeRange: TimeRange(start: .zero, duration: extent(audio)),
                                 sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
         }
         return media

@@ -111,7 +111,7 @@ public final class AudioTrackReader {
         let pts = frame.pointee.best_effort_timestamp
         guard pts != cff_nopts_value() else { return 0 }
         let stream = source.stream
-        let time = stream.timeBase.multiplied(by: pts, dividedBy: 1) - (stream.startTime ?? .zero)
+        let time = stream.timeBase.multiplied(by: pts, dividedBy: 1) - source.demuxer.origin(of: stream)
         return time.ticks(in: Int32(sampleRate)) ?? 0
     }
 
@@ -144,7 +144,7 @@ public final class AudioTrackReader {
         // Land a little early: codecs with overlapping transforms (AAC, Opus) decode their
         // first frame after a seek wrong; those samples fall before `position` and are dropped.
         let preRoll = Int64(sampleRate) / 5
-        try source.seek(to: MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + (stream.startTime ?? .zero))
+        try source.seek(to: MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + source.demuxer.origin(of: stream))
         resampler.reset()
         positioned = false
         ended = false

@@ -194,6 +194,18 @@ public final class Demuxer {
 
     /// The same file opened again, at its first packet: for reading it from the start once
     /// this one has been moved (seeks on some demuxers cannot go back exactly to the start).
+    /// Where source time 0 of `stream` lies, in the stream's own time: the file's start
+    /// (its earliest stream's first sample), which all its tracks share as in AVFoundation
+    /// — a video stream starting 80 ms after its audio (a camera's transport stream) keeps
+    /// that offset, and frames presented before its own stated start are not lost — or the
+    /// stream's own start when the file states none or one implausibly far from it (more
+    /// than a second: a damaged or hostile timestamp must not shift a track).
+    func origin(of stream: StreamInfo) -> MediaTime {
+        guard let own = stream.startTime else { return startTime ?? .zero }
+        guard let file = startTime, file <= own, (own - file).seconds <= 1 else { return own }
+        return file
+    }
+
     /// Whether stream `index`'s sample index (an MP4/MOV's sample tables) places media
     /// past the end of the file: the file was cut short (a copy or upload that stopped),
     /// and its header's duration is the one it was meant to have.

@@ -44,7 +44,7 @@ public final class VideoTrackReader {
         source = try StreamDecoder(path: path, trackID: trackID, kind: .video)
         streamIndex = source.streamIndex
         timeBase = source.stream.timeBase
-        startTime = source.stream.startTime ?? .zero
+        startTime = source.demuxer.origin(of: source.stream)
         pixelAspectRatio = source.stream.pixelAspectRatio ?? .square
         current = try VideoFrame()
         next = try VideoFrame()
