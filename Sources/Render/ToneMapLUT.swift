@@ -1,3 +1,4 @@
+import Foundation
 import MediaIO
 import Timeline
 
@@ -100,45 +101,40 @@ final class ToneMapLUT {
         let blocksX = (width + 1) / 2, blocksY = (height + 1) / 2
         let lumaWeights = SIMD4<Float>(0.2126 * 219, 0.7152 * 219, 0.0722 * 219, 0)
         table.withUnsafeBufferPointer { buffer in
-            guard let T = buffer.baseAddress else { return }
+            // Read-only table and planes, each band writing its own rows: shared with the
+            // bands below without copies.
+            guard let tableBase = buffer.baseAddress else { return }
+            nonisolated(unsafe) let T = tableBase
+            nonisolated(unsafe) let planes = planes
+            nonisolated(unsafe) let (yBase, uBase, vBase) = (yBase, uBase, vBase)
+            nonisolated(unsafe) let (outY, outU, outV) = (outY, outU, outV)
             /// SDR R'G'B' of source R'G'B' (each clamped to 0...1), by tetrahedral interpolation.
-            @inline(__always) func lookup(_ r: Float, _ g: Float, _ b: Float) -> SIMD4<Float> {
+            @Sendable @inline(__always) func lookup(_ r: Float, _ g: Float, _ b: Float) -> SIMD4<Float> {
                 let x = min(max(r, 0), 1) * top, y = min(max(g, 0), 1) * top, z = min(max(b, 0), 1) * top
                 let i = min(Int(x), last), j = min(Int(y), last), k = min(Int(z), last)
                 let fr = x - Float(i), fg = y - Float(j), fb = z - Float(k)
                 let p = T + (i * strideR + j * strideG + k)
-                let c000 = p[0], c111 = p[strideR + strideG + 1]
-                if fr > fg {
-                    if fg > fb {
-                        let c100 = p[strideR], c110 = p[strideR + strideG]
-                        return c000 + fr * (c100 - c000) + fg * (c110 - c100) + fb * (c111 - c110)
-                    } else if fr > fb {
-                        let c100 = p[strideR], c101 = p[strideR + 1]
-                        return c000 + fr * (c100 - c000) + fb * (c101 - c100) + fg * (c111 - c101)
-                    } else {
-                        let c001 = p[1], c101 = p[strideR + 1]
-                        return c000 + fb * (c001 - c000) + fr * (c101 - c001) + fg * (c111 - c101)
-                    }
-                } else {
-                    if fb > fg {
-                        let c001 = p[1], c011 = p[strideG + 1]
-                        return c000 + fb * (c001 - c000) + fg * (c011 - c001) + fr * (c111 - c011)
-                    } else if fb > fr {
-                        let c010 = p[strideG], c011 = p[strideG + 1]
-                        return c000 + fg * (c010 - c000) + fb * (c011 - c010) + fr * (c111 - c011)
-                    } else {
-                        let c010 = p[strideG], c110 = p[strideR + strideG]
-                        return c000 + fg * (c010 - c000) + fr * (c110 - c010) + fb * (c111 - c110)
-                    }
-                }
+                // Branch-free: the tetrahedron is picked by sorting the fractions (selects,
+                // not jumps — a six-way branch on picture data mispredicts half the time).
+                // Ties give the same value whichever of the tied axes goes first.
+                let hi = max(fr, max(fg, fb)), lo = min(fr, min(fg, fb)), mid = fr + fg + fb - hi - lo
+                let first = fr >= fg && fr >= fb ? strideR : (fg >= fb ? strideG : 1)
+                let lastAxis = fr < fg && fr < fb ? strideR : (fg < fb ? strideG : 1)
+                let corner = strideR + strideG + 1
+                let c0 = p[0], c1 = p[first], c2 = p[corner - lastAxis], c3 = p[corner]
+                return c0 + hi * (c1 - c0) + mid * (c2 - c1) + lo * (c3 - c2)
             }
-            @inline(__always) func lumaByte(_ rgb: SIMD4<Float>) -> UInt8 {
+            @Sendable @inline(__always) func lumaByte(_ rgb: SIMD4<Float>) -> UInt8 {
                 UInt8(min(16 + (rgb * lumaWeights).sum(), 254) + 0.5)
             }
-            @inline(__always) func chromaByte(_ value: Float) -> UInt8 {
+            @Sendable @inline(__always) func chromaByte(_ value: Float) -> UInt8 {
                 UInt8(min(max(128 + 224 * value, 16), 240) + 0.5)
             }
-            for by in 0..<blocksY {
+            // Bands of block rows on every core: the table is read-only, each band writes
+            // its own rows, so the result is the same however the bands are scheduled.
+            let bands = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, blocksY / 8))
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+            for by in (blocksY * band / bands)..<(blocksY * (band + 1) / bands) {
                 let row0 = region.y + 2 * by, row1 = region.y + min(2 * by + 1, height - 1)
                 let chromaRow = (region.y >> 1) + by
                 let y0 = (yBase + row0 * planes.strides.0).assumingMemoryBound(to: Sample.self) + region.x
@@ -167,6 +163,7 @@ final class ToneMapLUT {
                     ou[bx] = chromaByte((mean.z - meanLuma) / 1.8556)
                     ov[bx] = chromaByte((mean.x - meanLuma) / 1.5748)
                 }
+            }
             }
         }
     }
