@@ -188,16 +188,13 @@ public enum ConfigLoader {
             }
         }
         if let node = top["job_timeout_minimum"], let d = duration(node, "job_timeout_minimum", &reader, minimum: 1) {
-            limits.timeoutMinimumSeconds = seconds(d)
+            limits.timeoutMinimumSeconds = d.seconds
         }
         if let node = top["max_duration"], let d = duration(node, "max_duration", &reader, minimum: 1) {
-            limits.maxDurationSeconds = seconds(d)
+            limits.maxDurationSeconds = d.seconds
         }
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 
     private static func duration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader, minimum: Double) -> Duration? {
         guard let time = reader.duration(node, what) else { return nil }

@@ -135,7 +135,7 @@ public struct InboxScanner: Sendable {
         var settled: [SettledClip] = [], arriving = 0
         nextSettle = nil
         var seen: [String: Observation] = [:]
-        let settleSeconds = Double(settle.components.seconds) + Double(settle.components.attoseconds) / 1e18
+        let settleSeconds = settle.seconds
         for (name, (signature, modified)) in files {
             let ext = (name as NSString).pathExtension.lowercased()
             if Self.sidecarExtensions.contains(ext) { continue }

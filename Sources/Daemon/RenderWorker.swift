@@ -53,7 +53,7 @@ public enum RenderWorker {
                 throw error
             }
             let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.seconds
             events.send(.finished(elapsedMilliseconds: Int(seconds * 1000), speed: seconds > 0 ? duration / seconds : nil))
             return 0
         } catch {

@@ -202,7 +202,7 @@ extension Scheduler {
             // A job past its render (committing, committed) or on its way to failed/
             // (failing) takes up where it stopped; only a render starts over.
             if ![.committing, .committed, .failing].contains(record.state) { record.state = .waiting }
-            record.retryAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            record.retryAt = Date().addingTimeInterval(delay.seconds)
             try? store.save(&record)
             if case .unavailable = failure, once {
                 // --once must end: the clip stays claimed (its record says so) and is

@@ -39,10 +39,10 @@ struct WorkerExit: Sendable {
     /// What happened, for the attempt's line in the error file ("killed by signal 11
     /// (SIGSEGV) after 3.1 s while rendering").
     func summary(limits: WorkerLimits) -> String {
-        let when = "after \(String(format: "%.1f", Self.seconds(elapsed))) s while \(wasRendering ? "rendering" : "preparing (reading the recipe, probing the media)")"
+        let when = "after \(String(format: "%.1f", elapsed.seconds)) s while \(wasRendering ? "rendering" : "preparing (reading the recipe, probing the media)")"
         switch stoppedBy {
         case let .timedOut(_, limit)?:
-            return "stopped \(when): it ran past its time limit of \(String(format: "%.0f", Self.seconds(limit))) s"
+            return "stopped \(when): it ran past its time limit of \(String(format: "%.0f", limit.seconds)) s"
                 + " (job_timeout: \(String(format: "%g", limits.timeoutFactor))x the clip's duration, at least \(String(format: "%g", limits.timeoutMinimumSeconds)) s)"
         case .cancelled?:
             return "stopped \(when): cancelled by shutdown"
@@ -80,9 +80,6 @@ struct WorkerExit: Sendable {
             .contains { lower.contains($0) }
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 
     /// The usual name of a signal (`SIGSEGV`), for error files and logs.
     static func name(ofSignal signal: Int32) -> String {

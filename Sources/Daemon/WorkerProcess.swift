@@ -125,7 +125,7 @@ final class WorkerProcess {
                 if stoppedBy != nil { kill(pid, SIGKILL) }
             }
             var fds = [pollfd(fd: events, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
-            let wait = stoppedBy == nil ? min(200, max(1, Self.milliseconds(limit - elapsed))) : 200
+            let wait = stoppedBy == nil ? Int(min(200, max(1, (limit - elapsed).seconds * 1000))) : 200
             let ready = poll(&fds, 2, Int32(wait))
             if ready <= 0 { continue }   // timeout or EINTR
             if fds[0].revents != 0 {
@@ -170,10 +170,5 @@ final class WorkerProcess {
         return WorkerExit(status: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
                     stoppedBy: stoppedBy, elapsed: ContinuousClock.now - started, outcome: outcome,
                     wasRendering: duration != nil, stderr: String(decoding: tail, as: UTF8.self))
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, atto) = duration.components
-        return Int(clamping: seconds.multipliedReportingOverflow(by: 1000).partialValue + atto / 1_000_000_000_000_000)
     }
 }
