@@ -19,6 +19,9 @@ public final class AudioTrackReader {
     public var seekAhead: Int64
 
     private let source: StreamDecoder
+    /// Source time 0 in the stream's time: the file's shared origin (`Demuxer.origin(of:)`).
+    private let origin: MediaTime
+    private let timeBase: MediaTime
     private let resampler: Resampler
     private let decoded: AudioFrame
     /// Converted samples: `bufferCount` of them, the first at `bufferStart`.
@@ -43,6 +46,8 @@ public final class AudioTrackReader {
         self.maximumRead = maximumRead
         seekAhead = Int64(sampleRate) * 2
         source = try StreamDecoder(path: path, trackID: trackID, kind: .audio)
+        origin = source.demuxer.origin(of: source.stream)
+        timeBase = source.stream.timeBase
         resampler = Resampler(sampleRate: sampleRate, channels: channels, path: path, streamIndex: source.streamIndex)
         decoded = try AudioFrame(decoderOutput: ())
         // Room for a full request plus the largest decoded frame after resampling.
@@ -106,12 +111,11 @@ public final class AudioTrackReader {
         }
     }
 
-    /// Where a decoded frame's first sample lies, in output samples from the stream start.
+    /// Where a decoded frame's first sample lies, in output samples from the origin.
     private func samplePosition(of frame: UnsafeMutablePointer<AVFrame>) -> Int64 {
         let pts = frame.pointee.best_effort_timestamp
         guard pts != cff_nopts_value() else { return 0 }
-        let stream = source.stream
-        let time = stream.timeBase.multiplied(by: pts, dividedBy: 1) - source.demuxer.origin(of: stream)
+        let time = timeBase.multiplied(by: pts, dividedBy: 1) - origin
         return time.ticks(in: Int32(sampleRate)) ?? 0
     }
 
@@ -140,11 +144,10 @@ public final class AudioTrackReader {
     }
 
     private func seek(to position: Int64) throws(FFmpegError) {
-        let stream = source.stream
         // Land a little early: codecs with overlapping transforms (AAC, Opus) decode their
         // first frame after a seek wrong; those samples fall before `position` and are dropped.
         let preRoll = Int64(sampleRate) / 5
-        try source.seek(to: MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + source.demuxer.origin(of: stream))
+        try source.seek(to: MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + origin)
         resampler.reset()
         positioned = false
         ended = false

@@ -142,6 +142,9 @@ final class VideoCompositor {
         if let cached = toneMaps[key] {
             table = cached
         } else {
+            // A few tables (4.4 MB each) at most: a file whose frames each state another
+            // HDR peak must not make memory grow with its length.
+            if toneMaps.count >= 4 { toneMaps.removeAll() }
             table = ToneMapLUT(source: sourceColor, bitDepth: key.bitDepth)
             toneMaps[key] = table
         }
