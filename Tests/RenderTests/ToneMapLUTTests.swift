@@ -122,3 +122,82 @@ import TestSupport
         #expect(white.y >= 235 - 4.4 && white.y <= 235 + 4.4, "reference white at \(white)")
     }
 }
+
+/// The fast paths of the table's loop — nearly flat 2×2 blocks read once at their mean,
+/// four blocks at a time — against the exact conversion of every pixel, on blocks whose
+/// four lumas differ (as in real pictures), not only on flat ones.
+@Suite struct ToneMapLUTBlockTests {
+    @Test(arguments: [false, true])
+    func textureWithinBlocksStaysAsAccurateAsFlatBlocks(pq: Bool) throws {
+        let description = pq ? ToneMapLUTTests.pq : ToneMapLUTTests.hlg
+        let table = ToneMapLUT(source: description, bitDepth: 10)
+        let exact = HDRToSDRConversion(source: description)
+        let width = 64, height = 32
+        let frame = try VideoFrame(width: width, height: height, pixelFormat: .yuv420p10)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        // Per block: an SDR colour placed in HDR; per pixel: its luma moved by up to ±8
+        // codes (flat blocks, blocks straddling a table node, and some spanning two cells).
+        var lumas = [[UInt16]](repeating: [UInt16](repeating: 0, count: width), count: height)
+        var chroma = [[(UInt16, UInt16)]](repeating: [(UInt16, UInt16)](repeating: (0, 0), count: width / 2), count: height / 2)
+        for by in 0..<height / 2 {
+            for bx in 0..<width / 2 {
+                let c = ToneMapLUTTests.codes(HDRPatterns.encode(sdr: (next(), next(), next()), as: pq ? .pq : .hlg))
+                chroma[by][bx] = (c.1, c.2)
+                let spread = [0, 2, 8, 24][(bx + by) % 4]
+                for (dy, dx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                    let moved = Int(c.0) + Int((next() * Double(2 * spread + 1)).rounded(.down)) - spread
+                    lumas[2 * by + dy][2 * bx + dx] = UInt16(min(max(moved, 64), 940))
+                }
+            }
+        }
+        frame.withPlane(0) { plane, stride in
+            for y in 0..<height {
+                let line = (plane.baseAddress! + y * stride).assumingMemoryBound(to: UInt16.self)
+                for x in 0..<width { line[x] = lumas[y][x] }
+            }
+        }
+        for plane in 1...2 {
+            frame.withPlane(plane) { buffer, stride in
+                for y in 0..<height / 2 {
+                    let line = (buffer.baseAddress! + y * stride).assumingMemoryBound(to: UInt16.self)
+                    for x in 0..<width / 2 { line[x] = plane == 1 ? chroma[y][x].0 : chroma[y][x].1 }
+                }
+            }
+        }
+        let output = try VideoFrame(width: width, height: height)
+        table.convert(frame, region: PixelRect(size: frame.size), into: output)
+        var lumaErrors: [Double] = [], chromaErrors: [Double] = []
+        output.withPlane(0) { oy, oyStride in
+            output.withPlane(1) { ou, ouStride in
+                output.withPlane(2) { ov, ovStride in
+                    for by in 0..<height / 2 {
+                        for bx in 0..<width / 2 {
+                            let (cb, cr) = chroma[by][bx]
+                            var meanCb = 0.0, meanCr = 0.0
+                            for (dy, dx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                                let y = 2 * by + dy, x = 2 * bx + dx
+                                let e = exact.convert(y: (Double(lumas[y][x]) - 64) / 876, cb: (Double(cb) - 512) / 896,
+                                                      cr: (Double(cr) - 512) / 896)
+                                lumaErrors.append(abs(Double(oy[y * oyStride + x]) - min(16 + 219 * e.y, 254)))
+                                meanCb += 0.25 * (128 + 224 * e.cb)
+                                meanCr += 0.25 * (128 + 224 * e.cr)
+                            }
+                            chromaErrors.append(max(abs(Double(ou[by * ouStride + bx]) - meanCb), abs(Double(ov[by * ovStride + bx]) - meanCr)))
+                        }
+                    }
+                }
+            }
+        }
+        lumaErrors.sort()
+        chromaErrors.sort()
+        func percentile(_ errors: [Double], _ p: Int) -> Double { errors[errors.count * p / 100] }
+        print("ToneMapLUT \(pq ? "PQ" : "HLG") textured blocks: luma 95 % within \(percentile(lumaErrors, 95)), 99 % within \(percentile(lumaErrors, 99)); chroma 95 % within \(percentile(chromaErrors, 95)), 99 % within \(percentile(chromaErrors, 99))")
+        // The same bounds as the table against the exact conversion on flat blocks.
+        #expect(percentile(lumaErrors, 95) <= 2 && percentile(chromaErrors, 95) <= 2)
+        #expect(percentile(lumaErrors, 99) <= 6 && percentile(chromaErrors, 99) <= 6)
+    }
+}
