@@ -53,7 +53,8 @@ public struct AssetProbe: MediaProbing {
                                 naturalSize: shown, encodedSize: size, pixelAspectRatio: video.pixelAspectRatio ?? .square,
                                 fieldOrder: video.fieldOrder,
                                 preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: shown) ?? .identity,
-                                frameDuration: nominalFrameDuration(video))
+                                frameDuration: nominalFrameDuration(video),
+                                color: video.color?.resolved(width: size.width, height: size.height))
         }
         if let audio = used.audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),

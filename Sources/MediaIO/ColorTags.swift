@@ -44,6 +44,37 @@ enum ColorTags {
         }
     }
 
+    /// FFmpeg's tags for a description dropcut writes (the encoder's VUI and the MP4
+    /// `colr` box, which the muxer takes from the codec parameters). `.unknown` parts stay
+    /// unspecified.
+    static func tags(of description: ColorDescription) -> (primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
+                                                          matrix: AVColorSpace, range: AVColorRange) {
+        let primaries: AVColorPrimaries
+        switch description.primaries {
+        case .bt709: primaries = AVCOL_PRI_BT709
+        case .bt601: primaries = AVCOL_PRI_SMPTE170M
+        case .bt2020: primaries = AVCOL_PRI_BT2020
+        case .p3: primaries = AVCOL_PRI_SMPTE432
+        case .unknown: primaries = AVCOL_PRI_UNSPECIFIED
+        }
+        let transfer: AVColorTransferCharacteristic
+        switch description.transfer {
+        case .sdr: transfer = AVCOL_TRC_BT709
+        case .hlg: transfer = AVCOL_TRC_ARIB_STD_B67
+        case .pq: transfer = AVCOL_TRC_SMPTE2084
+        case .unknown: transfer = AVCOL_TRC_UNSPECIFIED
+        }
+        let matrix: AVColorSpace
+        switch description.matrix {
+        case .bt709: matrix = AVCOL_SPC_BT709
+        case .bt601: matrix = AVCOL_SPC_SMPTE170M
+        case .bt2020: matrix = AVCOL_SPC_BT2020_NCL
+        case .rgb: matrix = AVCOL_SPC_RGB
+        case .unknown: matrix = AVCOL_SPC_UNSPECIFIED
+        }
+        return (primaries, transfer, matrix, description.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG)
+    }
+
     /// The peak luminance HDR metadata states, in cd/m²: the content light level's MaxCLL
     /// when present (what the content reaches), else the mastering display's maximum.
     static func peakLuminance(contentLight: UnsafePointer<AVContentLightMetadata>?,

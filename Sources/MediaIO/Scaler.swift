@@ -11,7 +11,7 @@ import Timeline
 public final class Scaler {
     private struct Key: Equatable {
         var source: PixelSize, sourceFormat: AVPixelFormat, sourceFullRange: Bool, sourceMatrix: Int32
-        var destination: PixelSize, destinationFormat: AVPixelFormat
+        var destination: PixelSize, destinationFormat: AVPixelFormat, destinationMatrix: Int32
     }
 
     private var context: OpaquePointer?
@@ -47,7 +47,7 @@ public final class Scaler {
         let key = Key(source: PixelSize(width: region.width, height: region.height), sourceFormat: sourceFormat,
                       sourceFullRange: fullRange, sourceMatrix: source.swscaleMatrix,
                       destination: PixelSize(width: destinationRegion.width, height: destinationRegion.height),
-                      destinationFormat: destinationFormat)
+                      destinationFormat: destinationFormat, destinationMatrix: destination.outputSwscaleMatrix)
         if key != self.key {
             context = sws_getCachedContext(context, Int32(region.width), Int32(region.height), sourceFormat,
                                            Int32(destinationRegion.width), Int32(destinationRegion.height), destinationFormat,
@@ -58,11 +58,14 @@ public final class Scaler {
             }
             // Ranges and matrices live in the frame (color_range, colorspace), which
             // sws_scale does not read: yuvj formats say full range themselves, JPEG and SD
-            // video use BT.601, HD BT.709. Output is tagged BT.709.
+            // video use BT.601, HD BT.709. Output is in the destination's tagged matrix:
+            // BT.709 (what dropcut's SDR frames are tagged), BT.2020 for its HLG frames.
+            // swscale converts between differing YUV matrices (through RGB), so a BT.2020
+            // picture scaled into a BT.2020 frame is only scaled.
             // RGB has no matrix of its own: a side that is RGB takes the other side's, so
             // paths through swscale's internal YUV (rgba64 -> rgba) come back unchanged.
             let sourceRGB = source.isRGB, destinationRGB = destination.isRGB
-            let destinationMatrix = destinationRGB ? (sourceRGB ? SWS_CS_DEFAULT : key.sourceMatrix) : SWS_CS_ITU709
+            let destinationMatrix = destinationRGB ? (sourceRGB ? SWS_CS_DEFAULT : key.sourceMatrix) : key.destinationMatrix
             let sourceMatrix = sourceRGB ? destinationMatrix : key.sourceMatrix
             sws_setColorspaceDetails(context, sws_getCoefficients(sourceMatrix), fullRange ? 1 : 0,
                                      sws_getCoefficients(destinationMatrix), destination.isFullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
@@ -117,6 +120,12 @@ extension VideoFrame {
         case AVCOL_SPC_UNSPECIFIED: return isHighDefinition ? SWS_CS_ITU709 : SWS_CS_DEFAULT
         default: return SWS_CS_DEFAULT
         }
+    }
+
+    /// The matrix swscale writes into this frame as a destination: its tagged one, BT.709
+    /// when untagged (what dropcut's outputs are).
+    var outputSwscaleMatrix: Int32 {
+        frame.pointee.colorspace == AVCOL_SPC_UNSPECIFIED ? SWS_CS_ITU709 : swscaleMatrix
     }
 
     /// True when the pixels use the BT.709 matrix dropcut's output is tagged with: by the

@@ -63,12 +63,13 @@ public final class VideoEncoder {
         c.pointee.time_base = tick
         c.pointee.framerate = AVRational(num: tick.den, den: tick.num)
         c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        // Tag the stream BT.709 so players do not guess (they guess BT.601 for small
-        // pictures). yuvj formats are full range by definition.
-        c.pointee.color_range = settings.pixelFormat.isFullRangeYUV ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        c.pointee.colorspace = AVCOL_SPC_BT709
-        c.pointee.color_primaries = AVCOL_PRI_BT709
-        c.pointee.color_trc = AVCOL_TRC_BT709
+        // Tag the stream (BT.709 for SDR) so players do not guess (they guess BT.601 for
+        // small pictures). yuvj formats are full range by definition.
+        let tags = ColorTags.tags(of: settings.color)
+        c.pointee.color_range = settings.pixelFormat.isFullRangeYUV ? AVCOL_RANGE_JPEG : tags.range
+        c.pointee.colorspace = tags.matrix
+        c.pointee.color_primaries = tags.primaries
+        c.pointee.color_trc = tags.transfer
         c.pointee.thread_count = 0  // one thread per core, chosen by the encoder
         if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
 
@@ -83,7 +84,14 @@ public final class VideoEncoder {
         // x265 prints its own banner and statistics to stderr, bypassing av_log (and so
         // the daemon's log level): keep only its warnings and errors.
         if settings.codec == .hevc {
-            try check(av_opt_set(options, "x265-params", "log-level=warning", 0), "av_opt_set", path: nil)
+            var parameters = "log-level=warning"
+            // HLG: the alternative transfer characteristics SEI (payload 147) with HLG (18)
+            // as the preferred transfer, on every random-access picture — what ETSI TS
+            // 101 154 asks HLG10 streams to carry — beside the VUI's own HLG tag (README
+            // "Keeping HDR" has why both). No mastering-display or light-level SEI: HLG
+            // needs none, and x265 writes them only when told to.
+            if settings.color.transfer == .hlg { parameters += ":atc-sei=18" }
+            try check(av_opt_set(options, "x265-params", parameters, 0), "av_opt_set", path: nil)
         }
     }
 

@@ -18,16 +18,22 @@ public struct VideoEncoderSettings: Sendable, Hashable {
     public var preset: String
     /// The format of the frames sent to the encoder.
     public var pixelFormat: PixelFormat
+    /// What the samples mean, written into the stream (VUI) and from there the container's
+    /// `colr` box: BT.709 SDR, or BT.2100 HLG (`ColorDescription.hlg`, with 10-bit
+    /// `yuv420p10` frames and HEVC, which then also carries the alternative transfer
+    /// characteristics SEI naming HLG).
+    public var color: ColorDescription
 
     /// Settings with dropcut's recipe defaults for the quality knobs (crf 20, veryfast).
     public init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = 20,
-                preset: String = "veryfast", pixelFormat: PixelFormat = .yuv420p) {
+                preset: String = "veryfast", pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709) {
         self.codec = codec
         self.size = size
         self.frameDuration = frameDuration
         self.crf = crf
         self.preset = preset
         self.pixelFormat = pixelFormat
+        self.color = color
     }
 }
 

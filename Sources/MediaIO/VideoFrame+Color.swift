@@ -21,6 +21,31 @@ extension VideoFrame {
         }
         return description.resolved(width: width, height: height)
     }
+
+    /// Tags the frame as holding `description` (primaries, transfer, matrix, range), as
+    /// dropcut's HLG canvases are: swscale takes the matrix of a frame it writes from its
+    /// tag, and the encoder is told the same.
+    public func setColorTags(_ description: ColorDescription) {
+        let tags = ColorTags.tags(of: description)
+        frame.pointee.color_primaries = tags.primaries
+        frame.pointee.color_trc = tags.transfer
+        frame.pointee.colorspace = tags.matrix
+        frame.pointee.color_range = tags.range
+    }
+
+    /// Gives the frame `other`'s primaries, transfer and matrix tags as they are (unset
+    /// ones stay unset), keeping its own range: a picture repacked by swscale into this
+    /// frame then keeps its matrix (swscale converts only between differing tags) while
+    /// its range becomes this frame's.
+    public func copyColorTags(from other: VideoFrame) {
+        frame.pointee.color_primaries = other.frame.pointee.color_primaries
+        frame.pointee.color_trc = other.frame.pointee.color_trc
+        frame.pointee.colorspace = other.frame.pointee.colorspace
+    }
+
+    /// True when the frame is tagged with the BT.2020 non-constant-luminance matrix (the
+    /// one dropcut's HLG outputs use).
+    public var isTaggedBT2020: Bool { frame.pointee.colorspace == AVCOL_SPC_BT2020_NCL }
 }
 
 extension PixelFormat {

@@ -74,7 +74,10 @@ public struct Production: Sendable {
     static func exportSettings(_ output: Recipe.Output, composition: Composition,
                                media: [String: ProbedMedia]) -> ExportSettings {
         var settings = ExportSettings()
-        settings.videoCodec = output.video.codec
+        settings.dynamicRange = dynamicRange(output.dynamicRange, composition: composition, media: media)
+        // HDR is HEVC Main 10: the codec follows unless the recipe names one (and the
+        // recipe loader rejects `h264` with HDR).
+        settings.videoCodec = settings.dynamicRange == .hlg && !output.video.codecIsExplicit ? .hevc : output.video.codec
         settings.crf = output.video.crf
         settings.preset = output.video.preset
         settings.audioBitrate = output.audio.bitrate
@@ -90,6 +93,19 @@ public struct Production: Sendable {
         }
         settings.creationTime = firstSource(.video)?.creationTime
         return settings
+    }
+
+    /// What `output.dynamic_range` comes to: `source` is HLG when any clip of the
+    /// composition (its video) is HLG or PQ, else SDR.
+    static func dynamicRange(_ choice: Recipe.DynamicRange, composition: Composition,
+                             media: [String: ProbedMedia]) -> OutputDynamicRange {
+        switch choice {
+        case .sdr: return .sdr
+        case .hdr: return .hlg
+        case .source:
+            let sources = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source)
+            return sources.contains { media[$0.track.asset]?.video?.color?.isHDR == true } ? .hlg : .sdr
+        }
     }
 
     /// Renders to `path` (its extension picks the container). Cancelling the task stops

@@ -30,6 +30,8 @@ public struct Recipe: Sendable, Hashable {
         public var fps: MediaTime?
         /// Interlaced sources: deinterlaced at the field rate, or left woven.
         public var deinterlace: Deinterlace = .auto
+        /// SDR, HDR (HLG in HEVC Main 10), or HDR only when a clip is.
+        public var dynamicRange: DynamicRange = .sdr
         public var video = VideoCodec()
         public var audio = AudioCodec()
     }
@@ -43,9 +45,23 @@ public struct Recipe: Sendable, Hashable {
         case off
     }
 
+    /// `output.dynamic_range`.
+    public enum DynamicRange: String, Sendable, Hashable, CaseIterable {
+        /// BT.709 SDR, 8-bit: HLG and PQ clips are tone mapped.
+        case sdr
+        /// BT.2100 HLG in HEVC Main 10: HLG clips kept as they are, PQ clips converted to
+        /// HLG, SDR clips mapped up (their white at HLG 75 %).
+        case hdr
+        /// `hdr` when any clip's video is HLG or PQ, else `sdr`.
+        case source
+    }
+
     public struct VideoCodec: Sendable, Hashable {
         public typealias Codec = VideoCodecID
+        /// H.264 unless the recipe says; an HDR output without `codec` is HEVC.
         public var codec: Codec = .h264
+        /// True when the recipe names the codec (an HDR output then needs it to be HEVC).
+        public var codecIsExplicit = false
         public var crf: Int = 20
         public var preset: String = "veryfast"
     }

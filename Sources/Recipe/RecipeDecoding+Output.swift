@@ -1,6 +1,7 @@
 import Timeline
 
-// `output:` — file name, size, fit, frame rate, deinterlacing, video and audio encoding.
+// `output:` — file name, size, fit, frame rate, deinterlacing, dynamic range, video and
+// audio encoding.
 
 extension Recipe {
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
@@ -64,8 +65,18 @@ extension Recipe {
             }
         }
         if let n = f["deinterlace"] { output.deinterlace = reader.choice(n, "output.deinterlace", Deinterlace.self) ?? .auto }
+        if let n = f["dynamic_range"] { output.dynamicRange = reader.choice(n, "output.dynamic_range", DynamicRange.self) ?? .sdr }
         if let n = f["video"], let v = reader.fields(n, "output.video", allowed: RecipeReference.allowedKeys(in: "output.video")) {
-            if let c = v["codec"] { output.video.codec = reader.choice(c, "output.video.codec", VideoCodec.Codec.self) ?? .h264 }
+            if let c = v["codec"], let codec = reader.choice(c, "output.video.codec", VideoCodec.Codec.self) {
+                output.video.codec = codec
+                output.video.codecIsExplicit = true
+                // HDR is written as HEVC Main 10 (with HLG's SEI, which x264 cannot write):
+                // asking for H.264 as well is a contradiction to point out, not to overrule.
+                if codec == .h264, output.dynamicRange != .sdr, let range = f["dynamic_range"] {
+                    reader.error("output.dynamic_range: \(output.dynamicRange.rawValue) needs output.video.codec: hevc (HDR is written as HEVC Main 10); "
+                                 + "leave the codec out or set it to hevc (got h264 at \(c.location.line):\(c.location.column))", at: range.location)
+                }
+            }
             if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: RecipeLimits.crf) ?? output.video.crf }
             if let c = v["preset"], let preset = reader.string(c, "output.video.preset") {
                 if x264Presets.contains(preset) {

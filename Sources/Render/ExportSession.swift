@@ -79,9 +79,10 @@ public final class ExportSession: Sendable {
 
         // Open the sources before the encoders, as the ffmpeg CLI opens its inputs first:
         // their stream probing then peaks while the encoders' buffers do not exist yet.
-        let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize)
+        let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange)
         let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
-                                      poolSize: Self.framePoolSize, deinterlace: settings.deinterlace)
+                                      poolSize: Self.framePoolSize, deinterlace: settings.deinterlace,
+                                      dynamicRange: settings.dynamicRange)
         try stage.openFirstSources()
         // Loudness normalisation measures the whole mix first (a second decode of the
         // sound only), so one gain serves the whole output.
@@ -100,7 +101,8 @@ public final class ExportSession: Sendable {
         do {
             let video = try VideoEncoder(settings: VideoEncoderSettings(
                 codec: settings.videoCodec, size: renderSize, frameDuration: videoComposition.frameDuration,
-                crf: settings.crf, preset: settings.preset), globalHeader: muxer.needsGlobalHeader)
+                crf: settings.crf, preset: settings.preset, pixelFormat: settings.dynamicRange.pixelFormat,
+                color: settings.dynamicRange.color), globalHeader: muxer.needsGlobalHeader)
             let videoStream = try muxer.addStream(for: video)
             var audio: AudioStage?
             if let mixer {
@@ -156,6 +158,10 @@ public final class ExportSession: Sendable {
         problems += videoComposition.validate(for: composition).map(\.description)
         // Never an empty file reported as a render.
         if composition.duration <= .zero { problems.append("the composition is empty (it lasts 0 s)") }
+        // HLG is written as HEVC Main 10 with its SEI; x264 has no such SEI to carry.
+        if settings.dynamicRange == .hlg && settings.videoCodec != .hevc {
+            problems.append("HDR (HLG) output needs the HEVC codec (got \(settings.videoCodec.rawValue))")
+        }
         if !videoComposition.renderSize.isEven {
             problems.append("render size \(videoComposition.renderSize) is odd; 4:2:0 video needs even width and height")
         }

@@ -5,6 +5,8 @@ import Timeline
 /// rate come from the video composition.
 public struct ExportSettings: Sendable, Hashable {
     public var videoCodec: VideoEncoderSettings.Codec = .h264
+    /// SDR (8-bit BT.709) or HLG (10-bit BT.2020, HEVC only: Main 10).
+    public var dynamicRange: OutputDynamicRange = .sdr
     /// x264/x265 constant rate factor.
     public var crf = 20
     /// x264/x265 speed preset.

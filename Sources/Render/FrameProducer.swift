@@ -22,15 +22,18 @@ final class FrameProducer: @unchecked Sendable {
     /// Whether the thread runs (`stop` then waits for it).
     private var started = false
 
-    init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool) throws {
+    init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool,
+         dynamicRange: OutputDynamicRange = .sdr) throws {
         sources = VideoSources(deinterlace: deinterlace)
         self.scheduler = scheduler
         self.overlays = overlays
-        compositor = VideoCompositor(renderSize: renderSize)
+        compositor = VideoCompositor(renderSize: renderSize, dynamicRange: dynamicRange)
         free = BoundedQueue(capacity: poolSize)
         filled = BoundedQueue(capacity: poolSize + 1)
         for _ in 0..<poolSize {
-            free.put(try VideoFrame(width: renderSize.width, height: renderSize.height))
+            let canvas = try VideoFrame(width: renderSize.width, height: renderSize.height, pixelFormat: dynamicRange.pixelFormat)
+            if dynamicRange != .sdr { canvas.setColorTags(dynamicRange.color) }
+            free.put(canvas)
         }
     }
 

@@ -16,15 +16,17 @@ final class OverlayRenderer {
         let rasters: [OverlayRaster]
         var scaled: (index: Int, size: PixelSize, raster: OverlayRaster)?
 
-        init(layer: OverlayLayer, pictures: [VideoFrame]) {
+        init(layer: OverlayLayer, pictures: [VideoFrame], hlg: HLGConversionLUT?) {
             self.layer = layer
             self.pictures = pictures
-            rasters = pictures.map(OverlayRaster.make(from:))
+            rasters = pictures.map { OverlayRaster.make(from: $0, hlg: hlg) }
         }
     }
 
     private let layers: [Prepared]
     let renderSize: PixelSize
+    /// For HLG outputs: the table that places the layers' SDR colours in HLG.
+    private let hlg: HLGConversionLUT?
 
     /// Why an overlay could not be prepared: its file named, and the cause.
     struct PreparationError: Error, Sendable, CustomStringConvertible {
@@ -33,9 +35,12 @@ final class OverlayRenderer {
         var description: String { "overlay \(path): \(reason)" }
     }
 
-    init(layers: [OverlayLayer], renderSize: PixelSize) throws {
+    /// Prepares `layers` for a canvas of `renderSize` in `dynamicRange`'s format.
+    init(layers: [OverlayLayer], renderSize: PixelSize, dynamicRange: OutputDynamicRange = .sdr) throws {
         self.renderSize = renderSize
-        self.layers = try layers.map { layer in Prepared(layer: layer, pictures: try Self.pictures(for: layer)) }
+        let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
+        self.hlg = hlg
+        self.layers = try layers.map { layer in Prepared(layer: layer, pictures: try Self.pictures(for: layer), hlg: hlg) }
     }
 
     /// Blends every layer showing at `time` onto `canvas`.
@@ -70,7 +75,7 @@ final class OverlayRenderer {
         let size = PixelSize(width: Int((Double(picture.width) * scale).rounded()), height: Int((Double(picture.height) * scale).rounded()))
         guard size.width > 0, size.height > 0 else { return nil }
         if let cached = prepared.scaled, cached.index == index, cached.size == size { return cached.raster }
-        let raster = OverlayRaster.make(from: try Self.resize(picture, to: size))
+        let raster = OverlayRaster.make(from: try Self.resize(picture, to: size), hlg: hlg)
         prepared.scaled = (index, size, raster)
         return raster
     }

@@ -4,7 +4,8 @@ import Timeline
 /// Draws one output frame: the background, then each layer from back to front — the
 /// crop taken from the decoded frame, moved exactly by its orientation, scaled with
 /// libswscale when the transform scales, and blended at the layer's opacity — all in
-/// YUV 4:2:0, the decoder's and encoder's own format.
+/// YUV 4:2:0, the decoder's and encoder's own format: 8-bit BT.709 for SDR outputs,
+/// 10-bit BT.2020 HLG (`yuv420p10`, 16-bit samples) for HLG outputs.
 ///
 /// With frame blending, a layer's two neighbouring source frames are mixed first (after
 /// conversion to the output format), so the blend is a plain per-sample weighted mean.
@@ -14,7 +15,11 @@ import Timeline
 /// steady stream of same-shaped frames allocates nothing.
 final class VideoCompositor {
     let renderSize: PixelSize
+    /// The working space every layer is brought into, and the canvas's.
+    let dynamicRange: OutputDynamicRange
     private let canvasRect: PixelRect
+    /// True for 16-bit canvases (HLG outputs).
+    private let wide: Bool
     private var scratch: [ScratchKey: VideoFrame] = [:]
     /// One scaler per role and slot: its context stays cached while the shape is steady.
     private var scalers: [ScalerKey: Scaler] = [:]
@@ -22,6 +27,10 @@ final class VideoCompositor {
     private var placements: [(Int, LayerPlacement)] = []
     /// HDR-to-SDR tables, one per source colour and bit depth, built on first use.
     private var toneMaps: [ToneMapKey: ToneMapLUT] = [:]
+    /// SDR/PQ-to-HLG tables (HLG outputs), one per source colour, built on first use.
+    private var hlgTables: [ColorDescription: HLGConversionLUT] = [:]
+    /// The background's 10-bit codes, kept while the colour holds (HLG outputs).
+    private var wideBackground: (color: Color, codes: (y: UInt16, cb: UInt16, cr: UInt16))?
 
     private enum Role { case converted, mixed, oriented, scaled, widened }
 
@@ -42,12 +51,15 @@ final class VideoCompositor {
         var slot: Int
     }
 
-    init(renderSize: PixelSize) {
+    init(renderSize: PixelSize, dynamicRange: OutputDynamicRange = .sdr) {
         self.renderSize = renderSize
+        self.dynamicRange = dynamicRange
         canvasRect = PixelRect(size: renderSize)
+        wide = dynamicRange.pixelFormat.bitDepth > 8
     }
 
-    /// Composites `plan` into `canvas` (a yuv420p frame of `renderSize`);
+    /// Composites `plan` into `canvas` (a frame of `renderSize` in
+    /// `dynamicRange.pixelFormat`, tagged with its colour);
     /// `frames[i]` is the decoded picture for `plan.layers[i]`.
     func composite(_ plan: FramePlan, frames: [LayerPicture], into canvas: VideoFrame) throws {
         placements.removeAll(keepingCapacity: true)
@@ -114,6 +126,7 @@ final class VideoCompositor {
     /// anything is scaled, blended or drawn over them: layers, background and overlays all
     /// meet in SDR, so an overlay's colours never pass through the HDR conversion.
     private func outputFormat(_ frame: VideoFrame, region: PixelRect, role: Role, slot: Int) throws -> (VideoFrame, PixelRect) {
+        if dynamicRange == .hlg { return try hlgFormat(frame, region: region, role: role, slot: slot) }
         let color = frame.colorDescription
         if color.isHDR {
             return try toneMapped(frame, color: color, region: region, role: role, slot: slot)
@@ -153,10 +166,60 @@ final class VideoCompositor {
         return (converted, PixelRect(size: converted.size))
     }
 
+    /// `region` of `frame` as the HLG canvas holds it — 10-bit video-range BT.2020 HLG
+    /// 4:2:0. HLG in BT.2020 passes through as it is (or only repacked by swscale: 8-bit,
+    /// 4:2:2, full range — the matrix kept); everything else — SDR clips and PQ — goes
+    /// through an `HLGConversionLUT` into a scratch frame, SDR white landing at HLG 75 %.
+    private func hlgFormat(_ frame: VideoFrame, region: PixelRect, role: Role, slot: Int) throws -> (VideoFrame, PixelRect) {
+        let color = frame.colorDescription
+        let size = PixelSize(width: region.width, height: region.height)
+        if color.transfer == .hlg, color.primaries == .bt2020, color.matrix == .bt2020 {
+            if frame.pixelFormat == .yuv420p10, !frame.isFullRange, frame.isTaggedBT2020 { return (frame, region) }
+            let converted = try scratchFrame(role, slot: slot, size: size)
+            // The source's own matrix tag on both sides: swscale repacks and brings the
+            // range to video range, and converts no matrix (an untagged BT.2020 frame
+            // would otherwise be taken for BT.709 and "converted").
+            converted.copyColorTags(from: frame)
+            try scaler(role, slot: slot).scale(frame, region: region, into: converted, region: PixelRect(size: size))
+            converted.setColorTags(dynamicRange.color)
+            return (converted, PixelRect(size: size))
+        }
+        var (source, sourceRegion, sourceColor) = (frame, region, color)
+        if !frame.pixelFormat.isPlanarYUV420 {
+            // Layouts the table does not read, repacked (matrix kept) into 10-bit 4:2:0
+            // video range first.
+            let widened = try scratchFrame(.widened, slot: slot, size: size)
+            widened.copyColorTags(from: frame)
+            try scaler(.widened, slot: slot).scale(frame, region: region, into: widened, region: PixelRect(size: size))
+            (source, sourceRegion) = (widened, PixelRect(size: size))
+            sourceColor.fullRange = false
+        }
+        let converted = try scratchFrame(role, slot: slot, size: size)
+        hlgTable(for: sourceColor).convert(source, region: sourceRegion, into: converted)
+        converted.setColorTags(dynamicRange.color)
+        return (converted, PixelRect(size: size))
+    }
+
+    /// The table that brings pictures described by `color` into HLG: the process's shared
+    /// BT.709 one, or one of a few built here (PQ clips, BT.601 and P3 SDR clips).
+    private func hlgTable(for color: ColorDescription) -> HLGConversionLUT {
+        if color == HLGConversionLUT.bt709.source { return HLGConversionLUT.bt709 }
+        if let cached = hlgTables[color] { return cached }
+        // A few tables (4.4 MB each) at most, as for tone mapping.
+        if hlgTables.count >= 4 { hlgTables.removeAll() }
+        let table = HLGConversionLUT(source: color)
+        hlgTables[color] = table
+        return table
+    }
+
     /// Moves `region` of `source` by `orientation` into `destination` at `target` (whose
     /// size is the oriented size), plane by plane.
     private func orient(_ source: VideoFrame, region: PixelRect, _ orientation: Orientation,
                         into destination: VideoFrame, at target: PixelRect) {
+        if wide {
+            orientWide(source, region: region, orientation, into: destination, at: target)
+            return
+        }
         for plane in 0..<3 {
             let from = Self.planeRegion(region, plane: plane)
             let to = Self.planeRegion(target, plane: plane)
@@ -176,6 +239,10 @@ final class VideoCompositor {
         guard let visible = target.intersection(PixelRect(size: canvas.size)) else { return }
         let sourceVisible = PixelRect(x: region.x + visible.x - target.x, y: region.y + visible.y - target.y,
                                       width: visible.width, height: visible.height)
+        if wide {
+            blendWide(source, region: sourceVisible, into: canvas, at: visible, opacity: opacity)
+            return
+        }
         for plane in 0..<3 {
             let from = Self.planeRegion(sourceVisible, plane: plane), to = Self.planeRegion(visible, plane: plane)
             let width = min(from.width, to.width), height = min(from.height, to.height)
@@ -190,6 +257,10 @@ final class VideoCompositor {
     }
 
     private func fillBackground(_ canvas: VideoFrame, color: Color) {
+        if wide {
+            fillBackgroundWide(canvas, color: color)
+            return
+        }
         let (y, u, v) = Self.videoRangeYUV(color)
         func fill(_ plane: Int, _ value: UInt8) {
             canvas.withPlane(plane) { buffer, stride in
@@ -200,6 +271,73 @@ final class VideoCompositor {
         fill(0, y)
         fill(1, u)
         fill(2, v)
+    }
+
+    // MARK: 16-bit canvases (HLG outputs)
+
+    private func orientWide(_ source: VideoFrame, region: PixelRect, _ orientation: Orientation,
+                            into destination: VideoFrame, at target: PixelRect) {
+        for plane in 0..<3 {
+            let from = Self.planeRegion(region, plane: plane)
+            let to = Self.planeRegion(target, plane: plane)
+            source.withPlane(plane) { src, srcStride in
+                destination.withPlane(plane) { dst, dstStride in
+                    PlaneOperations.orient(orientation, source: Self.wideOrigin(of: from, in: src, stride: srcStride),
+                                           sourceStride: srcStride / 2, width: from.width, height: from.height,
+                                           destination: Self.wideOrigin(of: to, in: dst, stride: dstStride),
+                                           destinationStride: dstStride / 2)
+                }
+            }
+        }
+    }
+
+    /// `blend` on 16-bit planes; `region` and `target` are already clipped to the canvas.
+    private func blendWide(_ source: VideoFrame, region: PixelRect, into canvas: VideoFrame, at target: PixelRect, opacity: Double) {
+        for plane in 0..<3 {
+            let from = Self.planeRegion(region, plane: plane), to = Self.planeRegion(target, plane: plane)
+            let width = min(from.width, to.width), height = min(from.height, to.height)
+            source.withPlane(plane) { src, srcStride in
+                canvas.withPlane(plane) { dst, dstStride in
+                    PlaneOperations.blend(source: Self.wideOrigin(of: from, in: src, stride: srcStride), sourceStride: srcStride / 2,
+                                          destination: Self.wideOrigin(of: to, in: dst, stride: dstStride),
+                                          destinationStride: dstStride / 2, width: width, height: height, opacity: opacity)
+                }
+            }
+        }
+    }
+
+    /// The background as an SDR colour placed in HLG (white at HLG 75 %, as overlays are).
+    private func fillBackgroundWide(_ canvas: VideoFrame, color: Color) {
+        let codes: (y: UInt16, cb: UInt16, cr: UInt16)
+        if let kept = wideBackground, kept.color == color {
+            codes = kept.codes
+        } else {
+            codes = Self.hlgCodes(color)
+            wideBackground = (color, codes)
+        }
+        func fill(_ plane: Int, _ value: UInt16) {
+            canvas.withPlane(plane) { buffer, stride in
+                guard let base = buffer.baseAddress else { return }
+                PlaneOperations.fill(base.assumingMemoryBound(to: UInt16.self), stride: stride / 2,
+                                     width: canvas.planeWidth(plane), height: canvas.planeHeight(plane), value: value)
+            }
+        }
+        fill(0, codes.y)
+        fill(1, codes.cb)
+        fill(2, codes.cr)
+    }
+
+    /// An SDR colour as 10-bit video-range BT.2020 HLG Y'CbCr codes: placed by
+    /// `HLGConversion`, so white is HDR reference white (HLG 75 %, code 721).
+    static func hlgCodes(_ color: Color) -> (y: UInt16, cb: UInt16, cr: UInt16) {
+        HLGConversionLUT.codes(HLGConversionLUT.bt709.convert(red: Float(color.red), green: Float(color.green),
+                                                               blue: Float(color.blue)))
+    }
+
+    /// The first sample of `rect` (in plane pixels) in a 16-bit plane's buffer (`stride`
+    /// in bytes).
+    static func wideOrigin(of rect: PixelRect, in plane: UnsafeMutableRawBufferPointer, stride: Int) -> UnsafeMutablePointer<UInt16> {
+        (plane.baseAddress! + rect.y * stride).assumingMemoryBound(to: UInt16.self) + rect.x
     }
 
     /// A colour as BT.709 video-range Y'CbCr bytes (what the encoder is told the stream is).
@@ -223,12 +361,16 @@ final class VideoCompositor {
         return PixelRect(x: x0, y: y0, width: (rect.maxX + 1) / 2 - x0, height: (rect.maxY + 1) / 2 - y0)
     }
 
-    private func scratchFrame(_ role: Role, slot: Int, size: PixelSize, format: PixelFormat = .yuv420p) throws -> VideoFrame {
+    /// A scratch frame kept for `role` and `slot`, in `format` (default: the canvas's, and
+    /// for HLG canvases tagged as the canvas is).
+    private func scratchFrame(_ role: Role, slot: Int, size: PixelSize, format: PixelFormat? = nil) throws -> VideoFrame {
+        let format = format ?? dynamicRange.pixelFormat
         let key = ScratchKey(role: role, slot: slot, size: size, format: format)
         if let frame = scratch[key] { return frame }
         // Sizes change with ramps (push, wipe): keep the cache from growing without bound.
         if scratch.count > 32 { scratch.removeAll() }
         let frame = try VideoFrame(width: size.width, height: size.height, pixelFormat: format)
+        if dynamicRange != .sdr { frame.setColorTags(dynamicRange.color) }
         scratch[key] = frame
         return frame
     }

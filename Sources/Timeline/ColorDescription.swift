@@ -57,6 +57,10 @@ public struct ColorDescription: Sendable, Hashable {
     /// What dropcut writes: video-range BT.709 SDR.
     public static let bt709 = ColorDescription(primaries: .bt709, transfer: .sdr, matrix: .bt709)
 
+    /// What dropcut writes in HDR outputs: BT.2100 HLG — BT.2020 primaries, the HLG
+    /// transfer, the BT.2020 non-constant-luminance matrix, video range.
+    public static let hlg = ColorDescription(primaries: .bt2020, transfer: .hlg, matrix: .bt2020)
+
     /// True for HLG and PQ: the picture needs tone mapping to be shown as SDR.
     public var isHDR: Bool { transfer == .hlg || transfer == .pq }
 

@@ -21,12 +21,16 @@ public struct ProbedMedia: Sendable, Hashable {
         /// Nominal time per frame (1/30 for 30 fps; for interlaced video a whole frame of
         /// two fields, 1/25 for 1080i50).
         public var frameDuration: MediaTime
+        /// How its samples are to be read as colour, with the players' defaults filled in
+        /// (`output.dynamic_range: source` keeps HDR when a clip's is HLG or PQ); nil when
+        /// not known.
+        public var color: ColorDescription?
 
         /// A track whose frame is shown at `naturalSize`; stored at `encodedSize` (default:
         /// the natural size, square pixels).
         public init(trackID: TrackID, timeRange: TimeRange, naturalSize: PixelSize, encodedSize: PixelSize? = nil,
                     pixelAspectRatio: PixelAspectRatio = .square, fieldOrder: FieldOrder? = nil,
-                    preferredTransform: AffineTransform = .identity, frameDuration: MediaTime) {
+                    preferredTransform: AffineTransform = .identity, frameDuration: MediaTime, color: ColorDescription? = nil) {
             self.trackID = trackID
             self.timeRange = timeRange
             self.naturalSize = naturalSize
@@ -35,6 +39,7 @@ public struct ProbedMedia: Sendable, Hashable {
             self.fieldOrder = fieldOrder
             self.preferredTransform = preferredTransform
             self.frameDuration = frameDuration
+            self.color = color
         }
 
         /// True when the frames hold two fields each (deinterlacing shows them at

@@ -43,6 +43,18 @@ public enum TransferFunction {
         return (rgb.0 * factor, rgb.1 * factor, rgb.2 * factor)
     }
 
+    /// The BT.2100 HLG inverse OOTF: the BT.2020 scene-light triple (each 0...1 for
+    /// colours the display can show) of display light in cd/m² on a display of `peak`
+    /// cd/m². Like the OOTF it scales the three components alike (by a function of
+    /// display luminance), so hue is kept.
+    public static func hlgInverseOOTF(_ rgb: (Double, Double, Double), peak: Double = hlgDisplayPeak) -> (Double, Double, Double) {
+        let luminance = 0.2627 * rgb.0 + 0.6780 * rgb.1 + 0.0593 * rgb.2
+        guard luminance > 0, peak > 0 else { return (0, 0, 0) }
+        let gamma = hlgSystemGamma(peak: peak)
+        let factor = pow(luminance / peak, (1 - gamma) / gamma) / peak
+        return (rgb.0 * factor, rgb.1 * factor, rgb.2 * factor)
+    }
+
     // SMPTE ST 2084 / BT.2100 PQ constants.
     private static let pqM1 = 2610.0 / 16384
     private static let pqM2 = 2523.0 / 4096 * 128
