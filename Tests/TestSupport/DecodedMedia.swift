@@ -16,6 +16,25 @@ public enum DecodedMedia {
         return (Array(raw[0..<lumaSize]), Array(raw[lumaSize..<lumaSize + chromaSize]), Array(raw[(lumaSize + chromaSize)...]))
     }
 
+    /// Frame `index` of `path`'s first video stream as 10-bit yuv420p10le planes (codes
+    /// 0...1023 as stored — no range expansion), for HDR outputs.
+    public static func yuv10Frame(of path: String, index: Int, width: Int, height: Int) throws -> (y: [UInt16], u: [UInt16], v: [UInt16]) {
+        let raw = try decode(path, ["-map", "0:v:0", "-vf", "select=eq(n\\,\(index))", "-fps_mode", "passthrough",
+                                    "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p10le"])
+        let lumaSize = width * height, chromaSize = ((width + 1) / 2) * ((height + 1) / 2)
+        guard raw.count == 2 * (lumaSize + 2 * chromaSize) else {
+            throw CommandError(command: ["ffmpeg", "-i", path, "frame \(index)"], status: nil,
+                               stderr: "expected \(2 * (lumaSize + 2 * chromaSize)) bytes, got \(raw.count)")
+        }
+        let bytes = [UInt8](raw)
+        var samples = [UInt16](repeating: 0, count: bytes.count / 2)
+        for i in samples.indices {
+            let low = UInt16(bytes[2 * i]), high = UInt16(bytes[2 * i + 1])
+            samples[i] = low | high << 8
+        }
+        return (Array(samples[0..<lumaSize]), Array(samples[lumaSize..<lumaSize + chromaSize]), Array(samples[(lumaSize + chromaSize)...]))
+    }
+
     /// Every frame of `path`'s first video stream as its Y plane (`width × height` bytes,
     /// video-range values as stored — no range expansion), timestamps passed through.
     public static func lumaFrames(of path: String, width: Int, height: Int) throws -> [[UInt8]] {

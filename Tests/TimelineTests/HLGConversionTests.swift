@@ -61,19 +61,20 @@ import TestSupport
         let conversion = HLGConversion(source: ColorDescription(primaries: .bt2020, transfer: .hlg, matrix: .bt2020))
         for colour in [(0.75, 0.75, 0.75), (0.2, 0.5, 0.9), (1.0, 0.3, 0.0), (0.05, 0.02, 0.4)] {
             let out = conversion.convert(rgb: colour)
-            #expect(abs(out.0 - colour.0) < 1e-9 && abs(out.1 - colour.1) < 1e-9 && abs(out.2 - colour.2) < 1e-9, "\(colour) → \(out)")
+            #expect(abs(out.0 - colour.0) < 1e-7 && abs(out.1 - colour.1) < 1e-7 && abs(out.2 - colour.2) < 1e-7, "\(colour) → \(out)")
         }
     }
 
     /// Mapped up and tone mapped back down, an SDR colour below the tone curve's knee comes
-    /// back as it was: the two conversions place reference white alike.
+    /// back as it was (ΔE2000 < 1, the gamut mapping's soft edge touching the darkest
+    /// skin a little): the two conversions place reference white alike.
     @Test func hdrToSDRUndoesTheMappingBelowTheKnee() {
         let up = HLGConversion(source: Self.sdr)
         let down = HDRToSDRConversion(source: ColorDescription(primaries: .bt2020, transfer: .hlg, matrix: .bt2020))
         for colour in [(0.9, 0.9, 0.9), (0.5, 0.5, 0.5), (0.1, 0.1, 0.1)] + HDRPatterns.skinTones {
             let back = down.convert(rgb: up.convert(rgb: colour))
             let difference = HDRPatterns.deltaE2000(HDRPatterns.linearBT709(sdrRGB: colour), HDRPatterns.linearBT709(sdrRGB: back))
-            #expect(difference < 0.5, "\(colour) came back as \(back), ΔE2000 \(difference)")
+            #expect(difference < 1, "\(colour) came back as \(back), ΔE2000 \(difference)")
         }
     }
 
