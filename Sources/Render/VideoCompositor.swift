@@ -124,7 +124,8 @@ final class VideoCompositor {
     /// or converted into a scratch frame of role `role` (yuvj, 4:2:2, 10-bit, BT.601 phone
     /// and SD video...). HLG and PQ pictures are tone mapped (`ToneMapLUT`) here, before
     /// anything is scaled, blended or drawn over them: layers, background and overlays all
-    /// meet in SDR, so an overlay's colours never pass through the HDR conversion.
+    /// meet in SDR, so an overlay's colours never pass through the HDR conversion. HLG
+    /// outputs bring everything into 10-bit HLG instead (`hlgFormat`).
     private func outputFormat(_ frame: VideoFrame, region: PixelRect, role: Role, slot: Int) throws -> (VideoFrame, PixelRect) {
         if dynamicRange == .hlg { return try hlgFormat(frame, region: region, role: role, slot: slot) }
         let color = frame.colorDescription
@@ -186,10 +187,15 @@ final class VideoCompositor {
         }
         var (source, sourceRegion, sourceColor) = (frame, region, color)
         if !frame.pixelFormat.isPlanarYUV420 {
-            // Layouts the table does not read, repacked (matrix kept) into 10-bit 4:2:0
-            // video range first.
+            // Layouts the table does not read, repacked into 10-bit 4:2:0 video range
+            // first: the matrix kept, or for RGB sources BT.709's.
             let widened = try scratchFrame(.widened, slot: slot, size: size)
-            widened.copyColorTags(from: frame)
+            if color.matrix == .rgb {
+                sourceColor.matrix = .bt709
+                widened.setColorTags(sourceColor)
+            } else {
+                widened.copyColorTags(from: frame)
+            }
             try scaler(.widened, slot: slot).scale(frame, region: region, into: widened, region: PixelRect(size: size))
             (source, sourceRegion) = (widened, PixelRect(size: size))
             sourceColor.fullRange = false
@@ -203,12 +209,18 @@ final class VideoCompositor {
     /// The table that brings pictures described by `color` into HLG: the process's shared
     /// BT.709 one, or one of a few built here (PQ clips, BT.601 and P3 SDR clips).
     private func hlgTable(for color: ColorDescription) -> HLGConversionLUT {
-        if color == HLGConversionLUT.bt709.source { return HLGConversionLUT.bt709 }
-        if let cached = hlgTables[color] { return cached }
+        // The conversion does not depend on a PQ clip's stated peak (PQ is absolute) nor
+        // on Dolby Vision's record: a file stating another peak per frame reuses its table.
+        var key = color
+        key.peakLuminance = nil
+        key.dolbyVisionProfile = nil
+        key.dolbyVisionCompatibility = nil
+        if key == HLGConversionLUT.bt709.source { return HLGConversionLUT.bt709 }
+        if let cached = hlgTables[key] { return cached }
         // A few tables (4.4 MB each) at most, as for tone mapping.
         if hlgTables.count >= 4 { hlgTables.removeAll() }
-        let table = HLGConversionLUT(source: color)
-        hlgTables[color] = table
+        let table = HLGConversionLUT(source: key)
+        hlgTables[key] = table
         return table
     }
 

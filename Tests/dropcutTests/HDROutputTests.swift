@@ -163,19 +163,30 @@ import TestSupport
 
     // MARK: SDR mapped up
 
-    @Test func sdrSourceIsMappedUpWithWhiteAtReferenceWhite() throws {
+    /// SDR bars of known codes, as 8-bit 4:2:0 video range (read by the table directly) and
+    /// as full-range 4:2:2 (repacked by swscale first).
+    @Test(arguments: ["yuv420p", "yuvj422p"])
+    func sdrSourceIsMappedUpWithWhiteAtReferenceWhite(layout: String) throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = dir.file("sdr.mp4"), output = dir.file("out.mp4"), oracle = dir.file("zscale.mp4")
+        let original = dir.file("sdr.mp4")
+        var clip = original
+        let output = dir.file("out.mp4"), oracle = dir.file("zscale.mp4")
         // White, mid grey (signal 0.5), 18 % grey, black, then saturated colours and skin.
         let colours: [(Double, Double, Double)] = [(1, 1, 1), (0.5, 0.5, 0.5), (0.49, 0.49, 0.49), (0, 0, 0),
                                                    (0.9, 0.4, 0.1), (0.1, 0.8, 0.2), (0.15, 0.25, 0.9), HDRPatterns.skinTones[0]]
         let codes = colours.map(Self.bt709Codes)
         try Self.sdrBars(clip, codes: codes)
+        if layout != "yuv420p" {
+            let repacked = dir.file("sdr-\(layout).mp4")
+            try Self.ffmpeg(["-i", clip, "-vf", "scale=in_range=tv:out_range=pc,format=\(layout)", "-c:v", "libx264", "-qp", "0",
+                             "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "pc", repacked])
+            clip = repacked
+        }
         try Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, video: { crf: 0 } }\n"))
         try Self.expectHLGStream(output)
         let got = try Self.bars(output)
-        print("SDR bars → HLG: \(got.map { (Int($0.y.rounded()), Int($0.cb.rounded()), Int($0.cr.rounded())) })")
+        print("SDR bars (\(layout)) → HLG: \(got.map { (Int($0.y.rounded()), Int($0.cb.rounded()), Int($0.cr.rounded())) })")
         // SDR white (235) at HLG 75 % within 1 %, black at black.
         #expect(abs(got[0].y - Self.referenceWhite) <= 0.01 * 876, "white at \(got[0])")
         #expect(abs(got[0].cb - 512) <= 2 && abs(got[0].cr - 512) <= 2)
@@ -187,7 +198,7 @@ import TestSupport
                     "bar \(i) \(code): \(got[i]), BT.2408 \(want)")
         }
         // zscale (display-referred, npl=203) agrees on the greys.
-        try Self.ffmpeg(["-i", clip, "-vf", "zscale=t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:tin=bt709:pin=bt709:min=bt709:rin=tv:npl=203,format=yuv420p10le",
+        try Self.ffmpeg(["-i", original, "-vf", "zscale=t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:tin=bt709:pin=bt709:min=bt709:rin=tv:npl=203,format=yuv420p10le",
                          "-c:v", "libx265", "-x265-params", "log-level=error:lossless=1", oracle])
         let zscale = try Self.bars(oracle)
         print("zscale: \(zscale.map { Int($0.y.rounded()) })")
