@@ -27,8 +27,8 @@ public final class VideoEncoder {
     ///
     /// Throws an `FFmpegError` when the encoder is not in this FFmpeg build
     /// ("Encoder not found"), or rejects the settings: an unknown preset, a size the pixel
-    /// format cannot hold, an invalid frame duration ("Invalid argument", from
-    /// `avcodec_open2`).
+    /// format cannot hold, an invalid frame duration, an HDR colour in fewer than 10 bits
+    /// ("Invalid argument", from `avcodec_open2`).
     public init(settings: VideoEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
         self.settings = settings
         let name = settings.codec.encoderName
@@ -53,6 +53,11 @@ public final class VideoEncoder {
             if settings.size.width % xStep != 0 || settings.size.height % yStep != 0 {
                 throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_open2", path: nil)
             }
+        }
+        // HDR in 8 bits bands visibly and is a known failure of other pipelines (8-bit
+        // output still tagged HLG): refuse it as an invalid argument.
+        if settings.color.isHDR && settings.pixelFormat.bitDepth < 10 {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_open2", path: nil)
         }
         let c = context
         c.pointee.width = Int32(clamping: settings.size.width)

@@ -179,6 +179,16 @@ import TestSupport
         #expect(error.code == -EINVAL)
     }
 
+    /// HLG (or PQ) in 8 bits is refused; in 10-bit HEVC it opens (Main 10).
+    @Test func hdrNeedsTenBits() throws {
+        var settings = Self.settings(.hevc)
+        settings.color = .hlg
+        let error = try #require(throws: FFmpegError.self) { _ = try VideoEncoder(settings: settings, globalHeader: true) }
+        #expect(error.function == "avcodec_open2" && error.code == -EINVAL)
+        settings.pixelFormat = .yuv420p10
+        _ = try VideoEncoder(settings: settings, globalHeader: true)
+    }
+
     @Test func framesThatDoNotMatchTheSettingsAreRefused() throws {
         let encoder = try VideoEncoder(settings: Self.settings(preset: "ultrafast"), globalHeader: false)
         let wrongSize = try VideoFrame(width: 160, height: 120)
