@@ -143,14 +143,7 @@ final class VideoCompositor {
     /// video range, which keeps the HDR signal as it is.
     private func toneMapped(_ frame: VideoFrame, color: ColorDescription, region: PixelRect, role: Role,
                             slot: Int) throws -> (VideoFrame, PixelRect) {
-        var (source, sourceRegion, sourceColor) = (frame, region, color)
-        if !frame.pixelFormat.isPlanarYUV420 {
-            let size = PixelSize(width: region.width, height: region.height)
-            let widened = try scratchFrame(.widened, slot: slot, size: size, format: .yuv420p10)
-            try scaler(.widened, slot: slot).scale(frame, region: region, into: widened, region: PixelRect(size: size))
-            (source, sourceRegion) = (widened, PixelRect(size: size))
-            sourceColor.fullRange = false
-        }
+        let (source, sourceRegion, sourceColor) = try tableInput(frame, color: color, region: region, slot: slot)
         let key = ToneMapKey(color: sourceColor, bitDepth: source.pixelFormat.bitDepth)
         let table: ToneMapLUT
         if let cached = toneMaps[key] {
@@ -165,6 +158,29 @@ final class VideoCompositor {
         let converted = try scratchFrame(role, slot: slot, size: PixelSize(width: region.width, height: region.height))
         table.convert(source, region: sourceRegion, into: converted)
         return (converted, PixelRect(size: converted.size))
+    }
+
+    /// `region` of `frame` (described by `color`) in a layout the conversion tables read —
+    /// planar 4:2:0 — with its description: the frame itself, or for 4:2:2, 4:4:4 and
+    /// packed layouts a 10-bit video-range 4:2:0 scratch copy repacked by swscale with the
+    /// source's own matrix kept (an RGB source gets BT.709's). Without the matrix tag on the
+    /// copy, swscale would convert a BT.2020 picture into BT.709 before a table that reads
+    /// it as BT.2020.
+    private func tableInput(_ frame: VideoFrame, color: ColorDescription, region: PixelRect,
+                            slot: Int) throws -> (VideoFrame, PixelRect, ColorDescription) {
+        guard !frame.pixelFormat.isPlanarYUV420 else { return (frame, region, color) }
+        var described = color
+        let size = PixelSize(width: region.width, height: region.height)
+        let widened = try scratchFrame(.widened, slot: slot, size: size, format: .yuv420p10)
+        if color.matrix == .rgb {
+            described.matrix = .bt709
+            widened.setColorTags(described)
+        } else {
+            widened.copyColorTags(from: frame)
+        }
+        try scaler(.widened, slot: slot).scale(frame, region: region, into: widened, region: PixelRect(size: size))
+        described.fullRange = false
+        return (widened, PixelRect(size: size), described)
     }
 
     /// `region` of `frame` as the HLG canvas holds it — 10-bit video-range BT.2020 HLG
@@ -185,21 +201,7 @@ final class VideoCompositor {
             converted.setColorTags(dynamicRange.color)
             return (converted, PixelRect(size: size))
         }
-        var (source, sourceRegion, sourceColor) = (frame, region, color)
-        if !frame.pixelFormat.isPlanarYUV420 {
-            // Layouts the table does not read, repacked into 10-bit 4:2:0 video range
-            // first: the matrix kept, or for RGB sources BT.709's.
-            let widened = try scratchFrame(.widened, slot: slot, size: size)
-            if color.matrix == .rgb {
-                sourceColor.matrix = .bt709
-                widened.setColorTags(sourceColor)
-            } else {
-                widened.copyColorTags(from: frame)
-            }
-            try scaler(.widened, slot: slot).scale(frame, region: region, into: widened, region: PixelRect(size: size))
-            (source, sourceRegion) = (widened, PixelRect(size: size))
-            sourceColor.fullRange = false
-        }
+        let (source, sourceRegion, sourceColor) = try tableInput(frame, color: color, region: region, slot: slot)
         let converted = try scratchFrame(role, slot: slot, size: size)
         hlgTable(for: sourceColor).convert(source, region: sourceRegion, into: converted)
         converted.setColorTags(dynamicRange.color)
