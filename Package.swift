@@ -36,7 +36,11 @@ let package = Package(
         // Pure Swift editing model: no C import.
         .target(name: "Timeline"),
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Render", dependencies: ["Timeline", "MediaIO", "CFreeType", .product(name: "Logging", package: "swift-log")]),
+        // Hand-vectorised inner loops of Render, chosen at run time by CPU (each has a Swift twin).
+        .target(name: "RenderKernels"),
+        .target(name: "Render", dependencies: [
+            "Timeline", "MediaIO", "CFreeType", "RenderKernels", .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "Recipe", dependencies: ["Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [

@@ -201,3 +201,74 @@ import TestSupport
         #expect(percentile(lumaErrors, 99) <= 6 && percentile(chromaErrors, 99) <= 6)
     }
 }
+
+/// The AVX2 kernel (`RenderKernels`) against the Swift loop it repeats: the same bytes for
+/// every block — flat, textured, reaching past the colour cube, and the columns left over
+/// at the right edge — on the CPUs that have it.
+@Suite struct ToneMapLUTKernelTests {
+    @Test(arguments: [false, true])
+    func wideKernelWritesTheSameBytesAsTheSwiftLoop(pq: Bool) throws {
+        // The machines this project runs on (x86-64 with AVX2); elsewhere there is nothing
+        // to compare, and the Swift loop is what runs.
+        #if arch(x86_64)
+        #expect(ToneMapLUT.wideKernelAvailable)
+        #endif
+        guard ToneMapLUT.wideKernelAvailable else { return }
+        let description = pq ? ToneMapLUTTests.pq : ToneMapLUTTests.hlg
+        let table = ToneMapLUT(source: description, bitDepth: 10)
+        // 150 × 38: nine groups of eight blocks a row, three blocks left over, an odd
+        // region offset below.
+        let width = 150, height = 38
+        let frame = try VideoFrame(width: width, height: height, pixelFormat: .yuv420p10)
+        var state: UInt64 = 0x5851_F42D_4C95_7F2D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % bound
+        }
+        // Per block: a base colour anywhere in the 10-bit code space (video range and past
+        // it, so some blocks reach outside the cube), and a luma spread from none to wide.
+        var blocks: [(y: Int, cb: Int, cr: Int, spread: Int)] = []
+        for _ in 0..<(width / 2) * (height / 2) {
+            blocks.append((next(1024), next(1024), next(1024), [0, 0, 3, 12, 40][next(5)]))
+        }
+        frame.withPlane(0) { plane, stride in
+            for y in 0..<height {
+                let line = (plane.baseAddress! + y * stride).assumingMemoryBound(to: UInt16.self)
+                for x in 0..<width {
+                    let block = blocks[(y / 2) * (width / 2) + x / 2]
+                    line[x] = UInt16(min(max(block.y + next(2 * block.spread + 1) - block.spread, 0), 1023))
+                }
+            }
+        }
+        for plane in 1...2 {
+            frame.withPlane(plane) { buffer, stride in
+                for y in 0..<height / 2 {
+                    let line = (buffer.baseAddress! + y * stride).assumingMemoryBound(to: UInt16.self)
+                    for x in 0..<width / 2 { line[x] = UInt16(plane == 1 ? blocks[y * (width / 2) + x].cb : blocks[y * (width / 2) + x].cr) }
+                }
+            }
+        }
+        func convert(wide: Bool, region: PixelRect) throws -> [[UInt8]] {
+            table.usesWideKernel = wide
+            let output = try VideoFrame(width: region.width, height: region.height)
+            table.convert(frame, region: region, into: output)
+            return (0..<3).map { plane in
+                output.withPlane(plane) { buffer, stride in
+                    let rows = plane == 0 ? region.height : (region.height + 1) / 2
+                    let columns = plane == 0 ? region.width : (region.width + 1) / 2
+                    return (0..<rows).flatMap { row in (0..<columns).map { buffer[row * stride + $0] } }
+                }
+            }
+        }
+        for region in [PixelRect(size: frame.size), PixelRect(x: 2, y: 4, width: 132, height: 30)] {
+            let swift = try convert(wide: false, region: region), kernel = try convert(wide: true, region: region)
+            for plane in 0..<3 {
+                let differing = zip(swift[plane], kernel[plane]).filter { $0 != $1 }.count
+                #expect(differing == 0, "plane \(plane) of \(region): \(differing) of \(swift[plane].count) samples differ")
+            }
+            // Not a vacuous comparison: the picture has flat and textured blocks, the
+            // output is not all one value.
+            #expect(Set(swift[0]).count > 100)
+        }
+    }
+}

@@ -13,6 +13,7 @@ import TestSupport
     static let owners: [String: Set<String>] = [
         "CFFmpeg": ["MediaIO"],
         "CFreeType": ["Render"],
+        "RenderKernels": ["Render"],
         "CSystemd": ["Daemon"],
         "CLinux": ["Daemon"],
         "CZlib": ["Recipe"],
