@@ -6,9 +6,10 @@ import Timeline
 /// decoder is released once the timeline has passed it.
 ///
 /// With `deinterlace`, the sources the composition marks interlaced (`SourceTrack`'s
-/// field order, as the probe found it) are read through a `Deinterlacer`: their frames
-/// come at the field rate the composition was planned with. The streams are not asked
-/// again here, so the render cannot disagree with the plan.
+/// field order, as the probe found it: the stream's statement or, where it makes none, its
+/// first frame's flags) are read through a `Deinterlacer`: their frames come at the field
+/// rate the composition was planned with. The streams are not asked again here, so the
+/// render cannot disagree with the plan.
 final class VideoSources {
     let deinterlace: Bool
     private var readers: [TrackID: (source: SourceTrack, reader: VideoTrackReader)] = [:]
