@@ -11,12 +11,15 @@ public struct AssetProbe: MediaProbing {
     public init() {}
 
     /// Throws an `FFmpegError` naming the file when it cannot be opened as media. The
-    /// durations are the real ones (`DurationCheck`), not the header's on trust.
+    /// durations are the real ones (`DurationCheck`), not the header's on trust; a video
+    /// stream that does not say whether it is interlaced is asked through its first frame
+    /// (`FieldOrderDetection`).
     public func probe(_ path: String) throws -> ProbedMedia {
         let demuxer = try Demuxer(path: path)
         let used = Self.usedStreams(demuxer.streams)
         let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })
-        return Self.describe(demuxer, durations: durations)
+        let video = try used.video.map { stream throws(FFmpegError) in try FieldOrderDetection.resolved(stream, of: demuxer) }
+        return Self.describe(demuxer, video: video, audio: used.audio, durations: durations)
     }
 
     /// The streams a composition takes from a file. Of each kind, the first stream FFmpeg
@@ -35,10 +38,12 @@ public struct AssetProbe: MediaProbing {
         return (pick(video), pick(audio.filter { ($0.channels ?? 1) > 0 }) ?? pick(audio))
     }
 
-    static func describe(_ demuxer: Demuxer, durations: DurationCheck.Durations) -> ProbedMedia {
+    /// The file as the composition builder sees it: its `video` and `audio` streams (the
+    /// used ones, the video's field order resolved) with their checked durations.
+    static func describe(_ demuxer: Demuxer, video: StreamInfo?, audio: StreamInfo?,
+                         durations: DurationCheck.Durations) -> ProbedMedia {
         let container = durations.container
         var media = ProbedMedia(path: demuxer.path, duration: container, creationTime: demuxer.creationTime)
-        let used = usedStreams(demuxer.streams)
         /// A stream's extent from the file's shared origin: its own duration plus how
         /// long after the origin it starts.
         func extent(_ stream: StreamInfo) -> MediaTime {
@@ -47,7 +52,7 @@ public struct AssetProbe: MediaProbing {
             let offset = start - demuxer.origin(of: stream)
             return offset > .zero ? own + offset : own
         }
-        if let video = used.video, let size = video.size, let shown = video.displaySize {
+        if let video, let size = video.size, let shown = video.displaySize {
             media.video = .init(trackID: TrackID(video.index + 1),
                                 timeRange: TimeRange(start: .zero, duration: extent(video)),
                                 naturalSize: shown, encodedSize: size, pixelAspectRatio: video.pixelAspectRatio ?? .square,
@@ -56,7 +61,7 @@ public struct AssetProbe: MediaProbing {
                                 frameDuration: nominalFrameDuration(video),
                                 color: video.color?.resolved(width: size.width, height: size.height))
         }
-        if let audio = used.audio {
+        if let audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),
                                 timeRange: TimeRange(start: .zero, duration: extent(audio)),
                                 sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)

@@ -2,15 +2,16 @@ internal import CFFmpeg
 import Timeline
 
 /// A decoder for one stream of a `Demuxer`, holding its `CodecContext` (opened in
-/// `init`). Threaded: frame and slice threads, as many as
-/// FFmpeg picks for the machine.
+/// `init`). Threaded: frame and slice threads, as many as FFmpeg picks for the machine —
+/// or slice threads only, for a look at the first frames (frame threads hold each frame
+/// back until as many packets as there are threads have been sent).
 final class Decoder {
     private let codecContext: CodecContext
     private var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     let path: String
     let streamIndex: Int
 
-    init(demuxer: Demuxer, stream index: Int) throws(FFmpegError) {
+    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true) throws(FFmpegError) {
         path = demuxer.path
         streamIndex = index
         guard let parameters = demuxer.codecParameters(ofStream: index) else {
@@ -25,7 +26,7 @@ final class Decoder {
         let timeBase = demuxer.timeBase(ofStream: index)
         context.pointee.pkt_timebase = AVRational(num: Int32(clamping: timeBase.value), den: timeBase.timescale)
         context.pointee.thread_count = 0
-        context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        context.pointee.thread_type = frameThreads ? FF_THREAD_FRAME | FF_THREAD_SLICE : FF_THREAD_SLICE
         try codecContext.open()
     }
 

@@ -125,6 +125,7 @@ public final class Demuxer {
             let aspect = av_guess_sample_aspect_ratio(context, stream, nil)
             info.pixelAspectRatio = PixelAspectRatio(horizontalSpacing: Int(aspect.num), verticalSpacing: Int(aspect.den))
             info.fieldOrder = fieldOrder(parameters.field_order)
+            info.statesFieldOrder = parameters.field_order != AV_FIELD_UNKNOWN
             info.color = ColorTags.description(of: stream)
         case .audio:
             var layout = parameters.ch_layout
@@ -148,7 +149,8 @@ public final class Demuxer {
         return MediaTime(value: Int64(rate.den), timescale: rate.num)
     }
 
-    /// FFmpeg's field order as dropcut's; nil for progressive or unknown. `TB`/`BT` (fields
+    /// FFmpeg's field order as dropcut's; nil for progressive or unknown (an unknown one is
+    /// then asked of the frames: `FieldOrderDetection`). `TB`/`BT` (fields
     /// coded in one order, shown in the other) are shown first field first as the names'
     /// second letter says: the field displayed first is what matters here.
     private static func fieldOrder(_ order: AVFieldOrder) -> FieldOrder? {

@@ -27,9 +27,16 @@ public struct StreamInfo: Sendable, Hashable {
     /// Video: the shape of a stored pixel (the container's, else the codec's), nil when
     /// unknown or implausible: square.
     public var pixelAspectRatio: PixelAspectRatio?
-    /// Video: how the frames' two fields were recorded, when the stream says
-    /// (`field_order`; nil: unknown, taken as progressive).
+    /// Video: how the frames' two fields were recorded; nil: progressive. As the stream says
+    /// (`field_order`) — or, where it does not say (`statesFieldOrder` false), as its first
+    /// decoded frame says once `FieldOrderDetection` has asked it (nil until then: unknown
+    /// is taken as progressive).
     public var fieldOrder: FieldOrder?
+    /// Video: false when the stream leaves its field order unknown (FFmpeg's
+    /// `AV_FIELD_UNKNOWN`: DV in every container, FFV1, ProRes or VP9 where the container
+    /// does not say), so that only its frames can tell; true when it states one,
+    /// progressive or interlaced.
+    public var statesFieldOrder = true
     /// Video: the display matrix, when the stream carries one (what `AssetProbe` turns
     /// into the track's preferredTransform).
     public var displayMatrix: DisplayMatrix?

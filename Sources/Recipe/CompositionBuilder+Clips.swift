@@ -114,7 +114,10 @@ extension CompositionBuilder {
 
     /// Inserts a clip's video (and audio) at its start and applies its speed ranges.
     func insert(_ clip: inout PlacedClip, into composition: inout Composition) throws(CompositionBuildError) {
-        let source = SourceTrack(asset: clip.media.path, trackID: clip.video.trackID, mediaType: .video, timeRange: clip.video.timeRange)
+        // The field order travels with the source: the renderer deinterlaces the clips the
+        // frame grid was given a field rate for (`shownFrameDuration`), and no others.
+        let source = SourceTrack(asset: clip.media.path, trackID: clip.video.trackID, mediaType: .video,
+                                 timeRange: clip.video.timeRange, fieldOrder: clip.video.fieldOrder)
         let pictured = clip.trim.intersection(clip.video.timeRange)
         try edit(&composition, clip.videoTrack) { track throws(CompositionEditError) in
             if let pictured { try track.insert(pictured, of: source, at: clip.start) }

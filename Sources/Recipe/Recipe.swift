@@ -38,8 +38,10 @@ public struct Recipe: Sendable, Hashable {
 
     /// `output.deinterlace`.
     public enum Deinterlace: String, Sendable, Hashable, CaseIterable {
-        /// Sources whose streams say they are interlaced are deinterlaced, each field
-        /// becoming a frame (`fps: source` is then the field rate: 1080i50 gives 50 fps).
+        /// Sources whose streams say they are interlaced — or, where a stream does not
+        /// say, whose first frame is flagged interlaced (DV) — are deinterlaced, each
+        /// field becoming a frame (`fps: source` is then the field rate: 1080i50 gives
+        /// 50 fps).
         case auto
         /// Frames are shown as decoded, both fields woven together.
         case off

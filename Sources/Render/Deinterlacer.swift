@@ -23,7 +23,7 @@ import Timeline
 /// of integers, branch-free in the inner loop, so the compiler vectorises them. 8-bit and
 /// high-bit-depth planar YUV are handled; other layouts pass through woven.
 public final class Deinterlacer: VideoFrameFilter {
-    /// The field order when the frames do not say (the stream's).
+    /// The field order when the frames do not say (the source's, as probed).
     public let fieldOrder: FieldOrder
     public let timestampMultiplier: Int64 = 2
 

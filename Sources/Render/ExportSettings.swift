@@ -20,9 +20,10 @@ public struct ExportSettings: Sendable, Hashable {
     /// The container's creation time (ISO 8601); nil: carried over from the first video
     /// source.
     public var creationTime: String?
-    /// Deinterlace sources whose streams say they are interlaced, at the field rate
-    /// (`Deinterlacer`); the video composition's frame duration should be a field's then
-    /// (the builder makes it so for `output.deinterlace: auto`).
+    /// Deinterlace the sources the composition marks interlaced (`SourceTrack.fieldOrder`:
+    /// what the probe found), at the field rate (`Deinterlacer`); the video composition's
+    /// frame duration should be a field's then (the builder makes it so for
+    /// `output.deinterlace: auto`).
     public var deinterlace = true
     /// Integrated loudness (LUFS, EBU R128) to bring the mix to; nil: as mixed.
     public var loudnessTarget: Double?

@@ -5,8 +5,11 @@ import Timeline
 /// composition track, reopened when the track moves on to another file, so a clip's
 /// decoder is released once the timeline has passed it.
 ///
-/// With `deinterlace`, the tracks whose streams say they are interlaced are read through a
-/// `Deinterlacer`: their frames come at the field rate.
+/// With `deinterlace`, the sources the composition marks interlaced (`SourceTrack`'s
+/// field order, as the probe found it: the stream's statement or, where it makes none, its
+/// first frame's flags) are read through a `Deinterlacer`: their frames come at the field
+/// rate the composition was planned with. The streams are not asked again here, so the
+/// render cannot disagree with the plan.
 final class VideoSources {
     let deinterlace: Bool
     private var readers: [TrackID: (source: SourceTrack, reader: VideoTrackReader)] = [:]
@@ -43,8 +46,8 @@ final class VideoSources {
         }
         readers[trackID] = nil   // release the finished clip's decoder first
         let deinterlace = deinterlace
-        let reader = try VideoTrackReader(path: source.asset, trackID: source.trackID) { stream throws(FFmpegError) in
-            guard deinterlace, let order = stream.fieldOrder else { return nil }
+        let reader = try VideoTrackReader(path: source.asset, trackID: source.trackID) { _ throws(FFmpegError) in
+            guard deinterlace, let order = source.fieldOrder else { return nil }
             return try Deinterlacer(fieldOrder: order)
         }
         readers[trackID] = (source, reader)

@@ -1,5 +1,6 @@
 /// A track of a media file that a composition takes content from: which asset, which
-/// track of it, and the time range the track covers (to check source ranges against).
+/// track of it, the time range the track covers (to check source ranges against) and, for
+/// interlaced video, its field order (how a renderer reads its frames).
 ///
 /// The Timeline model stores no file handles: `asset` is the name or path the caller uses
 /// (it appears in descriptions), and probing the file is MediaIO's job.
@@ -11,17 +12,23 @@ public struct SourceTrack: Sendable, Hashable {
     public var mediaType: MediaType
     /// The time the track covers in its asset.
     public var timeRange: TimeRange
+    /// Video: the field shown first when the track's frames are interlaced, as the probe
+    /// found (`ProbedMedia.Video.fieldOrder`); nil for progressive video. A renderer that
+    /// deinterlaces does so to exactly these tracks, so the frames come at the field rate
+    /// the composition was planned with.
+    public var fieldOrder: FieldOrder?
 
-    public init(asset: String, trackID: TrackID, mediaType: MediaType, timeRange: TimeRange) {
+    public init(asset: String, trackID: TrackID, mediaType: MediaType, timeRange: TimeRange, fieldOrder: FieldOrder? = nil) {
         self.asset = asset
         self.trackID = trackID
         self.mediaType = mediaType
         self.timeRange = timeRange
+        self.fieldOrder = fieldOrder
     }
 
     /// A track covering `[0, duration)`.
-    public init(asset: String, trackID: TrackID, mediaType: MediaType, duration: MediaTime) {
+    public init(asset: String, trackID: TrackID, mediaType: MediaType, duration: MediaTime, fieldOrder: FieldOrder? = nil) {
         self.init(asset: asset, trackID: trackID, mediaType: mediaType,
-                  timeRange: TimeRange(start: .zero, duration: duration))
+                  timeRange: TimeRange(start: .zero, duration: duration), fieldOrder: fieldOrder)
     }
 }

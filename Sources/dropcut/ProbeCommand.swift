@@ -11,29 +11,34 @@ struct ProbeCommand: AsyncParsableCommand {
     @Argument(help: "Media file.") var input: String
 
     func run() async throws {
-        let demuxer: Demuxer
+        let demuxer: Demuxer, streams: [StreamInfo]
         do {
             demuxer = try Demuxer(path: input)
+            // As a render sees them: an unstated field order asked of the first frame.
+            streams = try FieldOrderDetection.resolving(demuxer.streams, of: demuxer)
         } catch {
             printError("dropcut probe: \(error)")
             throw ExitCode(1)
         }
-        print(json ? ProbeReport.json(demuxer) : ProbeReport.text(demuxer), terminator: "")
+        print(json ? ProbeReport.json(demuxer, streams: streams) : ProbeReport.text(demuxer, streams: streams), terminator: "")
     }
 }
 
-/// Renderings of a probed file for `dropcut probe`.
+/// Renderings of a probed file for `dropcut probe`: the file's `streams` (as
+/// `FieldOrderDetection` resolved them).
 enum ProbeReport {
-    static func text(_ demuxer: Demuxer) -> String {
+    static func text(_ demuxer: Demuxer, streams: [StreamInfo]) -> String {
         var lines = ["\(demuxer.path): \(demuxer.formatName), duration \(demuxer.duration.map(\.description) ?? "unknown")"]
-        for stream in demuxer.streams {
+        for stream in streams {
             var line = "  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"
             if let format = stream.pixelFormat { line += " \(format)" }
             if let size = stream.size { line += " \(size)" }
             if let aspect = stream.pixelAspectRatio, let shown = stream.displaySize, shown != stream.size {
                 line += " (pixels \(aspect), shown \(shown))"
             }
-            if let order = stream.fieldOrder { line += " interlaced, \(order.rawValue)" }
+            if let order = stream.fieldOrder {
+                line += " interlaced, \(order.rawValue)" + (stream.statesFieldOrder ? "" : " (flagged by its frames)")
+            }
             if let frame = stream.averageFrameDuration ?? stream.frameDuration {
                 line += " \(formatRate(frame)) fps" + (stream.isVariableFrameRate ? " (variable)" : "")
             }
@@ -55,8 +60,8 @@ enum ProbeReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ demuxer: Demuxer) -> String {
-        let streams = demuxer.streams.map { stream -> String in
+    static func json(_ demuxer: Demuxer, streams: [StreamInfo]) -> String {
+        let streams = streams.map { stream -> String in
             var fields = [
                 "\"index\": \(stream.index)",
                 "\"type\": \(quote(stream.kind.rawValue))",
@@ -72,6 +77,8 @@ enum ProbeReport {
             if let frame = stream.averageFrameDuration { fields.append("\"average_frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
             if stream.kind == .video {
                 fields.append("\"field_order\": \(stream.fieldOrder.map { quote($0 == .topFirst ? "top_first" : "bottom_first") } ?? quote("progressive"))")
+                // Where the order comes from: the stream's statement, or its first frame.
+                fields.append("\"field_order_from\": \(quote(stream.statesFieldOrder ? "stream" : "frames"))")
                 if let color = stream.color, let size = stream.size {
                     let resolved = color.resolved(width: size.width, height: size.height)
                     fields += ["\"dynamic_range\": \(quote(resolved.dynamicRangeName))",

@@ -269,6 +269,25 @@ func describe(_ built: BuiltComposition) -> String {
         #expect(ntsc.videoComposition.frameDuration == MediaTime(value: 1001, timescale: 30000))
     }
 
+    /// An interlaced clip's sources carry its field order to the render — the renderer
+    /// deinterlaces exactly what the frame grid was given the field rate for — and a
+    /// progressive clip's carry none.
+    @Test func interlacedClipsCarryTheirFieldOrderToTheRender() throws {
+        var dv = TableProbe.clip("clip.mov", seconds: 2, width: 720, height: 576, fps: 25)
+        dv.video?.fieldOrder = .bottomFirst
+        func videoSources(_ built: BuiltComposition) -> [SourceTrack] {
+            built.composition.tracks(of: .video).flatMap(\.segments).compactMap { $0.source?.track }
+        }
+        let deinterlaced = try Self.build("version: 1\n", [dv])
+        #expect(deinterlaced.videoComposition.frameDuration == MediaTime(value: 1, timescale: 50))
+        #expect(!videoSources(deinterlaced).isEmpty && videoSources(deinterlaced).allSatisfy { $0.fieldOrder == .bottomFirst })
+        let woven = try Self.build("version: 1\noutput: { deinterlace: off }\n", [dv])
+        #expect(woven.videoComposition.frameDuration == MediaTime(value: 1, timescale: 25))
+        let progressive = try Self.build("version: 1\n", [TableProbe.clip("clip.mov", seconds: 2, fps: 25)])
+        #expect(progressive.videoComposition.frameDuration == MediaTime(value: 1, timescale: 25))
+        #expect(!videoSources(progressive).isEmpty && videoSources(progressive).allSatisfy { $0.fieldOrder == nil })
+    }
+
     @Test func pushAndWipeTransitionsRampTransformAndCrop() throws {
         let clips = [TableProbe.clip("a.mov", seconds: 3, width: 320, height: 240), TableProbe.clip("b.mov", seconds: 3, width: 320, height: 240)]
         let yaml = { (kind: String) in "version: 1\noutput: { size: 320x240 }\nclips: [ { source: \"{input}\" }, { source: \"{input}\" } ]\ntransition: { kind: \(kind), duration: 1 }\n" }

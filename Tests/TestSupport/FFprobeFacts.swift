@@ -74,6 +74,22 @@ extension FFprobe {
         return count
     }
 
+    /// How the decoder flags the first video stream's first `count` frames: woven from two
+    /// fields (`interlaced_frame`), and which comes first (`top_field_first`).
+    public static func frameFields(of path: String, count: Int = 4) throws -> [(interlaced: Bool, topFieldFirst: Bool)] {
+        struct Frame: Decodable {
+            let interlaced_frame: Int?, top_field_first: Int?
+        }
+        struct Report: Decodable { let frames: [Frame]? }
+        let output = try Command.runChecked("ffprobe", [
+            "-v", "error", "-of", "json", "-select_streams", "v:0", "-read_intervals", "%+#\(count)",
+            "-show_entries", "frame=interlaced_frame,top_field_first", path,
+        ])
+        return (try JSONDecoder().decode(Report.self, from: Data(output.utf8)).frames ?? []).map {
+            ($0.interlaced_frame == 1, $0.top_field_first == 1)
+        }
+    }
+
     /// The first video stream's side data as ffprobe prints it (JSON text; `Display Matrix`
     /// and `rotation` appear when the stream carries a display matrix).
     public static func videoSideData(of path: String) throws -> String {

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Interlaced sources: deinterlaced at the field rate by default, judged by the ffmpeg
-/// CLI — its `bwdif=mode=send_field` of the same file (PSNR), the progressive clip the
-/// fields were cut from, and its `idet` comb detector — and kept woven with
-/// `deinterlace: off`.
+/// Interlaced sources: deinterlaced at the field rate by default — whether the stream
+/// states its field order or only its frames are flagged — judged by the ffmpeg CLI — its
+/// `bwdif=mode=send_field` of the same file (PSNR), the progressive clip the fields were
+/// cut from, and its `idet` comb detector — and kept woven with `deinterlace: off`.
 @Suite struct InterlacedRenderTests {
     /// Two seconds of a moving 50p pattern woven into 25i (`tinterlace`), coded as
     /// interlaced H.264 (lossless) with the field order flagged; returns the interlaced
@@ -76,6 +76,53 @@ import TestSupport
         // The source is seen combed; the output is not.
         #expect(woven.interlaced > 4 * woven.progressive)
         #expect(shown.progressive > 9 * shown.interlaced, "\(shown)")
+    }
+
+    /// Interlaced frames behind a stream that does not say so (FFV1 25i in Matroska,
+    /// `UnstatedFieldOrderFixture`: ffprobe finds no field order, only flagged frames) are
+    /// deinterlaced at the field rate all the same: the probe reports the frames' order,
+    /// the composition runs at 50 fps, and the pictures match ffmpeg's `bwdif`.
+    @Test func framesFlaggedInterlacedAreDeinterlacedWhenTheStreamDoesNotSay() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let input = try UnstatedFieldOrderFixture.interlaced(topFirst: true, in: dir.path)
+        let source = try #require(try FFprobe.stream("video", of: input))
+        #expect(source.fieldOrder == nil && source.frameRate == "25/1", "the stream states \(source.fieldOrder ?? "") at \(source.frameRate ?? "")")
+        #expect(try FFprobe.frameFields(of: input).allSatisfy { $0.interlaced && $0.topFieldFirst }, "the frames are not flagged tff")
+        let probe = try DropcutProcess.run(["probe", input])
+        #expect(probe.stdout.contains("interlaced, top first (flagged by its frames)"), "\(probe.stdout)")
+        let json = try DropcutProcess.run(["probe", "--json", input]).stdout
+        #expect(json.contains("\"field_order\": \"top_first\", \"field_order_from\": \"frames\""), "\(json)")
+        let reference = dir.file("bwdif.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
+                                          "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
+        let (output, video) = try Self.render(input, output: "video: { crf: 10 }", in: dir)
+
+        #expect(video.frameRate == "50/1", "\(String(describing: video.frameRate))")
+        #expect(try FFprobe.decodedVideoFrames(of: output) == 100)
+        let versusBwdif = try PSNR.compare(output, reference)
+        let woven = try Self.combing(input), shown = try Self.combing(output)
+        print("ffv1 25i, order unstated: vs bwdif \(versusBwdif); idet interlaced/progressive: source \(woven), output \(shown)")
+        #expect(versusBwdif.average >= 40 && versusBwdif.min >= 35, "\(versusBwdif)")
+        #expect(woven.interlaced > 4 * woven.progressive)
+        #expect(shown.progressive > 9 * shown.interlaced, "\(shown)")
+    }
+
+    /// The same codec and container with progressive frames: the look at the frames does
+    /// not misfire, the clip stays at its 25 fps, frame for frame.
+    @Test func progressiveFramesOfAStreamThatDoesNotSayKeepTheirRate() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let input = try UnstatedFieldOrderFixture.progressive(in: dir.path)
+        #expect(try FFprobe.stream("video", of: input)?.fieldOrder == nil)
+        let json = try DropcutProcess.run(["probe", "--json", input]).stdout
+        #expect(json.contains("\"field_order\": \"progressive\", \"field_order_from\": \"frames\""), "\(json)")
+        let (output, video) = try Self.render(input, output: "video: { crf: 10 }", in: dir)
+
+        #expect(video.frameRate == "25/1", "\(String(describing: video.frameRate))")
+        #expect(try FFprobe.decodedVideoFrames(of: output) == 50)
+        let psnr = try PSNR.compare(output, input)
+        #expect(psnr.min >= 40, "\(psnr)")
     }
 
     @Test func deinterlaceOffKeepsTheFramesWoven() throws {
