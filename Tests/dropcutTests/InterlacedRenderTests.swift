@@ -38,6 +38,15 @@ import TestSupport
         return (count("TFF") + count("BFF"), count("Progressive"))
     }
 
+    /// The ffmpeg CLI's deinterlacing of `input` at the field rate (`bwdif=mode=send_field`,
+    /// coded losslessly): the reference the renders are compared with.
+    static func bwdifReference(of input: String, in dir: TemporaryDirectory) throws -> String {
+        let reference = dir.file("bwdif.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
+                                          "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
+        return reference
+    }
+
     /// `dropcut render` of `input` with a recipe of these `output:` settings; the output's
     /// path and its video stream.
     static func render(_ input: String, output settings: String, in dir: TemporaryDirectory) throws -> (String, FFprobe.StreamFacts) {
@@ -59,9 +68,7 @@ import TestSupport
         #expect(probe.stdout.contains("interlaced, \(topFirst ? "top" : "bottom") first"), "\(probe.stdout)")
         let json = try DropcutProcess.run(["probe", "--json", input]).stdout
         #expect(json.contains("\"field_order\": \"\(topFirst ? "top_first" : "bottom_first")\""), "\(json)")
-        let reference = dir.file("bwdif.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
-                                          "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
+        let reference = try Self.bwdifReference(of: input, in: dir)
         let (output, video) = try Self.render(input, output: "video: { crf: 10 }", in: dir)
 
         #expect(video.frameRate == "50/1", "\(String(describing: video.frameRate))")
@@ -93,9 +100,7 @@ import TestSupport
         #expect(probe.stdout.contains("interlaced, top first (flagged by its frames)"), "\(probe.stdout)")
         let json = try DropcutProcess.run(["probe", "--json", input]).stdout
         #expect(json.contains("\"field_order\": \"top_first\", \"field_order_from\": \"frames\""), "\(json)")
-        let reference = dir.file("bwdif.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", input,
-                                          "-vf", "bwdif=mode=send_field", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", reference])
+        let reference = try Self.bwdifReference(of: input, in: dir)
         let (output, video) = try Self.render(input, output: "video: { crf: 10 }", in: dir)
 
         #expect(video.frameRate == "50/1", "\(String(describing: video.frameRate))")
