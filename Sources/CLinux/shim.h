@@ -25,7 +25,7 @@ extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 
 /// rename(2) that fails with EEXIST instead of replacing an existing `to`
 /// (RENAME_NOREPLACE, 1 << 0 in <linux/fs.h>). Filesystems that cannot do it atomically
-/// (NFS, SMB, sshfs and other FUSE filesystems that do not implement it) fail with EINVAL.
+/// (NFS, sshfs and other FUSE filesystems that do not implement it) fail with EINVAL.
 static inline int dropcut_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1u << 0);
 }

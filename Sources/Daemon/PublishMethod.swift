@@ -7,8 +7,8 @@ public enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
     /// leaves both names on one inode, which recovery recognises.
     case link
     /// renameat2(RENAME_NOREPLACE): for filesystems without hard links that can still
-    /// refuse a taken name atomically (tmpfs, ext4, btrfs, xfs do; NFS, SMB and sshfs
-    /// report EINVAL).
+    /// refuse a taken name atomically (tmpfs, ext4, btrfs, xfs and Linux's SMB client do;
+    /// NFS and sshfs report EINVAL).
     case renameNoReplace
     /// An exclusive create of the name as its own placeholder, then rename(2) onto it
     /// (`PublishPlaceholder`): wherever a file can be created with O_EXCL.

@@ -3,7 +3,7 @@ import Foundation
 /// A name reserved by creating it exclusively (O_CREAT|O_EXCL), then replaced by the file
 /// it was reserved for with rename(2): publishing that never overwrites on a filesystem
 /// with neither hard links nor renameat2(RENAME_NOREPLACE) — sshfs without its hard-link
-/// extension, SMB mounts without them. O_EXCL is exclusive wherever a file can be created
+/// extension, an NFS server without hard links. O_EXCL is exclusive wherever a file can be created
 /// (over NFSv3+, SMB and SFTP the server does the check), so of several processes or hosts
 /// reserving one name exactly one gets it, and the rename replaces only that one's own
 /// reservation. Publishers that use link(2) or NOREPLACE elsewhere see the reservation

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Several processes publishing different files to one name at the same moment, many
 /// rounds: each file ends under a name of its own, none lost, none replaced, nothing left
-/// over — on the local disk with each of the methods, and over sshfs without hard links
+/// over — on the local disk (ext4 here) and tmpfs with each of the methods, and over sshfs without hard links
 /// (two mounts of one share, as two hosts), where only the placeholder is exclusive.
 @Suite(.serialized) struct ConcurrentPublishTests {
     static let racers = 6
@@ -15,9 +15,22 @@ import TestSupport
         defer { withExtendedLifetime(dir) {} }
         let outcome = try PublishRace(directories: [dir.path], truth: dir.path, racers: Self.racers, rounds: 40,
                                       intervalMilliseconds: 20, method: method).run()
-        // Real concurrency: most rounds had two publishes in flight at once.
-        #expect(outcome.overlappingRounds >= 10, "only \(outcome.overlappingRounds) of 40 rounds overlapped")
+        // Real concurrency: rounds in which two publishes were in flight at once (15-40 of
+        // 40 measured; a local publish takes microseconds, so not every round overlaps).
+        #expect(outcome.overlappingRounds >= 4, "only \(outcome.overlappingRounds) of 40 rounds overlapped")
         print("local \(method): \(Self.racers) processes x 40 rounds, \(outcome.overlappingRounds) rounds overlapping, \(String(format: "%.2f", outcome.seconds)) s")
+    }
+
+    /// tmpfs (/dev/shm) too: it has hard links and RENAME_NOREPLACE, like ext4.
+    @Test(arguments: ["link", "renameNoReplace", "placeholder"])
+    func tmpfsFolder(method: String) throws {
+        let dir = "/dev/shm/dropcut-race-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let outcome = try PublishRace(directories: [dir], truth: dir, racers: Self.racers, rounds: 40,
+                                      intervalMilliseconds: 20, method: method).run()
+        #expect(outcome.overlappingRounds >= 4, "only \(outcome.overlappingRounds) of 40 rounds overlapped")
+        print("tmpfs \(method): \(Self.racers) processes x 40 rounds, \(outcome.overlappingRounds) rounds overlapping, \(String(format: "%.2f", outcome.seconds)) s")
     }
 
     @Test func sshfsWithoutHardLinks() throws {

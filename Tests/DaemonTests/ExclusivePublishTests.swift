@@ -128,5 +128,16 @@ import TestSupport
         var buffer = [UInt8](repeating: 0, count: 16)
         #expect(Glibc.read(fd, &buffer, 16) == 4 && buffer.prefix(4) == Array("clip".utf8)[...])
         close(fd)
+
+        // sshfs's own `-o disable_hardlink`: sshfs answers ENOSYS, which the kernel's FUSE
+        // client turns into EPERM, as for the server's refusal.
+        let disabled = try SSHFSMount(server, options: ["disable_hardlink"])
+        try Self.write("again", disabled.file(".partial"))
+        let refused = link(disabled.file(".partial"), disabled.file("probe"))
+        let code = errno
+        #expect(refused == -1 && code == EPERM, "link with disable_hardlink: \(String(cString: strerror(code)))")
+        #expect(try DurableFiles.linkUnique(disabled.file(".partial"), into: disabled.path, name: "out.mp4", tag: "job3")
+                == disabled.file("out-2.mp4"))
+        #expect(Self.read(server.export + "/out-2.mp4") == "again")
     }
 }

@@ -9,8 +9,9 @@ import Glibc
 /// has its own connection, its own `sftp-server` process and its own kernel caches.
 ///
 /// `hardLinks: false` mounts through the server's `sftp-nolink` subsystem, which refuses
-/// `hardlink@openssh.com`: `link()` fails there with EPERM, as on filesystems without
-/// hard links (sshfs has no option to turn its hard-link support off).
+/// `hardlink@openssh.com`: `link()` fails there with EPERM, as when the server's
+/// filesystem has no hard links. (sshfs's own `-o disable_hardlink`, passed in `options`,
+/// refuses link() in the client, also EPERM: the kernel's FUSE client maps sshfs's ENOSYS.)
 ///
 /// `unmount()` (also run by `deinit`, so a failing test still unmounts) detaches the mount;
 /// the mount holds its server, which therefore outlives it.
