@@ -78,7 +78,11 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: [
             "Pipeline", "Recipe", "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport", "MediaIO", .product(name: "Logging", package: "swift-log")]),
+        // Started many at once by DaemonTests: processes publishing to one name (real concurrency).
+        .executableTarget(name: "PublishRacer", dependencies: ["Daemon"], path: "Tests/PublishRacer"),
+        .testTarget(name: "DaemonTests", dependencies: [
+            "Daemon", "TestSupport", "MediaIO", "PublishRacer", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"], exclude: ["sandbox_exec.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),
     ]
