@@ -32,6 +32,7 @@ func describe(_ built: BuiltComposition) -> String {
                 let recipe = try exampleRecipe(file)
                 // Whatever the recipe names comes from the samples shipped beside it.
                 let assets = recipe.clips.map(\.source).filter { $0 != "{input}" } + [recipe.music?.source].compactMap { $0 }
+                    + recipe.audio.map(\.source)
                     + recipe.overlays.compactMap { if case let .image(path) = $0.content { path } else { nil } }
                 for asset in assets {
                     #expect(asset.hasPrefix(AssetResolver.realPath(shippedAssetsDirectory)! + "/"), "\(file): \(asset)")
@@ -51,7 +52,7 @@ func describe(_ built: BuiltComposition) -> String {
     /// Every sample asset the recipes name is shipped, small, and what its script says.
     @Test func shippedAssetsAreSmallRealMedia() throws {
         var total = 0
-        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4"] {
+        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4", "voiceover.m4a", "whoosh.m4a"] {
             let path = (shippedAssetsDirectory as NSString).appendingPathComponent(name)
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, "\(name)")
             total += size
@@ -65,6 +66,11 @@ func describe(_ built: BuiltComposition) -> String {
         }
         let bed = try FFprobe.format(of: (shippedAssetsDirectory as NSString).appendingPathComponent("bed.mp3"))
         #expect((bed.duration.flatMap(Double.init) ?? 0) > 7.5)
+        for (name, seconds) in [("voiceover.m4a", 3.0), ("whoosh.m4a", 0.6)] {
+            let path = (shippedAssetsDirectory as NSString).appendingPathComponent(name)
+            #expect(try FFprobe.streams(of: path).map { $0.codecName ?? "" } == ["aac"], "\(name)")
+            #expect(abs((try FFprobe.format(of: path).duration.flatMap(Double.init) ?? 0) - seconds) < 0.05, "\(name)")
+        }
     }
 
     /// Each example recipe on the synthetic clips: what it must build, checked by hand
