@@ -33,8 +33,9 @@ final class PitchShifter: AudioStretching {
     private var buffer: [Float]
     private let capacity: Int
     private var bufferStart: Int64, bufferCount: Int
-    /// The stretched position of the next output sample.
-    private var position: Double = 0
+    /// Output samples produced so far: output sample n reads the stretch at n × ratio,
+    /// computed from n each time (a running sum would depend on the block sizes).
+    private var produced: Int64 = 0
     private var weights: [Float]
     private var output: [Float]
 
@@ -63,15 +64,17 @@ final class PitchShifter: AudioStretching {
     func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) {
         precondition(count <= maximumBlock, "block of \(count) samples, at most \(maximumBlock)")
         guard count > 0 else { return }
-        discardBefore(Int64(position.rounded(.down)) - Int64(halfWidth))
-        let last = Int64((position + Double(count - 1) * ratio).rounded(.down)) + Int64(halfWidth)
+        let ratio = self.ratio, produced = self.produced
+        func position(_ n: Int) -> Double { Double(produced + Int64(n)) * ratio }
+        discardBefore(Int64(position(0).rounded(.down)) - Int64(halfWidth))
+        let last = Int64(position(count - 1).rounded(.down)) + Int64(halfWidth)
         try fill(through: last)
         let h = halfWidth
         buffer.withUnsafeBufferPointer { input in
             weights.withUnsafeMutableBufferPointer { w in
                 output.withUnsafeMutableBufferPointer { out in
                     for n in 0..<count {
-                        let p = position + Double(n) * ratio
+                        let p = position(n)
                         let i = Int64(p.rounded(.down))
                         let first = i - Int64(h) + 1
                         var sum: Float = 0
@@ -94,7 +97,7 @@ final class PitchShifter: AudioStretching {
                 }
             }
         }
-        position += Double(count) * ratio
+        self.produced += Int64(count)
         output.withUnsafeBufferPointer { out in
             for channel in 0..<channels { deliver(channel, 0, out.baseAddress! + channel * maximumBlock, count) }
         }
