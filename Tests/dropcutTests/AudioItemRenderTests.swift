@@ -102,4 +102,64 @@ import TestSupport
         // Its level is kept (within 1.5 dB of the unshifted tone's −21 dBFS).
         #expect(abs(ToneMeasure.level(samples, frequency: expected, from: 1.7, to: 3.3) - -21) < 1.5)
     }
+
+    /// `plan` lists the items and the ducking they cause, and draws their tracks; the
+    /// render ducks the music bed (200 Hz, no `duck:`) by the default 12 dB under a
+    /// voice-over (replace item, ducking by default), while the clip's 1 kHz is silent there.
+    @Test func musicDucksUnderAVoiceOverAndPlanShowsIt() throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-items")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Self.makeToneClip(dir)
+        try Self.makeTone(dir, "voice.wav", frequency: 440, seconds: 2)
+        try Self.makeTone(dir, "bed.wav", frequency: 200, seconds: 8)
+        let yaml = """
+            version: 1
+            music: { source: bed.wav, gain: -6dB }
+            audio:
+              - { source: voice.wav, at: 2, mode: replace }
+            """
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "items.yaml", contents: yaml)
+        let svg = dir.file("plan.svg")
+        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        try #require(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("audio item track 3 voice.wav [2.000,+2.000] replace (the clips' sound silent), the music ducks under it"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("ducking: track 4 down -12 dB under the audio items"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("1 stretch [2.000,+2.000]"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("1: timeRange [2.000,+2.000] is empty"), "the clip's audio track is emptied: \(plan.stdout)")
+        let drawing = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(drawing.contains(#"<polyline class="volume" data-track-id="4""#), "the music's ducked volume is drawn")
+
+        let samples = try Self.render(dir, recipe: yaml, clip: clip)
+        let bedOpen = ToneMeasure.level(samples, frequency: 200, from: 0.2, to: 1.7)
+        let bedDucked = ToneMeasure.level(samples, frequency: 200, from: 2.1, to: 3.9)
+        let bedAfter = ToneMeasure.level(samples, frequency: 200, from: 5.0, to: 5.9)
+        let clipInside = ToneMeasure.level(samples, frequency: 1000, from: 2.1, to: 3.9)
+        print("ducking under a voice-over: bed \(bedOpen) dB open, \(bedDucked) dB under the item, \(bedAfter) dB after; 1 kHz inside \(clipInside) dB")
+        #expect(abs(bedOpen - (-21 - 6)) < 1.5, "the bed at its gain: \(bedOpen) dB")
+        #expect(abs((bedOpen - bedDucked) - 12) < 1, "ducked by 12 dB: \(bedOpen - bedDucked) dB")
+        #expect(abs(bedAfter - bedOpen) < 1, "back up after the release: \(bedAfter) dB")
+        #expect(clipInside < -80)
+    }
+
+    /// `output.audio.loudness` measures the whole mix, items included: with the clip muted,
+    /// the only sound is an item, and it is brought to the target.
+    @Test func loudnessNormalisationHearsTheItems() throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-items")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Self.makeToneClip(dir)
+        try Self.makeTone(dir, "voice.wav", frequency: 440, seconds: 4)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "loud.yaml", contents: """
+            version: 1
+            original_audio: mute
+            output: { audio: { loudness: -16LUFS } }
+            audio:
+              - { source: voice.wav, at: 1, volume: -10dB }
+            """)
+        let output = dir.file("loud.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        let loudness = try LoudnessTargetTests.integratedLoudness(output)
+        print("loudness of a lone item brought to -16 LUFS: \(loudness) LUFS")
+        #expect(abs(loudness - -16) < 0.5, "\(loudness) LUFS")
+    }
 }
