@@ -39,7 +39,10 @@ struct PlanCommand: AsyncParsableCommand {
                                            audioMix: production.audioMix), terminator: "")
             for overlay in production.overlays { print(Self.describe(overlay)) }
             for item in production.audioItems { print(Self.describe(item, music: production.music != nil)) }
-            if let music = production.music, let duck = music.duck { print(Self.describe(duck, of: music)) }
+            if let music = production.music, let duck = music.duck {
+                let items = production.audioItems.contains(where: \.ducksMusic) ? " and the audio items" : ""
+                print(Self.describe(duck, of: music, alsoUnder: items))
+            }
             if let music = production.music, music.duck == nil, !music.duckedRanges.isEmpty {
                 print(Self.describe(Recipe.Duck(), of: music, under: "the audio items"))
             }
@@ -64,9 +67,10 @@ struct PlanCommand: AsyncParsableCommand {
 
     /// `ducking: tracks 3, 4 down -12 dB under the clips' sound above -30 dBFS (attack
     /// 0.2 s, release 0.8 s, hold 0.5 s): 2 stretches [1.000,+2.000], [5.000,+2.000]`
-    static func describe(_ duck: Recipe.Duck, of music: MusicBed, under: String? = nil) -> String {
+    /// `under` replaces what the music ducks under; `alsoUnder` is added to it.
+    static func describe(_ duck: Recipe.Duck, of music: MusicBed, under: String? = nil, alsoUnder: String = "") -> String {
         let tracks = music.trackIDs.map(String.init).joined(separator: ", ")
-        let under = under ?? (duck.windows != nil ? "the recipe's windows" : "the clips' sound above \(formatLevel(duck.threshold.decibels)) dBFS")
+        let under = (under ?? (duck.windows != nil ? "the recipe's windows" : "the clips' sound above \(formatLevel(duck.threshold.decibels)) dBFS")) + alsoUnder
         let stretches = music.duckedRanges.map(\.description).joined(separator: ", ")
         return "ducking: track\(music.trackIDs.count > 1 ? "s" : "") \(tracks) down \(formatLevel(duck.depth.decibels)) dB under \(under) "
             + "(attack \(duck.attack) s, release \(duck.release) s, hold \(duck.hold) s): "

@@ -128,6 +128,10 @@ import TestSupport
         #expect(plan.stdout.contains("1: timeRange [2.000,+2.000] is empty"), "the clip's audio track is emptied: \(plan.stdout)")
         let drawing = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(drawing.contains(#"<polyline class="volume" data-track-id="4""#), "the music's ducked volume is drawn")
+        // With `duck:` the music ducks under the clips' sound and the items both.
+        let both = try Fixtures.makeFile(in: dir.path, name: "both.yaml", contents: yaml.replacingOccurrences(of: "gain: -6dB", with: "gain: -6dB, duck: {}"))
+        let bothPlan = try DropcutProcess.run(["plan", "--recipe", both, clip])
+        #expect(bothPlan.stdout.contains("under the clips' sound above -30 dBFS and the audio items"), "\(bothPlan.stdout) \(bothPlan.stderr)")
 
         let samples = try Self.render(dir, recipe: yaml, clip: clip)
         let bedOpen = ToneMeasure.level(samples, frequency: 200, from: 0.2, to: 1.7)
