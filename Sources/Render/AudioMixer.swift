@@ -64,9 +64,8 @@ final class AudioMixer {
                 return Piece(start: start, end: end, source: source.track,
                              sourceStart: source.timeRange.start.ticks(in: rate) ?? 0, speed: segment.speed)
             }
-            let volume = VolumeCurve(audioMix.parameters(for: track.trackID)?.volume ?? Ramp(defaultValue: 1),
-                                     until: composition.duration, sampleRate: sampleRate)
             let parameters = audioMix.parameters(for: track.trackID)
+            let volume = VolumeCurve(parameters?.volume ?? Ramp(defaultValue: 1), until: composition.duration, sampleRate: sampleRate)
             return Track(trackID: track.trackID, pieces: pieces, volume: volume,
                          algorithm: parameters?.timePitchAlgorithm ?? .preservePitch, pitchRatio: parameters?.pitchRatio ?? 1)
         }
