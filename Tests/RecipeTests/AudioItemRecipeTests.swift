@@ -91,6 +91,23 @@ import Timeline
         """, in: dir) == ["(valid)"])
     }
 
+    /// Merged recipes (the daemon's folder default, inbox recipe, sidecar): a later
+    /// file's `audio` list replaces the earlier one whole, and its errors point into it.
+    @Test func laterFilesReplaceTheItemListWhole() throws {
+        let dir = try Self.folder()
+        defer { withExtendedLifetime(dir) {} }
+        let base = dir.write("folder.yaml", "version: 1\naudio:\n  - { source: bed.wav, at: 0 }\n  - { source: fx.wav, at: 1 }\n")
+        let sidecar = dir.write("IMG_1.yaml", "version: 1\naudio:\n  - { source: voice.wav, at: 2, mode: replace }\n")
+        let recipe = try RecipeLoader().load([base, sidecar])
+        #expect(recipe.audio.map { ($0.source as NSString).lastPathComponent } == ["voice.wav"])
+        #expect(recipe.audio.first?.mode == .replace && recipe.audio.first?.at == MediaTime(seconds: 2))
+        let bad = dir.write("IMG_2.yaml", "version: 1\naudio:\n  - { source: voice.wav, pitch: 20 }\n")
+        #expect(throws: RecipeError("audio[0].pitch (semitones) must be between -12 and 12 (got 20)",
+                                    at: SourceLocation(file: bad, line: 3, column: 33))) {
+            try RecipeLoader().load([base, bad])
+        }
+    }
+
     // MARK: Building
 
     static let probe = TableProbe(table: [
