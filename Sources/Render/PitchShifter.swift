@@ -18,11 +18,12 @@ import MediaIO
 ///
 /// Streaming like the stretcher: output in blocks of at most `maximumBlock`, the source
 /// read forward only; nothing is allocated after `init`.
-final class PitchShifter: AudioStretching {
-    let channels: Int
+public final class PitchShifter: AudioStretching {
+    public let channels: Int
     /// Output frequency over input frequency.
-    let ratio: Double
-    var speed: Double {
+    public let ratio: Double
+    /// Source samples per output sample (1: the length kept); may change between blocks.
+    public var speed: Double {
         didSet { stretcher.speed = speed / ratio }
     }
 
@@ -47,7 +48,7 @@ final class PitchShifter: AudioStretching {
 
     /// `read` delivers source samples as `TimeStretcher`'s does; `origin` is the source
     /// position output sample 0 stands for; `speed` source samples per output sample.
-    init(channels: Int, sampleRate: Int, ratio: Double, speed: Double, origin: Int64, maximumBlock: Int,
+    public init(channels: Int, sampleRate: Int, ratio: Double, speed: Double, origin: Int64, maximumBlock: Int,
          read: @escaping TimeStretcher.Read) {
         precondition(ratio > 0 && ratio.isFinite, "pitch ratio \(ratio)")
         self.channels = channels
@@ -74,7 +75,9 @@ final class PitchShifter: AudioStretching {
         }
     }
 
-    func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) {
+    /// Produces the next `count` (at most `maximumBlock`) output samples, handing each
+    /// channel's block to `deliver` (channel, offset into the request, samples, length).
+    public func produce(_ count: Int, _ deliver: (_ channel: Int, _ offset: Int, UnsafePointer<Float>, _ length: Int) -> Void) throws(FFmpegError) {
         precondition(count <= maximumBlock, "block of \(count) samples, at most \(maximumBlock)")
         guard count > 0 else { return }
         let ratio = self.ratio, produced = self.produced
