@@ -18,6 +18,14 @@ public struct AudioMixInputParameters: Sendable, Hashable {
     /// The frequency factor `pitchShift` gives: 2^(semitones / 12) (2 for +12, 0.5 for −12).
     public var pitchRatio: Double { pow(2, pitchShift / 12) }
 
+    /// `pitch +12 semitones`, `pitch -2.5 semitones`; nil without a shift: how the text
+    /// description and the SVG timeline name it.
+    var pitchDescription: String? {
+        guard pitchShift != 0 else { return nil }
+        let number = pitchShift == pitchShift.rounded() && abs(pitchShift) < 1e6 ? String(Int(pitchShift)) : String(pitchShift)
+        return "pitch \(pitchShift > 0 ? "+" : "")\(number) semitones"
+    }
+
     public init(trackID: TrackID) {
         self.trackID = trackID
     }

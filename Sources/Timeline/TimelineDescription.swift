@@ -33,18 +33,11 @@ public enum TimelineDescription {
                 if let track = composition.track(parameters.trackID), track.segments.contains(where: { !$0.isEmpty && $0.speed != 1 }) {
                     line += "; scaled audio \(parameters.timePitchAlgorithm.rawValue)"
                 }
-                if parameters.pitchShift != 0 {
-                    line += "; pitch \(parameters.pitchShift > 0 ? "+" : "")\(formatSemitones(parameters.pitchShift)) semitones"
-                }
+                if let pitch = parameters.pitchDescription { line += "; \(pitch)" }
                 lines.append(line)
             }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// `12`, `-3`, `0.5`: whole semitones without a point.
-    private static func formatSemitones(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : String(value)
     }
 
     private static func layerDetails(_ layer: LayerInstruction) -> String {

@@ -39,5 +39,9 @@ import Testing
           trackID 3 volume 1.00 (default)
 
         """), "\(text)")
+        // The SVG timeline names the shift in the track's label.
+        let svg = TimelineSVG.render(composition: composition, audioMix: mix)
+        #expect(svg.contains(">track 1 (audio, pitch +12 semitones)</text>") && svg.contains(">track 2 (audio, pitch -2.5 semitones)</text>")
+                && svg.contains(">track 3 (audio)</text>"))
     }
 }
