@@ -1,5 +1,6 @@
 // Micro-benchmark for the time-stretcher (issue 6: ≥ 100× realtime for 48 kHz stereo on
-// one core). Run by scripts/bench; prints one markdown table row per speed.
+// one core) and the pitch shift built on it (issue 20). Run by scripts/bench; prints one
+// markdown table row per speed, then one per pitch shift.
 //
 // The source is a minute of generated stereo music-like sound — a chord plus a noise
 // burst every half second, so the onset handling is exercised too — held in memory, so
@@ -56,3 +57,27 @@ for speed in [0.25, 0.5, 0.8, 1.5, 2.0] {
 }
 if sink.isNaN { print("(NaN in the output)") }   // keeps the output in use
 print(allMet ? "Time-stretch target met at every speed." : "Time-stretch target NOT met.")
+
+// The pitch shift of audio items: the same stretch by the frequency ratio, then the
+// band-limited resampling back to length (its windowed-sinc taps are the cost).
+print("\n| pitch (semitones) | output s | CPU s | × realtime |")
+print("|---:|---:|---:|---:|")
+for semitones in [-12.0, -5.0, 7.0, 12.0] {
+    let shifter = PitchShifter(channels: channels, sampleRate: sampleRate, ratio: pow(2, semitones / 12), speed: 1, origin: Int64(pad),
+                               maximumBlock: 1024) { (position, count, deliver) throws(FFmpegError) in
+        for channel in 0..<channels {
+            source[channel].withUnsafeBufferPointer { deliver(channel, 0, $0.baseAddress! + Int(position), count) }
+        }
+    }
+    let outputSamples = length - sampleRate   // a second short: the stretch reads ahead
+    let start = threadCPUSeconds()
+    var done = 0
+    while done < outputSamples {
+        try shifter.produce(1024) { _, _, samples, count in sink += samples[count - 1] }
+        done += 1024
+    }
+    let cpu = threadCPUSeconds() - start
+    let outputSeconds = Double(done) / Double(sampleRate)
+    print(String(format: "| %+.0f | %.1f | %.3f | %.0f |", semitones, outputSeconds, cpu, outputSeconds / cpu))
+}
+if sink.isNaN { print("(NaN in the output)") }

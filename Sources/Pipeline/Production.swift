@@ -28,6 +28,8 @@ public struct Production: Sendable {
     public let outputFilename: String
     /// The music bed, ducked, if the recipe has music.
     public let music: MusicBed?
+    /// The recipe's audio items, as placed.
+    public let audioItems: [AudioItemPlacement]
     /// The clips' own sound level over time, when the music ducks under it.
     public let clipLevels: SoundLevels?
     /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied.
@@ -46,6 +48,7 @@ public struct Production: Sendable {
         overlays = built.overlays
         outputFilename = built.outputFilename
         music = built.music
+        audioItems = built.audioItems
         clipLevels = built.clipLevels
         slowMotionSidecars = built.slowMotionSidecars
         settings = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)

@@ -16,6 +16,8 @@ public struct BuiltComposition: Sendable, Hashable {
     /// The music bed, if the recipe has music — already ducked: its volumes in
     /// `audioMix` are final.
     public var music: MusicBed?
+    /// The recipe's `audio:` items, as placed (their volumes and pitch are in `audioMix`).
+    public var audioItems: [AudioItemPlacement] = []
     /// The clips' own sound level over time, when the music ducks under it (measured for
     /// the ducking; `plan --svg` draws it).
     public var clipLevels: SoundLevels?

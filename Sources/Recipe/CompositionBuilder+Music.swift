@@ -11,6 +11,12 @@ extension CompositionBuilder {
     /// length within a few dB of full level), and the fade-out is below −60 dB for its
     /// last few milliseconds: the music is gone when the video ends.
     static func musicLevels(gain: Double, fadeIn: MediaTime, fadeOut: MediaTime, total: MediaTime) throws(CompositionBuildError) -> Ramp<Double> {
+        try fadedLevels(gain: gain, fadeIn: fadeIn, fadeOut: fadeOut, over: TimeRange(start: .zero, end: total))
+    }
+
+    /// `gain` over `range`, faded in from its start and out to its end with the music
+    /// bed's curves (audio items share them).
+    static func fadedLevels(gain: Double, fadeIn: MediaTime, fadeOut: MediaTime, over range: TimeRange) throws(CompositionBuildError) -> Ramp<Double> {
         let pieces = 8
         var points: [(time: MediaTime, value: Double)] = []
         func fade(_ range: TimeRange, power: Double, rising: Bool) {
@@ -20,10 +26,10 @@ extension CompositionBuilder {
                 points.append((time, gain * pow(rising ? x : 1 - x, power)))
             }
         }
-        if fadeIn > .zero { fade(TimeRange(start: .zero, duration: fadeIn), power: 2, rising: true) } else { points.append((.zero, gain)) }
-        if fadeOut > .zero { fade(TimeRange(start: total - fadeOut, end: total), power: 3, rising: false) }
+        if fadeIn > .zero { fade(TimeRange(start: range.start, duration: fadeIn), power: 2, rising: true) } else { points.append((range.start, gain)) }
+        if fadeOut > .zero { fade(TimeRange(start: range.end - fadeOut, end: range.end), power: 3, rising: false) }
         do { return try Ramp(polyline: points) } catch {
-            throw .media(path: "composition", reason: "cannot set the music's fades: \(error)")
+            throw .media(path: "composition", reason: "cannot set the fades: \(error)")
         }
     }
 
@@ -86,14 +92,21 @@ extension CompositionBuilder {
     }
 
     /// Ducks the music under the clips' own sound — measured through `levels` after speed
-    /// changes and clip volumes — or under the recipe's manual windows: the music tracks'
-    /// volumes become their base volumes times the `Ducking` envelope. What `plan` lists is
-    /// what `render` mixes.
+    /// changes, clip volumes and replace items — or under the recipe's manual windows, and
+    /// under the audio items that duck it (`duck_music`): the music tracks' volumes become
+    /// their base volumes times the `Ducking` envelope. Items duck the music even when it
+    /// has no `duck:` (with its defaults), and then only they do. What `plan` lists is what
+    /// `render` mixes.
     func duckMusic(in built: inout BuiltComposition) throws(CompositionBuildError) {
-        guard var music = built.music, let duck = music.duck else { return }
-        let activity: [TimeRange]
-        if let windows = music.manualWindows {
-            activity = windows
+        guard var music = built.music else { return }
+        let items = built.audioItems.filter(\.ducksMusic).map(\.range)
+        guard music.duck != nil || !items.isEmpty else { return }
+        let duck = music.duck ?? Recipe.Duck()
+        var activity: [TimeRange] = items
+        if music.duck == nil {
+            // Only the items.
+        } else if let windows = music.manualWindows {
+            activity += windows
         } else {
             let measured: SoundLevels
             do {
@@ -104,7 +117,7 @@ extension CompositionBuilder {
                 throw .media(path: "composition", reason: "cannot measure the clips' sound for ducking: \(error)")
             }
             built.clipLevels = measured
-            activity = measured.active(above: duck.threshold.decibels)
+            activity += measured.active(above: duck.threshold.decibels)
         }
         let ducking = Ducking(depth: duck.depth.linear, attack: duck.attack, release: duck.release, hold: duck.hold)
         let factor = ducking.envelope(activity: activity, until: music.duration)

@@ -94,6 +94,8 @@ public struct CompositionBuilder: Sendable {
             outputFilename: FileName.fitting(recipe.output.filename.render(.init(inputPath: input, recipeName: recipe.name, date: date))),
             clipAudioTrackIDs: clips.compactMap(\.audioTrack), slowMotionSidecars: sidecars,
             media: Dictionary(clips.map { ($0.media.path, $0.media) }, uniquingKeysWith: { first, _ in first }))
+        // Before the music: replace items silence the clips' sound the ducking listens to.
+        try addAudioItems(total: total, to: &built)
         if let music = recipe.music {
             try addMusic(music, total: total, to: &built)
             try duckMusic(in: &built)

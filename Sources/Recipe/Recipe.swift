@@ -15,6 +15,8 @@ public struct Recipe: Sendable, Hashable {
     public var transition = Transition()
     public var overlays: [Overlay] = []
     public var music: Music?
+    /// `audio:` — sound files placed on the output timeline (voice-overs, music, effects).
+    public var audio: [AudioItem] = []
     public var originalAudio: OriginalAudio = .keep
 
     public init(name: String) {
@@ -190,6 +192,44 @@ public struct Recipe: Sendable, Hashable {
         public var hold = MediaTime(value: 1, timescale: 2)
         /// Manual ducking: these ranges of output time instead of the analysis.
         public var windows: [ClosedTimeRange]?
+
+        /// The defaults (what audio items duck a music bed without `duck:` by).
+        public init() {}
+    }
+
+    /// One of `audio:`: a sound file placed at an output time, mixed over the clips' own
+    /// sound or replacing it over its range (seed 001's recordings, music and sound
+    /// effects), with its level, fades and a pitch shift.
+    public struct AudioItem: Sendable, Hashable {
+        /// `mode:` — what happens to the clips' own sound over the item's range.
+        public enum Mode: String, Sendable, Hashable, CaseIterable {
+            /// Added on top (a sound effect).
+            case mix
+            /// The clips' own sound is silent over the item's range (a recording or music
+            /// that replaces the original sound): that range is removed from the clips'
+            /// audio tracks and an empty range inserted, as seed 001's composer does.
+            case replace
+        }
+        /// A resolved path.
+        public var source: String
+        /// Output time where the item starts.
+        public var at: MediaTime = .zero
+        /// The part of the file used, in the file's time; nil: all of it.
+        public var trim: ClosedTimeRange?
+        public var volume = Gain(decibels: 0)
+        public var fadeIn: MediaTime = .zero
+        public var fadeOut: MediaTime = .zero
+        public var mode: Mode = .mix
+        /// Semitones, + up; the duration stays the same.
+        public var pitch: Double = 0
+        /// Whether the music bed ducks under the item; nil: under `replace` items only.
+        public var duckMusic: Bool?
+        public var location: SourceLocation
+        /// Where `at` is written (errors about the item's time point there).
+        public var atLocation: SourceLocation
+
+        /// `duck_music`, its default filled in.
+        public var ducksMusic: Bool { duckMusic ?? (mode == .replace) }
     }
 
     public enum OriginalAudio: String, Sendable, Hashable, CaseIterable { case keep, mute }

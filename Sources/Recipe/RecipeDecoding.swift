@@ -30,6 +30,7 @@ extension Recipe {
             recipe.overlays = reader.list(node, "overlays")?.compactMap { decodeOverlay($0, &reader, resolver) } ?? []
         }
         if let node = top["music"] { recipe.music = decodeMusic(node, &reader, resolver) }
+        if let node = top["audio"] { recipe.audio = decodeAudioItems(node, &reader, resolver) }
         if let node = top["original_audio"] { recipe.originalAudio = reader.choice(node, "original_audio", OriginalAudio.self) ?? .keep }
 
         let diagnostics = reader.diagnostics.sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) }
@@ -38,7 +39,7 @@ extension Recipe {
     }
 
     // MARK: Small and shared sections
-    // (The others, one file each: RecipeDecoding+Output, +Clips, +Transition, +Overlays, +Music.)
+    // (The others, one file each: RecipeDecoding+Output, +Clips, +Transition, +Overlays, +Music, +Audio.)
 
     static func decodeOrientation(_ node: RecipeNode, _ reader: inout RecipeReader) -> Orientation {
         if case let .scalar(text, _, _) = node {

@@ -59,6 +59,8 @@ public enum RecipeReference {
                   "Images, image sequences and texts drawn over the video, in order (later on top)."),
         RecipeKey("music", "mapping", default: "none", example: "{ source: bed.mp3, gain: -10dB, loop: true }",
                   "A music bed under the clips' own sound."),
+        RecipeKey("audio", "list of at most \(RecipeLimits.maximumAudioItems) mappings", default: "none", example: "[ { source: voiceover.m4a, at: 2.0, mode: replace } ]",
+                  "Sound files on the output timeline: voice-overs, music, sound effects, each mixed over or replacing the clips' own sound."),
         RecipeKey("original_audio", "`keep` or `mute`", default: "`keep`", example: "mute",
                   "`mute` drops every clip's own sound."),
 
@@ -208,6 +210,28 @@ public enum RecipeReference {
         RecipeKey("music.duck.windows", "list of `[start, end]` in output time; `end` allowed", default: "none (measured)",
                   example: "[[2, 5], [9, end]]",
                   "Duck over these ranges instead of measuring the clips' sound."),
+
+        // audio items
+        RecipeKey("audio[].source", "an audio (or video) file", default: "required", example: "voiceover.m4a",
+                  "The sound, found like every asset."),
+        RecipeKey("audio[].at", "time in output time, before the output's end", default: "`0`", example: "2.0",
+                  "Where the item starts; it stops at its end or the output's, whichever is first."),
+        RecipeKey("audio[].trim", "`[start, end]` in the file's time; `end` allowed", default: "the whole file", example: "[0.5, end]",
+                  "The part of the file played."),
+        RecipeKey("audio[].volume", "level \(RecipeLimits.rangeText(RecipeLimits.gain, "dB"))", default: "`0dB`", example: "-3dB",
+                  "The item's level."),
+        RecipeKey("audio[].fade", "`{ in, out }`", default: "no fades", example: "{ in: 0.2, out: 0.5 }",
+                  "Fades at the item's start and end (in: squared, out: cubed, like the music bed's)."),
+        RecipeKey("audio[].fade.in", "seconds", default: "`0`", example: "0.2",
+                  "Fade-in length, from the item's start."),
+        RecipeKey("audio[].fade.out", "seconds", default: "`0`", example: "0.5",
+                  "Fade-out length, ending with the item."),
+        RecipeKey("audio[].mode", "`mix` or `replace`", default: "`mix`", example: "replace",
+                  "`mix` adds the item (a sound effect); `replace` silences the clips' own sound over its range (a voice-over); replace items must not overlap."),
+        RecipeKey("audio[].pitch", "semitones \(RecipeLimits.rangeText(RecipeLimits.pitchSemitones))", default: "`0`", example: "+12",
+                  "Pitch shift, duration unchanged (+12 an octave up; formant-naive)."),
+        RecipeKey("audio[].duck_music", "`true` or `false`", default: "`true` for `replace`, else `false`", example: "true",
+                  "The music bed ducks under the item (by `music.duck`'s depth, attack and release, or their defaults)."),
     ]
 
     /// The keys a mapping accepts, in the reference's order: `section` is `""` for the

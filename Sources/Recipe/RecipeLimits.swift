@@ -69,6 +69,13 @@ public enum RecipeLimits {
     public static let loudness: ClosedRange<Double> = -60 ... -5
     /// `clips[].volume` and `music.gain`, dB.
     public static let gain: ClosedRange<Double> = -60...20
+    /// `audio[].pitch`, semitones: an octave either way. The shift stretches the sound by
+    /// the frequency ratio (WSOLA, 0.5x to 2x) and resamples it back; further, formant-naive
+    /// shifting turns voices into chipmunks or giants and WSOLA's frames audibly repeat.
+    public static let pitchSemitones: ClosedRange<Double> = -12...12
+    /// `audio`: items per recipe. Each is a composition track read during the whole
+    /// render, with a decoder of its own while it plays.
+    public static let maximumAudioItems = 100
     /// `music.duck.depth`, dB.
     public static let duckDepth: ClosedRange<Double> = -60...0
     /// `music.duck.threshold`, dBFS.

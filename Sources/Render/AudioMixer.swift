@@ -11,7 +11,9 @@ import Timeline
 /// pitch through a `TimeStretcher` (WSOLA) carried from block to block, or — when the
 /// track's time-pitch algorithm is varispeed — are resampled by linear interpolation
 /// (pitch follows speed, like tape). Either way a segment yields exactly as many samples
-/// as its time range holds, so sound and picture never drift apart.
+/// as its time range holds, so sound and picture never drift apart. A track whose mix
+/// parameters shift its pitch plays every piece through a `PitchShifter` (its scaled
+/// pieces then keep their — shifted — pitch, whatever the time-pitch algorithm).
 final class AudioMixer {
     let sampleRate: Int
     let channels: Int
@@ -34,9 +36,11 @@ final class AudioMixer {
         var reader: AudioTrackReader?
         var readerSource: SourceTrack?
         var algorithm: TimePitchAlgorithm
-        /// The time-stretch being played (pitch kept): the piece it is in, and the output
-        /// sample it continues at.
-        var stretcher: (piece: Int, stretcher: TimeStretcher, next: Int64)?
+        /// Output frequency over source frequency (`AudioMixInputParameters.pitchRatio`).
+        var pitchRatio: Double
+        /// The time-stretch (or pitch shift) being played: the piece it is in, and the
+        /// output sample it continues at.
+        var stretcher: (piece: Int, stretcher: any AudioStretching, next: Int64)?
         /// Index of the first piece that may still overlap a later block.
         var cursor = 0
     }
@@ -60,10 +64,10 @@ final class AudioMixer {
                 return Piece(start: start, end: end, source: source.track,
                              sourceStart: source.timeRange.start.ticks(in: rate) ?? 0, speed: segment.speed)
             }
-            let volume = VolumeCurve(audioMix.parameters(for: track.trackID)?.volume ?? Ramp(defaultValue: 1),
-                                     until: composition.duration, sampleRate: sampleRate)
+            let parameters = audioMix.parameters(for: track.trackID)
+            let volume = VolumeCurve(parameters?.volume ?? Ramp(defaultValue: 1), until: composition.duration, sampleRate: sampleRate)
             return Track(trackID: track.trackID, pieces: pieces, volume: volume,
-                         algorithm: audioMix.parameters(for: track.trackID)?.timePitchAlgorithm ?? .preservePitch)
+                         algorithm: parameters?.timePitchAlgorithm ?? .preservePitch, pitchRatio: parameters?.pitchRatio ?? 1)
         }
         gains = .allocate(capacity: maximumBlock)
     }
@@ -99,7 +103,8 @@ final class AudioMixer {
                     gainsReady = true
                 }
                 let reader = try reader(for: t, source: source)
-                if tracks[t].algorithm == .preservePitch, piece.speed != 1 || continuesStretch(track: t, piece: p - 1, at: from) {
+                if tracks[t].pitchRatio != 1
+                    || (tracks[t].algorithm == .preservePitch && (piece.speed != 1 || continuesStretch(track: t, piece: p - 1, at: from))) {
                     try stretch(track: t, piece: p - 1, reader: reader, from: from, to: to, blockStart: start, into: block)
                 } else {
                     try add(piece, reader: reader, from: from, to: to, blockStart: start, into: block)
@@ -134,14 +139,13 @@ final class AudioMixer {
     private func stretch(track t: Int, piece index: Int, reader: AudioTrackReader, from: Int64, to: Int64, blockStart: Int64,
                          into block: AudioFrame) throws(FFmpegError) {
         let piece = tracks[t].pieces[index]
-        let stretcher: TimeStretcher
+        let stretcher: any AudioStretching
         if continuesStretch(track: t, piece: index, at: from), let current = tracks[t].stretcher {
             stretcher = current.stretcher
             stretcher.speed = piece.speed
         } else {
             let origin = piece.sourceStart + Int64((Double(from - piece.start) * piece.speed).rounded())
-            stretcher = TimeStretcher(channels: channels, sampleRate: sampleRate, speed: piece.speed,
-                                      origin: origin) { (position, count, deliver) throws(FFmpegError) in
+            let read: TimeStretcher.Read = { (position, count, deliver) throws(FFmpegError) in
                 // Forward-only reads in blocks the reader can take.
                 var done = 0
                 while done < count {
@@ -149,6 +153,12 @@ final class AudioMixer {
                     try reader.withSamples(at: position + Int64(done), count: n) { channel, samples in deliver(channel, done, samples, n) }
                     done += n
                 }
+            }
+            if tracks[t].pitchRatio != 1 {
+                stretcher = PitchShifter(channels: channels, sampleRate: sampleRate, ratio: tracks[t].pitchRatio, speed: piece.speed,
+                                         origin: origin, maximumBlock: maximumBlock, read: read)
+            } else {
+                stretcher = TimeStretcher(channels: channels, sampleRate: sampleRate, speed: piece.speed, origin: origin, read: read)
             }
         }
         tracks[t].stretcher = (index, stretcher, to)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The volume of one composition audio track over time (AVMutableAudioMixInputParameters).
 /// Volume is linear gain, 1.0 unchanged; the default is 1.0 before any keyframe.
 public struct AudioMixInputParameters: Sendable, Hashable {
@@ -5,6 +7,24 @@ public struct AudioMixInputParameters: Sendable, Hashable {
     public var volume = Ramp<Double>(defaultValue: 1)
     /// How audio in scaled segments is stretched (AVAudioTimePitchAlgorithm).
     public var timePitchAlgorithm: TimePitchAlgorithm = .preservePitch
+    /// Transposition in semitones (+12 an octave up), duration unchanged. dropcut's
+    /// addition: AVAudioMixInputParameters has no pitch shift (only
+    /// `audioTimePitchAlgorithm`, how scaled segments are stretched), so an AVFoundation app
+    /// shifts the file before inserting it (seed 001's recordings); here it belongs to the
+    /// track's mix parameters like its volume, so `plan` shows it and the renderer applies
+    /// it. Formant-naive: voices shifted far sound smaller or larger.
+    public var pitchShift: Double = 0
+
+    /// The frequency factor `pitchShift` gives: 2^(semitones / 12) (2 for +12, 0.5 for −12).
+    public var pitchRatio: Double { pow(2, pitchShift / 12) }
+
+    /// `pitch +12 semitones`, `pitch -2.5 semitones`; nil without a shift: how the text
+    /// description and the SVG timeline name it.
+    var pitchDescription: String? {
+        guard pitchShift != 0 else { return nil }
+        let number = pitchShift == pitchShift.rounded() && abs(pitchShift) < 1e6 ? String(Int(pitchShift)) : String(pitchShift)
+        return "pitch \(pitchShift > 0 ? "+" : "")\(number) semitones"
+    }
 
     public init(trackID: TrackID) {
         self.trackID = trackID

@@ -33,6 +33,7 @@ public enum TimelineDescription {
                 if let track = composition.track(parameters.trackID), track.segments.contains(where: { !$0.isEmpty && $0.speed != 1 }) {
                     line += "; scaled audio \(parameters.timePitchAlgorithm.rawValue)"
                 }
+                if let pitch = parameters.pitchDescription { line += "; \(pitch)" }
                 lines.append(line)
             }
         }

@@ -51,7 +51,9 @@ public enum TimelineSVG {
 
         for track in composition.tracks {
             out.append(#"<g class="track" data-track-id="\#(track.trackID)" data-media-type="\#(track.mediaType.rawValue)">"#)
-            out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">track \#(track.trackID) (\#(track.mediaType.rawValue))</text>"#)
+            // A pitch shift is heard over the whole track: said in its label.
+            let pitch = audioMix?.parameters(for: track.trackID)?.pitchDescription.map { ", " + $0 } ?? ""
+            out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">track \#(track.trackID) (\#(track.mediaType.rawValue)\#(pitch))</text>"#)
             for segment in track.segments {
                 let x0 = x(segment.target.start), x1 = x(segment.target.end)
                 let label: String

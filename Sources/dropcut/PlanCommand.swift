@@ -38,7 +38,14 @@ struct PlanCommand: AsyncParsableCommand {
             print(TimelineDescription.text(composition: production.composition, videoComposition: production.videoComposition,
                                            audioMix: production.audioMix), terminator: "")
             for overlay in production.overlays { print(Self.describe(overlay)) }
-            if let music = production.music, let duck = music.duck { print(Self.describe(duck, of: music)) }
+            for item in production.audioItems { print(Self.describe(item, music: production.music != nil)) }
+            if let music = production.music, let duck = music.duck {
+                let items = production.audioItems.contains(where: \.ducksMusic) ? " and the audio items" : ""
+                print(Self.describe(duck, of: music, alsoUnder: items))
+            }
+            if let music = production.music, music.duck == nil, !music.duckedRanges.isEmpty {
+                print(Self.describe(Recipe.Duck(), of: music, under: "the audio items"))
+            }
             if let svg {
                 let drawing = TimelineSVG.render(
                     composition: production.composition, videoComposition: production.videoComposition,
@@ -60,13 +67,23 @@ struct PlanCommand: AsyncParsableCommand {
 
     /// `ducking: tracks 3, 4 down -12 dB under the clips' sound above -30 dBFS (attack
     /// 0.2 s, release 0.8 s, hold 0.5 s): 2 stretches [1.000,+2.000], [5.000,+2.000]`
-    static func describe(_ duck: Recipe.Duck, of music: MusicBed) -> String {
+    /// `under` replaces what the music ducks under; `alsoUnder` is added to it.
+    static func describe(_ duck: Recipe.Duck, of music: MusicBed, under: String? = nil, alsoUnder: String = "") -> String {
         let tracks = music.trackIDs.map(String.init).joined(separator: ", ")
-        let under = duck.windows != nil ? "the recipe's windows" : "the clips' sound above \(formatLevel(duck.threshold.decibels)) dBFS"
+        let under = (under ?? (duck.windows != nil ? "the recipe's windows" : "the clips' sound above \(formatLevel(duck.threshold.decibels)) dBFS")) + alsoUnder
         let stretches = music.duckedRanges.map(\.description).joined(separator: ", ")
         return "ducking: track\(music.trackIDs.count > 1 ? "s" : "") \(tracks) down \(formatLevel(duck.depth.decibels)) dB under \(under) "
             + "(attack \(duck.attack) s, release \(duck.release) s, hold \(duck.hold) s): "
             + (music.duckedRanges.isEmpty ? "nothing to duck under" : "\(music.duckedRanges.count) stretch\(music.duckedRanges.count == 1 ? "" : "es") \(stretches)")
+    }
+
+    /// `audio item track 4 voiceover.m4a [2.000,+2.000] replace (the clips' sound silent), pitch +12 semitones, music ducks under it`
+    static func describe(_ item: AudioItemPlacement, music: Bool) -> String {
+        var text = "audio item track \(item.trackID) \((item.source as NSString).lastPathComponent) \(item.range) "
+        text += item.mode == .replace ? "replace (the clips' sound silent)" : "mix"
+        if item.pitch != 0 { text += ", pitch \(item.pitch > 0 ? "+" : "")\(formatLevel(item.pitch)) semitones" }
+        if item.ducksMusic, music { text += ", the music ducks under it" }
+        return text
     }
 
     /// `slow motion from IMG_0001.AAE: rate 0.25 over [2.805,+13.090] (eased over 0.2 s at each edge)`

@@ -16,7 +16,15 @@ let probe = TableProbe(table: [
     "intro.mp4": TableProbe.clip("intro.mp4", seconds: 3, width: 1080, height: 1920),
     "outro.mp4": TableProbe.clip("outro.mp4", seconds: 2, width: 1080, height: 1920, fps: 25),
     "bed.mp3": TableProbe.music("bed.mp3", seconds: 2),
+    "voiceover.m4a": TableProbe.music("voiceover.m4a", seconds: 3),
+    "whoosh.m4a": TableProbe.music("whoosh.m4a", seconds: 1),
 ])
+
+/// voiceover.yaml plays bed.mp3 from 2 s: as long as the shipped one (8 s), on a 6 s clip.
+let voiceoverProbe = TableProbe(table: probe.table.merging([
+    "input.mov": TableProbe.clip("input.mov", seconds: 6),
+    "bed.mp3": TableProbe.music("bed.mp3", seconds: 8),
+]) { _, new in new })
 
 func describe(_ built: BuiltComposition) -> String {
     TimelineDescription.text(composition: built.composition, videoComposition: built.videoComposition, audioMix: built.audioMix)
@@ -32,6 +40,7 @@ func describe(_ built: BuiltComposition) -> String {
                 let recipe = try exampleRecipe(file)
                 // Whatever the recipe names comes from the samples shipped beside it.
                 let assets = recipe.clips.map(\.source).filter { $0 != "{input}" } + [recipe.music?.source].compactMap { $0 }
+                    + recipe.audio.map(\.source)
                     + recipe.overlays.compactMap { if case let .image(path) = $0.content { path } else { nil } }
                 for asset in assets {
                     #expect(asset.hasPrefix(AssetResolver.realPath(shippedAssetsDirectory)! + "/"), "\(file): \(asset)")
@@ -51,7 +60,7 @@ func describe(_ built: BuiltComposition) -> String {
     /// Every sample asset the recipes name is shipped, small, and what its script says.
     @Test func shippedAssetsAreSmallRealMedia() throws {
         var total = 0
-        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4"] {
+        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4", "voiceover.m4a", "whoosh.m4a"] {
             let path = (shippedAssetsDirectory as NSString).appendingPathComponent(name)
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, "\(name)")
             total += size
@@ -65,6 +74,11 @@ func describe(_ built: BuiltComposition) -> String {
         }
         let bed = try FFprobe.format(of: (shippedAssetsDirectory as NSString).appendingPathComponent("bed.mp3"))
         #expect((bed.duration.flatMap(Double.init) ?? 0) > 7.5)
+        for (name, seconds) in [("voiceover.m4a", 3.0), ("whoosh.m4a", 0.6)] {
+            let path = (shippedAssetsDirectory as NSString).appendingPathComponent(name)
+            #expect(try FFprobe.streams(of: path).map { $0.codecName ?? "" } == ["aac"], "\(name)")
+            #expect(abs((try FFprobe.format(of: path).duration.flatMap(Double.init) ?? 0) - seconds) < 0.05, "\(name)")
+        }
     }
 
     /// Each example recipe on the synthetic clips: what it must build, checked by hand
@@ -162,6 +176,43 @@ func describe(_ built: BuiltComposition) -> String {
               trackID 4 volume ramp [0.000,+0.250] 0.00 -> 0.00, ramp [0.250,+0.250] 0.00 -> 0.01, ramp [0.500,+0.250] 0.01 -> 0.02, ramp [0.750,+0.250] 0.02 -> 0.03, ramp [1.000,+0.250] 0.03 -> 0.05, ramp [1.250,+0.250] 0.05 -> 0.07, ramp [1.500,+0.250] 0.07 -> 0.10, ramp [1.750,+0.200] 0.10 -> 0.12, ramp [1.950,+0.050] 0.00 -> 0.13, ramp [3.900,+0.050] 0.13 -> 0.00, ramp [5.850,+0.050] 0.00 -> 0.13, ramp [7.800,+0.050] 0.13 -> 0.00, ramp [9.750,+0.050] 0.00 -> 0.05, ramp [9.800,+0.325] 0.05 -> 0.03, ramp [10.125,+0.375] 0.03 -> 0.02, ramp [10.500,+0.375] 0.02 -> 0.01, ramp [10.875,+0.375] 0.01 -> 0.00, ramp [11.250,+0.375] 0.00 -> 0.00, ramp [11.625,+0.075] 0.00 -> 0.00, ramp [11.700,+0.050] 0.00 -> 0.00
 
             """),
+        "voiceover.yaml": ("input.voiceover.mp4", """
+            composition duration 6.000
+            track 1 video
+              0: timeRange [0.000,+6.000] from trackID 1 of asset input.mov sourceTimeRange [0.000,+6.000] speed 1.00
+            track 2 audio
+              0: timeRange [0.000,+0.500] from trackID 2 of asset input.mov sourceTimeRange [0.000,+0.500] speed 1.00
+              1: timeRange [0.500,+3.000] is empty
+              2: timeRange [3.500,+0.100] from trackID 2 of asset input.mov sourceTimeRange [3.500,+0.100] speed 1.00
+              3: timeRange [3.600,+1.200] is empty
+              4: timeRange [4.800,+1.200] is empty
+            track 3 audio
+              0: timeRange [0.000,+0.200] is empty
+              1: timeRange [0.200,+1.000] from trackID 1 of asset whoosh.m4a sourceTimeRange [0.000,+1.000] speed 1.00
+            track 4 audio
+              0: timeRange [0.000,+0.500] is empty
+              1: timeRange [0.500,+3.000] from trackID 1 of asset voiceover.m4a sourceTimeRange [0.000,+3.000] speed 1.00
+            track 5 audio
+              0: timeRange [0.000,+3.600] is empty
+              1: timeRange [3.600,+1.200] from trackID 1 of asset voiceover.m4a sourceTimeRange [0.000,+1.200] speed 1.00
+            track 6 audio
+              0: timeRange [0.000,+4.800] is empty
+              1: timeRange [4.800,+1.200] from trackID 1 of asset bed.mp3 sourceTimeRange [2.000,+1.200] speed 1.00
+            track 7 audio
+              0: timeRange [0.000,+4.700] is empty
+              1: timeRange [4.700,+1.000] from trackID 1 of asset whoosh.m4a sourceTimeRange [0.000,+1.000] speed 1.00
+            video composition renderSize 1920x1080 frameDuration 1/30 background #000000ff
+              instruction [0.000,+6.000]
+                layer trackID 1 transform identity at 0.000
+            audio mix
+              trackID 2 volume 1.00 (default)
+              trackID 3 volume 0.50 at 0.200
+              trackID 4 volume ramp [0.500,+0.006] 0.00 -> 0.01, ramp [0.506,+0.006] 0.01 -> 0.05, ramp [0.513,+0.006] 0.05 -> 0.11, ramp [0.519,+0.006] 0.11 -> 0.20, ramp [0.525,+0.006] 0.20 -> 0.31, ramp [0.531,+0.006] 0.31 -> 0.45, ramp [0.538,+0.006] 0.45 -> 0.61, ramp [0.544,+0.006] 0.61 -> 0.79, ramp [3.300,+0.025] 0.79 -> 0.53, ramp [3.325,+0.025] 0.53 -> 0.34, ramp [3.350,+0.025] 0.34 -> 0.19, ramp [3.375,+0.025] 0.19 -> 0.10, ramp [3.400,+0.025] 0.10 -> 0.04, ramp [3.425,+0.025] 0.04 -> 0.01, ramp [3.450,+0.025] 0.01 -> 0.00, ramp [3.475,+0.025] 0.00 -> 0.00
+              trackID 5 volume 1.00 (default); pitch -5 semitones
+              trackID 6 volume ramp [4.800,+0.038] 0.00 -> 0.02, ramp [4.838,+0.038] 0.02 -> 0.06, ramp [4.875,+0.038] 0.06 -> 0.14, ramp [4.913,+0.038] 0.14 -> 0.25, ramp [4.950,+0.038] 0.25 -> 0.39, ramp [4.988,+0.038] 0.39 -> 0.56, ramp [5.025,+0.038] 0.56 -> 0.77, ramp [5.063,+0.038] 0.77 -> 1.00, ramp [5.500,+0.063] 1.00 -> 0.67, ramp [5.563,+0.063] 0.67 -> 0.42, ramp [5.625,+0.063] 0.42 -> 0.24, ramp [5.688,+0.063] 0.24 -> 0.13, ramp [5.750,+0.063] 0.13 -> 0.05, ramp [5.813,+0.063] 0.05 -> 0.02, ramp [5.875,+0.063] 0.02 -> 0.00, ramp [5.938,+0.063] 0.00 -> 0.00
+              trackID 7 volume 0.71 at 4.700; pitch +7 semitones
+
+            """),
         "reel-with-transitions.yaml": ("input.reel.mp4", """
             composition duration 16.000
             track 1 video
@@ -200,9 +251,11 @@ func describe(_ built: BuiltComposition) -> String {
             """),
     ]
 
-    @Test(arguments: ["social-vertical.yaml", "watermark-only.yaml", "slomo-highlight.yaml", "podcast-clip.yaml", "reel-with-transitions.yaml"])
+    @Test(arguments: ["social-vertical.yaml", "watermark-only.yaml", "slomo-highlight.yaml", "podcast-clip.yaml", "reel-with-transitions.yaml",
+                      "voiceover.yaml"])
     func exampleBuildsTheExpectedComposition(name: String) throws {
-        let built = try CompositionBuilder(recipe: try exampleRecipe(name), probe: probe, levels: FixedLevels())
+        let built = try CompositionBuilder(recipe: try exampleRecipe(name), probe: name == "voiceover.yaml" ? voiceoverProbe : probe,
+                                           levels: FixedLevels())
             .build(input: "/inbox/input.mov", date: Date(timeIntervalSince1970: 0))
         let expected = try #require(Self.expected[name])
         #expect(built.outputFilename == expected.filename)

@@ -103,6 +103,19 @@ struct SplitMix64: RandomNumberGenerator {
         return (valid, rejected, namingABound)
     }
 
+    /// The mutants are made from the example recipes, so a key reaches the fuzzing only
+    /// through an example that writes it: every `audio:` item key is in one
+    /// (recipes/voiceover.yaml).
+    @Test func theFuzzedExamplesWriteEveryAudioItemKey() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: recipesDirectory).filter { $0.hasSuffix(".yaml") }
+        let text = try files.map { try String(contentsOfFile: (recipesDirectory as NSString).appendingPathComponent($0), encoding: .utf8) }.joined()
+        let keys = RecipeReference.keys.filter { $0.path == "audio" || $0.path.hasPrefix("audio[].") }
+        #expect(keys.count == 11)
+        for key in keys {
+            #expect(text.contains("\(key.name):"), "no example writes \(key.path)")
+        }
+    }
+
     @Test func mutatedExampleRecipesAreValidOrErrorsWithPositions() throws {
         let (valid, rejected, _) = try Self.loadMutants(3000, prefix: "fuzz", seed: 0xD509_C07, rounds: 1...3) { Self.mutate($0, using: &$1) }
         // Both outcomes occur: the mutations are neither all harmless nor all fatal.

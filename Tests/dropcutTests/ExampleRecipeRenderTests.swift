@@ -30,6 +30,8 @@ import TestSupport
         "podcast-clip.yaml": Expected(clipSeconds: 6, filename: "clip.podcast.mp4", width: 1080, height: 1080, seconds: 6),
         // The 1.5 s sample intro and outro around the clip, two 0.5 s crossfades: 1.5 + 2 + 1.5 − 1.
         "reel-with-transitions.yaml": Expected(clipSeconds: 2, filename: "clip.reel.mp4", width: 1080, height: 1920, seconds: 4),
+        // The items reach 5.8 s (bed.mp3 from 4.8 s is cut at the clip's end); at source size.
+        "voiceover.yaml": Expected(clipSeconds: 6, filename: "clip.voiceover.mp4", width: 320, height: 240, seconds: 6),
     ]
 
     static let recipes: [String] = {
