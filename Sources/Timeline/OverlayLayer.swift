@@ -63,6 +63,12 @@ public struct OverlayLayer: Sendable, Hashable {
     public var motion: Ramp<Point>?
     /// Multiplies the content's drawn size (1: as is).
     public var scale = Ramp<Double>(defaultValue: 1)
+    /// Degrees clockwise about the layer's centre (its anchor point, as a CALayer's
+    /// default (0.5, 0.5)).
+    public var rotation: Double = 0
+    /// Keyframe animations of opacity, position, scale and rotation (with timing curves,
+    /// repeats and autoreverse), on top of the ramps above.
+    public var animation = OverlayAnimation()
     /// Text only: outline and shadow.
     public var textEffects = TextEffects()
 
@@ -77,10 +83,35 @@ public struct OverlayLayer: Sendable, Hashable {
     /// Where the layer goes on a `renderSize` canvas at `time` once its drawn size is
     /// known: pinned by its anchor (or its motion) with the margin kept to the edges.
     public func frame(contentSize: Size, renderSize: PixelSize, at time: MediaTime = .zero) -> Rect {
-        let u = motion?.value(at: time) ?? anchor.unitPoint
+        let u = animation.position?.value(at: time) ?? motion?.value(at: time) ?? anchor.unitPoint
         let free = Size(width: Double(renderSize.width) - 2 * margin - contentSize.width,
                         height: Double(renderSize.height) - 2 * margin - contentSize.height)
         return Rect(x: margin + free.width * u.x, y: margin + free.height * u.y,
                     width: contentSize.width, height: contentSize.height)
+    }
+
+    /// The opacity at `time`: the ramp times the animation, clamped to 0...1.
+    public func opacity(at time: MediaTime) -> Double {
+        min(1, max(0, opacity.value(at: time) * (animation.opacity?.value(at: time) ?? 1)))
+    }
+
+    /// The scale at `time`: the ramp times the animation (never negative).
+    public func scale(at time: MediaTime) -> Double {
+        max(0, scale.value(at: time) * (animation.scale?.value(at: time) ?? 1))
+    }
+
+    /// Degrees clockwise at `time`: the layer's own plus the animation's.
+    public func rotation(at time: MediaTime) -> Double {
+        rotation + (animation.rotation?.value(at: time) ?? 0)
+    }
+
+    /// Where the layer's `contentSize` raster goes on the canvas at `time`: its frame's
+    /// centre (the anchor point) is where `frame` puts it, and the raster turns about that
+    /// centre by `rotation(at:)`.
+    public func transform(contentSize: Size, renderSize: PixelSize, at time: MediaTime) -> ProjectiveTransform {
+        let frame = frame(contentSize: contentSize, renderSize: renderSize, at: time)
+        return .translation(x: frame.x + frame.width / 2, y: frame.y + frame.height / 2)
+            * .rotation(degrees: rotation(at: time))
+            * .translation(x: -contentSize.width / 2, y: -contentSize.height / 2)
     }
 }

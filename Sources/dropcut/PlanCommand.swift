@@ -109,6 +109,8 @@ struct PlanCommand: AsyncParsableCommand {
         if let motion = overlay.motion {
             text += " moving " + motion.keyframes.map(\.description).joined(separator: ", ")
         }
+        if overlay.rotation != 0 { text += " rotated \(formatLevel(overlay.rotation))°" }
+        if !overlay.animation.isEmpty { text += " animating " + overlay.animation.summary }
         if overlay.textEffects.outlineWidth > 0 { text += " outline \(formatLevel(overlay.textEffects.outlineWidth))px" }
         if overlay.textEffects.shadowOffset > 0 { text += " shadow \(formatLevel(overlay.textEffects.shadowOffset))px" }
         return text
