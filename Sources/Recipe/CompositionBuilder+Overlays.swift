@@ -46,6 +46,10 @@ extension CompositionBuilder {
             try rampEdit { try motion.setRamp(from: move.from.unitPoint, to: move.to.unitPoint, range: TimeRange(start: range.start, duration: length)) }
             layer.motion = motion
         }
+        layer.rotation = overlay.rotate
+        for animation in overlay.animations {
+            try applyAnimation(animation, to: &layer)
+        }
         let height = Double(renderSize.height)
         if let outline = overlay.outline {
             layer.textEffects.outlineWidth = outline.size.pixels(of: height)
@@ -56,5 +60,45 @@ extension CompositionBuilder {
             layer.textEffects.shadowColor = shadow.color
         }
         return layer
+    }
+
+    /// One recipe animation as the layer's keyframe animation of its property, starting
+    /// when the layer appears. A keyframe's `timing` paces the segment that ends at it;
+    /// the model keeps the timing on the keyframe that starts the segment.
+    private func applyAnimation(_ animation: Recipe.Overlay.Animation, to layer: inout OverlayLayer) throws(CompositionBuildError) {
+        func keyframes<Value>(_ value: (Recipe.Overlay.Animation.Value) -> Value) -> [KeyframeAnimation<Value>.Keyframe] {
+            animation.keyframes.enumerated().map { i, keyframe in
+                let next = i + 1 < animation.keyframes.count ? animation.keyframes[i + 1].timing : .linear
+                return .init(time: keyframe.at, value: value(keyframe.value), timing: next)
+            }
+        }
+        func number(_ value: Recipe.Overlay.Animation.Value) -> Double {
+            if case let .number(n) = value { return n }
+            return 0
+        }
+        let repeatCount: KeyframeAnimation<Double>.RepeatCount = animation.repeatCount.map { .times($0) } ?? .forever
+        do {
+            switch animation.property {
+            case .opacity:
+                layer.animation.opacity = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
+                                                                repeatCount: repeatCount, autoreverses: animation.autoreverse)
+            case .scale:
+                layer.animation.scale = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
+                                                              repeatCount: repeatCount, autoreverses: animation.autoreverse)
+            case .rotate:
+                layer.animation.rotation = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
+                                                                 repeatCount: repeatCount, autoreverses: animation.autoreverse)
+            case .position:
+                let points: [KeyframeAnimation<Timeline.Point>.Keyframe] = keyframes {
+                    if case let .point(p) = $0 { return p }
+                    return layer.anchor.unitPoint
+                }
+                let count: KeyframeAnimation<Timeline.Point>.RepeatCount = animation.repeatCount.map { .times($0) } ?? .forever
+                layer.animation.position = try KeyframeAnimation(keyframes: points, beginTime: layer.timeRange.start,
+                                                                 repeatCount: count, autoreverses: animation.autoreverse)
+            }
+        } catch {
+            throw recipeError("overlay \(animation.property.rawValue) animation: \(error)", at: animation.location)
+        }
     }
 }

@@ -147,6 +147,31 @@ public struct Recipe: Sendable, Hashable {
             /// Nil: the whole time the overlay is shown.
             public var duration: MediaTime?
         }
+        /// `animate: [ { property: rotate, keyframes: [ { at: 0, value: 0 }, { at: 2, value: 360,
+        /// timing: ease-in-out } ], repeat: forever, autoreverse: false } ]`: one property's
+        /// keyframes, times from the start of the overlay's `during`.
+        public struct Animation: Sendable, Hashable {
+            public enum Property: String, Sendable, Hashable, CaseIterable {
+                case opacity, position, scale, rotate
+            }
+            /// A number (opacity, scale, degrees) or a unit point (position).
+            public enum Value: Sendable, Hashable {
+                case number(Double)
+                case point(Timeline.Point)
+            }
+            public struct Keyframe: Sendable, Hashable {
+                public var at: MediaTime
+                public var value: Value
+                /// How the value gets here from the keyframe before.
+                public var timing: TimingFunction
+            }
+            public var property: Property
+            public var keyframes: [Keyframe]
+            /// Nil: forever.
+            public var repeatCount: Int? = 1
+            public var autoreverse = false
+            public var location: SourceLocation
+        }
         /// Text: `outline: { width: 2, color: "#000000" }` and `shadow: { offset: 2, color: "#00000099" }`.
         public struct Stroke: Sendable, Hashable {
             public var size: Length
@@ -162,6 +187,9 @@ public struct Recipe: Sendable, Hashable {
         public var fadeOut: MediaTime = .zero
         public var during: ClosedTimeRange?
         public var move: Move?
+        /// Degrees clockwise about the overlay's centre.
+        public var rotate: Double = 0
+        public var animations: [Animation] = []
         public var outline: Stroke?
         public var shadow: Stroke?
         public var location: SourceLocation

@@ -17,6 +17,14 @@ extension Recipe {
         if let n = f["fade"] { (overlay.fadeIn, overlay.fadeOut) = decodeFade(n, "overlay fade", section: "overlays[].fade", &reader) }
         if let n = f["during"] { overlay.during = reader.closedRange(n, "overlay during") }
         if let n = f["move"] { overlay.move = decodeMove(n, from: overlay.anchor, &reader) }
+        if let n = f["rotate"], let degrees = reader.number(n, "overlay rotate (degrees)", in: RecipeLimits.rotationDegrees) { overlay.rotate = degrees }
+        if let n = f["animate"] {
+            overlay.animations = decodeOverlayAnimations(n, &reader)
+            // Two sources for one position: say so rather than silently prefer one.
+            if overlay.move != nil, let position = overlay.animations.first(where: { $0.property == .position }) {
+                reader.error("an overlay moves with move or with a position animation, not both", at: position.location)
+            }
+        }
         for key in ["outline", "shadow"] {
             guard let n = f[key] else { continue }
             if case .text = content {} else if content != nil {

@@ -41,6 +41,14 @@ public enum RecipeLimits {
     /// debug build, a 24-hour one would take days); real ramps glide for a fraction of a second.
     public static let maximumGlideSeconds: Int64 = 300
 
+    /// `overlays[].rotate` and rotate keyframes, in degrees either way: a hundred turns.
+    public static let rotationDegrees: ClosedRange<Double> = -36_000...36_000
+    /// Scale keyframes of `overlays[].animate`: a hundredfold covers any zoom-in entrance
+    /// (the raster is rescaled from the picture, so its cost grows with the square).
+    public static let overlayScale: ClosedRange<Double> = 0...100
+    /// `overlays[].animate[].repeat`: passes of an animation that does not repeat forever.
+    public static let repeatCount: ClosedRange<Int> = 1...100_000
+
     // MARK: Sizes
 
     /// `output.size`: pixels a side (FFmpeg's encoders and 4:2:0 need even sides, too).

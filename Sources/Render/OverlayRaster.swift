@@ -15,12 +15,13 @@ import MediaIO
 final class OverlayRaster {
     let width: Int
     let height: Int
-    private let luma: [Float]
-    private let alpha: [Float]
-    private let cb: [Float], cr: [Float], chromaAlpha: [Float]
+    let luma: [Float]
+    let alpha: [Float]
+    let cb: [Float], cr: [Float], chromaAlpha: [Float]
     /// True for 10-bit HLG codes (blended into 16-bit canvases).
     let isWide: Bool
-    private var chromaWidth: Int { (width + 1) / 2 }
+    var chromaWidth: Int { (width + 1) / 2 }
+    var chromaHeight: Int { (height + 1) / 2 }
 
     /// From a premultiplied RGBA picture; for an HLG output with `hlg`, the table that
     /// places SDR colours in HLG.

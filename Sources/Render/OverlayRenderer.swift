@@ -47,13 +47,20 @@ final class OverlayRenderer {
     func draw(at time: MediaTime, into canvas: VideoFrame) throws {
         for prepared in layers where prepared.layer.timeRange.contains(time) {
             let layer = prepared.layer
-            let opacity = min(1, max(0, layer.opacity.value(at: time)))
+            let opacity = layer.opacity(at: time)
             guard opacity > 0 else { continue }
             let index = Self.sequenceIndex(layer, at: time, count: prepared.rasters.count)
-            let raster = try self.raster(prepared, index: index, scale: layer.scale.value(at: time))
+            let raster = try self.raster(prepared, index: index, scale: layer.scale(at: time))
             guard let raster else { continue }
-            let frame = layer.frame(contentSize: Size(width: Double(raster.width), height: Double(raster.height)),
-                                    renderSize: renderSize, at: time)
+            let size = Size(width: Double(raster.width), height: Double(raster.height))
+            guard layer.rotation(at: time).truncatingRemainder(dividingBy: 360) == 0 else {
+                // Turned: resampled through the inverse map (the axis-aligned blit below
+                // stays the exact path for unturned layers).
+                raster.blend(into: canvas, transform: layer.transform(contentSize: size, renderSize: renderSize, at: time),
+                             opacity: Float(opacity))
+                continue
+            }
+            let frame = layer.frame(contentSize: size, renderSize: renderSize, at: time)
             raster.blend(into: canvas, x: Self.even(frame.x, extent: raster.width, limit: renderSize.width),
                          y: Self.even(frame.y, extent: raster.height, limit: renderSize.height), opacity: Float(opacity))
         }

@@ -50,4 +50,64 @@ import Timeline
         #expect(before.width == 40 && before.height == 24 && before.x == 10 && before.y == 10, "\(before)")
         #expect(after.width == 80 && after.height == 48 && after.x == 10 && after.y == 10, "\(after)")
     }
+
+    /// A black 320x240 canvas with `layer` drawn on it at `time`, its luma plane returned.
+    static func drawnLuma(_ layer: OverlayLayer, at time: MediaTime = 1) throws -> [UInt8] {
+        let canvas = try VideoFrame(width: 320, height: 240, pixelFormat: .yuv420p)
+        for plane in 0..<3 {
+            canvas.withPlane(plane) { bytes, stride in
+                for i in 0..<(stride * (plane == 0 ? 240 : 120)) { bytes[i] = plane == 0 ? 16 : 128 }
+            }
+        }
+        try OverlayRenderer(layers: [layer], renderSize: PixelSize(width: 320, height: 240)).draw(at: time, into: canvas)
+        var luma = [UInt8](repeating: 0, count: 320 * 240)
+        canvas.withPlane(0) { bytes, stride in
+            for y in 0..<240 { for x in 0..<320 { luma[y * 320 + x] = bytes[y * stride + x] } }
+        }
+        return luma
+    }
+
+    /// A white 80x80 square turned 30° clockwise about its centre (160, 120): its corners
+    /// land where the rotation puts them, and its edges are anti-aliased (partly covered
+    /// pixels in between black and white), which the unturned square has none of.
+    @Test func aRotatedSquaresCornersAreWhereTheRotationPutsThem() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let logo = dir.file("square.png")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=c=white:s=80x80", "-frames:v", "1", logo])
+        var layer = OverlayLayer(content: .image(path: logo), anchor: .center, margin: 0, timeRange: TimeRange(start: 0, duration: 10))
+        let straight = try Self.drawnLuma(layer)
+        #expect(straight.filter { $0 > 20 && $0 < 230 }.isEmpty, "the unturned square is blitted exactly")
+        #expect(straight.filter { $0 > 230 }.count == 80 * 80)
+        layer.rotation = 30
+        let luma = try Self.drawnLuma(layer)
+        // Coverage 0...1 per pixel; each extreme corner estimated from the coverage
+        // profile: the first row (column) from the edge where coverage starts, refined by
+        // how much of that row is covered — the vertex of a turned square is where the
+        // two edges meet, so measure each edge's line instead: fit the 50 % crossing.
+        func coverage(_ x: Int, _ y: Int) -> Double { (Double(luma[y * 320 + x]) - 16) / 219 }
+        let c = cos(Double.pi / 6), s = sin(Double.pi / 6)
+        let corners = [(-40.0, -40.0), (40, -40), (40, 40), (-40, 40)].map { (x: 160 + $0.0 * c - $0.1 * s, y: 120 + $0.0 * s + $0.1 * c) }
+        // Ink's extent each way is the corner's coordinate (a vertex is the extreme point):
+        // the area-weighted extent, sum of coverage along the extreme row/column profile.
+        var top = 240.0, bottom = 0.0, left = 320.0, right = 0.0
+        for y in 0..<240 { for x in 0..<320 where coverage(x, y) > 0.5 {
+            top = min(top, Double(y)); bottom = max(bottom, Double(y + 1)); left = min(left, Double(x)); right = max(right, Double(x + 1))
+        } }
+        let expected = (top: corners.map(\.y).min()!, bottom: corners.map(\.y).max()!, left: corners.map(\.x).min()!, right: corners.map(\.x).max()!)
+        #expect(abs(top - expected.top) <= 1 && abs(bottom - expected.bottom) <= 1, "rows \(top)...\(bottom), expected \(expected)")
+        #expect(abs(left - expected.left) <= 1 && abs(right - expected.right) <= 1, "columns \(left)...\(right), expected \(expected)")
+        // The corner's position along the extreme row: the top vertex's x.
+        let topRow = Int(top)
+        let inked = (0..<320).filter { coverage($0, topRow) > 0.5 }
+        let topX = Double(inked.first! + inked.last! + 1) / 2
+        let topCorner = corners.min { $0.y < $1.y }!
+        #expect(abs(topX - topCorner.x) <= 1, "top corner at x \(topX), expected \(topCorner.x)")
+        // Area is kept (bilinear resampling conserves coverage to within the fringe).
+        let area = (0..<(320 * 240)).reduce(0.0) { $0 + coverage($1 % 320, $1 / 320) }
+        #expect(abs(area - 6400) < 64, "area \(area)")
+        let partial = luma.filter { $0 > 30 && $0 < 220 }.count
+        #expect(partial > 150, "\(partial) anti-aliased edge pixels")
+    }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import Recipe
+import TestSupport
+import Timeline
+
+/// `overlays[].rotate` and `overlays[].animate`: each mistake at its line and column, and
+/// what a valid list becomes on the layer.
+@Suite struct OverlayAnimationRecipeTests {
+    @Test func mistakesAreReportedWhereTheyAre() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        try makeAssets(in: dir)
+        #expect(problems("""
+        version: 1
+        overlays:
+          - image: logo.png
+            rotate: 40000
+            animate:
+              - property: spin
+                keyframes: [ { at: 0, value: 1 } ]
+              - property: opacity
+                keyframes: [ { at: 0, value: 2, timing: ease-in }, { at: 0, value: 1, timing: bouncy } ]
+                repeat: 0
+                autoreverse: maybe
+              - property: position
+                keyframes: [ { at: 0, value: [0.5] }, { at: 1, value: middle }, { at: 2, value: [0, 1.5] } ]
+              - keyframes: []
+              - property: scale
+                keyframes: [ { at: 1, value: 101 }, { value: 1 } ]
+              - property: rotate
+                keyframes: [ { at: 0, value: 0 } ]
+                repeat: forevr
+              - property: rotate
+                keyframes: [ { at: 0, value: 0 } ]
+                speed: 2
+          - image: logo.png
+            move: { to: center }
+            animate: [ { property: position, keyframes: [ { at: 0, value: center } ] } ]
+          - image: logo.png
+            animate: { property: rotate }
+          - image: logo.png
+            animate: [ { property: scale } ]
+          - image: logo.png
+            animate: [ { property: scale, keyframes: 3 } ]
+        """, in: dir) == [
+            "4:13: overlay rotate (degrees) must be between -36000 and 36000 (got 40000)",
+            "6:19: overlay animation property must be one of opacity | position | scale | rotate (got 'spin')",
+            "9:38: overlay opacity keyframe must be between 0 and 1 (got 2)",
+            "9:41: timing paces the way to a keyframe from the one before it; the first keyframe has none",
+            "9:66: overlay keyframe at must be after the keyframe before it (0.000s)",
+            "9:87: overlay keyframe timing must be one of linear | ease-in | ease-out | ease-in-out | hold (got 'bouncy')",
+            "10:17: overlay animation repeat (a count or forever) must be between 1 and 100000 (got 0)",
+            "11:22: overlay animation autoreverse must be true or false, got 'maybe'",
+            "13:38: overlay position keyframe must be an anchor or [x, y] (got 1 numbers)",
+            "13:63: overlay position keyframe must be one of top-left | top | top-right | left | center | right | bottom-left | bottom | bottom-right (got 'middle')",
+            "13:93: overlay position keyframe y must be between 0 and 1 (got 1.5)",
+            "14:9: overlay animation needs property: opacity, position, scale or rotate",
+            "16:38: overlay scale keyframe must be between 0 and 100 (got 101)",
+            "16:45: overlay keyframe needs at: TIME and value: ...",
+            "19:17: overlay animation repeat (a count or forever) must be a whole number, got 'forevr'",
+            "20:19: overlay animate has two rotate animations; keyframes of one property go in one list",
+            "22:9: unknown key 'speed' in overlay animation; expected one of: property, keyframes, repeat, autoreverse",
+            "25:28: an overlay moves with move or with a position animation, not both",
+            "27:14: overlay animate must be a list, got a mapping",
+            "29:16: overlay animation needs keyframes: [ { at: 0, value: ... }, ... ]",
+            "31:46: overlay animation keyframes must be a list, got '3'",
+        ])
+    }
+
+    @Test func animationsReachTheLayerWithTheirTimingOnTheSegmentTheyPace() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        try makeAssets(in: dir)
+        let recipe = try loadRecipe("""
+        version: 1
+        output: { size: 640x360 }
+        overlays:
+          - image: logo.png
+            during: [1, end]
+            rotate: 30
+            animate:
+              - property: rotate
+                keyframes: [ { at: 0, value: 0 }, { at: 2, value: 90, timing: ease-in } ]
+                repeat: forever
+              - property: position
+                keyframes: [ { at: 0, value: top-left }, { at: 1, value: [0.25, 0.5], timing: hold } ]
+                autoreverse: true
+                repeat: 2
+        """, in: dir).get()
+        let probe = TableProbe(table: ["clip.mp4": TableProbe.clip("clip.mp4", seconds: 10)])
+        let layer = try CompositionBuilder(recipe: recipe, probe: probe, levels: FixedLevels()).build(input: "clip.mp4").overlays[0]
+        #expect(layer.rotation == 30)
+        let rotation = try #require(layer.animation.rotation)
+        #expect(rotation.beginTime == 1 && rotation.repeatCount == .forever)
+        #expect(rotation.keyframes.map(\.timing) == [.easeIn, .linear])
+        #expect(layer.rotation(at: 2) == 30 + 90 * TimingFunction.easeIn.progress(0.5))
+        #expect(layer.rotation(at: 3) == 30 && layer.rotation(at: 5) == 30)   // wraps every 2 s from 1 s
+        let position = try #require(layer.animation.position)
+        #expect(position.repeatCount == .times(2) && position.autoreverses)
+        #expect(layer.animation.position?.value(at: MediaTime(value: 19, timescale: 10)) == Point(x: 0, y: 0))   // held
+        #expect(layer.animation.position?.value(at: 2) == Point(x: 0.25, y: 0.5))
+        #expect(layer.animation.scale == nil && layer.animation.opacity == nil)
+    }
+}
