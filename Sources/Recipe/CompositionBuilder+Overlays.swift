@@ -47,6 +47,10 @@ extension CompositionBuilder {
             layer.motion = motion
         }
         layer.rotation = overlay.rotate
+        // Animating the spin alone spins about Y from 500 px, seed 003's m34 = -1/500.
+        if let spin = overlay.spin ?? (overlay.animations.contains { $0.property == .spin } ? Recipe.Overlay.Spin() : nil) {
+            layer.spin = OverlayLayer.Spin(axis: spin.axis, degrees: spin.degrees, distance: spin.perspective)
+        }
         for animation in overlay.animations {
             try applyAnimation(animation, to: &layer)
         }
@@ -85,6 +89,9 @@ extension CompositionBuilder {
             case .scale:
                 layer.animation.scale = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
                                                               repeatCount: repeatCount, autoreverses: animation.autoreverse)
+            case .spin:
+                layer.animation.spin = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
+                                                             repeatCount: repeatCount, autoreverses: animation.autoreverse)
             case .rotate:
                 layer.animation.rotation = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
                                                                  repeatCount: repeatCount, autoreverses: animation.autoreverse)

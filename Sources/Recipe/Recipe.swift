@@ -152,7 +152,7 @@ public struct Recipe: Sendable, Hashable {
         /// keyframes, times from the start of the overlay's `during`.
         public struct Animation: Sendable, Hashable {
             public enum Property: String, Sendable, Hashable, CaseIterable {
-                case opacity, position, scale, rotate
+                case opacity, position, scale, rotate, spin
             }
             /// A number (opacity, scale, degrees) or a unit point (position).
             public enum Value: Sendable, Hashable {
@@ -172,6 +172,13 @@ public struct Recipe: Sendable, Hashable {
             public var autoreverse = false
             public var location: SourceLocation
         }
+        /// `spin: { axis: y, degrees: 45, perspective: 500 }`: a turn in depth seen from
+        /// `perspective` pixels away (CATransform3D's `m34 = -1/perspective`).
+        public struct Spin: Sendable, Hashable {
+            public var axis: ProjectiveTransform.Axis = .y
+            public var degrees: Double = 0
+            public var perspective: Double = 500
+        }
         /// Text: `outline: { width: 2, color: "#000000" }` and `shadow: { offset: 2, color: "#00000099" }`.
         public struct Stroke: Sendable, Hashable {
             public var size: Length
@@ -190,6 +197,7 @@ public struct Recipe: Sendable, Hashable {
         /// Degrees clockwise about the overlay's centre.
         public var rotate: Double = 0
         public var animations: [Animation] = []
+        public var spin: Spin?
         public var outline: Stroke?
         public var shadow: Stroke?
         public var location: SourceLocation

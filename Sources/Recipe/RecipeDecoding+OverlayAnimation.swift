@@ -23,7 +23,7 @@ extension Recipe {
     private static func decodeOverlayAnimation(_ node: RecipeNode, _ reader: inout RecipeReader) -> Overlay.Animation? {
         guard let f = reader.fields(node, "overlay animation", allowed: RecipeReference.allowedKeys(in: "overlays[].animate[]")) else { return nil }
         guard let propertyNode = f["property"] else {
-            reader.error("overlay animation needs property: opacity, position, scale or rotate", at: node.location)
+            reader.error("overlay animation needs property: opacity, position, scale, rotate or spin", at: node.location)
             return nil
         }
         let property = reader.choice(propertyNode, "overlay animation property", Overlay.Animation.Property.self)
@@ -86,6 +86,7 @@ extension Recipe {
         switch property {
         case .opacity: return reader.number(node, "overlay opacity keyframe", in: 0...1).map { .number($0) }
         case .scale: return reader.number(node, "overlay scale keyframe", in: RecipeLimits.overlayScale).map { .number($0) }
+        case .spin: return reader.number(node, "overlay spin keyframe (degrees)", in: RecipeLimits.rotationDegrees).map { .number($0) }
         case .rotate: return reader.number(node, "overlay rotate keyframe (degrees)", in: RecipeLimits.rotationDegrees).map { .number($0) }
         case .position:
             if case let .sequence(items, _) = node {

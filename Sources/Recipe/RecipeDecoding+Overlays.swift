@@ -18,6 +18,7 @@ extension Recipe {
         if let n = f["during"] { overlay.during = reader.closedRange(n, "overlay during") }
         if let n = f["move"] { overlay.move = decodeMove(n, from: overlay.anchor, &reader) }
         if let n = f["rotate"], let degrees = reader.number(n, "overlay rotate (degrees)", in: RecipeLimits.rotationDegrees) { overlay.rotate = degrees }
+        if let n = f["spin"] { overlay.spin = decodeSpin(n, &reader) }
         if let n = f["animate"] {
             overlay.animations = decodeOverlayAnimations(n, &reader)
             // Two sources for one position: say so rather than silently prefer one.
@@ -61,6 +62,16 @@ extension Recipe {
             duration = d
         }
         return Overlay.Move(from: from, to: to, duration: duration)
+    }
+
+    /// `spin: { axis: y, degrees: 45, perspective: 500 }`.
+    private static func decodeSpin(_ node: RecipeNode, _ reader: inout RecipeReader) -> Overlay.Spin? {
+        guard let f = reader.fields(node, "overlay spin", allowed: RecipeReference.allowedKeys(in: "overlays[].spin")) else { return nil }
+        var spin = Overlay.Spin()
+        if let n = f["axis"] { spin.axis = reader.choice(n, "overlay spin axis", ProjectiveTransform.Axis.self) ?? spin.axis }
+        if let n = f["degrees"], let d = reader.number(n, "overlay spin degrees", in: RecipeLimits.rotationDegrees) { spin.degrees = d }
+        if let n = f["perspective"], let d = reader.number(n, "overlay spin perspective (pixels)", in: RecipeLimits.spinPerspective) { spin.perspective = d }
+        return spin
     }
 
     /// `outline: 2`, `outline: { width: 2, color: "#000" }`; `shadow: 2`, `shadow: { offset: 2, color: ... }`.

@@ -46,6 +46,10 @@ public enum RecipeLimits {
     /// Scale keyframes of `overlays[].animate`: a hundredfold covers any zoom-in entrance
     /// (the raster is rescaled from the picture, so its cost grows with the square).
     public static let overlayScale: ClosedRange<Double> = 0...100
+    /// `overlays[].spin.perspective`: the eye's distance in pixels. Nearer than 50 px a
+    /// logo's edge swings past the eye (behind it nothing is drawn); past 100,000 px the
+    /// perspective is nil anyway.
+    public static let spinPerspective: ClosedRange<Double> = 50...100_000
     /// `overlays[].animate[].repeat`: passes of an animation that does not repeat forever.
     public static let repeatCount: ClosedRange<Int> = 1...100_000
 

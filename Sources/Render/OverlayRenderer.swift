@@ -53,9 +53,9 @@ final class OverlayRenderer {
             let raster = try self.raster(prepared, index: index, scale: layer.scale(at: time))
             guard let raster else { continue }
             let size = Size(width: Double(raster.width), height: Double(raster.height))
-            guard layer.rotation(at: time).truncatingRemainder(dividingBy: 360) == 0 else {
-                // Turned: resampled through the inverse map (the axis-aligned blit below
-                // stays the exact path for unturned layers).
+            guard layer.isUpright(at: time) else {
+                // Turned or spun: resampled through the inverse map, perspective-correct per
+                // pixel (the axis-aligned blit below stays the exact path for upright layers).
                 raster.blend(into: canvas, transform: layer.transform(contentSize: size, renderSize: renderSize, at: time),
                              opacity: Float(opacity))
                 continue

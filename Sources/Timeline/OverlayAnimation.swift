@@ -13,10 +13,13 @@ public struct OverlayAnimation: Sendable, Hashable {
     /// Degrees clockwise about the layer's centre, added to its own rotation.
     public var rotation: KeyframeAnimation<Double>?
 
+    /// Degrees of the layer's spin in depth, added to its own (no effect without a spin).
+    public var spin: KeyframeAnimation<Double>?
+
     public init() {}
 
     /// True when no property is animated.
-    public var isEmpty: Bool { opacity == nil && position == nil && scale == nil && rotation == nil }
+    public var isEmpty: Bool { opacity == nil && position == nil && scale == nil && rotation == nil && spin == nil }
 
     /// `opacity: ...; rotate: ...` for each animated property, for `dropcut plan`.
     public var summary: String {
@@ -25,6 +28,7 @@ public struct OverlayAnimation: Sendable, Hashable {
         if let position { parts.append("position \(position)") }
         if let scale { parts.append("scale \(scale)") }
         if let rotation { parts.append("rotate \(rotation)") }
+        if let spin { parts.append("spin \(spin)") }
         return parts.joined(separator: "; ")
     }
 }

@@ -66,6 +66,9 @@ public struct OverlayLayer: Sendable, Hashable {
     /// Degrees clockwise about the layer's centre (its anchor point, as a CALayer's
     /// default (0.5, 0.5)).
     public var rotation: Double = 0
+    /// A turn in depth about the X or Y axis through the layer's centre, seen with
+    /// perspective (seed 003's `m34 = -1/distance`); nil: flat.
+    public var spin: Spin?
     /// Keyframe animations of opacity, position, scale and rotation (with timing curves,
     /// repeats and autoreverse), on top of the ramps above.
     public var animation = OverlayAnimation()
@@ -78,6 +81,19 @@ public struct OverlayLayer: Sendable, Hashable {
         self.margin = margin
         self.width = width
         self.timeRange = timeRange
+    }
+
+    /// A turn in depth: `degrees` about `axis` (plus the animation's), seen from `distance`
+    /// pixels away.
+    public struct Spin: Sendable, Hashable {
+        public var axis: ProjectiveTransform.Axis
+        public var degrees: Double
+        public var distance: Double
+        public init(axis: ProjectiveTransform.Axis, degrees: Double = 0, distance: Double) {
+            self.axis = axis
+            self.degrees = degrees
+            self.distance = distance
+        }
     }
 
     /// Where the layer goes on a `renderSize` canvas at `time` once its drawn size is
@@ -105,12 +121,27 @@ public struct OverlayLayer: Sendable, Hashable {
         rotation + (animation.rotation?.value(at: time) ?? 0)
     }
 
+    /// Degrees of the turn in depth at `time` (0 without a spin).
+    public func spinDegrees(at time: MediaTime) -> Double {
+        guard let spin else { return 0 }
+        return spin.degrees + (animation.spin?.value(at: time) ?? 0)
+    }
+
+    /// True when the layer is drawn square to the canvas at `time` (no turn in the plane
+    /// or in depth, up to whole turns): the exact blit applies.
+    public func isUpright(at time: MediaTime) -> Bool {
+        rotation(at: time).truncatingRemainder(dividingBy: 360) == 0 && spinDegrees(at: time).truncatingRemainder(dividingBy: 360) == 0
+    }
+
     /// Where the layer's `contentSize` raster goes on the canvas at `time`: its frame's
-    /// centre (the anchor point) is where `frame` puts it, and the raster turns about that
-    /// centre by `rotation(at:)`.
+    /// centre (the anchor point) is where `frame` puts it, the raster turns about that
+    /// centre by `rotation(at:)`, then in depth by its spin (as a CALayer's transform
+    /// `perspective × rotation(y) × rotation(z)` about its anchor point).
     public func transform(contentSize: Size, renderSize: PixelSize, at time: MediaTime) -> ProjectiveTransform {
         let frame = frame(contentSize: contentSize, renderSize: renderSize, at: time)
+        let depth = spin.map { ProjectiveTransform.spin(about: $0.axis, degrees: spinDegrees(at: time), distance: $0.distance) } ?? .identity
         return .translation(x: frame.x + frame.width / 2, y: frame.y + frame.height / 2)
+            * depth
             * .rotation(degrees: rotation(at: time))
             * .translation(x: -contentSize.width / 2, y: -contentSize.height / 2)
     }

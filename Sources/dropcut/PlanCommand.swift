@@ -110,6 +110,9 @@ struct PlanCommand: AsyncParsableCommand {
             text += " moving " + motion.keyframes.map(\.description).joined(separator: ", ")
         }
         if overlay.rotation != 0 { text += " rotated \(formatLevel(overlay.rotation))°" }
+        if let spin = overlay.spin {
+            text += " spun \(formatLevel(spin.degrees))° about \(spin.axis.rawValue) seen from \(formatLevel(spin.distance))px"
+        }
         if !overlay.animation.isEmpty { text += " animating " + overlay.animation.summary }
         if overlay.textEffects.outlineWidth > 0 { text += " outline \(formatLevel(overlay.textEffects.outlineWidth))px" }
         if overlay.textEffects.shadowOffset > 0 { text += " shadow \(formatLevel(overlay.textEffects.shadowOffset))px" }

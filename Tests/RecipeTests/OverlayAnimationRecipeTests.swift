@@ -17,7 +17,7 @@ import Timeline
           - image: logo.png
             rotate: 40000
             animate:
-              - property: spin
+              - property: twirl
                 keyframes: [ { at: 0, value: 1 } ]
               - property: opacity
                 keyframes: [ { at: 0, value: 2, timing: ease-in }, { at: 0, value: 1, timing: bouncy } ]
@@ -45,7 +45,7 @@ import Timeline
             animate: [ { property: scale, keyframes: 3 } ]
         """, in: dir) == [
             "4:13: overlay rotate (degrees) must be between -36000 and 36000 (got 40000)",
-            "6:19: overlay animation property must be one of opacity | position | scale | rotate (got 'spin')",
+            "6:19: overlay animation property must be one of opacity | position | scale | rotate | spin (got 'twirl')",
             "9:38: overlay opacity keyframe must be between 0 and 1 (got 2)",
             "9:41: timing paces the way to a keyframe from the one before it; the first keyframe has none",
             "9:66: overlay keyframe at must be after the keyframe before it (0.000s)",
@@ -55,7 +55,7 @@ import Timeline
             "13:38: overlay position keyframe must be an anchor or [x, y] (got 1 numbers)",
             "13:63: overlay position keyframe must be one of top-left | top | top-right | left | center | right | bottom-left | bottom | bottom-right (got 'middle')",
             "13:93: overlay position keyframe y must be between 0 and 1 (got 1.5)",
-            "14:9: overlay animation needs property: opacity, position, scale or rotate",
+            "14:9: overlay animation needs property: opacity, position, scale, rotate or spin",
             "16:38: overlay scale keyframe must be between 0 and 100 (got 101)",
             "16:45: overlay keyframe needs at: TIME and value: ...",
             "19:17: overlay animation repeat (a count or forever) must be a whole number, got 'forevr'",

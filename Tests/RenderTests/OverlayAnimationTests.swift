@@ -110,4 +110,58 @@ import Timeline
         let partial = luma.filter { $0 > 30 && $0 < 220 }.count
         #expect(partial > 150, "\(partial) anti-aliased edge pixels")
     }
+
+    /// Seed 003's logo: an 80x80 square spinning about Y with m34 = -1/500, a turn every
+    /// 4 s, forever. At 90° it is edge-on (at most 2 px wide); at 0° and 180° as wide as
+    /// the logo, mirrored at 180°; at 45° (and again one period later) its near edge is
+    /// taller than its far edge as the projection predicts.
+    @Test func aSpinningLogoFollowsThePerspectiveProjection() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let white = dir.file("white.png"), halves = dir.file("halves.png")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=c=white:s=80x80", "-frames:v", "1", white])
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=c=white:s=80x80,drawbox=x=40:y=0:w=40:h=80:c=gray:t=fill", "-frames:v", "1", halves])
+        func spinning(_ path: String) throws -> OverlayLayer {
+            var layer = OverlayLayer(content: .image(path: path), anchor: .center, margin: 0, timeRange: TimeRange(start: 0, duration: 20))
+            layer.spin = OverlayLayer.Spin(axis: .y, distance: 500)
+            layer.animation.spin = try KeyframeAnimation(keyframes: [.init(time: 0, value: 0), .init(time: 4, value: 360)], repeatCount: .forever)
+            return layer
+        }
+        func coverage(_ luma: [UInt8], _ x: Int, _ y: Int) -> Double { (Double(luma[y * 320 + x]) - 16) / 219 }
+        func inkColumns(_ luma: [UInt8]) -> [Int] {
+            (0..<320).filter { x in (0..<240).contains { coverage(luma, x, $0) > 0.25 } }
+        }
+        let logo = try spinning(white)
+        let flat = inkColumns(try Self.drawnLuma(logo, at: 0))
+        #expect(flat.count == 80 && flat.first == 120)
+        let edgeOn = inkColumns(try Self.drawnLuma(logo, at: 1))
+        #expect(edgeOn.count <= 2, "\(edgeOn.count) columns at 90°")
+        // 180°: as wide, and the grey right half now on the left.
+        let back = try Self.drawnLuma(try spinning(halves), at: 2)
+        let backColumns = inkColumns(back)
+        #expect(backColumns.count == 80 && backColumns.first == 120, "\(backColumns.first ?? -1)+\(backColumns.count)")
+        #expect(abs(coverage(back, 130, 120) - 0.5) < 0.1 && coverage(back, 190, 120) > 0.95)
+        // 45°: a column's ink height (its summed coverage) against the projection's
+        // 80 / w, w = 1 + x sin a / 500 at the logo's x under that column.
+        let s = 0.5.squareRoot(), c = s
+        func predictedHeight(column: Int) -> Double {
+            let screen = Double(column) + 0.5 - 160
+            let x = screen / (c - screen * s / 500)
+            return 80 / (1 + x * s / 500)
+        }
+        for time in [MediaTime(value: 1, timescale: 2), MediaTime(value: 9, timescale: 2)] {
+            let luma = try Self.drawnLuma(logo, at: time)
+            let columns = inkColumns(luma)
+            func height(_ x: Int) -> Double { (0..<240).reduce(0) { $0 + coverage(luma, x, $1) } }
+            let near = columns.first! + 2, far = columns.last! - 2
+            let measured = (near: height(near), far: height(far)), predicted = (near: predictedHeight(column: near), far: predictedHeight(column: far))
+            #expect(abs(measured.near - predicted.near) <= 1 && abs(measured.far - predicted.far) <= 1, "\(time): \(measured) vs \(predicted)")
+            #expect(measured.near - measured.far > 8, "the near edge is taller: \(measured)")
+            // The projected edges: x = ±40 cos a / (1 ∓ 40 sin a / 500) about the centre.
+            #expect(abs(Double(columns.first!) - (160 - 40 * c / (1 - 40 * s / 500))) <= 1.5 && abs(Double(columns.last! + 1) - (160 + 40 * c / (1 + 40 * s / 500))) <= 1.5,
+                    "\(columns.first!)...\(columns.last!)")
+        }
+    }
 }
