@@ -2,15 +2,23 @@ import Foundation
 import Timeline
 
 extension CompositionBuilder {
+    /// `group`: the time range of the group holding the overlay — its default `during`,
+    /// and the bound of its own (times stay output times).
     func makeOverlay(_ overlay: Recipe.Overlay, total: MediaTime, renderSize: PixelSize,
-                             input: String, date: Date) throws(CompositionBuildError) -> OverlayLayer {
-        var range = TimeRange(start: .zero, end: total)
+                     input: String, date: Date, group: TimeRange? = nil) throws(CompositionBuildError) -> OverlayLayer {
+        var range = group ?? TimeRange(start: .zero, end: total)
         if let during = overlay.during {
             let start = during.start.resolved(end: total), end = MediaTime.min(during.end.resolved(end: total), total)
             guard start < end else {
                 throw recipeError("overlay during [\(during.start), \(during.end)] starts after the output ends (\(total)s)", at: during.location)
             }
             range = TimeRange(start: start, end: end)
+            if let group {
+                guard let shown = range.intersection(group), shown.duration > .zero else {
+                    throw recipeError("this overlay is never shown: its during lies outside its group's", at: during.location)
+                }
+                range = shown
+            }
         }
         if overlay.fadeIn + overlay.fadeOut > range.duration {
             throw recipeError("overlay fades (\(overlay.fadeIn)s + \(overlay.fadeOut)s) are longer than the time it is shown (\(range.duration)s)", at: overlay.location)
@@ -24,6 +32,18 @@ extension CompositionBuilder {
         case let .text(template, font, size, color):
             let text = template.render(.init(inputPath: input, recipeName: recipe.name, date: date))
             content = .text(text, fontPath: font, pixelSize: size.pixels(of: Double(renderSize.height)), color: color)
+        case let .group(children, width, height):
+            let groupRange = range
+            // Children are laid out in the group's box as overlays are on the output, their
+            // lengths relative to the box, and shown only while the group is.
+            let box = Size(width: width?.pixels(of: Double(renderSize.width)) ?? Double(renderSize.width),
+                           height: height?.pixels(of: Double(renderSize.height)) ?? Double(renderSize.height))
+            let boxPixels = PixelSize(width: max(1, Int(box.width.rounded())), height: max(1, Int(box.height.rounded())))
+            var layers: [OverlayLayer] = []
+            for child in children {
+                layers.append(try makeOverlay(child, total: total, renderSize: boxPixels, input: input, date: date, group: groupRange))
+            }
+            content = .group(layers, size: box)
         }
         let shorter = Double(min(renderSize.width, renderSize.height))
         var layer = OverlayLayer(content: content, anchor: overlay.anchor, margin: overlay.margin.pixels(of: shorter),

@@ -138,6 +138,9 @@ public struct Recipe: Sendable, Hashable {
             /// Resolved paths of an image sequence (`frames: logo_%02d.png`) and its rate.
             case imageSequence([String], framesPerSecond: Double)
             case text(template: FilenameTemplate, font: String, size: Length, color: Color)
+            /// `group: [ ...overlays... ]` with `bounds: [w, h]` (nil: the output's size):
+            /// overlays placed in the group's box, moved, turned and faded with it.
+            case group([Overlay], width: Length?, height: Length?)
         }
         /// `move: { from: top-left, to: bottom-right, duration: 10 }`: the overlay glides
         /// from one anchor to another (from the start of its `during` range).

@@ -3,9 +3,10 @@ import Timeline
 // `overlays:` — images, image sequences and text, with placement, timing, motion and strokes.
 
 extension Recipe {
-    static func decodeOverlay(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver) -> Overlay? {
+    static func decodeOverlay(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver, inGroup: Bool = false) -> Overlay? {
         guard let f = reader.fields(node, "overlay", allowed: RecipeReference.allowedKeys(in: "overlays[]")) else { return nil }
-        let content = decodeOverlayContent(f, node, &reader, resolver)
+        let content = f["group"] != nil ? decodeGroup(f, &reader, resolver, inGroup: inGroup) : decodeOverlayContent(f, node, &reader, resolver)
+        if f["group"] == nil, f["bounds"] != nil { reader.error("bounds applies to groups (group: [ ... ])", at: f.keyLocation("bounds")!) }
         // Read the other keys even when the content is bad, so every error shows at once.
         var overlay = Overlay(content: content ?? .image(""), location: node.location)
         if let n = f["anchor"] { overlay.anchor = reader.choice(n, "overlay anchor", Anchor.self) ?? overlay.anchor }
@@ -41,6 +42,41 @@ extension Recipe {
             reader.error("overlay fades (\(overlay.fadeIn)s in + \(overlay.fadeOut)s out) are longer than its during range (\(e - s)s)", at: fade.location)
         }
         return content == nil ? nil : overlay
+    }
+
+    /// `group: [ overlays ]` with `bounds: [w, h]`: one level deep (a group in a group is
+    /// refused — one box is what a watermark needs, and it keeps the flattening simple).
+    private static func decodeGroup(_ f: Fields, _ reader: inout RecipeReader, _ resolver: AssetResolver, inGroup: Bool) -> Overlay.Content? {
+        let groupNode = f["group"]!
+        if inGroup {
+            reader.error("a group cannot hold another group", at: f.keyLocation("group")!)
+            return nil
+        }
+        for key in ["image", "frames", "text", "fps", "font", "size", "color", "width", "outline", "shadow"] where f[key] != nil {
+            reader.error("\(key) does not apply to a group; put it on an overlay inside it", at: f.keyLocation(key)!)
+        }
+        var width: Length?, height: Length?
+        if let n = f["bounds"], let items = reader.list(n, "group bounds") {
+            if items.count != 2 {
+                reader.error("group bounds must be [width, height] (got \(items.count) values)", at: n.location)
+            } else {
+                width = reader.length(items[0], "group bounds width")
+                height = reader.length(items[1], "group bounds height")
+                for (value, item) in [(width, items[0]), (height, items[1])] where value?.magnitude == 0 {
+                    reader.error("group bounds must be > 0", at: item.location)
+                }
+            }
+        }
+        guard let items = reader.list(groupNode, "overlay group") else { return nil }
+        guard !items.isEmpty else {
+            reader.error("overlay group must hold at least one overlay", at: groupNode.location)
+            return nil
+        }
+        var children: [Overlay] = []
+        for item in items {
+            if let child = decodeOverlay(item, &reader, resolver, inGroup: true) { children.append(child) }
+        }
+        return children.count == items.count ? .group(children, width: width, height: height) : nil
     }
 
     /// `move: { from: top-left, to: bottom-right, duration: 10 }`; `from` defaults to the anchor.

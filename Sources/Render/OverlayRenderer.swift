@@ -12,17 +12,29 @@ final class OverlayRenderer {
     /// their rasters at scale 1; a rescaled raster is kept while the scale holds still.
     private final class Prepared {
         let layer: OverlayLayer
+        /// The groups holding the layer, outermost first.
+        let ancestors: [Ancestor]
         let pictures: [VideoFrame]
         let rasters: [OverlayRaster]
         var scaled: (index: Int, size: PixelSize, raster: OverlayRaster)?
 
-        init(layer: OverlayLayer, pictures: [VideoFrame], hlg: HLGConversionLUT?) {
+        init(layer: OverlayLayer, ancestors: [Ancestor], pictures: [VideoFrame], hlg: HLGConversionLUT?) {
             self.layer = layer
+            self.ancestors = ancestors
             self.pictures = pictures
             rasters = pictures.map { OverlayRaster.make(from: $0, hlg: hlg) }
         }
     }
 
+    /// A group around a layer: its box, and the box (or canvas) it is placed in.
+    private struct Ancestor {
+        let layer: OverlayLayer
+        let size: Size
+        let box: PixelSize
+        let container: PixelSize
+    }
+
+    /// The drawn layers in order, groups flattened into their children.
     private let layers: [Prepared]
     let renderSize: PixelSize
     /// For HLG outputs: the table that places the layers' SDR colours in HLG.
@@ -40,29 +52,58 @@ final class OverlayRenderer {
         self.renderSize = renderSize
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        self.layers = try layers.map { layer in Prepared(layer: layer, pictures: try Self.pictures(for: layer), hlg: hlg) }
+        self.layers = try Self.flatten(layers, ancestors: [], container: renderSize, hlg: hlg)
+    }
+
+    private static func flatten(_ layers: [OverlayLayer], ancestors: [Ancestor], container: PixelSize,
+                                hlg: HLGConversionLUT?) throws -> [Prepared] {
+        var prepared: [Prepared] = []
+        for layer in layers {
+            if case let .group(children, size) = layer.content {
+                let box = PixelSize(width: max(1, Int(size.width.rounded())), height: max(1, Int(size.height.rounded())))
+                let group = Ancestor(layer: layer, size: size, box: box, container: container)
+                prepared += try flatten(children, ancestors: ancestors + [group], container: box, hlg: hlg)
+            } else {
+                prepared.append(Prepared(layer: layer, ancestors: ancestors, pictures: try pictures(for: layer), hlg: hlg))
+            }
+        }
+        return prepared
     }
 
     /// Blends every layer showing at `time` onto `canvas`.
+    ///
+    /// A group's opacity multiplies each child's rather than fading the children composited
+    /// together (CALayer's group opacity): the same pixels wherever children do not overlap
+    /// — a watermark's logo beside its text — and no offscreen picture per group and frame.
+    /// Where children overlap, the one below shows through the faded one on top a little more.
     func draw(at time: MediaTime, into canvas: VideoFrame) throws {
-        for prepared in layers where prepared.layer.timeRange.contains(time) {
+        for prepared in layers where prepared.layer.timeRange.contains(time)
+            && prepared.ancestors.allSatisfy({ $0.layer.timeRange.contains(time) }) {
             let layer = prepared.layer
-            let opacity = layer.opacity(at: time)
+            var opacity = layer.opacity(at: time)
+            var outer = ProjectiveTransform.identity, upright = true
+            for group in prepared.ancestors {
+                opacity *= group.layer.opacity(at: time)
+                outer = outer * group.layer.groupTransform(size: group.size, renderSize: group.container, at: time)
+                upright = upright && group.layer.isUpright(at: time) && group.layer.scale(at: time) == 1
+            }
             guard opacity > 0 else { continue }
+            let container = prepared.ancestors.last?.box ?? renderSize
             let index = Self.sequenceIndex(layer, at: time, count: prepared.rasters.count)
             let raster = try self.raster(prepared, index: index, scale: layer.scale(at: time))
             guard let raster else { continue }
             let size = Size(width: Double(raster.width), height: Double(raster.height))
-            guard layer.isUpright(at: time) else {
+            guard upright, layer.isUpright(at: time) else {
                 // Turned or spun: resampled through the inverse map, perspective-correct per
                 // pixel (the axis-aligned blit below stays the exact path for upright layers).
-                raster.blend(into: canvas, transform: layer.transform(contentSize: size, renderSize: renderSize, at: time),
+                raster.blend(into: canvas, transform: outer * layer.transform(contentSize: size, renderSize: container, at: time),
                              opacity: Float(opacity))
                 continue
             }
-            let frame = layer.frame(contentSize: size, renderSize: renderSize, at: time)
-            raster.blend(into: canvas, x: Self.even(frame.x, extent: raster.width, limit: renderSize.width),
-                         y: Self.even(frame.y, extent: raster.height, limit: renderSize.height), opacity: Float(opacity))
+            let frame = layer.frame(contentSize: size, renderSize: container, at: time)
+            let origin = outer.apply(Point(x: frame.x, y: frame.y))   // a translation when upright
+            raster.blend(into: canvas, x: Self.even(origin.x, extent: raster.width, limit: renderSize.width),
+                         y: Self.even(origin.y, extent: raster.height, limit: renderSize.height), opacity: Float(opacity))
         }
     }
 
@@ -117,6 +158,8 @@ final class OverlayRenderer {
             }
             let mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment)
             return [try TextPicture.render(mask, color: color, effects: layer.textEffects)]
+        case .group:
+            return []   // flattened into its children before this
         }
     }
 

@@ -33,6 +33,9 @@ public struct OverlayLayer: Sendable, Hashable {
         case imageSequence(paths: [String], frameDuration: MediaTime)
         /// Text set in `fontPath` at `pixelSize` (the em height) in `color`.
         case text(String, fontPath: String, pixelSize: Double, color: Color)
+        /// Layers inside a box of `size` (a CALayer with sublayers): placed in the box as
+        /// overlays are on the canvas, and moved, turned, scaled and faded with it.
+        case group([OverlayLayer], size: Size)
     }
 
     /// What makes text legible on any background: an outline around the glyphs and a
@@ -119,6 +122,20 @@ public struct OverlayLayer: Sendable, Hashable {
     /// Degrees clockwise at `time`: the layer's own plus the animation's.
     public func rotation(at time: MediaTime) -> Double {
         rotation + (animation.rotation?.value(at: time) ?? 0)
+    }
+
+    /// A group's whole map at `time` from its box (`size`, unscaled) to the canvas: like
+    /// `transform`, with its scale applied about its centre too (a group has no raster to
+    /// rescale).
+    public func groupTransform(size: Size, renderSize: PixelSize, at time: MediaTime) -> ProjectiveTransform {
+        let s = scale(at: time)
+        let depth = spin.map { ProjectiveTransform.spin(about: $0.axis, degrees: spinDegrees(at: time), distance: $0.distance) } ?? .identity
+        let frame = frame(contentSize: Size(width: size.width * s, height: size.height * s), renderSize: renderSize, at: time)
+        return .translation(x: frame.x + frame.width / 2, y: frame.y + frame.height / 2)
+            * depth
+            * .rotation(degrees: rotation(at: time))
+            * .scale(s)
+            * .translation(x: -size.width / 2, y: -size.height / 2)
     }
 
     /// Degrees of the turn in depth at `time` (0 without a spin).

@@ -21,6 +21,11 @@ public struct ProjectiveTransform: Sendable, Hashable {
         ProjectiveTransform(SIMD3(1, 0, x), SIMD3(0, 1, y), SIMD3(0, 0, 1))
     }
 
+    /// Both axes times `factor`, about the origin.
+    public static func scale(_ factor: Double) -> ProjectiveTransform {
+        ProjectiveTransform(SIMD3(factor, 0, 0), SIMD3(0, factor, 0), SIMD3(0, 0, 1))
+    }
+
     /// `degrees` clockwise on screen (y down) about the origin.
     public static func rotation(degrees: Double) -> ProjectiveTransform {
         let (s, c) = sinCos(degrees)

@@ -102,6 +102,8 @@ struct PlanCommand: AsyncParsableCommand {
             text += "image sequence \((paths.first.map { ($0 as NSString).lastPathComponent }) ?? "")... (\(paths.count) pictures, \(frameDuration)s each, looping)"
         case let .text(string, font, size, color):
             text += "text \"\(string)\" \((font as NSString).lastPathComponent) \(Int(size.rounded()))px \(color)"
+        case let .group(children, size):
+            text += "group \(Int(size.width.rounded()))x\(Int(size.height.rounded())) of \(children.count)"
         }
         text += " \(overlay.anchor.rawValue) margin \(Int(overlay.margin.rounded()))px"
         if let width = overlay.width { text += " width \(Int(width.rounded()))px" }
@@ -116,6 +118,9 @@ struct PlanCommand: AsyncParsableCommand {
         if !overlay.animation.isEmpty { text += " animating " + overlay.animation.summary }
         if overlay.textEffects.outlineWidth > 0 { text += " outline \(formatLevel(overlay.textEffects.outlineWidth))px" }
         if overlay.textEffects.shadowOffset > 0 { text += " shadow \(formatLevel(overlay.textEffects.shadowOffset))px" }
+        if case let .group(children, _) = overlay.content {
+            for child in children { text += "\n  " + describe(child).replacingOccurrences(of: "\n", with: "\n  ") }
+        }
         return text
     }
 }

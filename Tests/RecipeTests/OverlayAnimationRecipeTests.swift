@@ -102,4 +102,55 @@ import Timeline
         #expect(layer.animation.position?.value(at: 2) == Point(x: 0.25, y: 0.5))
         #expect(layer.animation.scale == nil && layer.animation.opacity == nil)
     }
+
+    @Test func groupMistakesAreReportedWhereTheyAre() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        try makeAssets(in: dir)
+        #expect(problems("""
+        version: 1
+        overlays:
+          - group:
+              - image: logo.png
+                group: [ { image: logo.png } ]
+            image: logo.png
+            bounds: [10px]
+          - image: logo.png
+            bounds: [10px, 10px]
+          - group: []
+          - group: [ { image: logo.png } ]
+            bounds: [0, 50%]
+        """, in: dir) == [
+            "5:9: a group cannot hold another group",
+            "6:5: image does not apply to a group; put it on an overlay inside it",
+            "7:13: group bounds must be [width, height] (got 1 values)",
+            "9:5: bounds applies to groups (group: [ ... ])",
+            "10:12: overlay group must hold at least one overlay",
+            "12:14: group bounds must be > 0",
+        ])
+    }
+
+    /// Seed 003's watermark: the group's box at its anchor, its fade on the group, the
+    /// children laid out in the box with the logo spinning forever.
+    @Test func theSpinningWatermarkExampleBuildsSeed003sLayers() throws {
+        let recipe = try exampleRecipe("spinning-watermark.yaml")
+        let built = try CompositionBuilder(recipe: recipe, probe: probe, levels: FixedLevels()).build(input: "/inbox/input.mov")
+        let group = try #require(built.overlays.first)
+        guard case let .group(children, size) = group.content else {
+            Issue.record("not a group: \(group.content)")
+            return
+        }
+        #expect(group.timeRange == TimeRange(start: 2, end: 7))
+        #expect(group.opacity(at: 2) == 0 && group.opacity(at: MediaTime(value: 9, timescale: 2)) == 0.5 && group.opacity(at: 7) == 1)
+        let logo = children[0], caption = children[1]
+        #expect(children.count == 2 && logo.timeRange == group.timeRange && caption.timeRange == group.timeRange)
+        #expect(logo.spin == OverlayLayer.Spin(axis: .y, degrees: 0, distance: 500))
+        #expect(logo.spinDegrees(at: 2) == 0 && logo.spinDegrees(at: MediaTime(value: 9, timescale: 2)) == 180 && logo.spinDegrees(at: 7) == 0)
+        #expect(logo.spinDegrees(at: MediaTime(value: 33, timescale: 4)) == 90)   // 8.25 s: a quarter into the second turn (past the range; the model wraps regardless)
+        // Lengths relative to the box: the logo 40 % of its width, the caption 20 % of its height.
+        let box = PixelSize(width: Int(size.width.rounded()), height: Int(size.height.rounded()))
+        #expect(logo.width == 0.4 * size.width)
+        if case let .text(_, _, pixelSize, _) = caption.content { #expect(pixelSize == 0.2 * size.height) } else { Issue.record("caption") }
+        #expect(logo.frame(contentSize: Size(width: 10, height: 10), renderSize: box) == Rect(x: 10, y: 10, width: 10, height: 10))
+    }
 }

@@ -164,4 +164,46 @@ import Timeline
                     "\(columns.first!)...\(columns.last!)")
         }
     }
+
+    /// A 200x100 group pinned bottom-right (10 px margin) holding two white images, one
+    /// top-left and one bottom-right in the group's box: each lands relative to the group,
+    /// and as the group fades out both follow its opacity.
+    @Test func aGroupPlacesItsChildrenInItsBoxAndFadesThemTogether() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let small = dir.file("small.png"), wide = dir.file("wide.png")
+        for (path, size) in [(small, "20x20"), (wide, "40x20")] {
+            try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                              "-i", "color=c=white:s=\(size)", "-frames:v", "1", path])
+        }
+        let range = TimeRange(start: 0, duration: 4)
+        let children = [OverlayLayer(content: .image(path: small), anchor: .topLeft, margin: 0, timeRange: range),
+                        OverlayLayer(content: .image(path: wide), anchor: .bottomRight, margin: 0, timeRange: range)]
+        var group = OverlayLayer(content: .group(children, size: Size(width: 200, height: 100)), anchor: .bottomRight, margin: 10, timeRange: range)
+        try group.opacity.setRamp(from: 1, to: 0, range: TimeRange(start: 0, duration: 2))
+        let steps: [(MediaTime, Double)] = [(.zero, 235), (MediaTime(value: 1, timescale: 2), 235 * 0.75 + 16 * 0.25),
+                                            (MediaTime(value: 1, timescale: 1), 235 * 0.5 + 16 * 0.5), (MediaTime(value: 2, timescale: 1), 16)]
+        for (time, expected) in steps {
+            let luma = try Self.drawnLuma(group, at: time)
+            // The group's box starts at (110, 130): the small child there, the wide one at (270, 210).
+            var inked: [Int] = []
+            for y in 0..<240 { for x in 0..<320 where luma[y * 320 + x] > 20 { inked.append(y * 320 + x) } }
+            if expected > 20 {
+                let first: [Int] = (130..<150).flatMap { y in (110..<130).map { y * 320 + $0 } }
+                let second: [Int] = (210..<230).flatMap { y in (270..<310).map { y * 320 + $0 } }
+                let expectedPixels = Set(first + second)
+                #expect(Set(inked) == expectedPixels, "\(time): \(inked.count) pixels inked")
+            } else {
+                #expect(inked.isEmpty)
+            }
+            for (x, y) in [(115, 135), (300, 225)] {
+                #expect(abs(Double(luma[y * 320 + x]) - expected) <= 1, "\(time) at (\(x), \(y)): \(luma[y * 320 + x]) vs \(expected)")
+            }
+        }
+        // Turned with the group: a 90° turn about the group's centre (210, 180) puts the
+        // small child's top-left corner (110, 130) at (260, 80).
+        group.rotation = 90
+        let turned = try Self.drawnLuma(group, at: 0)
+        #expect(turned[85 * 320 + 255] > 200 && turned[135 * 320 + 115] == 16)
+    }
 }
