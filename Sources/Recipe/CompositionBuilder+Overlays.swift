@@ -74,6 +74,24 @@ extension CompositionBuilder {
         for animation in overlay.animations {
             try applyAnimation(animation, to: &layer)
         }
+        if let bounce = overlay.bounce {
+            // The spring's settling time, on the timescale the spring curve is sampled at.
+            let settle = MediaTime(seconds: TimingFunction.springSettlingSeconds, preferredTimescale: 600)
+            do {
+                if bounce == .scale {
+                    layer.animation.scale = try KeyframeAnimation(keyframes: [.init(time: .zero, value: 0, timing: .spring), .init(time: settle, value: 1)],
+                                                                  beginTime: range.start)
+                } else {
+                    // Drops in from the free room's height above where it rests.
+                    let rest = layer.motion?.value(at: range.start) ?? layer.anchor.unitPoint
+                    let from = Timeline.Point(x: rest.x, y: rest.y - 1)
+                    layer.animation.position = try KeyframeAnimation(keyframes: [.init(time: .zero, value: from, timing: .spring), .init(time: settle, value: rest)],
+                                                                     beginTime: range.start)
+                }
+            } catch {
+                throw recipeError("overlay bounce: \(error)", at: overlay.location)
+            }
+        }
         let height = Double(renderSize.height)
         if let outline = overlay.outline {
             layer.textEffects.outlineWidth = outline.size.pixels(of: height)

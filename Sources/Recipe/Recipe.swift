@@ -201,6 +201,8 @@ public struct Recipe: Sendable, Hashable {
         public var rotate: Double = 0
         public var animations: [Animation] = []
         public var spin: Spin?
+        /// `bounce: scale` or `bounce: position`: a spring entrance (CASpringAnimation).
+        public var bounce: Animation.Property?
         public var outline: Stroke?
         public var shadow: Stroke?
         public var location: SourceLocation

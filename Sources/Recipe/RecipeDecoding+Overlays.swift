@@ -20,11 +20,19 @@ extension Recipe {
         if let n = f["move"] { overlay.move = decodeMove(n, from: overlay.anchor, &reader) }
         if let n = f["rotate"], let degrees = reader.number(n, "overlay rotate (degrees)", in: RecipeLimits.rotationDegrees) { overlay.rotate = degrees }
         if let n = f["spin"] { overlay.spin = decodeSpin(n, &reader) }
+        if let n = f["bounce"], let property = reader.choice(n, "overlay bounce", Overlay.Animation.Property.self) {
+            if property == .scale || property == .position { overlay.bounce = property } else {
+                reader.error("overlay bounce must be scale or position (got '\(property.rawValue)')", at: n.location)
+            }
+        }
         if let n = f["animate"] {
             overlay.animations = decodeOverlayAnimations(n, &reader)
             // Two sources for one position: say so rather than silently prefer one.
             if overlay.move != nil, let position = overlay.animations.first(where: { $0.property == .position }) {
                 reader.error("an overlay moves with move or with a position animation, not both", at: position.location)
+            }
+            if let bounce = overlay.bounce, let clash = overlay.animations.first(where: { $0.property == bounce }) {
+                reader.error("bounce already animates \(bounce.rawValue); drop one of the two", at: clash.location)
             }
         }
         for key in ["outline", "shadow"] {

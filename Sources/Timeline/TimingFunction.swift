@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a keyframe segment paces its change from one value to the next: Core Animation's
 /// named `CAMediaTimingFunction` curves, or a hold (`calculationMode = .discrete`).
 public enum TimingFunction: String, Sendable, Hashable, CaseIterable {
@@ -10,6 +12,11 @@ public enum TimingFunction: String, Sendable, Hashable, CaseIterable {
     case easeInEaseOut = "ease-in-out"
     /// Keeps the segment's start value until its end, then jumps.
     case hold
+    /// A damped spring released at the start value, as CASpringAnimation with its defaults
+    /// (mass 1, stiffness 100, damping 10, no initial velocity): it overshoots the end
+    /// value by 16 % and settles. The segment stands for `springSettlingSeconds` of the
+    /// spring's time, so the bounce looks the same whatever the segment's length is scaled to.
+    case spring
 
     /// The curve's inner control points (the outer ones are (0, 0) and (1, 1)); nil for
     /// `linear` and `hold`, which are not Béziers here.
@@ -18,7 +25,7 @@ public enum TimingFunction: String, Sendable, Hashable, CaseIterable {
         case .easeIn: return (0.42, 0, 1, 1)
         case .easeOut: return (0, 0, 0.58, 1)
         case .easeInEaseOut: return (0.42, 0, 0.58, 1)
-        case .linear, .hold: return nil
+        case .linear, .hold, .spring: return nil
         }
     }
 
@@ -29,11 +36,29 @@ public enum TimingFunction: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .linear: return t
         case .hold: return t >= 1 ? 1 : 0
+        case .spring: return t >= 1 ? 1 : Self.springProgress(seconds: t * Self.springSettlingSeconds)
         case .easeIn, .easeOut, .easeInEaseOut:
             let (x1, y1, x2, y2) = controlPoints!
             let s = Self.solve(x: t, x1: x1, x2: x2)
             return Self.bezier(s, y1, y2)
         }
+    }
+
+    /// Core Animation's default spring: ω0 = √(stiffness / mass) = 10 rad/s, damping ratio
+    /// ζ = damping / (2 √(stiffness · mass)) = 0.5.
+    static let springNaturalFrequency = 10.0, springDampingRatio = 0.5
+
+    /// When the spring's swing stays within 0.1 % of the travel: e^(-ζω0 t) · √(1 + B²) ≤
+    /// 0.001 with B = ζ / √(1 - ζ²), i.e. t = ln(1000 · √(4/3)) / 5 ≈ 1.41 s. The curve
+    /// ends there (the last 0.1 % is a jump no one sees).
+    public static let springSettlingSeconds = log(1000 * (4.0 / 3).squareRoot()) / 5
+
+    /// The underdamped spring's way from 0 to 1 after `seconds`: 1 - e^(-ζω0 t)(cos ωd t +
+    /// ζω0/ωd sin ωd t), ωd = ω0 √(1 - ζ²).
+    static func springProgress(seconds t: Double) -> Double {
+        let decay = springDampingRatio * springNaturalFrequency
+        let damped = springNaturalFrequency * (1 - springDampingRatio * springDampingRatio).squareRoot()
+        return 1 - exp(-decay * t) * (cos(damped * t) + decay / damped * sin(damped * t))
     }
 
     /// One coordinate of the cubic Bézier from 0 to 1 with inner control values `p1`, `p2`.

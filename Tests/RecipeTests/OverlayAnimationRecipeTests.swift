@@ -49,7 +49,7 @@ import Timeline
             "9:38: overlay opacity keyframe must be between 0 and 1 (got 2)",
             "9:41: timing paces the way to a keyframe from the one before it; the first keyframe has none",
             "9:66: overlay keyframe at must be after the keyframe before it (0.000s)",
-            "9:87: overlay keyframe timing must be one of linear | ease-in | ease-out | ease-in-out | hold (got 'bouncy')",
+            "9:87: overlay keyframe timing must be one of linear | ease-in | ease-out | ease-in-out | hold | spring (got 'bouncy')",
             "10:17: overlay animation repeat (a count or forever) must be between 1 and 100000 (got 0)",
             "11:22: overlay animation autoreverse must be true or false, got 'maybe'",
             "13:38: overlay position keyframe must be an anchor or [x, y] (got 1 numbers)",
@@ -152,5 +152,44 @@ import Timeline
         #expect(logo.width == 0.4 * size.width)
         if case let .text(_, _, pixelSize, _) = caption.content { #expect(pixelSize == 0.2 * size.height) } else { Issue.record("caption") }
         #expect(logo.frame(contentSize: Size(width: 10, height: 10), renderSize: box) == Rect(x: 10, y: 10, width: 10, height: 10))
+    }
+
+    /// `bounce`: a spring entrance from the start of `during`; refused next to an
+    /// animation of the same property, and for properties it does not bounce.
+    @Test func bounceIsASpringEntrance() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        try makeAssets(in: dir)
+        #expect(problems("""
+        version: 1
+        overlays:
+          - image: logo.png
+            bounce: rotate
+          - image: logo.png
+            bounce: scale
+            animate: [ { property: scale, keyframes: [ { at: 0, value: 1 } ] } ]
+        """, in: dir) == [
+            "4:13: overlay bounce must be scale or position (got 'rotate')",
+            "7:28: bounce already animates scale; drop one of the two",
+        ])
+        let recipe = try loadRecipe("""
+        version: 1
+        overlays:
+          - image: logo.png
+            during: [2, end]
+            bounce: scale
+          - image: logo.png
+            anchor: bottom
+            bounce: position
+        """, in: dir).get()
+        let built = try CompositionBuilder(recipe: recipe, probe: TableProbe(table: ["clip.mp4": TableProbe.clip("clip.mp4", seconds: 6)]),
+                                           levels: FixedLevels()).build(input: "clip.mp4")
+        let grows = built.overlays[0], drops = built.overlays[1]
+        #expect(grows.scale(at: 2) == 0 && grows.scale(at: 4) == 1)
+        let peak = MediaTime(seconds: 2 + .pi / (10 * 0.75.squareRoot()), preferredTimescale: 60_000)
+        #expect(abs(grows.scale(at: peak) - 1.163) < 0.002, "\(grows.scale(at: peak))")
+        let position = try #require(drops.animation.position)
+        #expect(position.value(at: 0) == Point(x: 0.5, y: 0) && position.value(at: 2) == Point(x: 0.5, y: 1))
+        #expect(position.value(at: peak - 2).y > 1.15)   // overshoots below its place, then settles
     }
 }

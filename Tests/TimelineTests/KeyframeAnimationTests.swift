@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import Testing
 @testable import Timeline
@@ -108,5 +109,22 @@ import Testing
         #expect(throws: KeyframeAnimation<Double>.Error.invalidRepeatCount(0)) {
             try KeyframeAnimation<Double>(keyframes: [.init(time: 0, value: 0)], repeatCount: .times(0))
         }
+    }
+}
+
+/// The spring timing (CASpringAnimation's defaults) behind the `bounce` preset.
+@Suite struct SpringTimingTests {
+    @Test func theSpringOvershootsBySixteenPercentThenSettles() {
+        let spring = TimingFunction.spring
+        #expect(spring.progress(0) == 0 && spring.progress(1) == 1)
+        // The first peak: at t = π/ωd, 1 + e^(-ζπ/√(1-ζ²)) = 1.163.
+        let peakSeconds = Double.pi / (10 * 0.75.squareRoot())
+        let peak = spring.progress(peakSeconds / TimingFunction.springSettlingSeconds)
+        #expect(abs(peak - (1 + exp(-0.5 * .pi / 0.75.squareRoot()))) < 1e-12 && abs(peak - 1.163) < 0.001)
+        let samples = (0...1000).map { spring.progress(Double($0) / 1000) }
+        #expect(abs(samples.max()! - peak) < 1e-4)
+        // Settled: the last fifth stays within 0.5 % of the end.
+        #expect(samples[800...].allSatisfy { abs($0 - 1) < 0.005 })
+        #expect(abs(samples[999] - 1) <= 0.001)   // the final jump is at most 0.1 %
     }
 }
