@@ -90,6 +90,17 @@ final class OverlayRenderer {
             guard opacity > 0 else { continue }
             let container = prepared.ancestors.last?.box ?? renderSize
             let index = Self.sequenceIndex(layer, at: time, count: prepared.rasters.count)
+            if layer.animation.scale != nil {
+                // A keyframed scale changes every frame (a bounce, an eased zoom): the raster
+                // at scale 1 is resampled through the map instead of being rescaled (and
+                // reallocated) per frame.
+                let raster = prepared.rasters[index]
+                let size = Size(width: Double(raster.width), height: Double(raster.height))
+                guard layer.scale(at: time) > 0 else { continue }
+                raster.blend(into: canvas, transform: outer * layer.groupTransform(size: size, renderSize: container, at: time),
+                             opacity: Float(opacity))
+                continue
+            }
             let raster = try self.raster(prepared, index: index, scale: layer.scale(at: time))
             guard let raster else { continue }
             let size = Size(width: Double(raster.width), height: Double(raster.height))

@@ -126,7 +126,7 @@ public struct OverlayLayer: Sendable, Hashable {
 
     /// A group's whole map at `time` from its box (`size`, unscaled) to the canvas: like
     /// `transform`, with its scale applied about its centre too (a group has no raster to
-    /// rescale).
+    /// rescale; nor has a layer whose scale is keyframed, drawn from its raster at scale 1).
     public func groupTransform(size: Size, renderSize: PixelSize, at time: MediaTime) -> ProjectiveTransform {
         let s = scale(at: time)
         let depth = spin.map { ProjectiveTransform.spin(about: $0.axis, degrees: spinDegrees(at: time), distance: $0.distance) } ?? .identity

@@ -206,4 +206,25 @@ import Timeline
         let turned = try Self.drawnLuma(group, at: 0)
         #expect(turned[85 * 320 + 255] > 200 && turned[135 * 320 + 115] == 16)
     }
+
+    /// A keyframed scale (here a bounce's spring) is drawn from the scale-1 raster through
+    /// the map: at the spring's first peak a 40x40 logo is 16.3 % larger, centred where it rests.
+    @Test func aBouncingLogoOvershootsAtTheSpringsPeak() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let logo = dir.file("logo.png")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=c=white:s=40x40", "-frames:v", "1", logo])
+        var layer = OverlayLayer(content: .image(path: logo), anchor: .center, margin: 0, timeRange: TimeRange(start: 0, duration: 4))
+        let settle = MediaTime(seconds: TimingFunction.springSettlingSeconds, preferredTimescale: 600)
+        layer.animation.scale = try KeyframeAnimation(keyframes: [.init(time: .zero, value: 0, timing: .spring), .init(time: settle, value: 1)])
+        let peak = MediaTime(seconds: .pi / (10 * 0.75.squareRoot()), preferredTimescale: 60_000)
+        let luma = try Self.drawnLuma(layer, at: peak)
+        // Summed coverage along the middle row: the drawn width.
+        let width = (0..<320).reduce(0.0) { $0 + (Double(luma[120 * 320 + $1]) - 16) / 219 }
+        #expect(abs(width - 40 * layer.scale(at: peak)) < 0.5 && abs(width - 46.5) < 0.6, "\(width)")
+        #expect(try Self.drawnLuma(layer, at: 0).allSatisfy { $0 == 16 })   // nothing at scale 0
+        let settled = try Self.drawnLuma(layer, at: 3)
+        #expect(settled.filter { $0 > 230 }.count == 1600)   // at rest: exactly the logo
+    }
 }
