@@ -32,6 +32,10 @@ import TestSupport
         "reel-with-transitions.yaml": Expected(clipSeconds: 2, filename: "clip.reel.mp4", width: 1080, height: 1920, seconds: 4),
         // The items reach 5.8 s (bed.mp3 from 4.8 s is cut at the clip's end); at source size.
         "voiceover.yaml": Expected(clipSeconds: 6, filename: "clip.voiceover.mp4", width: 320, height: 240, seconds: 6),
+        // Keyframe animations over the whole clip: a turning, gliding, breathing logo.
+        "animated-watermark.yaml": Expected(clipSeconds: 2, filename: "clip.animated.mp4", width: 320, height: 240, seconds: 2),
+        // The group is shown from 2 s to 7 s, so the clip lasts past 7 s.
+        "spinning-watermark.yaml": Expected(clipSeconds: 8, filename: "clip.spinning.mp4", width: 320, height: 240, seconds: 8),
     ]
 
     static let recipes: [String] = {
