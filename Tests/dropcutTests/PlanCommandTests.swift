@@ -30,6 +30,22 @@ import TestSupport
         #expect(drawing.hasPrefix("<svg") && drawing.contains("class=\"segment\""))
     }
 
+    /// The overlays' animations, spin and groups in the listing (seed 003's watermark).
+    @Test func planListsOverlayAnimations() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, seconds: 8)
+        let result = try DropcutProcess.run(["plan", "--recipe", Repository.path("recipes/spinning-watermark.yaml"), clip])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let group = try #require(lines.firstIndex { $0.hasPrefix("overlay group ") }, "\(result.stdout)")
+        #expect(lines[group].hasSuffix("[2.000,+5.000] opacity 1.00 at 2.000 animating opacity 0.00 @0.000 linear 1.00 @5.000"), "\(lines[group])")
+        #expect(lines[group + 1].hasPrefix("  overlay image logo.png top-left margin 10px"))
+        #expect(lines[group + 1].hasSuffix("spun 0° about y seen from 500px animating spin 0.00 @0.000 linear 360.00 @5.000, repeat forever"),
+                "\(lines[group + 1])")
+        #expect(lines[group + 2].hasPrefix("  overlay text \"ACME\""))
+    }
+
     @Test func planReportsBadRecipesAndBadInputs() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
