@@ -227,4 +227,37 @@ import Timeline
         let settled = try Self.drawnLuma(layer, at: 3)
         #expect(settled.filter { $0 > 230 }.count == 1600)   // at rest: exactly the logo
     }
+
+    /// The turned path on a 10-bit HLG canvas: the same coverage as on an 8-bit one (a
+    /// white square's middle at HLG 75 % white, its edge pixels partly covered).
+    @Test func aTurnedLayerBlendsIntoTenBitCanvases() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let logo = dir.file("square.png")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=c=white:s=80x80", "-frames:v", "1", logo])
+        var layer = OverlayLayer(content: .image(path: logo), anchor: .center, margin: 0, timeRange: TimeRange(start: 0, duration: 10))
+        layer.rotation = 30
+        let canvas = try VideoFrame(width: 320, height: 240, pixelFormat: .yuv420p10)
+        for plane in 0..<3 {
+            canvas.withPlane(plane) { bytes, stride in
+                let words = bytes.baseAddress!.assumingMemoryBound(to: UInt16.self)
+                for i in 0..<(stride / 2 * (plane == 0 ? 240 : 120)) { words[i] = plane == 0 ? 64 : 512 }
+            }
+        }
+        try OverlayRenderer(layers: [layer], renderSize: PixelSize(width: 320, height: 240), dynamicRange: .hlg).draw(at: 1, into: canvas)
+        var luma = [UInt16](repeating: 0, count: 320 * 240)
+        canvas.withPlane(0) { bytes, stride in
+            let words = bytes.baseAddress!.assumingMemoryBound(to: UInt16.self)
+            for y in 0..<240 { for x in 0..<320 { luma[y * 320 + x] = words[y * stride / 2 + x] } }
+        }
+        let middle = luma[120 * 320 + 160]
+        #expect(middle > 500 && middle < 1023, "\(middle)")   // white placed at HLG 75 %, below peak
+        let full = luma.filter { $0 == middle }.count, partial = luma.filter { $0 > 80 && $0 < middle - 16 }.count
+        #expect(abs(full - 6400) < 600 && partial > 150, "\(full) full, \(partial) partial")
+        canvas.withPlane(1) { bytes, stride in
+            let words = bytes.baseAddress!.assumingMemoryBound(to: UInt16.self)
+            #expect(abs(Int(words[60 * stride / 2 + 80]) - 512) <= 2)   // white stays neutral
+        }
+    }
 }
