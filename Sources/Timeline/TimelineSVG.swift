@@ -28,13 +28,17 @@ public enum TimelineSVG {
     static let rowGap = 8.0
     static let axisHeight = 24.0
 
+    /// `overlays` get a row each below the instructions: a box over the time the layer is
+    /// shown, its opacity (fades and keyframes) drawn over it, and a tick at every keyframe
+    /// of its animations (each pass of a repeat), labelled with what they animate.
     public static func render(composition: Composition, videoComposition: VideoComposition? = nil,
-                              audioMix: AudioMix? = nil, title: String? = nil, envelope: LevelEnvelope? = nil) -> String {
+                              audioMix: AudioMix? = nil, title: String? = nil, envelope: LevelEnvelope? = nil,
+                              overlays: [OverlayLayer] = []) -> String {
         let duration = composition.duration
         let seconds = max(duration.seconds, 0.001)
         func x(_ t: MediaTime) -> Double { labelWidth + plotWidth * max(0, t.seconds) / seconds }
 
-        let rows = composition.tracks.count + (videoComposition == nil ? 0 : 1)
+        let rows = composition.tracks.count + (videoComposition == nil ? 0 : 1) + overlays.count
         let height = axisHeight + Double(rows) * (rowHeight + rowGap) + rowGap + (title == nil ? 0 : 20)
         var out: [String] = []
         out.append(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(n(labelWidth + plotWidth + 20))" height="\#(n(height))" font-family="sans-serif" font-size="10">"#)
@@ -100,9 +104,63 @@ public enum TimelineSVG {
                 out.append(#"<text x="\#(n(x0 + 3))" y="\#(n(top + 13))">layers \#(layers.isEmpty ? "none" : layers)</text>"#)
             }
             out.append("</g>")
+            top += rowHeight + rowGap
+        }
+        for (index, overlay) in overlays.enumerated() {
+            out.append(contentsOf: overlayRow(overlay, index: index, top: top, until: duration, x: x))
+            top += rowHeight + rowGap
         }
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// One overlay's row: its box, its opacity as a polyline sampled every 1/200 of the
+    /// time shown (enough to show an eased or repeating fade), and its keyframe ticks.
+    private static func overlayRow(_ overlay: OverlayLayer, index: Int, top: Double, until end: MediaTime,
+                                   x: (MediaTime) -> Double) -> [String] {
+        let kind: String
+        switch overlay.content {
+        case .image, .imageSequence: kind = "image"
+        case .text: kind = "text"
+        case let .group(children, _): kind = "group of \(children.count)"
+        }
+        let range = overlay.timeRange
+        var out = [#"<g class="overlay" data-overlay="\#(index)">"#]
+        out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">overlay \#(index + 1) (\#(kind))</text>"#)
+        let x0 = x(range.start), x1 = x(MediaTime.min(range.end, end))
+        out.append(#"<rect class="overlay-range" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="rgb(214,196,232)" stroke="rgb(51,51,51)"><title>\#(escape("overlay \(range)"))</title></rect>"#)
+        var coordinates: [String] = []
+        for step in 0...200 {
+            let t = range.start + range.duration.multiplied(by: Int64(step), dividedBy: 200)
+            coordinates.append("\(n(x(t))),\(n(top + rowHeight * (1 - overlay.opacity(at: t))))")
+        }
+        out.append(#"<polyline class="overlay-opacity" data-overlay="\#(index)" points="\#(coordinates.joined(separator: " "))" fill="none" stroke="rgb(142,68,173)" stroke-width="2"/>"#)
+        func passes<V>(_ count: KeyframeAnimation<V>.RepeatCount) -> Int {
+            if case let .times(n) = count { return n }
+            return .max
+        }
+        let animations: [(Int, String, [MediaTime], MediaTime, MediaTime, String)] = [
+            overlay.animation.opacity.map { (passes($0.repeatCount), "opacity", $0.keyframes.map(\.time), $0.beginTime, $0.period, $0.description) },
+            overlay.animation.position.map { (passes($0.repeatCount), "position", $0.keyframes.map(\.time), $0.beginTime, $0.period, $0.description) },
+            overlay.animation.scale.map { (passes($0.repeatCount), "scale", $0.keyframes.map(\.time), $0.beginTime, $0.period, $0.description) },
+            overlay.animation.rotation.map { (passes($0.repeatCount), "rotate", $0.keyframes.map(\.time), $0.beginTime, $0.period, $0.description) },
+            overlay.animation.spin.map { (passes($0.repeatCount), "spin", $0.keyframes.map(\.time), $0.beginTime, $0.period, $0.description) },
+        ].compactMap { $0 }
+        for (row, (passCount, name, times, begin, period, description)) in animations.enumerated() {
+            // Every pass's keyframes while the layer shows, at most 200 ticks a row.
+            var ticks: [MediaTime] = []
+            var passStart = begin, pass = 0
+            repeat {
+                for time in times where passStart + time <= range.end { ticks.append(passStart + time) }
+                passStart = passStart + period
+                pass += 1
+            } while period > .zero && passStart < range.end && pass < passCount && ticks.count < 200
+            let y = top + 6 + Double(row) * 7
+            let marks = ticks.map { "M\(n(x($0))),\(n(y - 3))v6" }.joined(separator: " ")
+            out.append(#"<path class="overlay-keyframes" data-property="\#(name)" d="\#(marks)" stroke="rgb(44,62,80)" stroke-width="1.5"><title>\#(escape("\(name) \(description)"))</title></path>"#)
+        }
+        out.append("</g>")
+        return out
     }
 
     /// A time axis with a tick every 1, 2, 5, 10... seconds, about ten ticks in all.

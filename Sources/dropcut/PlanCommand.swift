@@ -52,7 +52,8 @@ struct PlanCommand: AsyncParsableCommand {
                     audioMix: production.audioMix, title: "\(input) -> \(production.outputFilename)",
                     envelope: production.clipLevels.map {
                         TimelineSVG.LevelEnvelope(window: $0.window, decibels: $0.decibels, tracks: production.music?.trackIDs ?? [])
-                    })
+                    },
+                    overlays: production.overlays)
                 do {
                     // Not `atomically:` — Foundation on Linux leaves its /tmp/TemporaryDirectory.* behind.
                     try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))

@@ -77,3 +77,32 @@ final class SVGElements: NSObject, XMLParserDelegate {
         #expect(elements.filter { $0.name == "line" }.count == 10)
     }
 }
+
+/// Overlays in the drawing: a row each, their opacity, their keyframes each pass.
+@Suite struct TimelineSVGOverlayTests {
+    @Test func anOverlaysRowShowsItsOpacityAndEveryPassOfItsKeyframes() throws {
+        var composition = Composition()
+        let track = composition.addTrack(.video)
+        let source = SourceTrack(asset: "a.mov", trackID: 1, mediaType: .video, duration: 10)
+        try composition.edit(track: track) { try $0.insert(TimeRange(start: 0, duration: 10), of: source, at: 0) }
+        var layer = OverlayLayer(content: .image(path: "logo.png"), anchor: .center, margin: 0, timeRange: TimeRange(start: 2, duration: 5))
+        try layer.opacity.setRamp(from: 0, to: 1, range: TimeRange(start: 2, duration: 5))
+        layer.spin = OverlayLayer.Spin(axis: .y, distance: 500)
+        layer.animation.spin = try KeyframeAnimation(keyframes: [.init(time: 0, value: 0), .init(time: 2, value: 360)], beginTime: 2, repeatCount: .forever)
+        layer.animation.scale = try KeyframeAnimation(keyframes: [.init(time: 0, value: 1), .init(time: 1, value: 2)], beginTime: 2, repeatCount: .times(2))
+        let plain = TimelineSVG.render(composition: composition)
+        let svg = TimelineSVG.render(composition: composition, overlays: [layer])
+        #expect(!plain.contains("overlay"))
+        #expect(svg.contains(">overlay 1 (image)</text>"))
+        // Opacity 0 at 2 s (the row's bottom, y = 24 + 52 + 44) up to 1 at 7 s (its top).
+        let opacity = try #require(svg.split(separator: "\n").first { $0.contains("overlay-opacity") })
+        #expect(opacity.contains(#"points="330,120 "#) && opacity.contains(" 780,76\""), "\(opacity.prefix(120))...\(opacity.suffix(80))")
+        // Spin: keyframes at 2, 4 (end of a pass and start of the next, drawn twice), 6; forever until 7 s.
+        let spin = try #require(svg.split(separator: "\n").first { $0.contains(#"data-property="spin""#) })
+        #expect(spin.contains(#"d="M330,86v6 M510,86v6 M510,86v6 M690,86v6 M690,86v6""#), "\(spin)")
+        // Scale: two passes of one second only.
+        let scale = try #require(svg.split(separator: "\n").first { $0.contains(#"data-property="scale""#) })
+        #expect(scale.contains(#"d="M330,79v6 M420,79v6 M420,79v6 M510,79v6""#), "\(scale)")
+        #expect(svg.split(separator: "\n").first { $0.contains(#"data-property="spin""#) }?.contains("repeat forever") == true)
+    }
+}
