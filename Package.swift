@@ -78,7 +78,11 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: [
             "Pipeline", "Recipe", "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport", "MediaIO", .product(name: "Logging", package: "swift-log")]),
+        // Several processes racing to take over the same expired claims (TakeoverRaceTests).
+        .executableTarget(name: "TakeoverRace", dependencies: ["Daemon"], path: "Tests/TakeoverRace"),
+        .testTarget(name: "DaemonTests", dependencies: [
+            "Daemon", "Pipeline", "TestSupport", "MediaIO", "TakeoverRace", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"], exclude: ["sandbox_exec.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),
     ]

@@ -57,6 +57,12 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public var speed: Double?
     /// The process that works on it (for `dropcut status`).
     public var pid: Int32 = getpid()
+    /// The jobs that held this clip's claim before this one, oldest first, when it was
+    /// taken over from other hosts (their ids tag what they may have left half-moved).
+    public var previousJobs: [String]?
+    /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
+    /// (`<id>.committing-1`); nil: the job id.
+    public var claimName: String?
 
     public init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
         self.id = id
@@ -97,4 +103,11 @@ public struct JobRecord: Codable, Sendable, Hashable {
 
     /// Whether the job has ended (its files are where they will stay).
     public var isFinished: Bool { state == .done || state == .failed }
+
+    /// The tags of the hidden names this clip's moves may have left half-done in the
+    /// archive or failed/ (`.moving-<tag>`): this job's, and its earlier holders'.
+    public var moveTags: [String] { [id] + (previousJobs ?? []).reversed() }
+
+    /// The claim folder's current name.
+    public var claim: ClaimName { claimName.flatMap(ClaimName.init) ?? ClaimName(job: id) }
 }
