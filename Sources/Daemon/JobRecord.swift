@@ -22,6 +22,9 @@ public struct JobRecord: Codable, Sendable, Hashable {
         case failing
         case done
         case failed
+        /// Its claim was taken over by another host (this one stopped renewing its lease:
+        /// it was paused, hung or down): nothing of it was published or moved from here.
+        case abandoned
     }
 
     public var id: String
@@ -102,7 +105,7 @@ public struct JobRecord: Codable, Sendable, Hashable {
     }
 
     /// Whether the job has ended (its files are where they will stay).
-    public var isFinished: Bool { state == .done || state == .failed }
+    public var isFinished: Bool { state == .done || state == .failed || state == .abandoned }
 
     /// The tags of the hidden names this clip's moves may have left half-done in the
     /// archive or failed/ (`.moving-<tag>`): this job's, and its earlier holders'.
