@@ -80,8 +80,10 @@ let package = Package(
         ]),
         // Several processes racing to take over the same expired claims (TakeoverRaceTests).
         .executableTarget(name: "TakeoverRace", dependencies: ["Daemon"], path: "Tests/TakeoverRace"),
+        // Started many at once by DaemonTests: processes publishing to one name (real concurrency).
+        .executableTarget(name: "PublishRacer", dependencies: ["Daemon"], path: "Tests/PublishRacer"),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Pipeline", "TestSupport", "MediaIO", "TakeoverRace", .product(name: "Logging", package: "swift-log"),
+            "Daemon", "Pipeline", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"], exclude: ["sandbox_exec.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),

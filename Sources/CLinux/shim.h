@@ -1,5 +1,6 @@
 #ifndef DROPCUT_CLINUX_SHIM_H
 #define DROPCUT_CLINUX_SHIM_H
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -18,4 +19,14 @@ extern int pipe2(int pipefd[2], int flags);
 /// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), _GNU_SOURCE too: the child
 /// closes every descriptor from `from` up before it runs.
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/// renameat2(2) (glibc 2.28), declared by glibc only under _GNU_SOURCE.
+extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+/// rename(2) that fails with EEXIST instead of replacing an existing `to`
+/// (RENAME_NOREPLACE, 1 << 0 in <linux/fs.h>). Filesystems that cannot do it atomically
+/// (NFS, sshfs and other FUSE filesystems that do not implement it) fail with EINVAL.
+static inline int dropcut_rename_noreplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1u << 0);
+}
 #endif

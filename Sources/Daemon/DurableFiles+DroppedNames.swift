@@ -23,7 +23,7 @@ extension DurableFiles {
             return RawFileName(bytes: (final as NSString).lastPathComponent.utf8)
         }
         return try move(source, into: directory, name: name, tag: tag, mode: mode, group: group) { hidden throws(SystemError) in
-            try linkUnique(hidden, into: directory, dropped: dropped, name: name)
+            try linkUnique(hidden, into: directory, dropped: dropped, name: name, tag: tag)
         }
     }
 
@@ -35,55 +35,39 @@ extension DurableFiles {
             guard let original = dropped[name], original.bytes != Array(name.utf8) else { continue }
             let hidden = (directory as NSString).appendingPathComponent(temporaryName(name, "moving", tag: tag))
             var info = stat()
-            if lstat(hidden, &info) == 0 { try linkUnique(hidden, into: directory, dropped: original, name: name) }
+            if lstat(hidden, &info) == 0 { try linkUnique(hidden, into: directory, dropped: original, name: name, tag: tag) }
         }
         try finishMoves(in: directory, tag: tag, names: names)
     }
 
     /// Gives `source` the first free name among `dropped`, `dropped-1`... in `directory` (on
-    /// its filesystem), never replacing a file, then removes `source` and fsyncs the
+    /// its filesystem), never replacing a file (`publishExclusively`), then fsyncs the
     /// folder. A name already linked to `source` (before a crash) is taken as done. Where
     /// the filesystem refuses the bytes, the printable `name` is used instead.
     @discardableResult
     static func linkUnique(_ source: String, into directory: String, dropped: RawFileName,
-                           name: String) throws(SystemError) -> RawFileName {
-        var info = stat()
-        let linked = lstat(source, &info) == 0
+                           name: String, tag: String?) throws(SystemError) -> RawFileName {
         for n in 0..<10_000 {
             let candidate = numbered(dropped, n)
-            let path = candidate.path(in: directory)
-            if link(source, path) == 0 {
-                unlink(source)
-                try sync(directory)
-                return candidate
-            }
-            switch errno {
-            case EEXIST:
-                var existing = stat()
-                if linked, lstat(path, &existing) == 0, existing.st_ino == info.st_ino, existing.st_dev == info.st_dev {
-                    unlink(source)   // linked before a crash: the temporary name remained
-                    try sync(directory)
-                    return candidate
-                }
-                continue
-            case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK:
-                // Filesystems without hard links (some SMB/FAT mounts): check, then rename.
-                if access(path, F_OK) == 0 { continue }
-                if rename(source, path) != 0 {
-                    throw SystemError.last("rename", (directory as NSString).appendingPathComponent(candidate.printable))
-                }
-                try sync(directory)
-                return candidate
-            case EILSEQ, EINVAL, ENAMETOOLONG:
+            let published: Bool
+            do {
+                published = try publishExclusively(source, as: candidate.path(in: directory), tag: tag)
+            } catch where [EILSEQ, EINVAL, ENAMETOOLONG].contains(error.errno) {
                 // A filesystem that takes UTF-8 names only (some SMB, NTFS or ZFS utf8only
                 // mounts): the printable name, which every filesystem takes.
-                let final = try linkUnique(source, into: directory, name: name)
+                let final = try linkUnique(source, into: directory, name: name, tag: tag)
                 return RawFileName(bytes: (final as NSString).lastPathComponent.utf8)
-            default:
-                throw SystemError.last("link", (directory as NSString).appendingPathComponent(candidate.printable))
+            } catch {
+                throw SystemError(errno: error.errno, function: error.function,
+                                  path: (directory as NSString).appendingPathComponent(candidate.printable))
+            }
+            if published {
+                try sync(directory)
+                return candidate
             }
         }
-        throw SystemError(errno: EEXIST, function: "link", path: (directory as NSString).appendingPathComponent(dropped.printable))
+        throw SystemError(errno: EEXIST, function: "link (10,000 names taken)",
+                          path: (directory as NSString).appendingPathComponent(dropped.printable))
     }
 
     /// `name` with `-1`, `-2`... before its extension, byte-wise (`numbered(_:_:)` for names

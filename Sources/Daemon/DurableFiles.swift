@@ -43,6 +43,34 @@ public enum DurableFiles {
         if durable { try syncParent(of: path) }
     }
 
+    /// Writes `data` as a new file in `directory` under the first free `name`, `name-1`...
+    /// (never replacing a file: `linkUnique`), with permission bits `mode` whatever the
+    /// umask; it is complete and fsynced before it has its name. On the way it is
+    /// `.<name>.copying-<tag>`, which `finishMoves(in:tag:)` removes after a crash.
+    /// Returns the final path.
+    @discardableResult
+    public static func writeUnique(_ data: Data, into directory: String, name: String, tag: String,
+                                   mode: mode_t = 0o644) throws(SystemError) -> String {
+        let temporary = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
+        unlink(temporary)   // a crashed attempt's, under this job's own tag
+        let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        let failed = data.withUnsafeBytes { writeAll(fd, $0.baseAddress, $0.count) }
+        var code = failed, function = "write"
+        if code == 0, fchmod(fd, mode) != 0 { (code, function) = (errno, "fchmod") }
+        if code == 0, fsync(fd) != 0 { (code, function) = (errno, "fsync") }
+        close(fd)
+        guard code == 0 else {
+            unlink(temporary)
+            throw SystemError(errno: code, function: function, path: temporary)
+        }
+        do {
+            return try linkUnique(temporary, into: directory, name: name, tag: tag)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// `name` with `-1`, `-2`... before its extension: `clip.mp4`, `clip-1.mp4`; the stem
     /// shortened where the number would take the name past NAME_MAX (255 bytes).
     static func numbered(_ name: String, _ n: Int) -> String {
@@ -54,31 +82,21 @@ public enum DurableFiles {
     }
 
     /// Gives the file at `source` the first free name among `name`, `name-1`, ... in
-    /// `directory` (same filesystem), never replacing a file: `link` fails on an existing
-    /// name where `rename` would overwrite it. Then removes `source` and fsyncs the folder.
-    /// Returns the final path.
-    public static func linkUnique(_ source: String, into directory: String, name: String) throws(SystemError) -> String {
+    /// `directory` (same filesystem), never replacing a file, even when other processes or
+    /// hosts publish to the same names at once (`publishExclusively`: link, else
+    /// renameat2(RENAME_NOREPLACE), else an exclusive placeholder); then fsyncs the folder.
+    /// `tag` (the job's id) lets the job's recovery take back a placeholder it left in a
+    /// crash; `from` skips methods (tests of the fallbacks). Returns the final path.
+    public static func linkUnique(_ source: String, into directory: String, name: String, tag: String? = nil,
+                                  from first: PublishMethod = .link) throws(SystemError) -> String {
         for n in 0..<10_000 {
             let candidate = (directory as NSString).appendingPathComponent(numbered(name, n))
-            if link(source, candidate) == 0 {
-                unlink(source)
+            if try publishExclusively(source, as: candidate, tag: tag, from: first) {
                 try sync(directory)
                 return candidate
-            }
-            switch errno {
-            case EEXIST:
-                continue
-            case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK:
-                // Filesystems without hard links (some SMB/FAT mounts): check, then rename.
-                if access(candidate, F_OK) == 0 { continue }
-                try sys("rename", candidate) { rename(source, candidate) }
-                try sync(directory)
-                return candidate
-            default:
-                throw SystemError.last("link", candidate)
             }
         }
-        throw SystemError(errno: EEXIST, function: "link", path: (directory as NSString).appendingPathComponent(name))
+        throw SystemError(errno: EEXIST, function: "link (10,000 names taken)", path: (directory as NSString).appendingPathComponent(name))
     }
 
     /// Moves `source` into `directory` under the first free `name`, `name-1`, ...: a rename
@@ -92,7 +110,7 @@ public enum DurableFiles {
     public static func move(_ source: String, into directory: String, name: String, tag: String,
                             mode: mode_t? = nil, group: gid_t? = nil) throws(SystemError) -> String {
         try move(source, into: directory, name: name, tag: tag, mode: mode, group: group) { hidden throws(SystemError) in
-            try linkUnique(hidden, into: directory, name: name)
+            try linkUnique(hidden, into: directory, name: name, tag: tag)
         }
     }
 
@@ -155,7 +173,7 @@ public enum DurableFiles {
             } else if entry.hasSuffix(".moving-\(tag)") {
                 let name = names.first { temporaryName($0, "moving", tag: tag) == entry }
                     ?? String(entry.dropFirst().dropLast(".moving-\(tag)".count))
-                finished.append(try linkUnique(path, into: directory, name: name))
+                finished.append(try linkUnique(path, into: directory, name: name, tag: tag))
             }
         }
         return finished

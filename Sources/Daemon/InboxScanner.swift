@@ -20,11 +20,14 @@ public enum InboxListing: Sendable, Hashable {
 }
 
 /// Lists an inbox and decides which files have fully arrived: a file has settled once its
-/// size, mtime and ctime (and those of its sidecars) have stayed the same for `settle` —
-/// measured by this process's clock across listings, or at first sight when the file was
-/// last changed at least `settle` ago. ctime cannot be set back by a copying tool, so a
-/// writer that preserves timestamps still counts as active. Polling is what works on
-/// NFS/SMB; inotify only makes the next listing come sooner.
+/// size, mtime and ctime (and those of its sidecars) have stayed the same for `settle`,
+/// measured by this process's monotonic clock across listings — also for a file seen for
+/// the first time (one already there when the daemon starts waits one `settle` too). The
+/// file times are only compared with themselves, never with this host's clock: a file
+/// server whose clock is behind (its mtimes look old) or ahead must not make a clip
+/// mid-upload look settled. ctime cannot be set back by a copying tool, so a writer that
+/// preserves timestamps still counts as active. Polling is what works on NFS/SMB; inotify
+/// only makes the next listing come sooner.
 ///
 /// Skipped without a stat (cheap for inboxes with thousands of them): hidden names,
 /// `.part`, `.crdownload`, `.tmp`, `~`, recipes (`.yaml`/`.yml`), sidecars (`.aae`),
@@ -89,8 +92,8 @@ public struct InboxScanner: Sendable {
         return overflowed ? .max : sum
     }
 
-    /// Lists the inbox now.
-    public mutating func scan(now: ContinuousClock.Instant = .now, wallClock: Date = Date()) -> InboxListing {
+    /// Lists the inbox now (`now`: this process's clock, for settling).
+    public mutating func scan(now: ContinuousClock.Instant = .now) -> InboxListing {
         var info = stat()
         guard stat(inbox, &info) == 0 else {
             return .unavailable("cannot read the inbox \(inbox): \(String(cString: strerror(errno)))")
@@ -135,7 +138,6 @@ public struct InboxScanner: Sendable {
         var settled: [SettledClip] = [], arriving = 0
         nextSettle = nil
         var seen: [String: Observation] = [:]
-        let settleSeconds = settle.seconds
         for (name, (signature, modified)) in files {
             let ext = (name as NSString).pathExtension.lowercased()
             if Self.sidecarExtensions.contains(ext) { continue }
@@ -144,15 +146,11 @@ public struct InboxScanner: Sendable {
             var observation = observations[name] ?? Observation(signature: signatures, since: now)
             if observation.signature != signatures { observation = Observation(signature: signatures, since: now) }
             seen[name] = observation
-            // Last change of the clip or a sidecar, by the wall clock (for first sight).
-            let lastChange = signatures.map { max($0.modified, $0.changed) }.max()!
-            let quietFor = wallClock.timeIntervalSince1970 - Double(lastChange) / 1e9
-            if now - observation.since >= settle || quietFor >= settleSeconds {
+            if now - observation.since >= settle {
                 settled.append(SettledClip(name: name, sidecars: mine, modified: modified))
             } else {
                 arriving += 1
-                let byWallClock = now + .microseconds(Int64((settleSeconds - quietFor) * 1e6))
-                let due = min(observation.since + settle, byWallClock)
+                let due = observation.since + settle
                 nextSettle = min(nextSettle ?? due, due)
             }
         }

@@ -352,7 +352,8 @@ struct JobRunner: Sendable {
             unlink(temporary)     // linked before a crash; the temporary name may remain
             record.output = linked
         } else if access(temporary, F_OK) == 0 {
-            record.output = try DurableFiles.linkUnique(temporary, into: folder.outbox, name: (name as NSString).lastPathComponent)
+            record.output = try DurableFiles.linkUnique(temporary, into: folder.outbox, name: (name as NSString).lastPathComponent,
+                                                         tag: record.id)
         } else {
             record.state = .claimed
             try save(&record)
@@ -462,8 +463,11 @@ struct JobRunner: Sendable {
             Fix the cause, then drop the clip into the inbox again.
 
             """
-        let errorFile = (folder.failed as NSString).appendingPathComponent(FileName.fitting(failedName, suffix: ".error.txt"))
-        try DurableFiles.write(Data(text.utf8), to: errorFile, mode: folder.outputMode)
+        // A new name too (`-1`... if taken): failed/ is shared by every host, and the error file
+        // of another clip of that name is not ours to replace.
+        let errorFile = try DurableFiles.writeUnique(Data(text.utf8), into: folder.failed,
+                                                     name: FileName.fitting(failedName, suffix: ".error.txt"),
+                                                     tag: record.id, mode: folder.outputMode)
         record.state = .failed
         try save(&record)
         keeper.release(record.id)

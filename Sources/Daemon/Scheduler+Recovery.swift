@@ -184,9 +184,10 @@ extension Scheduler {
                         into the inbox again.
 
                         """
-                    let errorFile = (folder.failed as NSString).appendingPathComponent(
-                        FileName.fitting((moved as NSString).lastPathComponent, suffix: ".error.txt"))
-                    try DurableFiles.write(Data(text.utf8), to: errorFile, mode: folder.outputMode)
+                    let errorFile = try DurableFiles.writeUnique(
+                        Data(text.utf8), into: folder.failed,
+                        name: FileName.fitting((moved as NSString).lastPathComponent, suffix: ".error.txt"),
+                        tag: bad.id, mode: folder.outputMode)
                     log[metadataKey: "DROPCUT_INPUT"] = "\((folder.inbox as NSString).appendingPathComponent(name))"
                     log[metadataKey: "DROPCUT_OUTPUT"] = "\(errorFile)"
                 }

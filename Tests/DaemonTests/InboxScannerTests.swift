@@ -85,14 +85,63 @@ import TestSupport
         #expect(settledNames(settledAfterSettle(&scanner)) == ["c.mp4", "b.mp4", "a.mp4"])
     }
 
-    @Test func aFileLastChangedLongerAgoThanSettleIsSettledAtFirstSight() throws {
-        // What `watch --once` relies on after a restart. ctime cannot be set back, so the
-        // file's own change time is moved into the past by waiting.
+    /// Settle is judged by this host's clock alone, from when a file was first seen: a file
+    /// last changed long ago still waits one settle period at first sight (what a daemon
+    /// restarted over a full inbox does), so no file server's clock is ever compared.
+    @Test func aFileIsSettledOnlyAfterSettleFromFirstSightHoweverOld() throws {
         let dir = try TemporaryDirectory()
         try write("old.mp4", in: dir, age: nil)
         var scanner = InboxScanner(inbox: dir.path, settle: .milliseconds(200))
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(settledNames(scanner.scan()) == ["old.mp4"])
+        Thread.sleep(forTimeInterval: 0.3)   // ctime, too, is now older than settle
+        let start = ContinuousClock.now
+        #expect(scanner.scan(now: start) == .listed(settled: [], arriving: 1))
+        #expect(scanner.nextSettle == start + .milliseconds(200))
+        #expect(settledNames(scanner.scan(now: start + .milliseconds(200))) == ["old.mp4"])
+    }
+
+    /// A file whose mtime is 10 minutes in the past or in the future (a NAS whose clock is
+    /// behind or ahead, or a copying tool that keeps times) settles only once it has stayed
+    /// the same for `settle` by the local clock: not at first sight, not a moment before.
+    @Test func fileTimesInThePastOrFutureDoNotShortenSettle() throws {
+        let dir = try TemporaryDirectory()
+        try write("past.mp4", in: dir, age: 600)
+        try write("future.mp4", in: dir, age: -600)
+        var scanner = InboxScanner(inbox: dir.path, settle: .seconds(2))
+        let start = ContinuousClock.now
+        #expect(scanner.scan(now: start) == .listed(settled: [], arriving: 2))
+        #expect(scanner.scan(now: start + .milliseconds(1999)) == .listed(settled: [], arriving: 2))
+        #expect(settledNames(scanner.scan(now: start + .seconds(2)))?.sorted() == ["future.mp4", "past.mp4"])
+    }
+
+    /// The same over sshfs, where a file's ctime is its mtime (SFTP carries no ctime): a
+    /// clip whose server clock is 10 minutes behind looks unchanged for 10 minutes from
+    /// the first byte — exactly what a first-sight shortcut by file times claimed mid-upload.
+    @Test func overSSHFSAFileTimedByASlowServerClockIsNotSettledAtFirstSight() throws {
+        let server = try SFTPServer()
+        let mount = try SSHFSMount(server)
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: mount.file("uploading.mp4")))
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: mount.file("ahead.mp4")))
+        let now = time(nil)
+        for (name, offset) in [("uploading.mp4", -600), ("ahead.mp4", 600)] {
+            var times = [timespec(tv_sec: now + offset, tv_nsec: 0), timespec(tv_sec: now + offset, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, mount.file(name), &times, 0) == 0)
+        }
+        var info = stat()
+        #expect(stat(mount.file("uploading.mp4"), &info) == 0)
+        #expect(info.st_ctim.tv_sec <= now - 590, "sshfs reports ctime \(info.st_ctim.tv_sec - now) s from now")
+
+        var scanner = InboxScanner(inbox: mount.path, settle: .seconds(1))
+        let start = ContinuousClock.now
+        #expect(scanner.scan(now: start) == .listed(settled: [], arriving: 2))
+        // Still being written: the clock starts again.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: mount.file("uploading.mp4")))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([1, 2, 3]))
+        try handle.close()
+        #expect(utimensat(AT_FDCWD, mount.file("uploading.mp4"), [timespec(tv_sec: now - 599, tv_nsec: 0), timespec(tv_sec: now - 599, tv_nsec: 0)], 0) == 0)
+        #expect(settledNames(scanner.scan(now: start + .milliseconds(500))) == [])
+        #expect(settledNames(scanner.scan(now: start + .milliseconds(1000))) == ["ahead.mp4"])
+        #expect(settledNames(scanner.scan(now: start + .milliseconds(1500)))?.sorted() == ["ahead.mp4", "uploading.mp4"])
     }
 
     @Test func aVanishedInboxIsUnavailableNotEmpty() throws {

@@ -31,7 +31,7 @@ public enum DetachedProcess {
         var rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         if rc == 0 { rc = posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644) }
         if rc == 0 { rc = posix_spawn_file_actions_adddup2(&actions, 1, 2) }
-        if rc == 0 { rc = closeDescriptors(from: 3, in: &actions) }
+        if rc == 0 { rc = Spawn.closeDescriptors(from: 3, in: &actions) }
         guard rc == 0 else { throw failure("posix_spawn_file_actions", rc) }
 
         var pid = pid_t()
@@ -49,22 +49,5 @@ public enum DetachedProcess {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw CommandError(command: argv, status: code, stderr: output)
         }
-    }
-
-    /// Adds close actions for every descriptor ≥ `lowest`: glibc's
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34+, declared only under
-    /// _GNU_SOURCE so Swift cannot see it: looked up with dlsym), else one close per
-    /// descriptor open now, from /proc/self/fd.
-    private static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            return unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
-        }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for fd in open.compactMap(Int32.init) where fd >= lowest {
-            let rc = posix_spawn_file_actions_addclose(&actions, fd)
-            if rc != 0 { return rc }
-        }
-        return 0
     }
 }

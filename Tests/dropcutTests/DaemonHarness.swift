@@ -61,7 +61,7 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Drops a copy of the template clip into the inbox as `name`, its mtime in the past
-    /// (settled at first sight) unless `fresh`.
+    /// unless `fresh` (older first; it still settles only after `settle` from first sight).
     @discardableResult
     func drop(_ name: String, fresh: Bool = false) throws -> String {
         let path = (inbox as NSString).appendingPathComponent(name)

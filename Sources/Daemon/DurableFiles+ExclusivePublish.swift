@@ -1,0 +1,77 @@
+import Foundation
+internal import CLinux
+
+/// Publishing a finished file under a name, exclusively on every filesystem: of several
+/// processes — on several hosts sharing a folder — publishing to one name at once, exactly
+/// one gets it and the others are told it is taken (and try `-1`, `-2`...); nothing that
+/// has the name is ever replaced. Used for every visible name dropcut makes: outputs in
+/// the outbox, originals in the archive and failed/, error files.
+extension DurableFiles {
+    /// Gives the complete file `source` the name `path` (in the same folder's filesystem)
+    /// unless something has it: true when published (`source`'s name is gone), false when
+    /// the name is taken. Tries the `PublishMethod`s from `first` on, each where the
+    /// filesystem has it. A name that already holds `source` (linked before a crash) or a
+    /// placeholder job `tag` left (`PublishPlaceholder`) counts as this job's own.
+    /// Throws what fails otherwise, naming `path` and the call.
+    static func publishExclusively(_ source: String, as path: String, tag: String?,
+                                   from first: PublishMethod = .link) throws(SystemError) -> Bool {
+        try publishExclusively(source, as: Array(path.utf8CString), tag: tag, from: first)
+    }
+
+    /// `publishExclusively(_:as:tag:from:)` for a name given as bytes (a dropped name that is
+    /// not UTF-8, `RawFileName.path(in:)`).
+    static func publishExclusively(_ source: String, as path: [CChar], tag: String?,
+                                   from first: PublishMethod = .link) throws(SystemError) -> Bool {
+        if first <= .link {
+            if link(source, path) == 0 {
+                unlink(source)
+                return true
+            }
+            let code = errno
+            switch code {
+            case EEXIST:
+                return try takenOrOwn(source, path, tag: tag)
+            case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK, ENOSYS:
+                // No hard links here (or too many on the file). Over sshfs EPERM can also be
+                // a name taken behind the kernel's cache: the SFTP server's generic
+                // "failure" for EEXIST. Either way, a name that exists is taken.
+                if PublishPlaceholder.exists(path) { return try takenOrOwn(source, path, tag: tag) }
+            default:
+                throw SystemError(errno: code, function: "link", path: String(cString: path))
+            }
+        }
+        if first <= .renameNoReplace {
+            if dropcut_rename_noreplace(source, path) == 0 { return true }
+            let code = errno
+            switch code {
+            case EEXIST:
+                return try takenOrOwn(source, path, tag: tag)
+            case EINVAL, ENOSYS, ENOTSUP, EOPNOTSUPP:
+                break   // the filesystem cannot refuse a taken name in a rename
+            default:
+                throw SystemError(errno: code, function: "renameat2 (RENAME_NOREPLACE)", path: String(cString: path))
+            }
+        }
+        guard let placeholder = try PublishPlaceholder.reserve(path, tag: tag) else {
+            return try takenOrOwn(source, path, tag: tag)
+        }
+        try placeholder.replace(with: source)
+        return true
+    }
+
+    /// For a name found taken: true (published) when it is this job's own — the same
+    /// file as `source` (a link made before a crash: the temporary name goes) or a
+    /// placeholder the job left (replaced by `source`) — else false.
+    private static func takenOrOwn(_ source: String, _ path: [CChar], tag: String?) throws(SystemError) -> Bool {
+        var mine = stat(), existing = stat()
+        if lstat(source, &mine) == 0, lstat(path, &existing) == 0,
+           mine.st_ino == existing.st_ino, mine.st_dev == existing.st_dev {
+            unlink(source)
+            return true
+        }
+        guard PublishPlaceholder.isLeftover(at: path, tag: tag) else { return false }
+        let leftover = PublishPlaceholder(path: path, marker: PublishPlaceholder.smallFile(path) ?? Data())
+        try leftover.replace(with: source)
+        return true
+    }
+}

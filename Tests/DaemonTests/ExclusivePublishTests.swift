@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import Daemon
+import TestSupport
+
+/// Each way of publishing a name on its own, on real files: the fallbacks a filesystem
+/// without hard links or renameat2(RENAME_NOREPLACE) gets, forced on the local disk
+/// (`from:`), and what a crash in the middle leaves for the job's recovery.
+@Suite struct ExclusivePublishTests {
+    static func write(_ text: String, _ path: String) throws {
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+    static func read(_ path: String) -> String? {
+        try? String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    @Test(arguments: PublishMethod.allCases)
+    func neverReplacesATakenName(method: PublishMethod) throws {
+        let dir = try TemporaryDirectory()
+        try Self.write("someone else's", dir.file("out.mp4"))
+        try Self.write("mine", dir.file(".partial"))
+        let final = try DurableFiles.linkUnique(dir.file(".partial"), into: dir.path, name: "out.mp4", tag: "job1", from: method)
+        #expect(final == dir.file("out-1.mp4"))
+        #expect(Self.read(dir.file("out.mp4")) == "someone else's")
+        #expect(Self.read(dir.file("out-1.mp4")) == "mine")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out-1.mp4", "out.mp4"])
+    }
+
+    /// Where renameat2 reports NOREPLACE unsupported (EINVAL, as sshfs, NFS and SMB do), the
+    /// placeholder is used: the name reserved with O_EXCL and replaced by the file, no
+    /// placeholder left behind, the file's inode (and so its contents) moved, not copied.
+    @Test func placeholderFallbackPublishesAndLeavesNothing() throws {
+        let dir = try TemporaryDirectory()
+        try Self.write("render", dir.file(".partial"))
+        var before = stat(), after = stat()
+        stat(dir.file(".partial"), &before)
+        #expect(try DurableFiles.publishExclusively(dir.file(".partial"), as: dir.file("out.mp4"), tag: "job1", from: .placeholder))
+        stat(dir.file("out.mp4"), &after)
+        #expect(after.st_ino == before.st_ino)
+        #expect(Self.read(dir.file("out.mp4")) == "render")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.mp4"])
+    }
+
+    /// A placeholder left by a crash of the same job (same tag) is the job's own: its
+    /// recovery replaces it with the file. Another job's placeholder is a taken name.
+    @Test func leftoverPlaceholderIsTakenBackOnlyByItsJob() throws {
+        let dir = try TemporaryDirectory()
+        for (name, job) in [("mine.mp4", "job1"), ("theirs.mp4", "job2")] {
+            let placeholder = try #require(try PublishPlaceholder.reserve(Array(dir.file(name).utf8CString), tag: job))
+            #expect(Self.read(dir.file(name))?.hasPrefix("dropcut publish placeholder\njob \(job)\nhost ") == true)
+            var info = stat()
+            stat(dir.file(name), &info)
+            #expect(info.st_mode & 0o777 == 0o600)
+            _ = placeholder   // the crash: never replaced
+        }
+        for (i, method) in PublishMethod.allCases.enumerated() {
+            try Self.write("render \(i)", dir.file(".partial"))
+            #expect(try DurableFiles.publishExclusively(dir.file(".partial"), as: dir.file("theirs.mp4"), tag: "job1", from: method) == false)
+        }
+        #expect(try DurableFiles.linkUnique(dir.file(".partial"), into: dir.path, name: "mine.mp4", tag: "job1") == dir.file("mine.mp4"))
+        #expect(Self.read(dir.file("mine.mp4")) == "render 2")
+        #expect(Self.read(dir.file("theirs.mp4"))?.contains("job job2") == true)
+        // Without a tag nothing is taken back.
+        try Self.write("x", dir.file(".other"))
+        let placeholder = try #require(try PublishPlaceholder.reserve(Array(dir.file("anon.mp4").utf8CString), tag: nil))
+        _ = placeholder
+        #expect(try DurableFiles.publishExclusively(dir.file(".other"), as: dir.file("anon.mp4"), tag: nil, from: .placeholder) == false)
+    }
+
+    /// A rename that fails (here: the source is gone) removes the placeholder it made, and
+    /// the error names the file and the call.
+    @Test func failedRenameRemovesItsPlaceholder() throws {
+        let dir = try TemporaryDirectory()
+        #expect {
+            try DurableFiles.publishExclusively(dir.file(".missing"), as: dir.file("out.mp4"), tag: "job1", from: .placeholder)
+        } throws: { error in
+            let error = error as? SystemError
+            return error?.errno == ENOENT && error?.path == dir.file("out.mp4") && error?.function.hasPrefix("rename") == true
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    /// A name already linked to the file before a crash (both names on one inode) is done:
+    /// the temporary name goes, whatever the method.
+    @Test func nameAlreadyLinkedBeforeACrashIsDone() throws {
+        let dir = try TemporaryDirectory()
+        try Self.write("render", dir.file(".partial"))
+        #expect(link(dir.file(".partial"), dir.file("out.mp4")) == 0)
+        #expect(try DurableFiles.linkUnique(dir.file(".partial"), into: dir.path, name: "out.mp4", tag: "job1", from: .placeholder)
+                == dir.file("out.mp4"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.mp4"])
+    }
+
+    /// Error files in failed/ get a new name too, and nothing else is left.
+    @Test func writeUniqueNeverReplaces() throws {
+        let dir = try TemporaryDirectory()
+        try Self.write("an older clip's reason", dir.file("clip.mov.error.txt"))
+        let final = try DurableFiles.writeUnique(Data("reason".utf8), into: dir.path, name: "clip.mov.error.txt", tag: "job1", mode: 0o640)
+        #expect(final == dir.file("clip.mov.error-1.txt"))
+        #expect(Self.read(dir.file("clip.mov.error.txt")) == "an older clip's reason")
+        #expect(Self.read(final) == "reason")
+        var info = stat()
+        stat(final, &info)
+        #expect(info.st_mode & 0o777 == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip.mov.error-1.txt", "clip.mov.error.txt"])
+    }
+
+    /// Over sshfs without hard links, link() fails (EPERM) and renameat2 NOREPLACE is
+    /// unsupported (EINVAL): publishing falls through to the placeholder on its own, and
+    /// still never replaces. Dropped names that are not UTF-8 take the same way.
+    @Test func sshfsWithoutHardLinksFallsBackToThePlaceholder() throws {
+        let server = try SFTPServer()
+        let mount = try SSHFSMount(server, hardLinks: false)
+        try Self.write("taken", mount.file("out.mp4"))
+        try Self.write("render", mount.file(".partial"))
+        #expect(try DurableFiles.linkUnique(mount.file(".partial"), into: mount.path, name: "out.mp4", tag: "job1") == mount.file("out-1.mp4"))
+        #expect(Self.read(server.export + "/out.mp4") == "taken")
+        #expect(Self.read(server.export + "/out-1.mp4") == "render")
+
+        try Self.write("clip", mount.file(".moving"))
+        let dropped = RawFileName(bytes: Array("caf".utf8) + [0xE9] + Array(".mov".utf8))
+        let final = try DurableFiles.linkUnique(mount.file(".moving"), into: mount.path, dropped: dropped, name: "caf\\xE9.mov", tag: "job2")
+        #expect(final == dropped)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.export).count == 3)
+        // Read by its bytes (a Swift String cannot hold the name).
+        let fd = open(dropped.path(in: server.export), O_RDONLY)
+        #expect(fd >= 0)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(Glibc.read(fd, &buffer, 16) == 4 && buffer.prefix(4) == Array("clip".utf8)[...])
+        close(fd)
+
+        // sshfs's own `-o disable_hardlink`: sshfs answers ENOSYS, which the kernel's FUSE
+        // client turns into EPERM, as for the server's refusal.
+        let disabled = try SSHFSMount(server, options: ["disable_hardlink"])
+        try Self.write("again", disabled.file(".partial"))
+        let refused = link(disabled.file(".partial"), disabled.file("probe"))
+        let code = errno
+        #expect(refused == -1 && code == EPERM, "link with disable_hardlink: \(String(cString: strerror(code)))")
+        #expect(try DurableFiles.linkUnique(disabled.file(".partial"), into: disabled.path, name: "out.mp4", tag: "job3")
+                == disabled.file("out-2.mp4"))
+        #expect(Self.read(server.export + "/out-2.mp4") == "again")
+    }
+}
