@@ -109,13 +109,14 @@ extension JobRunner {
         }
         let owner: String
         if case let .lease(lease) = reading { owner = lease.owner.description } else { owner = "its holder" }
-        let theirs = PartialOutput(directory: folder.outbox, filename: (record.output as NSString?)?.lastPathComponent ?? "",
-                                   tag: previous.job).path
-        // The holder's temporary output, where this host sees it (the same outbox): only
-        // then is it touched. Elsewhere (its own disk), it is not this host's to remove.
+        // The holder's temporary output as this host sees it: the same name in this host's
+        // outbox (the holder's path may be another view of the same share, a mount point
+        // elsewhere). The name carries the holder's job id, so a file of that name can only
+        // be its own; where the outbox is the holder's own disk, there is none here.
         let partial = record.temporaryOutput.flatMap { path -> String? in
-            guard let output = record.output, JobRunner.isPlainName((output as NSString).lastPathComponent), path == theirs else { return nil }
-            return path
+            guard let output = record.output, JobRunner.isPlainName((output as NSString).lastPathComponent) else { return nil }
+            let here = PartialOutput(directory: folder.outbox, filename: (output as NSString).lastPathComponent, tag: previous.job).path
+            return (path as NSString).lastPathComponent == (here as NSString).lastPathComponent ? here : nil
         }
         switch record.state {
         case .claiming:
@@ -136,7 +137,7 @@ extension JobRunner {
             record.recordAttempt("interrupted: \(owner) stopped renewing its lease while rendering")
             record.state = .claimed
         case .committing:
-            try takeFinishedOutput(&record, partial: partial, previous: previous, folder: folder)
+            try takeFinishedOutput(&record, partial: partial, folder: folder)
         case .committed, .failing:
             break
         case .done, .failed, .abandoned:
@@ -151,15 +152,14 @@ extension JobRunner {
         return .resume(record)
     }
 
-    /// A committing holder's output: published already (an outbox entry has its inode),
-    /// or complete under the holder's temporary name here — then it is renamed to this
-    /// job's temporary name before it is published (a holder still about to link it by
-    /// that name finds it gone) — or not to be seen here: rendered again.
-    private func takeFinishedOutput(_ record: inout JobRecord, partial: String?, previous: ClaimName,
-                                    folder: FolderConfig) throws {
-        let inode = record.temporaryInode
+    /// A committing holder's output: published already (an outbox entry has its inode —
+    /// where this host sees the inodes the holder saw), or complete under the holder's
+    /// temporary name here — then it is renamed to this job's temporary name before it is
+    /// published (a holder still about to link it by that name finds it gone), and looked
+    /// for once more — or not to be seen here: rendered again.
+    private func takeFinishedOutput(_ record: inout JobRecord, partial: String?, folder: FolderConfig) throws {
         let name = (record.output as NSString?)?.lastPathComponent ?? ""
-        if let inode, let partial, let linked = Self.entry(withInode: inode, in: folder.outbox, besides: partial) {
+        if let inode = record.temporaryInode, let partial, let linked = Self.entry(withInode: inode, in: folder.outbox, besides: partial) {
             unlink(partial)
             record.output = linked
             record.temporaryOutput = nil
@@ -167,9 +167,11 @@ extension JobRunner {
             return
         }
         var info = stat()
-        if let inode, let partial, lstat(partial, &info) == 0, UInt64(info.st_ino) == inode {
+        if let partial, lstat(partial, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+            // Committing: the holder's worker had finished it and the holder fsynced it.
             let mine = PartialOutput(directory: folder.outbox, filename: name, tag: record.id).path
-            if try ClaimRename.rename(partial, to: mine) == .renamed {
+            if try ClaimRename.rename(partial, to: mine) == .renamed, lstat(mine, &info) == 0 {
+                let inode = UInt64(info.st_ino)   // as this host sees it
                 if let linked = Self.entry(withInode: inode, in: folder.outbox, besides: mine) {
                     // It linked it between the two looks.
                     unlink(mine)
@@ -178,6 +180,7 @@ extension JobRunner {
                     record.state = .committed
                 } else {
                     record.temporaryOutput = mine
+                    record.temporaryInode = inode
                 }
                 return
             }

@@ -120,6 +120,25 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.outbox).count == 1, "no temporary file left")
     }
 
+    /// The holder wrote its output through another view of the share (its own mount point,
+    /// where inodes read differently): the taker finds it by its name, which carries the
+    /// holder's job id, and publishes it once.
+    @Test func aTakerFindsTheHoldersOutputThroughAnotherViewOfTheShare() async throws {
+        var holder = try holderJob(.committing, fences: 1, rendered: true)
+        let name = (try #require(holder.temporaryOutput) as NSString).lastPathComponent
+        holder.temporaryOutput = "/mnt/elsewhere/outbox/" + name
+        holder.temporaryInode = 123_456_789
+        a.runner.keeper.update(holder)
+        guard case var .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+            Issue.record("not resumed")
+            return
+        }
+        #expect(record.state == .committing)
+        try await b.runner.resume(&record, folder: folder, limits: WorkerLimits()) { _ in }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.outbox) == ["clip.dropcut.mp4"])
+        #expect(visible(dir.file("archive")) == ["clip.mov"])
+    }
+
     /// A holder that published its output before it went away: the taker only archives.
     @Test func aTakerOfACommittedClaimOnlyArchives() async throws {
         var holder = try holderJob(.committing, fences: 2, rendered: true)
