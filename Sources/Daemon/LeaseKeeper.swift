@@ -38,6 +38,8 @@ public final class LeaseKeeper: Sendable {
         var render: Cancellation?
         /// The last error of a renewal (logged once per cause).
         var failure: String?
+        /// Given up (`release`): its folder is about to go, nothing is written into it again.
+        var released = false
     }
 
     /// A claim found lost by a renewal.
@@ -81,7 +83,7 @@ public final class LeaseKeeper: Sendable {
     func update(_ record: JobRecord) {
         guard let held = held(record.id) else { return }
         held.state.withLock { state in
-            guard state.lost == nil else { return }
+            guard state.lost == nil, !state.released else { return }
             var lease = state.lease
             lease.record = record
             lease.record.claimName = state.name.fences == 0 ? nil : state.name.description
@@ -102,7 +104,9 @@ public final class LeaseKeeper: Sendable {
         var lost: [Lost] = []
         for (id, held) in all {
             held.state.withLock { state in
-                guard state.lost == nil else { return }
+                // Released since the list was taken: its folder may be going right now, and
+                // a lease written into it would keep it from being removed.
+                guard state.lost == nil, !state.released else { return }
                 var lease = state.lease
                 lease.beat &+= 1
                 let directory = (held.claimedDirectory as NSString).appendingPathComponent(state.name.description)
@@ -165,8 +169,11 @@ public final class LeaseKeeper: Sendable {
     }
 
     /// Stops holding the claim of job `id` (finished, or abandoned): no more renewals.
+    /// Returns once a renewal writing into its folder right now has finished, so the
+    /// folder can be removed after it without a lease appearing in it again.
     func release(_ id: String) {
-        _ = claims.withLock { $0.removeValue(forKey: id) }
+        let held = claims.withLock { $0.removeValue(forKey: id) }
+        held?.state.withLock { $0.released = true }
     }
 
     /// Why the claim of job `id` was lost, or nil while it is held (or not held at all).
