@@ -8,27 +8,112 @@ import Glibc
 
 /// Several hosts on one shared inbox (issue 19). Each "host" is a real `dropcut watch` —
 /// its own state folder, its own host name (`DROPCUT_HOSTNAME`) — and all of them reach
-/// the same inbox, outbox and archive. Hosts are killed (SIGKILL) and paused (SIGSTOP, the
-/// daemon and its worker both, as a paused VM is) for real; the journal is a real journald.
-/// Serialized: the lease timings must not compete with each other for the two cores.
+/// the same inbox, outbox, archive and failed folder: host A through the directory itself,
+/// host B either through the same directory or through an sshfs mount of it (the test's
+/// own sshd on 127.0.0.1: a real network filesystem, its own caches and inode numbers).
+/// Hosts are killed (SIGKILL) and paused (SIGSTOP, the daemon and its worker both, as a
+/// paused VM is) for real; the journal is a real journald. Serialized: the lease timings
+/// must not compete with each other for the two cores.
 @Suite(.serialized) struct ScaleOutTests {
-    /// One host of the test: its config (the shared folders, its own state folder), its
-    /// log and its running daemon.
+    /// How host B reaches the shared folders.
+    enum Reach: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case directory, sshfs
+        var testDescription: String { rawValue }
+    }
+
+    /// The shared folders (inbox, outbox, failed, archive) under `root`, and the path each
+    /// host reaches them by: `root` itself, or (host B, `.sshfs`) an sshfs mount of it.
+    final class Share: @unchecked Sendable {
+        let harness: DaemonHarness
+        let server: SFTPServer?
+        let mount: SSHFSMount?
+        /// The folders as they are (host A's way to them, and the test's).
+        let root: String
+
+        init(_ reach: Reach) throws {
+            harness = try DaemonHarness(settle: 0.2, poll: 0.1)
+            switch reach {
+            case .directory:
+                server = nil
+                mount = nil
+                root = harness.dir.path
+            case .sshfs:
+                let server = try SFTPServer()
+                self.server = server
+                root = server.export
+                // Directory entries cached 1 s, as the README asks of inboxes on sshfs.
+                mount = try SSHFSMount(server, options: ["dcache_timeout=1"])
+            }
+            for folder in ["inbox", "outbox", "failed", "archive"] {
+                try FileManager.default.createDirectory(atPath: file(folder), withIntermediateDirectories: true)
+            }
+        }
+
+        deinit {
+            mount?.unmount()
+            server?.stop()
+        }
+
+        func file(_ name: String) -> String { (root as NSString).appendingPathComponent(name) }
+        var inbox: String { file("inbox") }
+        var outbox: String { file("outbox") }
+        var archive: String { file("archive") }
+        var failed: String { file("failed") }
+        var folderName: String { harness.folderName }
+
+        /// Where host B finds the folders.
+        var remote: String { mount?.path ?? root }
+
+        func files(_ folder: String, hidden: Bool = false) -> [String] { harness.files(folder, hidden: hidden) }
+
+        /// Everything under `<inbox>/.dropcut/claimed`.
+        func claimedLeftovers() -> [String] {
+            ((FileManager.default.enumerator(atPath: file("inbox/.dropcut/claimed"))?.allObjects as? [String]) ?? []).sorted()
+        }
+    }
+
+    /// One host of the test: its config (the shared folders as it reaches them, its own
+    /// state folder), its log and its running daemon.
     final class Host: @unchecked Sendable {
         let name: String
         let config: String
         let state: String
         let logName: String
         let harness: DaemonHarness
+        /// The inbox as this host reaches it.
+        let inbox: String
         var daemon: DaemonHarness.Daemon?
 
-        init(_ name: String, _ harness: DaemonHarness, leaseTimeout: Double, workers: Int = 1) throws {
+        init(_ name: String, _ share: Share, via root: String, leaseTimeout: Double) throws {
             self.name = name
-            self.harness = harness
+            inbox = (root as NSString).appendingPathComponent("inbox")
+            harness = share.harness
             config = harness.dir.file("\(name).yaml")
             state = harness.dir.file("state-\(name)")
             logName = "\(name).log"
-            try harness.writeConfig(workers: workers, state: state, extraSettings: "lease_timeout: \(leaseTimeout)", to: config)
+            let folder = { (name: String) in (root as NSString).appendingPathComponent(name) }
+            try """
+                state_dir: \(state)
+                poll_interval: 0.1
+                settle: 0.2
+                workers: 1
+                retry_delay: 0.2
+                stop_timeout: 10
+                lease_timeout: \(leaseTimeout)
+                folders:
+                  - name: \(share.folderName)
+                    inbox: \(folder("inbox"))
+                    outbox: \(folder("outbox"))
+                    failed: \(folder("failed"))
+                    archive: \(folder("archive"))
+
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        /// Host A (the directory itself) and host B (`reach`).
+        static func pair(_ share: Share, leaseTimeout: Double) throws -> (Host, Host) {
+            (try Host("host-a", share, via: share.root, leaseTimeout: leaseTimeout),
+             try Host("host-b", share, via: share.remote, leaseTimeout: leaseTimeout))
         }
 
         /// Starts its daemon and waits until it is ready (recovery done, watching).
@@ -73,23 +158,24 @@ import Glibc
         }
     }
 
-    /// A clip of `seconds` at `size`, made once per harness and copied into the inbox
-    /// under each name, aged (settled at first sight).
-    static func drop(_ names: [String], into h: DaemonHarness, seconds: Double, size: String) throws {
+    /// A clip of `seconds` at `size`, made once per test and copied into the inbox under
+    /// each name.
+    static func drop(_ names: [String], into share: Share, seconds: Double, size: String) throws {
+        let h = share.harness
         let template = h.dir.file("template-\(size)-\(seconds).mp4")
         if !FileManager.default.fileExists(atPath: template) {
             _ = try Fixtures.makeGenerated(in: h.dir.path, name: (template as NSString).lastPathComponent, seconds: seconds,
                                            video: "testsrc2=size=\(size):rate=30", audio: "sine=frequency=440:sample_rate=48000")
         }
         for name in names {
-            let path = (h.inbox as NSString).appendingPathComponent(name)
+            let path = (share.inbox as NSString).appendingPathComponent(name)
             try FileManager.default.copyItem(atPath: template, toPath: path)
             try h.age(path)
         }
     }
 
     /// The journal entries of `event` for this test's folder.
-    static func journal(_ event: MessageID, _ h: DaemonHarness, atLeast count: Int = 1) -> [[String: String]] {
+    static func journal(_ event: MessageID, _ h: Share, atLeast count: Int = 1) -> [[String: String]] {
         var entries: [[String: String]] = []
         DaemonHarness.waitUntil(.seconds(10)) {
             entries = ((try? Journald.entries(matching: "MESSAGE_ID", value: event.rawValue)) ?? [])
@@ -104,9 +190,10 @@ import Glibc
     /// Two hosts, forty small clips dropped at once: each clip is rendered exactly once
     /// (one output each, no `-1`), every original archived once, nothing left claimed and
     /// no temporary file anywhere — and both hosts did part of the work.
-    @Test func twoHostsShareFortyClipsAndRenderEachOnce() throws {
-        let h = try DaemonHarness(settle: 0.2, poll: 0.1)
-        let a = try Host("host-a", h, leaseTimeout: 3), b = try Host("host-b", h, leaseTimeout: 3)
+    @Test(arguments: Reach.allCases)
+    func twoHostsShareFortyClipsAndRenderEachOnce(_ reach: Reach) throws {
+        let h = try Share(reach)
+        let (a, b) = try Host.pair(h, leaseTimeout: 3)
         try a.start()
         try b.start()
         let names = (0..<40).map { String(format: "c%02d.mp4", $0) }
@@ -123,8 +210,13 @@ import Glibc
         #expect(h.files(h.archive, hidden: true) == names, "each original archived once")
         #expect(h.claimedLeftovers() == [])
         #expect(h.files(h.inbox) == [] && h.files(h.failed) == [])
-        for output in outputs {
-            let duration = try FFprobe.format(of: (h.outbox as NSString).appendingPathComponent(output)).duration.flatMap(Double.init)
+        // Each a complete MP4 (ffprobe on every eighth: the others as their first bytes say).
+        for (index, output) in outputs.enumerated() {
+            let path = (h.outbox as NSString).appendingPathComponent(output)
+            let data = FileManager.default.contents(atPath: path) ?? Data()
+            #expect(data.count > 1000 && data[4..<8] == Data("ftyp".utf8), "\(output) is not an MP4")
+            guard index % 8 == 0 else { continue }
+            let duration = try FFprobe.format(of: path).duration.flatMap(Double.init)
             #expect(duration.map { abs($0 - 0.2) < 0.05 } == true, "\(output): \(String(describing: duration))")
         }
         // The work was shared, and each clip is one host's done job.
@@ -132,17 +224,18 @@ import Glibc
         #expect(Set(doneA).isDisjoint(with: doneB))
         #expect(Set(doneA + doneB) == Set(names) && doneA.count + doneB.count == 40)
         #expect(!doneA.isEmpty && !doneB.isEmpty, "A \(doneA.count), B \(doneB.count)")
-        print("ScaleOutTests: 40 clips on 2 hosts in \(elapsed) (A \(doneA.count), B \(doneB.count))")
+        print("ScaleOutTests (\(reach)): 40 clips on 2 hosts in \(elapsed) (A \(doneA.count), B \(doneB.count))")
     }
 
     /// Host A is killed (SIGKILL, its worker with it) while rendering and never comes
     /// back: host B takes its claim over within lease_timeout and one poll of the kill,
     /// renders the clip once, removes A's temporary output, and says so in the journal.
-    @Test func aKilledHostsClaimIsTakenOverAndRenderedOnce() throws {
+    @Test(arguments: Reach.allCases)
+    func aKilledHostsClaimIsTakenOverAndRenderedOnce(_ reach: Reach) throws {
         try Journald.ensureRunning()
         let lease = 3.0, poll = 0.1
-        let h = try DaemonHarness(settle: 0.2, poll: poll)
-        let a = try Host("host-a", h, leaseTimeout: lease), b = try Host("host-b", h, leaseTimeout: lease)
+        let h = try Share(reach)
+        let (a, b) = try Host.pair(h, leaseTimeout: lease)
         try a.start()
         try Self.drop(["long.mp4"], into: h, seconds: 20, size: "640x480")
         #expect(DaemonHarness.waitUntil(.seconds(30)) { a.log.contains("rendering long.mp4") }, "\(a.log)")
@@ -192,7 +285,7 @@ import Glibc
         #expect(entry["DROPCUT_PREVIOUS_HOST"] == "host-a" && entry["DROPCUT_PREVIOUS_JOB"] == jobA.id && entry["DROPCUT_JOB"] == jobB.id)
         #expect(entry["DROPCUT_LEASE_AGE_MS"].flatMap(Int.init).map { $0 >= Int(lease * 1000) } == true)
         #expect(try JournalCatalog.missingFields(for: MessageID.jobTakenOver.rawValue, in: entry) == [])
-        print("ScaleOutTests: takeover \(latency) after SIGKILL (lease_timeout \(lease) s, poll \(poll) s)")
+        print("ScaleOutTests (\(reach)): takeover \(latency) after SIGKILL (lease_timeout \(lease) s, poll \(poll) s)")
     }
 
     /// Host A is paused (SIGSTOP, daemon and worker: a suspended VM) while rendering, for
@@ -200,11 +293,12 @@ import Glibc
     /// wakes (SIGCONT), it finds its claim gone, abandons the job — temporary output
     /// removed, nothing published, the output B made untouched — logs why, and goes on to
     /// render a new clip.
-    @Test func aPausedHostAbandonsItsTakenOverJobAndGoesOn() throws {
+    @Test(arguments: Reach.allCases)
+    func aPausedHostAbandonsItsTakenOverJobAndGoesOn(_ reach: Reach) throws {
         try Journald.ensureRunning()
         let lease = 3.0
-        let h = try DaemonHarness(settle: 0.2, poll: 0.1)
-        let a = try Host("host-a", h, leaseTimeout: lease), b = try Host("host-b", h, leaseTimeout: lease)
+        let h = try Share(reach)
+        let (a, b) = try Host.pair(h, leaseTimeout: lease)
         try a.start()
         try b.start()
         try Self.drop(["long.mp4"], into: h, seconds: 20, size: "640x480")
@@ -247,12 +341,12 @@ import Glibc
         #expect(abandonments.count == 1)
         let entry = try #require(abandonments.first)
         #expect(entry["_PID"] == String(paused.pid) && entry["PRIORITY"] == "4")
-        #expect(entry["DROPCUT_INPUT"] == (h.inbox as NSString).appendingPathComponent("long.mp4"))
+        #expect(entry["DROPCUT_INPUT"] == (paused.inbox as NSString).appendingPathComponent("long.mp4"))
         // Named when the taker's claim is still there to read (here it has usually finished).
         #expect(entry["DROPCUT_TAKEN_OVER_BY"] == nil || entry["DROPCUT_TAKEN_OVER_BY"] == other.name, "\(entry)")
         #expect(try JournalCatalog.missingFields(for: MessageID.jobAbandoned.rawValue, in: entry) == [])
         let taken = Self.journal(.jobTakenOver, h)
         #expect(taken.count == 1 && taken.first?["_PID"] == String(other.pid))
-        print("ScaleOutTests: paused host \(paused.name) abandoned its job; \(other.name) took it over")
+        print("ScaleOutTests (\(reach)): paused host \(paused.name) abandoned its job; \(other.name) took it over")
     }
 }
