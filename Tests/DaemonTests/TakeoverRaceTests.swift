@@ -6,28 +6,39 @@ import TestSupport
 /// Several processes find the same claims expired and rename them at the same instant
 /// (`TakeoverRace`, which uses the daemon's own observer and takeover): for every claim
 /// exactly one process wins, the folder holds what it held, under the winner's name only.
-@Suite struct TakeoverRaceTests {
-    @Test func exactlyOneOfSeveralProcessesTakesEachExpiredClaim() throws {
+/// Through the directory, and through two sshfs mounts of it, half the racers each (the
+/// test's own sshd: each mount its own connection and caches, every rename a request the
+/// server decides — racers on the directory itself would always be first).
+@Suite(.serialized) struct TakeoverRaceTests {
+    @Test(arguments: [false, true])
+    func exactlyOneOfSeveralProcessesTakesEachExpiredClaim(throughSSHFS: Bool) throws {
         let dir = try TemporaryDirectory()
-        let claimed = dir.file("claimed")
+        let server = throughSSHFS ? try SFTPServer() : nil
+        let root = server?.export ?? dir.path
+        let claimed = (root as NSString).appendingPathComponent("claimed")
         let claims = (0..<20).map { String(format: "20261123T114124Z-00000000%04d", $0) }
         for id in claims {
-            let folder = try ClaimLeaseTests.claim(in: dir, id)
+            let folder = (claimed as NSString).appendingPathComponent(id)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try "clip \(id)".write(toFile: (folder as NSString).appendingPathComponent("clip.mov"), atomically: true, encoding: .utf8)
             try ClaimLease(owner: ClaimLeaseTests.owner, record: ClaimLeaseTests.record(id)).write(in: folder, durable: false)
         }
+        // Directory entries cached 1 s, as the README asks of inboxes on sshfs.
+        let mounts = try server.map { server in try (0..<2).map { _ in try SSHFSMount(server, options: ["dcache_timeout=1"]) } } ?? []
+        defer { for mount in mounts { mount.unmount() } }
         let racers = 6
         let timeoutMilliseconds = 500
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         // Late enough that every racer has watched every lease expire by its own clock.
-        let startAt = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + 2_000_000_000
+        let startAt = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + 2_500_000_000
         let executable = try BuildProducts.executable(named: "TakeoverRace")
         var processes: [(Process, Pipe, Pipe)] = []
         for racer in 0..<racers {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = [claimed, "\(timeoutMilliseconds)", "\(startAt)", "20", "racer\(racer)"] + claims
+            let through = mounts.isEmpty ? claimed : (mounts[racer % 2].path as NSString).appendingPathComponent("claimed")
+            process.arguments = [through, "\(timeoutMilliseconds)", "\(startAt)", "20", "racer\(racer)"] + claims
             let output = Pipe(), errors = Pipe()
             process.standardOutput = output
             process.standardError = errors
