@@ -81,9 +81,8 @@ extension JobRunner {
         let id = record.id, previousJobs = record.previousJobs
         switch reading {
         case let .lease(lease):
-            record = lease.record
+            record = lease.record   // its error too: a failing job's reason
             record.previousJobs = previousJobs
-            record.error = nil
         case .missing, .unreadable:
             let reason: String
             if case let .unreadable(why) = reading { reason = why } else { reason = "it has no lease" }

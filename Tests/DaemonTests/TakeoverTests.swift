@@ -177,6 +177,22 @@ import TestSupport
         #expect(b.store.all().map(\.id) == [record.id])
     }
 
+    /// A holder that had decided the clip fails: the taker moves it to failed/ with the
+    /// holder's reason.
+    @Test func aTakerOfAFailingClaimFailsItWithTheHoldersReason() async throws {
+        var holder = try holderJob(.failing, fences: 1)
+        holder.error = "clip.mov:3:7: fps must be a number"
+        a.runner.keeper.update(holder)
+        guard case var .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+            Issue.record("not resumed")
+            return
+        }
+        try await b.runner.resume(&record, folder: folder, limits: WorkerLimits()) { _ in }
+        #expect(visible(folder.failed) == ["clip.mov", "clip.mov.error.txt"])
+        let text = try String(contentsOfFile: (folder.failed as NSString).appendingPathComponent("clip.mov.error.txt"), encoding: .utf8)
+        #expect(text.contains("Reason: clip.mov:3:7: fps must be a number"), "\(text)")
+    }
+
     /// Without a lease that can be read, what was done with the clip is unknown: it goes
     /// to failed/ with that reason, not rendered a second time.
     @Test func aClaimWithoutAReadableLeaseGoesToTheFailedFolder() async throws {
