@@ -12,9 +12,11 @@ import Recipe
 /// Others judge a lease only by whether it changes, timed by their own monotonic clock
 /// (`ClaimObserver`): no clock of another host is ever read or compared.
 public struct ClaimLease: Codable, Sendable, Hashable {
+    /// The lease's name in its claim folder (hidden: never taken for a clip or a sidecar).
     public static let fileName = ".lease"
     /// The format; a lease of another version is not one this daemon can judge.
     public var version: Int
+    /// Who holds the claim.
     public var owner: HostIdentity
     /// The holder's job id (the claim folder's name, before any `.committing-N`).
     public var job: String
@@ -23,6 +25,7 @@ public struct ClaimLease: Codable, Sendable, Hashable {
     /// The job, as its holder last recorded it.
     public var record: JobRecord
 
+    /// The lease of `record`'s claim, held by `owner`, at renewal `beat`.
     public init(owner: HostIdentity, record: JobRecord, beat: UInt64 = 0) {
         version = 1
         self.owner = owner

@@ -18,6 +18,7 @@ public struct ClaimName: Sendable, Hashable, CustomStringConvertible {
     static let maximumFences = 1_000_000
     static let committing = ".committing-"
 
+    /// The name of job `job`'s claim after `fences` fences.
     public init(job: String, fences: Int = 0) {
         self.job = job
         self.fences = fences

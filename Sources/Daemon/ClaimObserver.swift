@@ -9,7 +9,9 @@ import Foundation
 public struct ClaimObserver: Sendable {
     /// One claim folder as last read.
     public struct Sighting: Sendable {
+        /// The claim folder's name.
         public var name: ClaimName
+        /// Its lease as last read.
         public var reading: ClaimLease.Reading
         /// When this daemon last saw the lease change, or first read it.
         public var since: ContinuousClock.Instant
@@ -28,10 +30,13 @@ public struct ClaimObserver: Sendable {
         }
     }
 
+    /// `<inbox>/.dropcut/claimed`.
     public let claimedDirectory: String
+    /// How long a lease may stay the same before it has expired.
     public var leaseTimeout: Duration
     private var byName: [String: Sighting] = [:]
 
+    /// An observer that has seen nothing yet: every claim it reads first is "just seen".
     public init(claimedDirectory: String, leaseTimeout: Duration) {
         self.claimedDirectory = claimedDirectory
         self.leaseTimeout = leaseTimeout

@@ -22,11 +22,13 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// A claim in one of the inboxes — this daemon's or another host's — as this daemon
     /// last read it.
     public struct Claim: Codable, Sendable, Hashable {
+        /// The folder (of the config) whose inbox holds it.
         public var folder: String
         /// The claim folder's name in `<inbox>/.dropcut/claimed/`.
         public var claim: String
         /// The holder's job.
         public var job: String
+        /// The clip, its job's state and the holder, as its lease says (nil: unreadable).
         public var input: String?
         public var state: String?
         public var owner: HostIdentity?
@@ -40,6 +42,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         /// Why its lease cannot be read; nil when it can.
         public var problem: String?
 
+        /// The claim of `sighting` in `folder`; `mine` when this daemon holds it.
         public init(folder: String, sighting: ClaimObserver.Sighting, mine: Bool) {
             self.folder = folder
             claim = sighting.name.description

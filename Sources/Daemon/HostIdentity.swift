@@ -12,12 +12,14 @@ public struct HostIdentity: Codable, Sendable, Hashable {
     public var machineID: String
     /// 32 lower-case hex digits (dashes removed), or "unknown".
     public var bootID: String
+    /// The daemon's process id.
     public var pid: Int32
 
     enum CodingKeys: String, CodingKey {
         case host, machineID = "machine_id", bootID = "boot_id", pid
     }
 
+    /// An identity as given (tests; `current()` reads this host's).
     public init(host: String, machineID: String, bootID: String, pid: Int32) {
         self.host = host
         self.machineID = machineID

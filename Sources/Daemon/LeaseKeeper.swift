@@ -44,10 +44,13 @@ public final class LeaseKeeper: Sendable {
 
     /// A claim found lost by a renewal.
     public struct Lost: Sendable {
+        /// The job whose claim is lost.
         public let job: String
+        /// What was found, for the log.
         public let reason: String
     }
 
+    /// A keeper holding nothing yet, writing `owner` into the leases it writes.
     public init(owner: HostIdentity) {
         self.owner = owner
     }

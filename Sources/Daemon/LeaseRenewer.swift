@@ -14,11 +14,13 @@ public struct LeaseRenewer: Service {
     let scheduler: Scheduler
     let logger: Logger
 
+    /// Renews `scheduler`'s leases, logging to `logger` what cannot be written.
     public init(scheduler: Scheduler, logger: Logger) {
         self.scheduler = scheduler
         self.logger = logger
     }
 
+    /// Renews until graceful shutdown reaches it (after the scheduler has stopped).
     public func run() async throws {
         let keeper = scheduler.keeper, logger = self.logger
         await cancelWhenGracefulShutdown {

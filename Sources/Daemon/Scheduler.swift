@@ -12,6 +12,9 @@ import ServiceLifecycle
 ///
 /// With `once`, it returns when nothing is left to do: nothing running, waiting, settled
 /// or still arriving.
+///
+/// Its claims' leases are renewed by a `LeaseRenewer` running beside it (put it first in
+/// the `ServiceGroup`); without one, other hosts sharing an inbox would take its claims over.
 public actor Scheduler: Service {
     /// A job this process holds. Queued clips are still in the inbox (not claimed), so
     /// another dropcut sharing the inbox can take them.
