@@ -88,9 +88,14 @@ public struct StatusReport: Sendable {
             }
         }
         if !claims.isEmpty {
-            lines.append("claims in the inboxes (lease_timeout \(Self.seconds(leaseTimeout)); lease ages by this host's clock):")
+            lines.append("claims, every host's (lease_timeout \(Self.seconds(leaseTimeout)); lease ages by this host's clock):")
         }
+        var folder: String?
         for claim in claims {
+            if claim.folder != folder {
+                folder = claim.folder
+                lines.append("  in \(inboxes[claim.folder] ?? "the inbox") (folder \(claim.folder)):")
+            }
             let (seconds, seen) = age(of: claim)
             let owner = claim.owner.map { "\($0.host) pid \($0.pid)" } ?? "unknown owner"
             let mine = claim.mine ? ", this daemon" : ""
@@ -101,9 +106,8 @@ public struct StatusReport: Sendable {
             } else {
                 lease = "lease just seen"
             }
-            let what = claim.input.map { "\(claim.folder)/\($0)" } ?? claim.folder
             let problem = claim.problem.map { "  (\($0))" } ?? ""
-            lines.append("  claim      \(what)  \(claim.state ?? "?")  \(owner)\(mine), job \(claim.job)  \(lease)\(problem)")
+            lines.append("    \(claim.input ?? claim.claim)  \(claim.state ?? "?")  \(owner)\(mine), job \(claim.job)  \(lease)\(problem)")
         }
         let abandoned = jobs.filter { $0.state == .abandoned }.sorted { $0.updatedAt > $1.updatedAt }.prefix(recent)
         if !abandoned.isEmpty { lines.append("recently taken over by other hosts:") }

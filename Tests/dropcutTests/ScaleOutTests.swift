@@ -244,7 +244,7 @@ import Glibc
         #expect(first["input"] as? String == "long.mp4" && (first["owner"] as? [String: Any])?["host"] as? String == "host-a")
         #expect(first["lease_seen"] as? String == "just seen" && first["lease_age_seconds"] is NSNull, "\(first)")
         let text = try DropcutProcess.run(["status", "--config", b.config]).stdout
-        #expect(text.contains("claim      \(h.folderName)/long.mp4  rendering  host-a pid \(a.pid), job "), "\(text)")
+        #expect(text.contains("  in \(b.inbox) (folder \(h.folderName)):\n    long.mp4  rendering  host-a pid \(a.pid), job "), "\(text)")
         #expect(text.contains("lease just seen"), "\(text)")
         try b.start()
         // B sees A's claim: owner, state, and a lease age by B's own clock.
