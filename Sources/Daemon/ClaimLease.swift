@@ -46,12 +46,23 @@ public struct ClaimLease: Codable, Sendable, Hashable {
         (claimDirectory as NSString).appendingPathComponent(fileName)
     }
 
-    /// The file's bytes.
+    /// The size a lease file is padded to a multiple of (with white space after the JSON).
+    static let paddedSize = 4096
+
+    /// The file's bytes: the JSON, padded with white space to a multiple of 4 KiB, so the
+    /// file keeps its size from one renewal to the next. A share that caches file sizes
+    /// (sshfs, NFS: for a second or more) reads a lease replaced since by the size it had
+    /// cached: a lease whose length changed by a digit came out cut short, not JSON.
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        do { return try encoder.encode(self) } catch { preconditionFailure("ClaimLease always encodes: \(error)") }
+        var data: Data
+        do { data = try encoder.encode(self) } catch { preconditionFailure("ClaimLease always encodes: \(error)") }
+        data.append(0x0A)
+        let padded = (data.count + Self.paddedSize - 1) / Self.paddedSize * Self.paddedSize
+        data.append(contentsOf: repeatElement(0x20, count: padded - data.count))
+        return data
     }
 
     /// Writes the lease into `claimDirectory` atomically (temporary name, rename):

@@ -45,6 +45,17 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [".lease"])
     }
 
+    /// Padded to a multiple of 4 KiB: a renewal does not change the file's size (shares
+    /// that cache sizes read it whole).
+    @Test func aLeaseKeepsItsSizeFromOneRenewalToTheNext() throws {
+        var lease = ClaimLease(owner: Self.owner, record: Self.record(), beat: 9)
+        let nine = lease.encoded()
+        lease.beat = 10
+        let ten = lease.encoded()
+        #expect(nine.count == ten.count && ten.count % 4096 == 0)
+        #expect(String(decoding: ten, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("}"))
+    }
+
     @Test func aMissingLeaseIsNotAnError() throws {
         let dir = try TemporaryDirectory()
         let folder = try Self.claim(in: dir)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+@testable import Daemon
 import TestSupport
 
 /// How a daemon judges other hosts' claims: by whether their leases change, timed by its
@@ -55,5 +55,48 @@ import TestSupport
         // An unreadable claimed folder lists nothing (it is not "every claim expired").
         var missing = ClaimObserver(claimedDirectory: dir.file("nowhere"), leaseTimeout: .seconds(1))
         #expect(missing.observe().isEmpty)
+    }
+}
+
+/// Leases read through sshfs while their holder rewrites them on the server: never read
+/// cut short. (sshfs and the kernel cache a file's size for a while; a lease replaced by a
+/// longer one was read at the old length — not JSON — until leases were padded to a fixed
+/// size.)
+@Suite(.serialized) struct ClaimObserverOverSSHFSTests {
+    @Test func leasesRenewedOnTheServerAreReadWholeThroughTheMount() throws {
+        let server = try SFTPServer()
+        let claimed = server.export + "/claimed"
+        let id = "20261123T114124Z-8c80351dd074"
+        try FileManager.default.createDirectory(atPath: claimed + "/" + id, withIntermediateDirectories: true)
+        let share = try SSHFSMount(server, options: ["dcache_timeout=1"])
+        let keeper = LeaseKeeper(owner: ClaimLeaseTests.owner)
+        // Each write of another length, as the steps of a job make it (the record grows
+        // by its temporary output, its history...).
+        let first = ClaimLeaseTests.record(id)
+        #expect(try keeper.hold(first, name: ClaimName(job: id), claimedDirectory: claimed) == .renamed)
+        let renewing = Thread {
+            var record = first
+            for write in 0..<400 {
+                record.history = (0...(write % 6)).map { "attempt \($0): interrupted: dropcut stopped while it was rendering" }
+                keeper.update(record)
+                usleep(2_000)
+            }
+        }
+        renewing.start()
+        var observer = ClaimObserver(claimedDirectory: share.file("claimed"), leaseTimeout: .seconds(60))
+        var beats: Set<UInt64> = [], torn: [String] = []
+        for _ in 0..<200 {
+            for sighting in observer.observe() {
+                switch sighting.reading {
+                case let .lease(lease): beats.insert(lease.beat)
+                case let .unreadable(why): torn.append(why)
+                case .missing: torn.append("missing")
+                }
+            }
+            usleep(5_000)
+        }
+        while renewing.isExecuting { usleep(10_000) }
+        #expect(torn.isEmpty, "\(torn.count) readings cut short: \(torn.prefix(3))")
+        #expect(beats.count > 10, "the rewrites were seen: \(beats.count) beats")
     }
 }
