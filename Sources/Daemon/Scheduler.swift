@@ -200,9 +200,11 @@ public actor Scheduler: Service {
         }
         arriving = 0
         for folder in config.folders {
-            // Expired claims first: they are older work than anything still in the inbox.
-            observeClaims(folder, free: &free, into: &group)
             guard let settled = scan(folder) else { continue }
+            // Expired claims before new clips: they are older work than anything still in
+            // the inbox. (The inbox is listed first: an inbox that is away has no claims to
+            // judge either.)
+            observeClaims(folder, free: &free, into: &group)
             // Forget failed claims of clips no longer there (removed, or claimed elsewhere).
             let listed = Set(settled.map { claimKey(folder.name, $0.name) })
             let prefix = claimKey(folder.name, "")
