@@ -78,10 +78,12 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: [
             "Pipeline", "Recipe", "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
+        // Several processes racing to take over the same expired claims (TakeoverRaceTests).
+        .executableTarget(name: "TakeoverRace", dependencies: ["Daemon"], path: "Tests/TakeoverRace"),
         // Started many at once by DaemonTests: processes publishing to one name (real concurrency).
         .executableTarget(name: "PublishRacer", dependencies: ["Daemon"], path: "Tests/PublishRacer"),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "TestSupport", "MediaIO", "PublishRacer", .product(name: "Logging", package: "swift-log"),
+            "Daemon", "Pipeline", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"], exclude: ["sandbox_exec.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),

@@ -13,7 +13,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
 /// first clip: inboxes exist, nothing is written inside an inbox, recipes load with the
 /// folder's asset folders, asset folders exist.
 public enum ConfigLoader {
-    static let topKeys = ["state_dir", "poll_interval", "settle", "workers", "stop_timeout", "retry_delay",
+    static let topKeys = ["state_dir", "poll_interval", "settle", "workers", "stop_timeout", "retry_delay", "lease_timeout",
                           "memory_limit", "cpu_limit", "open_files", "job_timeout", "job_timeout_minimum", "max_duration",
                           "folders"]
     static let folderKeys = ["name", "inbox", "outbox", "failed", "after_success", "archive", "recipe", "assets",
@@ -52,6 +52,9 @@ public enum ConfigLoader {
         if let node = top["stop_timeout"], let d = duration(node, "stop_timeout", &reader, minimum: 0) { config.stopTimeout = d }
         if let node = top["retry_delay"], let d = duration(node, "retry_delay", &reader, minimum: 0) { config.retryDelay = d }
         if let node = top["workers"], let n = reader.integer(node, "workers", in: 1...64) { config.workers = n }
+        if let node = top["lease_timeout"], let d = duration(node, "lease_timeout", &reader, minimum: 1, maximum: 3600) {
+            config.leaseTimeout = d
+        }
         decodeLimits(top, into: &config.limits, &reader)
         if let node = top["folders"], let items = reader.list(node, "folders") {
             if items.isEmpty { reader.error("folders must name at least one folder to watch", at: node.location) }
@@ -196,13 +199,24 @@ public enum ConfigLoader {
     }
 
 
-    private static func duration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader, minimum: Double) -> Duration? {
+    private static func duration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader, minimum: Double,
+                                 maximum: Double? = nil) -> Duration? {
         guard let time = reader.duration(node, what) else { return nil }
+        if let maximum, !(minimum...maximum).contains(time.seconds) {
+            reader.error("\(what) must be between \(Self.number(minimum)) s and \(Self.number(maximum)) s (got \(Self.number(time.seconds)) s)",
+                         at: node.location)
+            return nil
+        }
         guard time.seconds >= minimum else {
             reader.error("\(what) must be at least \(minimum) s", at: node.location)
             return nil
         }
         return .microseconds(Int64((time.seconds * 1_000_000).rounded()))
+    }
+
+    /// 60 rather than 60.0 in messages.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     static func absolute(_ path: String, base: String) -> String {

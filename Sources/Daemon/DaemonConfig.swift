@@ -18,6 +18,10 @@ public struct DaemonConfig: Sendable, Hashable {
     public var stopTimeout: Duration
     /// The wait before the first retry of a transient failure; doubled for each further one.
     public var retryDelay: Duration
+    /// A claim whose lease has not changed this long (by this daemon's clock) is taken
+    /// over: its holder is taken for dead, paused or cut off. Each holder renews its leases
+    /// every third of it. Hosts sharing an inbox should use the same value.
+    public var leaseTimeout: Duration = .seconds(60)
     /// What each job's worker process may use, and how long it may take.
     public var limits = WorkerLimits()
     public var folders: [FolderConfig]
@@ -34,6 +38,10 @@ public struct DaemonConfig: Sendable, Hashable {
         self.retryDelay = retryDelay
         self.folders = folders
     }
+
+    /// How often leases are renewed: a third of `leaseTimeout`, so two renewals can be
+    /// late before the claim is taken over.
+    public var leaseRenewal: Duration { leaseTimeout / 3 }
 
     /// The folder named `name`.
     public func folder(named name: String) -> FolderConfig? {

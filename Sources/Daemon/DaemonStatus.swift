@@ -19,6 +19,50 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         public var retryAt: Date?
     }
 
+    /// A claim in one of the inboxes — this daemon's or another host's — as this daemon
+    /// last read it.
+    public struct Claim: Codable, Sendable, Hashable {
+        /// The folder (of the config) whose inbox holds it.
+        public var folder: String
+        /// The claim folder's name in `<inbox>/.dropcut/claimed/`.
+        public var claim: String
+        /// The holder's job.
+        public var job: String
+        /// The clip, its job's state and the holder, as its lease says (nil: unreadable).
+        public var input: String?
+        public var state: String?
+        public var owner: HostIdentity?
+        /// Whether this daemon holds it.
+        public var mine: Bool
+        /// When this daemon last saw its lease change, or first read it — by this host's
+        /// clock, so only ever compared with this host's time.
+        public var unchangedSince: Date
+        /// Whether a change was seen (else: unchanged since the first reading).
+        public var changeSeen: Bool
+        /// Why its lease cannot be read; nil when it can.
+        public var problem: String?
+
+        /// The claim of `sighting` in `folder`; `mine` when this daemon holds it.
+        public init(folder: String, sighting: ClaimObserver.Sighting, mine: Bool) {
+            self.folder = folder
+            claim = sighting.name.description
+            job = sighting.name.job
+            self.mine = mine
+            unchangedSince = sighting.sinceDate
+            changeSeen = sighting.changeSeen
+            switch sighting.reading {
+            case let .lease(lease):
+                input = lease.record.input
+                state = lease.record.state.rawValue
+                owner = lease.owner
+            case .missing:
+                problem = "no lease yet (a claim being made, or one made by an older dropcut)"
+            case let .unreadable(reason):
+                problem = reason
+            }
+        }
+    }
+
     public var pid: Int32
     public var started: Date
     public var updated: Date
@@ -27,6 +71,12 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var queued: [Queued]
     /// Inboxes that cannot be read now, with the reason.
     public var unavailable: [String: String]
+    /// Every host's claims in the inboxes (nil from a daemon before leases existed).
+    public var claims: [Claim]?
+    /// The daemon's lease_timeout in seconds: a claim unchanged this long is expired.
+    public var leaseTimeout: Double?
+    /// Who this daemon is, as its leases say.
+    public var host: HostIdentity?
 
     /// The status line for systemd (`STATUS=`): "2 queued, rendering clip.mov 43%".
     public var summary: String {

@@ -263,8 +263,26 @@ public enum DurableFiles {
         }
     }
 
-    /// Removes `path` and everything under it; a missing path is fine.
+    /// Removes `path` and everything under it (symlinks themselves, never what they point
+    /// to); a missing path is fine, and so is an entry that vanished meanwhile. A folder
+    /// that is not empty yet is listed and tried again a few times over a second: on a
+    /// FUSE share (sshfs) a file unlinked while another process still reads it lingers as
+    /// `.fuse_hidden…` until that reader closes it — a claim folder whose lease was being
+    /// read by a watching daemon was left behind, empty, by a single try.
     public static func removeTree(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            unlink(path)
+            return
+        }
+        for attempt in 0..<10 {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                removeTree((path as NSString).appendingPathComponent(name))
+            }
+            if rmdir(path) == 0 || errno == ENOENT { return }
+            guard errno == ENOTEMPTY || errno == EEXIST, attempt < 9 else { return }
+            usleep(100_000)
+        }
     }
 }

@@ -17,6 +17,9 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
     case unavailable(String)
     /// Stopped by shutdown: the input stays claimed and is redone at the next start.
     case cancelled
+    /// The clip's claim was taken over by another host while this one did not renew its
+    /// lease (paused, hung): the job is abandoned here, with nothing published or moved.
+    case lost(String)
 
     /// errno values that say "try again later", not "this clip is bad": a full or busy
     /// machine, and a network share that is briefly away (read-only while it remounts,
@@ -48,7 +51,7 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
 
     public var reason: String {
         switch self {
-        case let .permanent(reason, _), let .transient(reason, _), let .unavailable(reason): return reason
+        case let .permanent(reason, _), let .transient(reason, _), let .unavailable(reason), let .lost(reason): return reason
         case .cancelled: return "cancelled by shutdown"
         }
     }
@@ -57,7 +60,7 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
         switch self {
         case let .permanent(_, code), let .transient(_, code): return code
         case .unavailable: return ENOTCONN
-        case .cancelled: return nil
+        case .cancelled, .lost: return nil
         }
     }
 

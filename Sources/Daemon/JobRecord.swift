@@ -22,6 +22,9 @@ public struct JobRecord: Codable, Sendable, Hashable {
         case failing
         case done
         case failed
+        /// Its claim was taken over by another host (this one stopped renewing its lease:
+        /// it was paused, hung or down): nothing of it was published or moved from here.
+        case abandoned
     }
 
     public var id: String
@@ -57,6 +60,12 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public var speed: Double?
     /// The process that works on it (for `dropcut status`).
     public var pid: Int32 = getpid()
+    /// The jobs that held this clip's claim before this one, oldest first, when it was
+    /// taken over from other hosts (their ids tag what they may have left half-moved).
+    public var previousJobs: [String]?
+    /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
+    /// (`<id>.committing-1`); nil: the job id.
+    public var claimName: String?
 
     public init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
         self.id = id
@@ -96,5 +105,12 @@ public struct JobRecord: Codable, Sendable, Hashable {
     }
 
     /// Whether the job has ended (its files are where they will stay).
-    public var isFinished: Bool { state == .done || state == .failed }
+    public var isFinished: Bool { state == .done || state == .failed || state == .abandoned }
+
+    /// The tags of the hidden names this clip's moves may have left half-done in the
+    /// archive or failed/ (`.moving-<tag>`): this job's, and its earlier holders'.
+    public var moveTags: [String] { [id] + (previousJobs ?? []).reversed() }
+
+    /// The claim folder's current name.
+    public var claim: ClaimName { claimName.flatMap(ClaimName.init) ?? ClaimName(job: id) }
 }

@@ -10,6 +10,8 @@ import Timeline
 struct JobRunner: Sendable {
     let store: JobStore
     let logger: Logger
+    /// The leases of the claims this daemon holds (shared inboxes: see `ClaimLease`).
+    let keeper: LeaseKeeper
     /// The program run as each job's worker (`<it> worker`): this very binary.
     var workerExecutable = "/proc/self/exe"
     /// The output folders' filesystems at start: an unmounted share is waited for.
@@ -24,8 +26,24 @@ struct JobRunner: Sendable {
         return logger
     }
 
+    /// The job's claim folder under its current name (`<id>`, `<id>.committing-N`).
     func claimedDirectory(_ record: JobRecord, _ folder: FolderConfig) -> String {
-        (folder.claimedDirectory as NSString).appendingPathComponent(record.id)
+        (folder.claimedDirectory as NSString).appendingPathComponent(record.claim.description)
+    }
+
+    /// Saves the record in the state folder, then in the claim's lease: what another host
+    /// resumes the job from if it takes the claim over.
+    func save(_ record: inout JobRecord) throws(SystemError) {
+        try store.save(&record)
+        keeper.update(record)
+    }
+
+    /// Proves the claim is still this daemon's just before an irreversible step (see
+    /// `LeaseKeeper.fence`): the claim folder is renamed to its next fence name, and the
+    /// record says so. Throws `JobFailure.lost` when another host took the claim over.
+    func fence(_ record: inout JobRecord, folder: FolderConfig) throws {
+        try keeper.fence(&record, claimedDirectory: folder.claimedDirectory)
+        try save(&record)
     }
 
     func claimedPath(_ record: JobRecord, _ folder: FolderConfig, _ name: String) -> String {
@@ -70,18 +88,34 @@ struct JobRunner: Sendable {
         try checkOwnFolders(folder)
         try DurableFiles.makeDirectories(directory)
         try DurableFiles.requireOwnDirectory(directory)
+        // The record, then the lease: a claim folder is never without its owner, so a
+        // crash from here on leaves nothing that others cannot judge and take over.
         do {
             try store.save(&record)
+            if try keeper.hold(record, name: record.claim, claimedDirectory: folder.claimedDirectory) == .lost {
+                // Removed under us as an empty claim by another host's start-up: lost the race.
+                store.remove(record.id)
+                return nil
+            }
         } catch {
-            rmdir(directory)
+            DurableFiles.removeTree(directory)
+            store.remove(record.id)
             throw error
         }
-        if rename(source.path(in: folder.inbox), claimedPath(record, folder, record.input)) != 0 {
-            let code = errno
-            rmdir(directory)
-            store.remove(record.id)
-            if code == ENOENT { return nil }   // another process claimed it first
-            throw SystemError(errno: code, function: "rename", path: (folder.inbox as NSString).appendingPathComponent(clip.name))
+        let destination = claimedPath(record, folder, record.input)
+        let outcome: ClaimRename.Outcome
+        do throws(SystemError) {
+            // ENOENT is resolved by looking (an NFS rename repeated after a lost reply
+            // finds its source gone although it succeeded): is the clip in this claim?
+            outcome = try ClaimRename.rename(source.path(in: folder.inbox), to: destination,
+                                             describedAs: (folder.inbox as NSString).appendingPathComponent(clip.name))
+        } catch {
+            release(record, directory)
+            throw error
+        }
+        if outcome == .lost {
+            release(record, directory)
+            return nil   // another process claimed it first
         }
         for (sidecar, claimed) in zip(clip.sidecars, names.dropFirst()) {
             guard let original = RawFileName(printable: sidecar) else { continue }
@@ -93,12 +127,20 @@ struct JobRunner: Sendable {
         try DurableFiles.sync(directory)
         try DurableFiles.sync(folder.inbox)
         record.state = .claimed
-        try store.save(&record)
+        try save(&record)
         var fields: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)"]
         if !record.sidecars.isEmpty { fields["DROPCUT_SIDECARS"] = "\(record.sidecars.joined(separator: ","))" }
         let renamed = record.input == clip.name ? "" : " as \(record.input)"
         logger(for: record, folder: folder).info("claimed \(clip.name)\(renamed)", metadata: fields)
         return record
+    }
+
+    /// Gives up a claim that got nothing (its clip went to another process): no lease,
+    /// no folder, no record.
+    private func release(_ record: JobRecord, _ directory: String) {
+        keeper.release(record.id)
+        DurableFiles.removeTree(directory)
+        store.remove(record.id)
     }
 
     /// `.dropcut` and `.dropcut/claimed` are still the daemon's own directories (checked
@@ -112,6 +154,10 @@ struct JobRunner: Sendable {
 
     /// Takes the job from its recorded state to done: render and commit, finish a commit, or
     /// archive. Throws what stopped it; the record then says where it stopped.
+    ///
+    /// Each irreversible step (publishing the output, archiving or deleting the original,
+    /// moving it to failed/) comes right after a fence (`fence`): a host that lost its
+    /// claim while it was paused finds out there, and publishes nothing.
     func resume(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits,
                 progress: @escaping @Sendable (Double) -> Void) async throws {
         // Each state takes up where it stopped and goes on through the steps after it.
@@ -120,13 +166,22 @@ struct JobRunner: Sendable {
             try await render(&record, folder: folder, limits: limits, progress: progress)
             fallthrough
         case .committing:
-            try await offPool(&record, "dropcut-commit") { try commit(&$0, folder: folder) }
+            try await offPool(&record, "dropcut-commit") {
+                try fence(&$0, folder: folder)
+                try commit(&$0, folder: folder)
+            }
             fallthrough
         case .committed:
-            try await offPool(&record, "dropcut-finish") { try finishSuccess(&$0, folder: folder) }
+            try await offPool(&record, "dropcut-finish") {
+                try fence(&$0, folder: folder)
+                try finishSuccess(&$0, folder: folder)
+            }
         case .failing:
-            try await offPool(&record, "dropcut-finish") { try finishFailure(&$0, folder: folder) }
-        case .done, .failed:
+            try await offPool(&record, "dropcut-finish") {
+                try fence(&$0, folder: folder)
+                try finishFailure(&$0, folder: folder)
+            }
+        case .done, .failed, .abandoned:
             return
         }
     }
@@ -172,7 +227,10 @@ struct JobRunner: Sendable {
             "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
         ])
         let box = JobRecordBox(record)
-        let (exit, pid) = try await BlockingWork.run("dropcut-worker") { [store, workerExecutable] cancellation in
+        let (exit, pid) = try await BlockingWork.run("dropcut-worker") { [workerExecutable] cancellation in
+            // A claim lost while the worker runs (another host took it over) stops it.
+            keeper.attach(cancellation, to: request.job)
+            defer { keeper.attach(nil, to: request.job) }
             let worker = try WorkerProcess(executable: workerExecutable, request: request)
             let exit = worker.supervise(limits: limits, cancellation: cancellation) { event in
                 switch event {
@@ -187,7 +245,7 @@ struct JobRunner: Sendable {
                     box.record.withLock { record in
                         record.temporaryOutput = temporary
                         record.output = output   // the name it will get (a suffix may follow)
-                        try? store.save(&record)
+                        try? save(&record)
                     }
                 case let .progress(fraction):
                     if fraction.isFinite { progress(min(max(fraction, 0), 1)) }
@@ -201,7 +259,10 @@ struct JobRunner: Sendable {
         if let failure = exit.failure(limits: limits) {
             if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
             record.temporaryOutput = nil
-            if case .cancelled? = exit.stoppedBy { throw CancellationError() }
+            if case .cancelled? = exit.stoppedBy {
+                if let lost = keeper.lostReason(record.id) { throw JobFailure.lost(lost) }
+                throw CancellationError()
+            }
             record.recordAttempt(droppedPath(failure.reason, record, folder))
             if exit.outcome == nil || exit.stoppedBy != nil {
                 var log = log
@@ -231,7 +292,7 @@ struct JobRunner: Sendable {
             record.elapsedMilliseconds = max(0, milliseconds)
             record.speed = speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }   // NaN would not encode
             record.state = .committing
-            try store.save(&record)
+            try save(&record)
         }
     }
 
@@ -270,7 +331,7 @@ struct JobRunner: Sendable {
             }
         }
         record.state = .rendering
-        try store.save(&record)
+        try save(&record)
         return WorkerRequest(job: record.id, folder: folder.name, input: input, recipes: files,
                              droppedRecipes: files.filter { $0 != folder.recipe }, assets: folder.assets, outbox: folder.outbox,
                              limits: limits, logFields: [
@@ -295,12 +356,12 @@ struct JobRunner: Sendable {
                                                          tag: record.id)
         } else {
             record.state = .claimed
-            try store.save(&record)
+            try save(&record)
             throw JobFailure.transient("the rendered output \(temporary) vanished before it was committed", errno: ENOENT)
         }
         record.temporaryOutput = nil
         record.state = .committed
-        try store.save(&record)
+        try save(&record)
     }
 
     /// The entry of `directory` other than `path` whose inode is `inode` (a finished link).
@@ -324,7 +385,9 @@ struct JobRunner: Sendable {
             try mounts.require(archive, role: "archive")
             // Under the names they were dropped with (`DurableFiles+DroppedNames`).
             let names = [record.input] + record.sidecars
-            try DurableFiles.finishMoves(in: archive, tag: record.id, names: names, dropped: record.droppedNames)
+            for tag in record.moveTags {
+                try DurableFiles.finishMoves(in: archive, tag: tag, names: names, dropped: record.droppedNames)
+            }
             for name in names where access(claimedPath(record, folder, name), F_OK) == 0 {
                 try DurableFiles.move(claimedPath(record, folder, name), into: archive, name: name,
                                       dropped: record.droppedName(name), tag: record.id)
@@ -332,10 +395,13 @@ struct JobRunner: Sendable {
         } else {
             for name in [record.input] + record.sidecars { unlink(claimedPath(record, folder, name)) }
         }
+        // Done in the record and the lease before the folder goes: a crash in between
+        // leaves a claim whose lease says done, which whoever finds it only removes.
+        record.state = .done
+        try save(&record)
+        keeper.release(record.id)
         DurableFiles.removeTree(directory)
         try? DurableFiles.sync(folder.claimedDirectory)
-        record.state = .done
-        try store.save(&record)
         var log = logger(for: record, folder: folder)
         if let output = record.output { log[metadataKey: "DROPCUT_OUTPUT"] = "\(output)" }
         log[metadataKey: "DROPCUT_RECIPE"] = "\(record.recipes.joined(separator: ","))"
@@ -348,13 +414,15 @@ struct JobRunner: Sendable {
     // MARK: Failure
 
     /// Records the failure, then moves the original, its sidecars and `<name>.error.txt`
-    /// with the reason to the failed folder.
+    /// with the reason to the failed folder — after a fence: a host whose claim was taken
+    /// over must not move the clip another host now renders.
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
+        try fence(&record, folder: folder)
         record.error = droppedPath(failure.reason, record, folder)
         record.state = .failing
-        try store.save(&record)
+        try save(&record)
         var log = logger(for: record, folder: folder)
         if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
         try finishFailure(&record, folder: folder, logger: log)
@@ -368,7 +436,9 @@ struct JobRunner: Sendable {
         // Under the names they were dropped with; the error file is named after the clip's
         // printable form (a UTF-8 name, unique to the clip's bytes).
         let names = [record.input] + record.sidecars
-        try DurableFiles.finishMoves(in: folder.failed, tag: record.id, names: names, dropped: record.droppedNames)
+        for tag in record.moveTags {
+            try DurableFiles.finishMoves(in: folder.failed, tag: tag, names: names, dropped: record.droppedNames)
+        }
         var failedName = record.droppedName(record.input)?.printable ?? record.input
         for name in names where access(claimedPath(record, folder, name), F_OK) == 0 {
             let moved = try DurableFiles.move(claimedPath(record, folder, name), into: folder.failed, name: name,
@@ -398,9 +468,10 @@ struct JobRunner: Sendable {
         let errorFile = try DurableFiles.writeUnique(Data(text.utf8), into: folder.failed,
                                                      name: FileName.fitting(failedName, suffix: ".error.txt"),
                                                      tag: record.id, mode: folder.outputMode)
-        DurableFiles.removeTree(claimedDirectory(record, folder))
         record.state = .failed
-        try store.save(&record)
+        try save(&record)
+        keeper.release(record.id)
+        DurableFiles.removeTree(claimedDirectory(record, folder))
         var log = log ?? logger(for: record, folder: folder)
         log[metadataKey: "DROPCUT_OUTPUT"] = "\(errorFile)"
         log.error("failed \(record.input): \(reason)", metadata: ["MESSAGE_ID": "\(MessageID.jobFailed.rawValue)"])

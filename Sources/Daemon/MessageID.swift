@@ -21,6 +21,12 @@ public enum MessageID: String, CaseIterable, Sendable {
     case workerFailed = "9419c83c9025416aa5c5cb1e1fa3c4c2"
     /// Recovery finished and the daemon is ready (READY=1).
     case daemonReady = "102618c1d2fa411fb345b8dacbc8a688"
+    /// A claim in a shared inbox whose lease had not changed for `lease_timeout` was taken
+    /// over from its holder (another host, or this one before a restart), and its job resumed.
+    case jobTakenOver = "0fd03b2001dc4ca39230c9fd0ea0fa9e"
+    /// This daemon lost a claim to another host (it did not renew the lease in time: it
+    /// was paused, hung or down) and abandoned the job: nothing of it was published here.
+    case jobAbandoned = "a50954c59cbe4b89b4e15e0825c1e0a0"
 
     /// The event's name, as in the catalog and the README.
     public var name: String {
@@ -34,6 +40,8 @@ public enum MessageID: String, CaseIterable, Sendable {
         case .inboxUnavailable: return "inbox-unavailable"
         case .workerFailed: return "worker-failed"
         case .daemonReady: return "daemon-ready"
+        case .jobTakenOver: return "job-taken-over"
+        case .jobAbandoned: return "job-abandoned"
         }
     }
 }

@@ -147,6 +147,10 @@ extension Scheduler {
                 await finished(record, folder, .cancelled)
                 return
             }
+            if case let .lost(reason) = failure {
+                await finished(record, folder, .abandoned(reason))
+                return
+            }
             if let delay = Self.retryDelay(after: failure, record, retries: folder.retries, firstDelay: await config.retryDelay) {
                 await finished(record, folder, .retry(failure, after: delay))
                 return
@@ -155,7 +159,11 @@ extension Scheduler {
                 try await runner.offPool(&record, "dropcut-fail") { [runner] in try runner.fail(&$0, folder: folder, failure: failure) }
                 await finished(record, folder, .failed)
             } catch {
-                await finished(record, folder, .failedToMove(error))
+                if case let .lost(reason) = JobFailure.classify(error) {
+                    await finished(record, folder, .abandoned(reason))
+                } else {
+                    await finished(record, folder, .failedToMove(error))
+                }
             }
         }
     }
@@ -168,6 +176,8 @@ extension Scheduler {
         case failed
         /// It failed for good, but moving it to failed/ failed too.
         case failedToMove(any Error)
+        /// Its claim was taken over by another host: given up here (the reason).
+        case abandoned(String)
     }
 
     func progress(_ id: String, _ fraction: Double) {
@@ -193,7 +203,7 @@ extension Scheduler {
                 // Not the clip's fault: the attempt is given back.
                 record.state = .claimed
                 record.attempts = max(0, record.attempts - 1)
-                try? store.save(&record)
+                try? runner.save(&record)
             }
             log.notice("\(record.input): interrupted by shutdown; it stays claimed and is redone at the next start")
         case let .retry(failure, delay):
@@ -203,7 +213,7 @@ extension Scheduler {
             // (failing) takes up where it stopped; only a render starts over.
             if ![.committing, .committed, .failing].contains(record.state) { record.state = .waiting }
             record.retryAt = Date().addingTimeInterval(delay.seconds)
-            try? store.save(&record)
+            try? runner.save(&record)
             if case .unavailable = failure, once {
                 // --once must end: the clip stays claimed (its record says so) and is
                 // taken up by the next start.
@@ -226,6 +236,8 @@ extension Scheduler {
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
         case .failed:
             failures += 1
+        case let .abandoned(reason):
+            abandon(record, folder, because: reason)
         case let .failedToMove(error):
             if once {
                 // --once must end: the clip stays claimed, and the next start finishes

@@ -18,6 +18,7 @@ extension Scheduler {
         for folder in config.folders {
             try prepare(folder)
             scanners[folder.name] = InboxScanner(inbox: folder.inbox, settle: config.settle)
+            observers[folder.name] = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: config.leaseTimeout)
         }
     }
 
@@ -41,47 +42,65 @@ extension Scheduler {
 
     /// Puts every unfinished job of this state folder back on track: jobs that were
     /// committed are finished now (no re-render), the rest are queued to render again from
-    /// their claimed copy (their partial outputs are removed first). Claimed folders left
+    /// their claimed copy (their partial outputs are removed first). Each claim is held
+    /// again at once (its lease written): one whose folder is gone was taken over by
+    /// another host while this one was down, and is abandoned here. Claimed folders left
     /// empty by a crash mid-claim are removed.
     func recover() throws {
         let (records, unreadable) = store.load()
         for bad in unreadable { quarantine(bad) }
-        for var record in records where !record.isFinished {
+        for var record in records {
             guard let folder = config.folder(named: record.folder) else {
-                logger.warning("job \(record.id) belongs to folder '\(record.folder)', which is no longer configured; left as it is")
+                if !record.isFinished {
+                    logger.warning("job \(record.id) belongs to folder '\(record.folder)', which is no longer configured; left as it is")
+                }
                 continue
             }
-            let log = runner.logger(for: record, folder: folder)
-            switch record.state {
-            case .claiming:
-                if access(runner.claimedPath(record, folder, record.input), F_OK) == 0 {
-                    // Sidecars renamed in before the crash, but not yet in the record, go
-                    // with their clip (else the claimed folder's removal would lose them).
-                    let present = (try? FileManager.default.contentsOfDirectory(atPath: runner.claimedDirectory(record, folder))) ?? []
-                    record.sidecars = present.filter { $0 != record.input && !$0.hasPrefix(".") }.sorted()
-                    record.state = .claimed
-                    try store.save(&record)
-                    fallthrough
-                }
-                rmdir(runner.claimedDirectory(record, folder))
-                store.remove(record.id)
+            // Its claim folder, under whichever name a fence left it.
+            let found = ClaimName.entries(of: record.id, in: folder.claimedDirectory).last
+            if record.isFinished {
+                // Finished, and crashed before its folder went (the lease says so too).
+                if let found { DurableFiles.removeTree((folder.claimedDirectory as NSString).appendingPathComponent(found.description)) }
                 continue
-            case .claimed, .rendering, .waiting:
+            }
+            if let found { record.claimName = found.fences == 0 ? nil : found.description }
+            let log = runner.logger(for: record, folder: folder)
+            do {
+                if record.state == .claiming {
+                    guard let found else {
+                        store.remove(record.id)   // killed before its claim folder was made
+                        continue
+                    }
+                    guard try recoverClaim(&record, found, folder) else { continue }
+                } else {
+                    guard let found, try runner.keeper.hold(record, name: found, claimedDirectory: folder.claimedDirectory) == .renamed else {
+                        abandon(record, folder, because: "its claim is gone from \(folder.claimedDirectory): another host took it over while this one was down")
+                        continue
+                    }
+                }
+            } catch {
+                // Left as it is (a share that is briefly away): looked at again at the next start.
+                log.error("cannot take up the claim of \(record.input) again: \(error); left for the next start (other hosts take it over if it lasts)")
+                continue
+            }
+            switch record.state {
+            case .claiming, .claimed, .rendering, .waiting:
                 if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
+                record.temporaryOutput = nil
                 if record.state == .rendering {
                     // The daemon stopped without ending this attempt (killed, crashed, the
                     // machine went down): it counts, so a clip that takes the daemon down
                     // with it cannot make a restart loop.
                     record.recordAttempt("interrupted: dropcut stopped while it was rendering")
                     record.state = .claimed
-                    try store.save(&record)
                 }
+                try runner.save(&record)
                 log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(record.state.rawValue))")
                 jobs[record.id] = .waiting(record, folder, until: .now)
             case .committing, .committed, .failing:
                 log.notice("recovering \(record.input): finishing its \(record.state.rawValue) step")
                 jobs[record.id] = .waiting(record, folder, until: .now)
-            case .done, .failed:
+            case .done, .failed, .abandoned:
                 continue
             }
         }
@@ -95,6 +114,37 @@ extension Scheduler {
         store.prune()
     }
 
+    /// A job that crashed mid-claim (`claiming`), its folder `found`: a claim whose clip
+    /// made it into the folder is held and goes on as claimed; a takeover whose rename
+    /// happened is adopted from the lease it brought; anything else is undone. Returns
+    /// whether the job goes on.
+    func recoverClaim(_ record: inout JobRecord, _ found: ClaimName, _ folder: FolderConfig) throws -> Bool {
+        let directory = runner.claimedDirectory(record, folder)
+        if let previous = record.previousJobs?.last, let name = ClaimName(previous) {
+            // A takeover: the rename took the folder (its old lease inside) to this job's name.
+            switch try runner.adopt(&record, previous: name, folder: folder) {
+            case .resume: return true
+            case .removed, .missed: return false
+            }
+        }
+        guard access(runner.claimedPath(record, folder, record.input), F_OK) == 0 else {
+            DurableFiles.removeTree(directory)
+            store.remove(record.id)
+            return false
+        }
+        guard try runner.keeper.hold(record, name: found, claimedDirectory: folder.claimedDirectory) == .renamed else {
+            abandon(record, folder, because: "its claim is gone from \(folder.claimedDirectory): another host took it over while this one was down")
+            return false
+        }
+        // Sidecars renamed in before the crash, but not yet in the record, go with their
+        // clip (else the claimed folder's removal would lose them).
+        let present = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        record.sidecars = present.filter { $0 != record.input && !$0.hasPrefix(".") }.sorted()
+        record.state = .claimed
+        try runner.save(&record)
+        return true
+    }
+
     /// A job record that cannot be read: its clip (if it is in one of the inboxes' claimed
     /// folders) goes to that folder's failed/ with an error file that says why — never
     /// left claimed and hidden — and the record is set aside as `<id>.json.unreadable`.
@@ -103,13 +153,16 @@ extension Scheduler {
         var log = logger
         log[metadataKey: "DROPCUT_JOB"] = "\(bad.id)"
         for folder in config.folders {
-            let directory = (folder.claimedDirectory as NSString).appendingPathComponent(bad.id)
-            var info = stat()
-            guard lstat(directory, &info) == 0 else { continue }
+            guard let found = ClaimName.entries(of: bad.id, in: folder.claimedDirectory).last else { continue }
+            let path = { (name: ClaimName) in (folder.claimedDirectory as NSString).appendingPathComponent(name.description) }
+            let directory = path(found.fenced)
             log[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
             do {
                 try DurableFiles.requireOwnDirectory(folder.claimedDirectory)
-                try DurableFiles.requireOwnDirectory(directory)
+                try DurableFiles.requireOwnDirectory(path(found))
+                // A fence, as before every move to failed/: a claim another host took over
+                // while this one was down is not this host's to move.
+                guard try ClaimRename.rename(path(found), to: directory) == .renamed else { continue }
                 try runner.mounts.require(folder.failed, role: "failed folder")
                 try DurableFiles.makeDirectories(folder.failed)
                 let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()

@@ -12,6 +12,9 @@ import ServiceLifecycle
 ///
 /// With `once`, it returns when nothing is left to do: nothing running, waiting, settled
 /// or still arriving.
+///
+/// Its claims' leases are renewed by a `LeaseRenewer` running beside it (put it first in
+/// the `ServiceGroup`); without one, other hosts sharing an inbox would take its claims over.
 public actor Scheduler: Service {
     /// A job this process holds. Queued clips are still in the inbox (not claimed), so
     /// another dropcut sharing the inbox can take them.
@@ -29,10 +32,14 @@ public actor Scheduler: Service {
     let logger: Logger
     let store: JobStore
     let runner: JobRunner
+    /// The leases of the claims this daemon holds; renewed by `LeaseRenewer`.
+    public nonisolated let keeper: LeaseKeeper
     let notifier = SystemdNotifier()
     let wakeup = Wakeup()
     let stop = StopRequest()
     var scanners: [String: InboxScanner] = [:]
+    /// The claims in each inbox's claimed folder, every host's, by folder name.
+    var observers: [String: ClaimObserver] = [:]
     var watcher: InboxWatcher?
     var jobs: [String: Phase] = [:]
     /// Clips whose claim failed (by claim key), not claimed again before the instant, with
@@ -55,12 +62,17 @@ public actor Scheduler: Service {
     /// Jobs finished in this run.
     public internal(set) var completed = 0
 
-    public init(config: DaemonConfig, once: Bool = false, logger: Logger) {
+    /// `identity` is written into the leases of this daemon's claims (default: this host,
+    /// `HostIdentity.current()`).
+    public init(config: DaemonConfig, once: Bool = false, identity: HostIdentity? = nil, logger: Logger) {
         self.config = config
         self.once = once
         self.logger = logger
         self.store = JobStore(stateDirectory: config.stateDirectory)
-        self.runner = JobRunner(store: store, logger: logger)
+        let owner = identity ?? (try? HostIdentity.current())
+            ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
+        self.keeper = LeaseKeeper(owner: owner)
+        self.runner = JobRunner(store: store, logger: logger, keeper: keeper)
     }
 
     deinit {
@@ -128,6 +140,7 @@ public actor Scheduler: Service {
     public func apply(_ new: DaemonConfig) throws(SystemError) {
         for folder in new.folders { try prepare(folder) }
         var kept: [String: InboxScanner] = [:]
+        var observing: [String: ClaimObserver] = [:]
         for folder in new.folders {
             if var scanner = scanners[folder.name], scanner.inbox == folder.inbox {
                 scanner.settle = new.settle
@@ -135,8 +148,15 @@ public actor Scheduler: Service {
             } else {
                 kept[folder.name] = InboxScanner(inbox: folder.inbox, settle: new.settle)
             }
+            if var observer = observers[folder.name], observer.claimedDirectory == folder.claimedDirectory {
+                observer.leaseTimeout = new.leaseTimeout
+                observing[folder.name] = observer
+            } else {
+                observing[folder.name] = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: new.leaseTimeout)
+            }
         }
         scanners = kept
+        observers = observing
         watcher?.watch(new.folders.map(\.inbox))
         config.folders = new.folders
         config.pollInterval = new.pollInterval
@@ -144,12 +164,16 @@ public actor Scheduler: Service {
         config.workers = new.workers
         config.stopTimeout = new.stopTimeout
         config.retryDelay = new.retryDelay
+        config.leaseTimeout = new.leaseTimeout
         config.limits = new.limits
         wakeup.signal()
     }
 
     /// The status line (as sent with STATUS=).
     public var summary: String { lastSummary }
+
+    /// How often `LeaseRenewer` renews the leases (a third of `lease_timeout`).
+    public var leaseRenewal: Duration { config.leaseRenewal }
 
     // MARK: The loop
 
@@ -177,6 +201,10 @@ public actor Scheduler: Service {
         arriving = 0
         for folder in config.folders {
             guard let settled = scan(folder) else { continue }
+            // Expired claims before new clips: they are older work than anything still in
+            // the inbox. (The inbox is listed first: an inbox that is away has no claims to
+            // judge either.)
+            observeClaims(folder, free: &free, into: &group)
             // Forget failed claims of clips no longer there (removed, or claimed elsewhere).
             let listed = Set(settled.map { claimKey(folder.name, $0.name) })
             let prefix = claimKey(folder.name, "")
@@ -222,8 +250,11 @@ public actor Scheduler: Service {
             guard case let .running(record, progress, started) = phase else { return nil }
             return DaemonStatus.Running(job: record.id, folder: record.folder, input: record.input, progress: progress, started: started)
         }.sorted { $0.started < $1.started }
-        let status = DaemonStatus(pid: getpid(), started: started, updated: Date(), config: config.path,
+        var status = DaemonStatus(pid: getpid(), started: started, updated: Date(), config: config.path,
                                   running: running, queued: queued, unavailable: unavailable)
+        status.claims = claimStatuses()
+        status.leaseTimeout = config.leaseTimeout.seconds
+        status.host = keeper.owner
         // Progress alone updates STATUS= and status.json at most once a second; anything
         // else (a job starts or ends, the queue changes) at once.
         let now = ContinuousClock.now

@@ -1,17 +1,59 @@
 import Foundation
 
-/// What `dropcut status` shows, read from the state folder alone (so it works while the
+/// What `dropcut status` shows, read from the state folder (so it works while the
 /// daemon runs, and after it stopped): whether the daemon runs, what it renders and with
-/// what progress, the queue, jobs held for a retry, and recent failures with their reasons.
+/// what progress, the queue, jobs held for a retry, and recent failures with their reasons;
+/// and every host's claims in the inboxes, with their owners and the age of their leases
+/// as this host saw them (the running daemon's observations; when it does not run, the
+/// leases read now, each "just seen").
 public struct StatusReport: Sendable {
     public let daemon: DaemonStatus?
     public let jobs: [JobRecord]
     public let recent: Int
+    /// Every host's claims, by folder; with `inboxes`, read now when the daemon is not running.
+    public let claims: [DaemonStatus.Claim]
+    /// The inboxes by folder name (for the text).
+    let inboxes: [String: String]
+    /// lease_timeout in seconds.
+    let leaseTimeout: Double
 
     public init(stateDirectory: String, recent: Int = 10) {
+        self.init(stateDirectory: stateDirectory, folders: [], leaseTimeout: DaemonConfig(path: "", stateDirectory: "", folders: []).leaseTimeout,
+                  recent: recent)
+    }
+
+    /// The status of the daemon of `config`, with the claims in its folders' inboxes.
+    public init(config: DaemonConfig, recent: Int = 10) {
+        self.init(stateDirectory: config.stateDirectory, folders: config.folders, leaseTimeout: config.leaseTimeout, recent: recent)
+    }
+
+    init(stateDirectory: String, folders: [FolderConfig], leaseTimeout: Duration, recent: Int) {
         daemon = DaemonStatus.read(stateDirectory: stateDirectory)
         jobs = JobStore(stateDirectory: stateDirectory).all()
         self.recent = recent
+        inboxes = Dictionary(folders.map { ($0.name, $0.inbox) }, uniquingKeysWith: { first, _ in first })
+        let running = daemon?.isAlive ?? false
+        if running, let daemon, let observed = daemon.claims {
+            claims = observed
+            self.leaseTimeout = daemon.leaseTimeout ?? leaseTimeout.seconds
+        } else {
+            // Read now: a first reading, so every lease is "just seen".
+            let mine = Set(jobs.filter { !$0.isFinished }.map(\.id))
+            claims = folders.flatMap { folder in
+                var observer = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: leaseTimeout)
+                return observer.observe().map { DaemonStatus.Claim(folder: folder.name, sighting: $0, mine: mine.contains($0.name.job)) }
+            }
+            self.leaseTimeout = leaseTimeout.seconds
+        }
+    }
+
+    /// How a claim's lease age reads: nil seconds for "just seen" (read once, by `dropcut
+    /// status` itself), else the seconds since the daemon last saw it change (or first read
+    /// it, when it has not changed since), by this host's clock.
+    func age(of claim: DaemonStatus.Claim, now: Date = Date()) -> (seconds: Double?, seen: String) {
+        guard isRunning && daemon?.claims != nil else { return (nil, "just seen") }
+        let seconds = max(0, now.timeIntervalSince(claim.unchangedSince))
+        return (seconds, claim.changeSeen ? "since its last change" : "since first seen")
     }
 
     var isRunning: Bool { daemon?.isAlive ?? false }
@@ -45,6 +87,33 @@ public struct StatusReport: Sendable {
                 lines.append("  unfinished \(job.folder)/\(job.input)  \(job.state.rawValue)  (job \(job.id); resumed at the next start)")
             }
         }
+        if !claims.isEmpty {
+            lines.append("claims, every host's (lease_timeout \(Self.seconds(leaseTimeout)); lease ages by this host's clock):")
+        }
+        var folder: String?
+        for claim in claims {
+            if claim.folder != folder {
+                folder = claim.folder
+                lines.append("  in \(inboxes[claim.folder] ?? "the inbox") (folder \(claim.folder)):")
+            }
+            let (seconds, seen) = age(of: claim)
+            let owner = claim.owner.map { "\($0.host) pid \($0.pid)" } ?? "unknown owner"
+            let mine = claim.mine ? ", this daemon" : ""
+            var lease: String
+            if let seconds {
+                lease = "lease unchanged for \(Self.seconds(seconds)) \(seen)"
+                if seconds >= leaseTimeout { lease += " — EXPIRED" }
+            } else {
+                lease = "lease just seen"
+            }
+            let problem = claim.problem.map { "  (\($0))" } ?? ""
+            lines.append("    \(claim.input ?? claim.claim)  \(claim.state ?? "?")  \(owner)\(mine), job \(claim.job)  \(lease)\(problem)")
+        }
+        let abandoned = jobs.filter { $0.state == .abandoned }.sorted { $0.updatedAt > $1.updatedAt }.prefix(recent)
+        if !abandoned.isEmpty { lines.append("recently taken over by other hosts:") }
+        for job in abandoned {
+            lines.append("  \(Self.time(job.updatedAt))  \(job.folder)/\(job.input): \(job.error ?? "?")")
+        }
         lines.append("recent failures: \(failures.isEmpty ? "none" : "")")
         for job in failures {
             lines.append("  \(Self.time(job.updatedAt))  \(job.folder)/\(job.input): \(job.error ?? "?")")
@@ -58,21 +127,71 @@ public struct StatusReport: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// For scripts: `{"running": bool, "daemon": {...}, "unfinished": [...], "failures": [...], "done": [...]}`.
+    /// For scripts: `{"running": bool, "daemon": {...}, "unfinished": [...], "failures": [...],
+    /// "done": [...], "claims": [...]}`; each claim with its `owner`, and `lease_age_seconds`
+    /// (null: just seen) with `lease_seen` and `expired`.
     public func json() -> String {
+        struct Claim: Encodable {
+            var folder: String
+            var inbox: String?
+            var claim: String
+            var job: String
+            var input: String?
+            var state: String?
+            var owner: HostIdentity?
+            var mine: Bool
+            var leaseAgeSeconds: Double?
+            var leaseSeen: String
+            var expired: Bool
+            var problem: String?
+            enum CodingKeys: String, CodingKey {
+                case folder, inbox, claim, job, input, state, owner, mine, expired, problem
+                case leaseAgeSeconds = "lease_age_seconds", leaseSeen = "lease_seen"
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(folder, forKey: .folder)
+                try container.encodeIfPresent(inbox, forKey: .inbox)
+                try container.encode(claim, forKey: .claim)
+                try container.encode(job, forKey: .job)
+                try container.encodeIfPresent(input, forKey: .input)
+                try container.encodeIfPresent(state, forKey: .state)
+                try container.encodeIfPresent(owner, forKey: .owner)
+                try container.encode(mine, forKey: .mine)
+                try container.encode(leaseAgeSeconds, forKey: .leaseAgeSeconds)   // null: just seen
+                try container.encode(leaseSeen, forKey: .leaseSeen)
+                try container.encode(expired, forKey: .expired)
+                try container.encodeIfPresent(problem, forKey: .problem)
+            }
+        }
         struct Output: Encodable {
             var running: Bool
             var daemon: DaemonStatus?
             var unfinished: [JobRecord]
             var failures: [JobRecord]
             var done: [JobRecord]
+            var abandoned: [JobRecord]
+            var claims: [Claim]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let output = Output(running: isRunning, daemon: daemon, unfinished: unfinished, failures: failures, done: done)
+        let listed = claims.map { claim in
+            let (seconds, seen) = age(of: claim)
+            return Claim(folder: claim.folder, inbox: inboxes[claim.folder], claim: claim.claim, job: claim.job, input: claim.input,
+                         state: claim.state, owner: claim.owner, mine: claim.mine,
+                         leaseAgeSeconds: seconds.map { ($0 * 10).rounded() / 10 }, leaseSeen: seen,
+                         expired: (seconds ?? 0) >= leaseTimeout, problem: claim.problem)
+        }
+        let abandoned = Array(jobs.filter { $0.state == .abandoned }.sorted { $0.updatedAt > $1.updatedAt }.prefix(recent))
+        let output = Output(running: isRunning, daemon: daemon, unfinished: unfinished, failures: failures, done: done,
+                            abandoned: abandoned, claims: listed)
         let data = (try? encoder.encode(output)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value < 10 ? String(format: "%.1f s", value) : String(format: "%.0f s", value)
     }
 
     static func time(_ date: Date) -> String {

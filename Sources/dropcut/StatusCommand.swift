@@ -13,7 +13,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try options.load(command: "status")
-        let report = StatusReport(stateDirectory: settings.stateDirectory, recent: recent)
+        let report = StatusReport(config: settings, recent: recent)
         print(json ? report.json() : report.text(), terminator: "")
     }
 }

@@ -34,8 +34,18 @@ struct WatchCommand: AsyncParsableCommand {
         ffmpegLogger.logLevel = .warning
         FFmpegLog.route(to: ffmpegLogger)
 
-        let scheduler = Scheduler(config: settings, once: once, logger: logger)
+        let identity: HostIdentity
+        do {
+            identity = try HostIdentity.current()
+        } catch {
+            printError("dropcut watch: \(error)")
+            throw ExitCode(1)
+        }
+        let scheduler = Scheduler(config: settings, once: once, identity: identity, logger: logger)
+        // The renewer first: services stop in reverse order, so leases are renewed while
+        // the scheduler drains its jobs.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: LeaseRenewer(scheduler: scheduler, logger: logger)),
             .init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup),
         ]
         if !once {

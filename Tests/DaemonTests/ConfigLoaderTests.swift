@@ -77,6 +77,26 @@ import TestSupport
         #expect(config.folders.first?.name == "folder1")
         #expect(config.folders.first?.recipe == nil)
         #expect(config.folders.first?.outputMode == 0o644)
+        #expect(config.leaseTimeout == .seconds(60))
+        #expect(config.leaseRenewal == .seconds(20))
+    }
+
+    /// Issue 19: lease_timeout, range-checked where it is read (a claim's lease is renewed
+    /// every third of it, so below 1 s a busy host would lose its own claims).
+    @Test func leaseTimeoutIsReadWithItsRange() throws {
+        let dir = try folderSet()
+        let path = dir.file("dropcut.yaml")
+        let folders = "folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete } ]\n"
+        let config = try load("lease_timeout: 2s\n" + folders, in: dir)
+        #expect(config.leaseTimeout == .seconds(2))
+        #expect(config.leaseRenewal > .milliseconds(666) && config.leaseRenewal < .milliseconds(667))
+        #expect(try load("lease_timeout: \"00:05:00\"\n" + folders, in: dir).leaseTimeout == .seconds(300))
+        let text = errors("lease_timeout: 0.5\nsettle: 1\n" + folders, in: dir)
+        #expect(text.contains("\(path):1:16: lease_timeout must be between 1 s and 3600 s (got 0.5 s)"), "\(text)")
+        #expect(errors("lease_timeout: \"02:00:00\"\n" + folders, in: dir).contains("\(path):1:16: lease_timeout must be between 1 s and 3600 s (got 7200 s)"))
+        #expect(errors("lease_timeout: soon\n" + folders, in: dir).contains("\(path):1:16: lease_timeout"))
+        #expect(errors("lease_timeout: 1e30\n" + folders, in: dir).contains("\(path):1:16: lease_timeout must be at most 24 hours"))
+        #expect(errors("lease_timout: 60\n" + folders, in: dir).contains("did you mean 'lease_timeout'"))
     }
 
     @Test func mistakesAreReportedAtTheirPositions() throws {

@@ -20,7 +20,8 @@ import TestSupport
 
     @Test func fieldsTheEntriesNameAreFieldsTheDaemonSends() throws {
         let sent: Set<String> = ["DROPCUT_JOB", "DROPCUT_FOLDER", "DROPCUT_INPUT", "DROPCUT_OUTPUT", "DROPCUT_RECIPE",
-                                 "DROPCUT_ELAPSED_MS", "DROPCUT_SPEED", "DROPCUT_CONFIG"]
+                                 "DROPCUT_ELAPSED_MS", "DROPCUT_SPEED", "DROPCUT_CONFIG",
+                                 "DROPCUT_PREVIOUS_HOST", "DROPCUT_PREVIOUS_JOB", "DROPCUT_LEASE_AGE_MS"]
         let named = try JournalCatalog.entries().values.reduce(into: Set<String>()) { $0.formUnion(JournalCatalog.fields(in: $1)) }
         #expect(!named.isEmpty)
         #expect(named.isSubset(of: sent), "not fields dropcut sends: \(named.subtracting(sent))")

@@ -111,8 +111,9 @@ final class DaemonHarness: @unchecked Sendable {
         return object
     }
 
-    /// Starts `dropcut watch` in the background, its stderr appended to `daemon.log`.
-    func startDaemon(environment: [String: String] = [:], config: String? = nil) throws -> Daemon {
+    /// Starts `dropcut watch` in the background, its stderr appended to `log` (in the
+    /// harness's folder).
+    func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log") throws -> Daemon {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuildProducts.executable(named: "dropcut"))
         process.arguments = ["watch", "--config", config ?? configPath]
@@ -121,7 +122,7 @@ final class DaemonHarness: @unchecked Sendable {
         env["JOURNAL_STREAM"] = nil
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let logPath = dir.file("daemon.log")
+        let logPath = dir.file(logName)
         if !FileManager.default.fileExists(atPath: logPath) { FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()

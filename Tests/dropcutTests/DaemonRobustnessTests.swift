@@ -33,7 +33,10 @@ import Glibc
         let finished = Date()
         #expect(!claimedWhileWriting, "claimed before the writer finished")
 
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["slow.dropcut.mp4"] }, "\(h.daemonLog)")
+        // Done once archived, a moment after the output's link (and a fence): waited for.
+        #expect(DaemonHarness.waitUntil(.seconds(60)) {
+            h.files(h.outbox) == ["slow.dropcut.mp4"] && ((try? h.statusJSON())?["done"] as? [[String: Any]])?.count == 1
+        }, "\(h.daemonLog)")
         let status = try h.statusJSON()
         let done = try #require((status["done"] as? [[String: Any]])?.first)
         let claimedAt = try #require((done["claimedAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })

@@ -75,7 +75,9 @@ import Glibc
 
         let errorFile = (h.failed as NSString).appendingPathComponent("poison.mp4.error.txt")
         #expect(DaemonHarness.waitUntil(.seconds(60)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox).count == 3 }, "log:\n\(h.daemonLog)")
+        // Archived last (after the output's link and a fence): waited for too.
+        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox).count == 3 && h.files(h.archive).count == 3 },
+                "log:\n\(h.daemonLog)")
         #expect(h.files(h.outbox) == good.map { $0.replacingOccurrences(of: ".mp4", with: ".dropcut.mp4") })
         #expect(h.files(h.failed) == ["poison.mp4", "poison.mp4.error.txt"])
         #expect(h.files(h.archive) == good)

@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+import Render
+import Synchronization
+
+/// The claims this daemon holds in shared inboxes, and their leases (`ClaimLease`): it
+/// writes each lease when the claim is made, at every step of the job (`update`) and at
+/// every renewal (`renew`, from `LeaseRenewer`), and it fences (`fence`) before every
+/// irreversible step. It is the one place that knows each claim folder's current name.
+///
+/// A claim is lost when its folder is no longer there under the name this daemon gave it:
+/// another host judged the lease expired and renamed the folder to its own job id. Then
+/// every later write or fence of this daemon fails by name, and the job is abandoned: its
+/// render is cancelled (`attach`), nothing is published.
+public final class LeaseKeeper: Sendable {
+    /// Who holds the claims (written into each lease).
+    public let owner: HostIdentity
+    private let claims = Mutex<[String: Held]>([:])
+
+    /// A claim this daemon holds.
+    final class Held: Sendable {
+        let claimedDirectory: String
+        let state: Mutex<State>
+        init(claimedDirectory: String, state: State) {
+            self.claimedDirectory = claimedDirectory
+            self.state = Mutex(state)
+        }
+    }
+
+    struct State {
+        var name: ClaimName
+        var lease: ClaimLease
+        /// The last time the lease was written (this host's monotonic clock).
+        var renewed: ContinuousClock.Instant
+        /// Why the claim was lost; nil while it is held.
+        var lost: String?
+        /// The render to stop when the claim is lost.
+        var render: Cancellation?
+        /// The last error of a renewal (logged once per cause).
+        var failure: String?
+        /// Given up (`release`): its folder is about to go, nothing is written into it again.
+        var released = false
+    }
+
+    /// A claim found lost by a renewal.
+    public struct Lost: Sendable {
+        /// The job whose claim is lost.
+        public let job: String
+        /// What was found, for the log.
+        public let reason: String
+    }
+
+    /// A keeper holding nothing yet, writing `owner` into the leases it writes.
+    public init(owner: HostIdentity) {
+        self.owner = owner
+    }
+
+    private func held(_ id: String) -> Held? {
+        claims.withLock { $0[id] }
+    }
+
+    /// Takes up the claim folder `name` in `claimedDirectory` for `record`: writes its lease
+    /// (durably) and renews it from now on. `.lost` when the folder is not there (another
+    /// host took it over, or removed it as an empty claim), and nothing is held then.
+    func hold(_ record: JobRecord, name: ClaimName, claimedDirectory: String) throws(SystemError) -> ClaimRename.Outcome {
+        var record = record
+        record.claimName = name.fences == 0 ? nil : name.description
+        let lease = ClaimLease(owner: owner, record: record)
+        let directory = (claimedDirectory as NSString).appendingPathComponent(name.description)
+        do {
+            try lease.write(in: directory, durable: true)
+        } catch {
+            if error.errno == ENOENT { return .lost }
+            throw error
+        }
+        claims.withLock {
+            $0[record.id] = Held(claimedDirectory: claimedDirectory,
+                                 state: State(name: name, lease: lease, renewed: .now))
+        }
+        return .renamed
+    }
+
+    /// Writes the job's new record into its lease, durably (a taker resumes from it). A
+    /// failure is left to the next renewal and to the fence, which decide whether the
+    /// claim is still held.
+    func update(_ record: JobRecord) {
+        guard let held = held(record.id) else { return }
+        held.state.withLock { state in
+            guard state.lost == nil, !state.released else { return }
+            var lease = state.lease
+            lease.record = record
+            lease.record.claimName = state.name.fences == 0 ? nil : state.name.description
+            lease.beat &+= 1
+            let directory = (held.claimedDirectory as NSString).appendingPathComponent(state.name.description)
+            if (try? lease.write(in: directory, durable: true)) != nil {
+                state.lease = lease
+                state.renewed = .now
+            }
+        }
+    }
+
+    /// Renews every lease held (a new beat; not fsynced: it only has to be seen to
+    /// change). Returns the claims found lost, whose renders are cancelled; logs a lease
+    /// that cannot be written (once per cause), since others will take it over if that lasts.
+    public func renew(logger: Logger) -> [Lost] {
+        let all = claims.withLock { Array($0) }
+        var lost: [Lost] = []
+        for (id, held) in all {
+            held.state.withLock { state in
+                // Released since the list was taken: its folder may be going right now, and
+                // a lease written into it would keep it from being removed.
+                guard state.lost == nil, !state.released else { return }
+                var lease = state.lease
+                lease.beat &+= 1
+                let directory = (held.claimedDirectory as NSString).appendingPathComponent(state.name.description)
+                do throws(SystemError) {
+                    try lease.write(in: directory, durable: false)
+                    state.lease = lease
+                    state.renewed = .now
+                    state.failure = nil
+                } catch {
+                    var info = stat()
+                    if error.errno == ENOENT && lstat(directory, &info) != 0 && errno == ENOENT {
+                        let silent = ContinuousClock.now - state.renewed
+                        state.lost = "its claim \(state.name) is gone from \(held.claimedDirectory): another host took it over; "
+                            + "this host's last renewal of its lease was \(Self.seconds(silent)) ago"
+                        state.render?.cancel()
+                        lost.append(Lost(job: id, reason: state.lost!))
+                    } else if state.failure != "\(error.errno)" {
+                        state.failure = "\(error.errno)"
+                        var log = logger
+                        log[metadataKey: "DROPCUT_JOB"] = "\(id)"
+                        log.warning("cannot renew the lease of job \(id): \(error); other hosts take the claim over if this lasts")
+                    }
+                }
+            }
+        }
+        return lost
+    }
+
+    /// Proves the claim is still held just before an irreversible step, by the one kind of
+    /// operation no taker can interleave with: a rename of the claim folder from the name
+    /// this daemon gave it to the next fence name (`<id>.committing-N`). A taker renames
+    /// from the same name; only one of the two renames can succeed. Throws
+    /// `JobFailure.lost` when the taker's came first. `record.claimName` follows.
+    func fence(_ record: inout JobRecord, claimedDirectory: String) throws {
+        let held = self.held(record.id)
+        let current = held?.state.withLock { $0.name } ?? record.claim
+        if let reason = held?.state.withLock({ $0.lost }) { throw JobFailure.lost(reason) }
+        let next = current.fenced
+        let path = { (name: ClaimName) in (claimedDirectory as NSString).appendingPathComponent(name.description) }
+        // Renewals wait while the folder changes its name (they write into it by name).
+        let outcome: ClaimRename.Outcome
+        if let held {
+            outcome = try held.state.withLock { state throws(SystemError) -> ClaimRename.Outcome in
+                let outcome = try ClaimRename.rename(path(current), to: path(next))
+                if outcome == .renamed {
+                    state.name = next
+                } else {
+                    state.lost = "its claim \(current) was taken over by another host before this one could publish its result"
+                    state.render?.cancel()
+                }
+                return outcome
+            }
+        } else {
+            outcome = try ClaimRename.rename(path(current), to: path(next))
+        }
+        guard outcome == .renamed else {
+            throw JobFailure.lost("its claim \(current) was taken over by another host before this one could publish its result")
+        }
+        record.claimName = next.description
+    }
+
+    /// Stops holding the claim of job `id` (finished, or abandoned): no more renewals.
+    /// Returns once a renewal writing into its folder right now has finished, so the
+    /// folder can be removed after it without a lease appearing in it again.
+    func release(_ id: String) {
+        let held = claims.withLock { $0.removeValue(forKey: id) }
+        held?.state.withLock { $0.released = true }
+    }
+
+    /// Why the claim of job `id` was lost, or nil while it is held (or not held at all).
+    func lostReason(_ id: String) -> String? {
+        held(id)?.state.withLock { $0.lost }
+    }
+
+    /// The render of job `id`, to cancel when its claim is lost (nil: none running).
+    func attach(_ render: Cancellation?, to id: String) {
+        guard let held = held(id) else { return }
+        let lostAlready = held.state.withLock { state in
+            state.render = render
+            return state.lost != nil
+        }
+        if lostAlready { render?.cancel() }
+    }
+
+    /// The claim folder names held in `claimedDirectory` (never taken over by this daemon).
+    func heldNames(in claimedDirectory: String) -> Set<String> {
+        let all = claims.withLock { Array($0.values) }
+        return Set(all.filter { $0.claimedDirectory == claimedDirectory }.map { $0.state.withLock { $0.name.description } })
+    }
+
+    /// The ids of the jobs held.
+    var heldJobs: Set<String> {
+        claims.withLock { Set($0.keys) }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f s", duration.seconds)
+    }
+}

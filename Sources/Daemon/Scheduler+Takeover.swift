@@ -1,0 +1,153 @@
+import Foundation
+import Logging
+import Pipeline
+
+/// Shared inboxes: watching every host's claims, taking over the ones whose lease
+/// expired, and giving up the jobs whose claims other hosts took from this one.
+extension Scheduler {
+    /// The key of a takeover in flight in `jobs` (a NUL cannot be in a name: no collision
+    /// with a job id or a claim key).
+    func takeoverKey(_ folder: String, _ entry: String) -> String {
+        "takeover\u{0}\(folder)\u{0}\(entry)"
+    }
+
+    /// Reads the lease of every claim in the folder's inbox (for `dropcut status` and for
+    /// judging them), and takes over the expired ones — unchanged for `lease_timeout` by
+    /// this daemon's clock — while a worker is free, as it claims clips. Never its own,
+    /// and not with `--once`, which does not watch long enough to judge a lease.
+    func observeClaims(_ folder: FolderConfig, free: inout Int, into group: inout DiscardingTaskGroup) {
+        guard var observer = observers[folder.name] else { return }
+        let now = ContinuousClock.now
+        let sightings = observer.observe(now: now)
+        observers[folder.name] = observer
+        if once { return }
+        let held = keeper.heldNames(in: folder.claimedDirectory)
+        for sighting in sightings where observer.isExpired(sighting, now: now) {
+            let entry = sighting.name.description
+            let key = takeoverKey(folder.name, entry)
+            if held.contains(entry) || jobs[sighting.name.job] != nil || jobs[key] != nil { continue }
+            if let blocked = claimBlocked[key], blocked.until > now { continue }
+            guard free > 0 && !stop.isRequested else { return }
+            startTakeover(sighting, folder, age: observer.age(of: sighting, now: now), in: &group)
+            free -= 1
+        }
+    }
+
+    /// Takes the claim over off the actor (renames, reads and fsyncs on a share), then
+    /// runs its job in the same task.
+    func startTakeover(_ sighting: ClaimObserver.Sighting, _ folder: FolderConfig, age: Duration,
+                       in group: inout DiscardingTaskGroup) {
+        let key = takeoverKey(folder.name, sighting.name.description)
+        jobs[key] = .claiming
+        let runner = self.runner, leaseTimeout = config.leaseTimeout
+        group.addTask { [self] in
+            let result: Result<JobRunner.Takeover, any Error>
+            do {
+                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in
+                    try runner.takeOver(sighting, folder: folder, age: age, leaseTimeout: leaseTimeout)
+                })
+            } catch {
+                result = .failure(error)
+            }
+            guard let record = await self.tookOver(sighting, folder, key: key, result) else { return }
+            await self.run(record, folder)
+        }
+    }
+
+    /// Books a finished takeover: the job now runs under its new id, or there was nothing
+    /// (another host was first, an empty claim removed), or it failed (logged once per
+    /// cause, tried again at the next poll while the lease stays expired).
+    func tookOver(_ sighting: ClaimObserver.Sighting, _ folder: FolderConfig, key: String,
+                  _ result: Result<JobRunner.Takeover, any Error>) -> JobRecord? {
+        jobs[key] = nil
+        observers[folder.name]?.forget(sighting.name.description)
+        defer { wakeup.signal() }
+        switch result {
+        case let .success(.resume(record)):
+            claimBlocked[key] = nil
+            if stop.isRequested {
+                runner.logger(for: record, folder: folder)
+                    .notice("\(record.input): taken over as the daemon stops; it is resumed at the next start")
+                return nil
+            }
+            jobs[record.id] = .running(record, progress: 0, started: Date())
+            return record
+        case .success(.removed), .success(.missed):
+            claimBlocked[key] = nil
+            return nil
+        case let .failure(error):
+            let system = error as? SystemError
+            let cause = system.map { "\($0.function): \($0.errno)" } ?? "\(error)"
+            if claimBlocked[key]?.error != cause {
+                logger.error("cannot take over the claim \(sighting.name) of \(sighting.lease?.owner.description ?? "an unknown holder"): \(error)",
+                             metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(system?.errno ?? 0)"])
+            }
+            claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
+            return nil
+        }
+    }
+
+    /// Claims `LeaseRenewer` found taken over by other hosts: a job waiting for a retry is
+    /// given up now; a running one stops by itself (its render is cancelled, and its next
+    /// fence fails).
+    public func claimsLost(_ lost: [LeaseKeeper.Lost]) {
+        for claim in lost {
+            guard case let .waiting(record, folder, _) = jobs[claim.job] else { continue }
+            jobs[claim.job] = nil
+            waitingFor[claim.job] = nil
+            abandon(record, folder, because: claim.reason)
+            publish(force: true)
+        }
+    }
+
+    /// Gives a job up whose claim another host took over: its temporary output is removed
+    /// (nothing of it was published), its record says abandoned, and the journal says why
+    /// and, where the claims show it, who has the clip now (job-abandoned).
+    func abandon(_ finalRecord: JobRecord, _ folder: FolderConfig, because reason: String) {
+        var record = finalRecord
+        let published = record.state == .committed
+        keeper.release(record.id)
+        if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
+        record.temporaryOutput = nil
+        record.state = .abandoned
+        record.error = reason
+        try? store.save(&record)   // the state folder only: the claim is another host's now
+        var log = runner.logger(for: record, folder: folder)
+        var taker = ""
+        if let (name, lease) = Self.taker(of: record.id, in: folder.claimedDirectory) {
+            taker = "; \(lease.owner.description) has it now as job \(name.job)"
+            log[metadataKey: "DROPCUT_TAKEN_OVER_BY"] = "\(lease.owner.host)"
+        }
+        // Published before the claim was lost (the one window fencing leaves: see the
+        // README): the taker finds the output by its inode and only archives.
+        let done = published
+            ? "its output \(record.output ?? "?") was published before, the original is left to that host"
+            : "nothing of it was published, archived or moved by this host"
+        log.warning("abandoned \(record.input): \(reason)\(taker); \(done)",
+                    metadata: ["MESSAGE_ID": "\(MessageID.jobAbandoned.rawValue)"])
+    }
+
+    /// The claim that took over job `id`'s (its lease lists `id` among the earlier holders).
+    static func taker(of id: String, in claimedDirectory: String) -> (ClaimName, ClaimLease)? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: claimedDirectory)) ?? []
+        for name in names.compactMap(ClaimName.init) {
+            let directory = (claimedDirectory as NSString).appendingPathComponent(name.description)
+            if case let .lease(lease) = ClaimLease.read(claimDirectory: directory, name: name).reading,
+               lease.record.previousJobs?.contains(id) == true {
+                return (name, lease)
+            }
+        }
+        return nil
+    }
+
+    /// Every host's claims in every inbox, as last read, for `dropcut status`.
+    func claimStatuses() -> [DaemonStatus.Claim] {
+        let held = keeper.heldJobs
+        return config.folders.flatMap { folder -> [DaemonStatus.Claim] in
+            guard let observer = observers[folder.name] else { return [] }
+            return observer.sightings.map { sighting in
+                DaemonStatus.Claim(folder: folder.name, sighting: sighting, mine: held.contains(sighting.name.job))
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+// One of several processes racing for the same expired claims (TakeoverRaceTests): it
+// watches each claim's lease with the daemon's own ClaimObserver until it has expired by
+// this process's clock, waits for a common start instant (so all racers rename at once),
+// then tries the daemon's takeover primitive, and prints what came of each claim.
+//
+//   TakeoverRace CLAIMED_DIR LEASE_TIMEOUT_MS START_AT_UNIX_NS GAP_MS JOB_PREFIX ENTRY...
+//
+// Claim i is tried at START_AT + i * GAP_MS as job JOB_PREFIX-i. Prints "ENTRY won" or
+// "ENTRY lost" per claim; exit status 2 on a usage or system error.
+import Daemon
+import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 7, let timeout = Int64(arguments[2]), (1...60_000).contains(timeout),
+      let startAt = Int64(arguments[3]), let gap = Int64(arguments[4]), (0...10_000).contains(gap) else {
+    FileHandle.standardError.write(Data("usage: TakeoverRace CLAIMED_DIR LEASE_TIMEOUT_MS START_AT_UNIX_NS GAP_MS JOB_PREFIX ENTRY...\n".utf8))
+    exit(2)
+}
+let claimed = arguments[1], prefix = arguments[5], entries = Array(arguments[6...])
+
+func unixNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
+var observer = ClaimObserver(claimedDirectory: claimed, leaseTimeout: .milliseconds(timeout))
+var expired: [String: ClaimObserver.Sighting] = [:]
+let giveUp = ContinuousClock.now + .milliseconds(timeout) + .seconds(30)
+while expired.count < entries.count {
+    let now = ContinuousClock.now
+    for sighting in observer.observe(now: now) where entries.contains(sighting.name.description) {
+        if observer.isExpired(sighting, now: now) { expired[sighting.name.description] = sighting }
+    }
+    if now > giveUp {
+        FileHandle.standardError.write(Data("the leases did not expire: \(Set(entries).subtracting(expired.keys))\n".utf8))
+        exit(2)
+    }
+    usleep(5_000)
+}
+for (index, entry) in entries.enumerated() {
+    let at = startAt + Int64(index) * gap * 1_000_000
+    while unixNanoseconds() < at {}   // spin: the racers must rename as nearly at once as they can
+    do {
+        let won = try ClaimTakeover.attempt(expired[entry]!, in: claimed, as: "\(prefix)-\(index)")
+        print("\(entry) \(won ? "won" : "lost")")
+    } catch {
+        FileHandle.standardError.write(Data("\(entry): \(error)\n".utf8))
+        exit(2)
+    }
+}
