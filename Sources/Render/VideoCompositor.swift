@@ -39,6 +39,14 @@ final class VideoCompositor {
     private enum Drawing {
         case placed(LayerPlacement)
         case warped(LayerWarp)
+
+        /// The canvas pixels it may touch.
+        var destination: PixelRect {
+            switch self {
+            case let .placed(placement): return placement.destination
+            case let .warped(warp): return warp.destination
+            }
+        }
     }
 
     private struct ScratchKey: Hashable {
@@ -72,19 +80,7 @@ final class VideoCompositor {
         placements.removeAll(keepingCapacity: true)
         var covered = false
         for (i, layer) in plan.layers.enumerated() {
-            let drawing: Drawing, visible: PixelRect
-            do {
-                guard let placement = try LayerPlacement.place(frameSize: frames[i].frame.size, displaySize: frames[i].displaySize,
-                                                              crop: layer.crop, transform: layer.transform),
-                      let shown = placement.destination.intersection(canvasRect) else { continue }
-                (drawing, visible) = (.placed(placement), shown)
-            } catch {
-                // Not a pixel move: turned by another angle, or sheared.
-                guard let warp = LayerWarp.make(frameSize: frames[i].frame.size, displaySize: frames[i].displaySize,
-                                                crop: layer.crop, transform: layer.transform),
-                      let shown = warp.destination.intersection(canvasRect) else { continue }
-                (drawing, visible) = (.warped(warp), shown)
-            }
+            guard let drawing = drawing(layer, frames[i]), let visible = drawing.destination.intersection(canvasRect) else { continue }
             placements.append((i, drawing))
             // (A warped layer's anti-aliased rim never covers the canvas for sure.)
             if case .placed = drawing, layer.opacity >= 1, visible == canvasRect {
@@ -101,6 +97,23 @@ final class VideoCompositor {
                 try draw(frames[i], warp: warp, opacity: plan.layers[i].opacity, slot: slot, into: canvas)
             }
         }
+    }
+
+    /// How `layer` is drawn: by the exact placement when its transform is a pixel move
+    /// (and it is not zooming smoothly), else by the warp; nil when nothing of it shows.
+    private func drawing(_ layer: FramePlan.Layer, _ picture: LayerPicture) -> Drawing? {
+        if !layer.resampled {
+            do {
+                guard let placement = try LayerPlacement.place(frameSize: picture.frame.size, displaySize: picture.displaySize,
+                                                              crop: layer.crop, transform: layer.transform) else { return nil }
+                return .placed(placement)
+            } catch {
+                // Not a pixel move (turned by another angle, sheared): warped below.
+            }
+        }
+        guard let warp = LayerWarp.make(frameSize: picture.frame.size, displaySize: picture.displaySize,
+                                        crop: layer.crop, transform: layer.transform) else { return nil }
+        return .warped(warp)
     }
 
     /// `crop` of the picture in the output's format, the next frame mixed in when the

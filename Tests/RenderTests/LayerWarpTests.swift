@@ -82,6 +82,18 @@ typealias AffineTransform = Timeline.AffineTransform
         #expect(LayerWarp.make(frameSize: size, crop: .infinite, transform: AffineTransform(a: .nan, b: 1, c: 1, d: 1, tx: 0, ty: 0)) == nil)
     }
 
+    /// A layer whose transform ramps its zoom or turn is resampled throughout (a Ken Burns
+    /// glides rather than stepping by even pixels); a slide (push) keeps the exact path.
+    @Test func zoomingRampsAreResampledAndSlidesAreNot() throws {
+        var zoom = LayerInstruction(trackID: 1)
+        try zoom.setTransformRamp(from: .identity, to: AffineTransform(scaleX: 1.2, y: 1.2), range: TimeRange(start: 0, duration: 2))
+        var slide = LayerInstruction(trackID: 1)
+        try slide.setTransformRamp(from: .identity, to: AffineTransform(translationX: -320, y: 0), range: TimeRange(start: 0, duration: 2))
+        var still = LayerInstruction(trackID: 1)
+        try still.setTransform(AffineTransform(scaleX: 2, y: 2), at: .zero)
+        #expect(FrameScheduler.zooms(zoom) && !FrameScheduler.zooms(slide) && !FrameScheduler.zooms(still))
+    }
+
     /// A lossless BT.709 clip of the lavfi source `source`.
     /// The compositor still draws quarter turns by the exact pixel move, bit for bit: a
     /// BT.709 frame turned a quarter (and mirrored) lands on the canvas sample for
