@@ -82,6 +82,23 @@ typealias AffineTransform = Timeline.AffineTransform
         #expect(LayerWarp.make(frameSize: size, crop: .infinite, transform: AffineTransform(a: .nan, b: 1, c: 1, d: 1, tx: 0, ty: 0)) == nil)
     }
 
+    /// HLG outputs warp on their 16-bit canvas: a white layer turned 30° shows HLG's SDR
+    /// white (code 721 of 1023, 10-bit video range) inside, the background (64) outside,
+    /// and values between them on its border.
+    @Test func hlgOutputsWarpOnTheirWideCanvas() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let size = PixelSize(width: 320, height: 240)
+        let path = try Self.makeSource(dir, name: "white", source: "color=c=white:s=320x240:r=30:d=1")
+        let output = try await Self.render(path, seconds: 1, size: size, in: dir, hlg: true) {
+            try $0.setTransform(Self.centred(Self.turn(30, scale: 0.5), size: size), at: .zero)
+        }
+        let luma = try DecodedMedia.yuv10Frame(of: output, index: 5, width: 320, height: 240).y
+        let row = (0..<320).map { Int(luma[120 * 320 + $0]) }
+        #expect(abs(row[160] - 721) <= 4 && abs(row[2] - 64) <= 2, "centre \(row[160]), edge \(row[2])")
+        #expect(row.contains { $0 > 100 && $0 < 680 }, "no value between background and layer: \(row)")
+    }
+
     /// A layer whose transform ramps its zoom or turn is resampled throughout (a Ken Burns
     /// glides rather than stepping by even pixels); a slide (push) keeps the exact path.
     @Test func zoomingRampsAreResampledAndSlidesAreNot() throws {
@@ -149,7 +166,7 @@ typealias AffineTransform = Timeline.AffineTransform
     }
 
     /// Renders `path` (seconds long, `size`) alone on a canvas of `size` under `layer`'s ramps.
-    static func render(_ path: String, seconds: Int, size: PixelSize, in dir: TemporaryDirectory,
+    static func render(_ path: String, seconds: Int, size: PixelSize, in dir: TemporaryDirectory, hlg: Bool = false,
                        layer build: (inout LayerInstruction) throws -> Void) async throws -> String {
         let media = try AssetProbe().probe(path)
         let video = try #require(media.video)
@@ -165,6 +182,11 @@ typealias AffineTransform = Timeline.AffineTransform
         let output = dir.path + "/out-\(UUID().uuidString).mp4"
         var settings = ExportSettings()
         settings.crf = 1
+        if hlg {
+            settings.dynamicRange = .hlg
+            settings.videoCodec = .hevc
+            settings.crf = 0
+        }
         try await ExportSession(composition: composition, videoComposition: videoComposition, settings: settings, logger: logger).export(to: output)
         return output
     }
