@@ -40,8 +40,12 @@ public struct LayerWarp: Sendable, Hashable {
                             transform: AffineTransform) -> LayerWarp? {
         let shown = displaySize ?? frameSize
         guard shown.width > 0, shown.height > 0, frameSize.width > 0, frameSize.height > 0 else { return nil }
-        let values = [transform.a, transform.b, transform.c, transform.d, transform.tx, transform.ty]
-        guard values.allSatisfy({ $0.isFinite && abs($0) < ChromaGrid.limit }) else { return nil }
+        // (Checked one by one, not through an array: this runs every frame, allocation-free.)
+        func usable(_ t: AffineTransform) -> Bool {
+            func ok(_ v: Double) -> Bool { v.isFinite && abs(v) < ChromaGrid.limit }
+            return ok(t.a) && ok(t.b) && ok(t.c) && ok(t.d) && ok(t.tx) && ok(t.ty)
+        }
+        guard usable(transform) else { return nil }
         // Display → stored pixels.
         let sx = Double(frameSize.width) / Double(shown.width), sy = Double(frameSize.height) / Double(shown.height)
         let shownRect = Rect(x: 0, y: 0, width: Double(shown.width), height: Double(shown.height))
@@ -74,15 +78,14 @@ public struct LayerWarp: Sendable, Hashable {
         let size = PixelSize(width: sampled(cropRect.width, stretchX), height: sampled(cropRect.height, stretchY))
         let kx = Double(size.width) / Double(cropRect.width), ky = Double(size.height) / Double(cropRect.height)
         let forward = AffineTransform(scaleX: 1 / kx, y: 1 / ky).concatenating(toCanvas)
-        guard let inverse = forward.inverted, [inverse.a, inverse.b, inverse.c, inverse.d, inverse.tx, inverse.ty].allSatisfy(\.isFinite)
-        else { return nil }
+        guard let inverse = forward.inverted, usable(inverse) else { return nil }
         let edges = Rect(x: (stored.x - Double(x0)) * kx, y: (stored.y - Double(y0)) * ky,
                          width: stored.width * kx, height: stored.height * ky)
         // The box of the four corners, one pixel wider each way for the anti-aliased rim.
-        let corners = [Point(x: edges.x, y: edges.y), Point(x: edges.maxX, y: edges.y),
-                       Point(x: edges.x, y: edges.maxY), Point(x: edges.maxX, y: edges.maxY)].map(forward.apply)
-        let minX = corners.map(\.x).min()!, maxX = corners.map(\.x).max()!
-        let minY = corners.map(\.y).min()!, maxY = corners.map(\.y).max()!
+        let p0 = forward.apply(to: Point(x: edges.x, y: edges.y)), p1 = forward.apply(to: Point(x: edges.maxX, y: edges.y))
+        let p2 = forward.apply(to: Point(x: edges.x, y: edges.maxY)), p3 = forward.apply(to: Point(x: edges.maxX, y: edges.maxY))
+        let minX = min(p0.x, p1.x, p2.x, p3.x), maxX = max(p0.x, p1.x, p2.x, p3.x)
+        let minY = min(p0.y, p1.y, p2.y, p3.y), maxY = max(p0.y, p1.y, p2.y, p3.y)
         let bx0 = ChromaGrid.floor(minX - 1), by0 = ChromaGrid.floor(minY - 1)
         let bx1 = Int(min(maxX + 1, ChromaGrid.limit).rounded(.up)), by1 = Int(min(maxY + 1, ChromaGrid.limit).rounded(.up))
         guard bx1 > bx0, by1 > by0 else { return nil }
