@@ -68,3 +68,11 @@ extension PixelFormat {
         return (depth == 8 && step == 1) || (depth > 8 && depth <= 16 && step == 2)
     }
 }
+
+extension VideoFrame {
+    /// True when the frame says its 4:2:0 chroma sits at the centre of each 2×2 block
+    /// (JPEG, H.261); otherwise it sits left (MPEG-2 and H.264's default, also when unstated).
+    /// Resampling that moves chroma by other than whole blocks (the general layer warp)
+    /// needs to know where each sample is.
+    public var chromaIsCentreSited: Bool { frame.pointee.chroma_location == AVCHROMA_LOC_CENTER }
+}

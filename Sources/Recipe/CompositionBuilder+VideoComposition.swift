@@ -15,17 +15,24 @@ extension CompositionBuilder {
             frameDuration = MediaTime.max(shortest, MediaTime(value: 1, timescale: 60))
         }
         var instructions: [VideoCompositionInstruction] = []
+        var ramps: [Ramp<Timeline.AffineTransform>?] = []
+        for clip in clips { ramps.append(try transformRamp(of: clip, renderSize: renderSize)) }
         for (i, clip) in clips.enumerated() {
             let passStart = clip.start + (i > 0 ? transition : .zero)
             let passEnd = clip.end - (i < clips.count - 1 ? transition : .zero)
             if passStart < passEnd {
                 var layer = LayerInstruction(trackID: clip.videoTrack)
                 layer.frameSampling = clip.spec.frames
-                try rampEdit { try layer.setTransform(clip.transform, at: passStart) }
+                if let ramp = ramps[i] {
+                    layer.transform = ramp
+                } else {
+                    try rampEdit { try layer.setTransform(clip.transform, at: passStart) }
+                }
                 instructions.append(VideoCompositionInstruction(timeRange: TimeRange(start: passStart, end: passEnd), layerInstructions: [layer]))
             }
             if i < clips.count - 1, transition > .zero {
-                instructions.append(try transitionInstruction(from: clip, to: clips[i + 1], duration: transition, renderSize: renderSize))
+                instructions.append(try transitionInstruction(from: clip, to: clips[i + 1], ramps: (ramps[i], ramps[i + 1]),
+                                                             duration: transition, renderSize: renderSize))
             }
         }
         return VideoComposition(renderSize: renderSize, frameDuration: frameDuration, instructions: instructions)
@@ -40,7 +47,8 @@ extension CompositionBuilder {
     /// The outgoing clip over the incoming one, with the ramps of the recipe's kind:
     /// crossfade fades the outgoing layer out, push slides both left by the canvas width,
     /// wipe crops the outgoing layer away from the right.
-    func transitionInstruction(from a: PlacedClip, to b: PlacedClip, duration: MediaTime,
+    /// `ramps` are the two clips' own transform ramps (`transformRamp(of:)`; nil: none).
+    func transitionInstruction(from a: PlacedClip, to b: PlacedClip, ramps: (Ramp<Timeline.AffineTransform>?, Ramp<Timeline.AffineTransform>?), duration: MediaTime,
                                        renderSize: PixelSize) throws(CompositionBuildError) -> VideoCompositionInstruction {
         let range = TimeRange(start: b.start, duration: duration)
         var from = LayerInstruction(trackID: a.videoTrack), to = LayerInstruction(trackID: b.videoTrack)
@@ -49,22 +57,29 @@ extension CompositionBuilder {
         try rampEdit {
             switch recipe.transition.kind {
             case .crossfade:
-                try from.setTransform(a.transform, at: range.start)
-                try to.setTransform(b.transform, at: range.start)
+                try holdTransforms(&from, &to, a, b, ramps, at: range.start)
                 try from.setOpacityRamp(from: 1, to: 0, range: range)
             case .push:
                 let width = Double(renderSize.width)
-                try from.setTransformRamp(from: a.transform, to: a.transform.concatenating(Timeline.AffineTransform(translationX: -width, y: 0)), range: range)
-                try to.setTransformRamp(from: b.transform.concatenating(Timeline.AffineTransform(translationX: width, y: 0)), to: b.transform, range: range)
+                // The clips' own motion stands still during the push (at its values there).
+                let outgoing = ramps.0?.value(at: range.start) ?? a.transform, incoming = ramps.1?.value(at: range.end) ?? b.transform
+                try from.setTransformRamp(from: outgoing, to: outgoing.concatenating(Timeline.AffineTransform(translationX: -width, y: 0)), range: range)
+                try to.setTransformRamp(from: incoming.concatenating(Timeline.AffineTransform(translationX: width, y: 0)), to: incoming, range: range)
             case .wipe:
                 let w = Double(a.video.naturalSize.width), h = Double(a.video.naturalSize.height)
-                try from.setTransform(a.transform, at: range.start)
-                try to.setTransform(b.transform, at: range.start)
+                try holdTransforms(&from, &to, a, b, ramps, at: range.start)
                 try from.setCropRectangleRamp(from: Rect(x: 0, y: 0, width: w, height: h), to: Rect(x: 0, y: 0, width: 0, height: h), range: range)
             case .cut:
                 break
             }
         }
         return VideoCompositionInstruction(timeRange: range, layerInstructions: [from, to])
+    }
+
+    /// Each clip's own motion ramp on its layer, or its placement set at `time`.
+    private func holdTransforms(_ from: inout LayerInstruction, _ to: inout LayerInstruction, _ a: PlacedClip, _ b: PlacedClip,
+                                _ ramps: (Ramp<Timeline.AffineTransform>?, Ramp<Timeline.AffineTransform>?), at time: MediaTime) throws {
+        if let ramp = ramps.0 { from.transform = ramp } else { try from.setTransform(a.transform, at: time) }
+        if let ramp = ramps.1 { to.transform = ramp } else { try to.setTransform(b.transform, at: time) }
     }
 }

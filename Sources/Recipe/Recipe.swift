@@ -99,6 +99,10 @@ public struct Recipe: Sendable, Hashable {
         public var frames: FrameSampling = .repeat
         /// `volume: -3dB` — the clip's own sound, before the mix.
         public var volume = Gain(decibels: 0)
+        /// `transform:` keyframes (at least one when given), `at` increasing.
+        public var transform: [TransformKeyframe] = []
+        /// `ken_burns: { from, to }`.
+        public var kenBurns: KenBurns?
         public var location: SourceLocation?
         public init() {}
     }

@@ -39,6 +39,14 @@ extension Recipe {
             }
             if let n = f["ramp"] { clip.speed += decodeRamp(n, "\(what).ramp", &reader) }
             if f["speed"] != nil || f["ramp"] != nil { checkSpeedRanges(clip, &reader) }
+            if let n = f["transform"] { clip.transform = decodeTransform(n, "\(what).transform", &reader) }
+            if let n = f["ken_burns"] {
+                if f["transform"] != nil {
+                    reader.error("\(what) takes ken_burns or transform, not both", at: n.location)
+                } else {
+                    clip.kenBurns = decodeKenBurns(n, "\(what).ken_burns", &reader)
+                }
+            }
             return clip
         }
     }

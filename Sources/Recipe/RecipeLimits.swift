@@ -81,6 +81,14 @@ public enum RecipeLimits {
     public static let loudness: ClosedRange<Double> = -60 ... -5
     /// `clips[].volume` and `music.gain`, dB.
     public static let gain: ClosedRange<Double> = -60...20
+    /// `clips[].transform[].scale`: a hundredth (a thumbnail of a 4K frame is still a few
+    /// pixels) to a hundred times (a few source pixels filling the frame); zero has no inverse.
+    public static let transformScale: ClosedRange<Double> = 0.01...100
+    /// `clips[].transform[].rotate` in degrees: ten turns either way between keyframes is
+    /// already a blur; beyond it a typo.
+    public static let transformRotation: ClosedRange<Double> = -3600...3600
+    /// `clips[].transform[].move` as % of the output's side: ten frames' width either way.
+    public static let maximumMovePercent: Double = 1000
     /// `audio[].pitch`, semitones: an octave either way. The shift stretches the sound by
     /// the frequency ratio (WSOLA, 0.5x to 2x) and resamples it back; further, formant-naive
     /// shifting turns voices into chipmunks or giants and WSOLA's frames audibly repeat.

@@ -14,6 +14,11 @@ public struct FramePlan: Sendable, Hashable {
         public var transform: AffineTransform
         public var crop: Rect
         public var frameSampling: FrameSampling
+        /// True when the layer's transform ramps its zoom or turn somewhere in the
+        /// instruction (a Ken Burns, `clips[].transform`): the compositor then resamples it
+        /// at sub-pixel precision throughout, rather than snapping each frame to even
+        /// pixels and whole sizes, which would make a slow zoom step and jitter.
+        public var resampled = false
     }
 
     /// The output frame's index and presentation time.
@@ -58,6 +63,15 @@ public struct FrameScheduler: Sendable {
 
     /// What frame `index` shows, written into `plan` (reusing its layer storage, so a
     /// render loop plans without allocating).
+    /// True when a ramp of `layer`'s transform changes its linear part (zoom, turn, shear);
+    /// slides (push transitions) only move, and stay on the exact path.
+    static func zooms(_ layer: LayerInstruction) -> Bool {
+        layer.transform.keyframes.contains { keyframe in
+            guard case let .ramp(from, to, _) = keyframe else { return false }
+            return from.a != to.a || from.b != to.b || from.c != to.c || from.d != to.d
+        }
+    }
+
     public func plan(frame index: Int, into plan: inout FramePlan) {
         let time = time(ofFrame: index)
         let instruction = videoComposition.instruction(at: time)
@@ -72,7 +86,7 @@ public struct FrameScheduler: Sendable {
             guard state.opacity > 0 else { continue }
             plan.layers.append(FramePlan.Layer(trackID: layer.trackID, source: source.track, sourceTime: sourceTime,
                                                opacity: min(state.opacity, 1), transform: state.transform, crop: state.crop,
-                                               frameSampling: layer.frameSampling))
+                                               frameSampling: layer.frameSampling, resampled: Self.zooms(layer)))
         }
     }
 }

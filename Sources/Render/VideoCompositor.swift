@@ -24,7 +24,7 @@ final class VideoCompositor {
     /// One scaler per role and slot: its context stays cached while the shape is steady.
     private var scalers: [ScalerKey: Scaler] = [:]
     /// The layers drawn in the current frame (kept to reuse its storage).
-    private var placements: [(Int, LayerPlacement)] = []
+    private var placements: [(Int, Drawing)] = []
     /// HDR-to-SDR tables, one per source colour and bit depth, built on first use.
     private var toneMaps: [ToneMapKey: ToneMapLUT] = [:]
     /// SDR/PQ-to-HLG tables (HLG outputs), one per source colour, built on first use.
@@ -33,6 +33,21 @@ final class VideoCompositor {
     private var wideBackground: (color: Color, codes: (y: UInt16, cb: UInt16, cr: UInt16))?
 
     private enum Role { case converted, mixed, oriented, scaled, widened }
+
+    /// How a layer is drawn: by exact pixel moves and swscale (quarter turns, mirrors,
+    /// scales, moves — bit for bit as before the general warp existed), or warped.
+    private enum Drawing {
+        case placed(LayerPlacement)
+        case warped(LayerWarp)
+
+        /// The canvas pixels it may touch.
+        var destination: PixelRect {
+            switch self {
+            case let .placed(placement): return placement.destination
+            case let .warped(warp): return warp.destination
+            }
+        }
+    }
 
     private struct ScratchKey: Hashable {
         var role: Role
@@ -65,27 +80,50 @@ final class VideoCompositor {
         placements.removeAll(keepingCapacity: true)
         var covered = false
         for (i, layer) in plan.layers.enumerated() {
-            guard let placement = try LayerPlacement.place(frameSize: frames[i].frame.size, displaySize: frames[i].displaySize,
-                                                          crop: layer.crop, transform: layer.transform),
-                  let visible = placement.destination.intersection(canvasRect) else { continue }
-            placements.append((i, placement))
-            if layer.opacity >= 1, visible == canvasRect {
+            guard let drawing = drawing(layer, frames[i]), let visible = drawing.destination.intersection(canvasRect) else { continue }
+            placements.append((i, drawing))
+            // (A warped layer's anti-aliased rim never covers the canvas for sure.)
+            if case .placed = drawing, layer.opacity >= 1, visible == canvasRect {
                 covered = true
                 break
             }
         }
         if !covered { fillBackground(canvas, color: plan.background) }
-        for (slot, (i, placement)) in placements.enumerated().reversed() {
-            try draw(frames[i], placement: placement, opacity: plan.layers[i].opacity, slot: slot, into: canvas)
+        for (slot, (i, drawing)) in placements.enumerated().reversed() {
+            switch drawing {
+            case let .placed(placement):
+                try draw(frames[i], placement: placement, opacity: plan.layers[i].opacity, slot: slot, into: canvas)
+            case let .warped(warp):
+                try draw(frames[i], warp: warp, opacity: plan.layers[i].opacity, slot: slot, into: canvas)
+            }
         }
     }
 
-    private func draw(_ picture: LayerPicture, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
-        var (source, region) = try outputFormat(picture.frame, region: placement.crop, role: .converted, slot: slot)
+    /// How `layer` is drawn: by the exact placement when its transform is a pixel move
+    /// (and it is not zooming smoothly), else by the warp; nil when nothing of it shows.
+    private func drawing(_ layer: FramePlan.Layer, _ picture: LayerPicture) -> Drawing? {
+        if !layer.resampled {
+            do {
+                guard let placement = try LayerPlacement.place(frameSize: picture.frame.size, displaySize: picture.displaySize,
+                                                              crop: layer.crop, transform: layer.transform) else { return nil }
+                return .placed(placement)
+            } catch {
+                // Not a pixel move (turned by another angle, sheared): warped below.
+            }
+        }
+        guard let warp = LayerWarp.make(frameSize: picture.frame.size, displaySize: picture.displaySize,
+                                        crop: layer.crop, transform: layer.transform) else { return nil }
+        return .warped(warp)
+    }
+
+    /// `crop` of the picture in the output's format, the next frame mixed in when the
+    /// picture blends two.
+    private func prepared(_ picture: LayerPicture, crop: PixelRect, slot: Int) throws -> (VideoFrame, PixelRect) {
+        var (source, region) = try outputFormat(picture.frame, region: crop, role: .converted, slot: slot)
         if picture.blends, let next = picture.next, next.size == picture.frame.size {
             // Mix the next frame in: a copy of the first (unless it already is a scratch
             // copy), then the second blended over it at the weight.
-            let (other, otherRegion) = try outputFormat(next, region: placement.crop, role: .mixed, slot: slot)
+            let (other, otherRegion) = try outputFormat(next, region: crop, role: .mixed, slot: slot)
             if source === picture.frame {
                 let copy = try scratchFrame(.converted, slot: slot, size: PixelSize(width: region.width, height: region.height))
                 blend(source, region: region, into: copy, at: PixelRect(size: copy.size), opacity: 1)
@@ -93,6 +131,11 @@ final class VideoCompositor {
             }
             blend(other, region: otherRegion, into: source, at: region, opacity: picture.weight)
         }
+        return (source, region)
+    }
+
+    private func draw(_ picture: LayerPicture, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
+        var (source, region) = try prepared(picture, crop: placement.crop, slot: slot)
         let direct = opacity >= 1 && placement.destination.intersection(canvasRect) == placement.destination
         if placement.orientation != .identity {
             let size = placement.orientedSize
@@ -118,6 +161,41 @@ final class VideoCompositor {
             region = PixelRect(size: size)
         }
         blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
+    }
+
+    /// Draws a warped layer: the crop in the output's format, shrunk by swscale first when
+    /// the warp would shrink it by more than half, then resampled plane by plane straight
+    /// onto the canvas.
+    private func draw(_ picture: LayerPicture, warp: LayerWarp, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
+        guard let visible = warp.destination.intersection(canvasRect) else { return }
+        var (source, region) = try prepared(picture, crop: warp.crop, slot: slot)
+        if warp.prescales {
+            let scaled = try scratchFrame(.scaled, slot: slot, size: warp.sampledSize)
+            try scaler(.scaled, slot: slot).scale(source, region: region, into: scaled, region: PixelRect(size: warp.sampledSize))
+            (source, region) = (scaled, PixelRect(size: warp.sampledSize))
+        }
+        let sourceCentred = picture.frame.chromaIsCentreSited
+        let maximum = (1 << dynamicRange.pixelFormat.bitDepth) - 1
+        for plane in 0..<3 {
+            let map = PlaneWarp(warp, plane: plane, sourceCentred: sourceCentred, canvasCentred: false)
+            let from = Self.planeRegion(region, plane: plane), to = Self.planeRegion(visible, plane: plane)
+            let columns = to.x..<min(to.maxX, canvas.planeWidth(plane)), rows = to.y..<min(to.maxY, canvas.planeHeight(plane))
+            source.withPlane(plane) { src, srcStride in
+                canvas.withPlane(plane) { dst, dstStride in
+                    if wide {
+                        PlaneOperations.warp(map, source: Self.wideOrigin(of: from, in: src, stride: srcStride), sourceStride: srcStride / 2,
+                                             sourceWidth: from.width, sourceHeight: from.height,
+                                             destination: Self.wideOrigin(of: PixelRect(x: 0, y: 0, width: 0, height: 0), in: dst, stride: dstStride),
+                                             destinationStride: dstStride / 2, columns: columns, rows: rows, opacity: opacity, maximum: maximum)
+                    } else {
+                        PlaneOperations.warp(map, source: Self.origin(of: from, in: src, stride: srcStride), sourceStride: srcStride,
+                                             sourceWidth: from.width, sourceHeight: from.height,
+                                             destination: Self.origin(of: PixelRect(x: 0, y: 0, width: 0, height: 0), in: dst, stride: dstStride),
+                                             destinationStride: dstStride, columns: columns, rows: rows, opacity: opacity, maximum: maximum)
+                    }
+                }
+            }
+        }
     }
 
     /// `region` of `frame` in the output's format — video-range BT.709 SDR 4:2:0 — as is,

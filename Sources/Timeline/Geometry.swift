@@ -126,8 +126,51 @@ public struct AffineTransform: Interpolatable {
 
     public var timelineDescription: String {
         if self == .identity { return "identity" }
-        return "[" + [a, b, c, d, tx, ty].map { formatFixed($0, decimals: 2) }.joined(separator: " ") + "]"
+        let matrix = "[" + [a, b, c, d, tx, ty].map { formatFixed($0, decimals: 2) }.joined(separator: " ") + "]"
+        guard let turn = turnDescription else { return matrix }
+        return matrix + " (" + turn + ")"
     }
+
+    /// For a transform that turns by other than a quarter (or shears) — one the compositor
+    /// resamples — its angle (clockwise on screen, from the x axis's image) and scales
+    /// (the lengths the unit axes become): `10.0° 1.20x`, or `10.0° 1.20x0.80` when they
+    /// differ. Nil for pixel moves (quarter turns, mirrors, scales, moves), whose matrix
+    /// alone reads plainly.
+    public var turnDescription: String? {
+        let tiny = 1e-9
+        let axisAligned = abs(b) < tiny && abs(c) < tiny
+        let quarter = abs(a) < tiny && abs(d) < tiny
+        guard !axisAligned, !quarter else { return nil }
+        let degrees = atan2Degrees(b, a)
+        let sx = (a * a + b * b).squareRoot(), sy = (c * c + d * d).squareRoot()
+        let scale = abs(sx - sy) < 0.005 ? formatFixed(sx, decimals: 2) + "x"
+            : formatFixed(sx, decimals: 2) + "x" + formatFixed(sy, decimals: 2)
+        return formatFixed(degrees, decimals: 1) + "° " + scale
+    }
+}
+
+/// atan2 in degrees, written with the standard library only (Timeline imports no C):
+/// the angle of `(x, y)` in -180...180.
+func atan2Degrees(_ y: Double, _ x: Double) -> Double {
+    guard x != 0 || y != 0 else { return 0 }
+    // Reduce to the first octant, where the series below converges fast enough.
+    let ax = abs(x), ay = abs(y)
+    let swapped = ay > ax
+    let t = swapped ? ax / ay : ay / ax   // 0...1
+    // atan(t) for t in 0...1 by halving the argument twice, then a short series.
+    var u = t
+    for _ in 0..<2 { u = u / (1 + (1 + u * u).squareRoot()) }
+    let u2 = u * u
+    var term = u, sum = 0.0
+    for k in 0..<12 {
+        sum += term / Double(2 * k + 1)
+        term *= -u2
+    }
+    var angle = 4 * sum                      // atan(t), radians
+    if swapped { angle = Double.pi / 2 - angle }
+    if x < 0 { angle = Double.pi - angle }
+    if y < 0 { angle = -angle }
+    return angle * 180 / Double.pi
 }
 
 /// An RGBA colour with components in 0...1 (straight, not premultiplied alpha).

@@ -100,7 +100,8 @@ public enum TimelineSVG {
             for instruction in videoComposition.instructions {
                 let x0 = x(instruction.timeRange.start), x1 = x(instruction.timeRange.end)
                 let layers = instruction.layerInstructions.map { String($0.trackID) }.joined(separator: ",")
-                out.append(#"<rect class="instruction" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="rgb(246,213,142)" stroke="rgb(51,51,51)"><title>\#(escape("instruction \(instruction.timeRange) layers \(layers)"))</title></rect>"#)
+                let title = "instruction \(instruction.timeRange) layers \(layers)" + motionDescription(instruction)
+                out.append(#"<rect class="instruction" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="rgb(246,213,142)" stroke="rgb(51,51,51)"><title>\#(escape(title))</title></rect>"#)
                 out.append(#"<text x="\#(n(x0 + 3))" y="\#(n(top + 13))">layers \#(layers.isEmpty ? "none" : layers)</text>"#)
             }
             out.append("</g>")
@@ -185,6 +186,27 @@ public enum TimelineSVG {
     }
 
     /// Numbers with at most two decimals, trailing zeros dropped.
+    /// The layers that zoom or turn during `instruction` (a transform ramp whose linear part
+    /// changes, or a turn the compositor resamples), as the text listing writes their
+    /// transforms: `; layer 2 transform ramp [...] (0.0° 1.00x) -> [...] (10.0° 1.20x)`.
+    /// Empty otherwise — slides (push) and placements need no words over the bar.
+    static func motionDescription(_ instruction: VideoCompositionInstruction) -> String {
+        var parts: [String] = []
+        for layer in instruction.layerInstructions {
+            let moving = layer.transform.keyframes.contains { keyframe in
+                switch keyframe {
+                case let .set(value, _): return value.turnDescription != nil
+                case let .ramp(from, to, _):
+                    return from.turnDescription != nil || to.turnDescription != nil
+                        || (from.a, from.b, from.c, from.d) != (to.a, to.b, to.c, to.d)
+                }
+            }
+            guard moving else { continue }
+            parts.append("layer \(layer.trackID) transform " + layer.transform.keyframes.map(\.description).joined(separator: ", "))
+        }
+        return parts.map { "; " + $0 }.joined()
+    }
+
     static func n(_ value: Double) -> String {
         var text = formatFixed(value, decimals: 2)
         while text.contains("."), text.hasSuffix("0") { text.removeLast() }

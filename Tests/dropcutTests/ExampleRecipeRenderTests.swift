@@ -31,6 +31,8 @@ import TestSupport
         // The 1.5 s sample intro and outro around the clip, two 0.5 s crossfades: 1.5 + 2 + 1.5 − 1.
         "reel-with-transitions.yaml": Expected(clipSeconds: 2, filename: "clip.reel.mp4", width: 1080, height: 1920, seconds: 4),
         // The items reach 5.8 s (bed.mp3 from 4.8 s is cut at the clip's end); at source size.
+        // The transform's last keyframe at 4 s needs a clip that long: 1.5 s intro + 5 − 0.5.
+        "ken-burns.yaml": Expected(clipSeconds: 5, filename: "clip.kenburns.mp4", width: 1280, height: 720, seconds: 6),
         "voiceover.yaml": Expected(clipSeconds: 6, filename: "clip.voiceover.mp4", width: 320, height: 240, seconds: 6),
         // Keyframe animations over the whole clip: a turning, gliding, breathing logo.
         "animated-watermark.yaml": Expected(clipSeconds: 2, filename: "clip.animated.mp4", width: 320, height: 240, seconds: 2),

@@ -1,0 +1,64 @@
+import Foundation
+import Timeline
+
+// A clip's own motion (`transform:` keyframes, `ken_burns:`) as its layer's transform ramp.
+
+extension CompositionBuilder {
+    /// The layer transform of a clip with its own motion over composition time: set to
+    /// the first keyframe's from the clip's start and ramped between consecutive ones
+    /// (component-wise on the matrix, as AVFoundation does). Nil for a clip without
+    /// motion, whose layers keep their placement set as they always were.
+    func transformRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<Timeline.AffineTransform>? {
+        var ramp = Ramp<Timeline.AffineTransform>(defaultValue: .identity)
+        let keyframes = try motion(of: clip, renderSize: renderSize)
+        guard let first = keyframes.first else { return nil }
+        try rampEdit {
+            // (A set point at the first ramp's own start would clash with it.)
+            if keyframes.count == 1 || first.at > .zero { try ramp.set(first.transform, at: clip.start) }
+            for (a, b) in zip(keyframes, keyframes.dropFirst()) {
+                try ramp.setRamp(from: a.transform, to: b.transform, range: TimeRange(start: clip.start + a.at, end: clip.start + b.at))
+            }
+        }
+        return ramp
+    }
+
+    /// The clip's keyframes as layer transforms, times from the clip's start.
+    private func motion(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> [(at: MediaTime, transform: Timeline.AffineTransform)] {
+        let width = Double(renderSize.width), height = Double(renderSize.height)
+        if let kenBurns = clip.spec.kenBurns {
+            let preferred = orientation(of: clip.video)
+            let natural = clip.video.naturalSize
+            let box = preferred.boundingBox(of: Size(width: Double(natural.width), height: Double(natural.height)))
+            let upright = preferred.concatenating(Timeline.AffineTransform(translationX: -box.x, y: -box.y))
+            func filling(_ values: [Length], _ name: String) throws(CompositionBuildError) -> Timeline.AffineTransform {
+                let x = values[0].pixels(of: box.width), y = values[1].pixels(of: box.height)
+                let w = values[2].pixels(of: box.width), h = values[3].pixels(of: box.height)
+                // Half a pixel of slack: `100%` of an odd side, rounding in a written size.
+                guard w > 0, h > 0, x + w <= box.width + 0.5, y + h <= box.height + 0.5 else {
+                    throw .recipe(RecipeError("ken_burns.\(name) [\(values.map(\.description).joined(separator: ", "))] lies outside the upright source (\(formatNumber(box.width))x\(formatNumber(box.height)))",
+                                              at: kenBurns.location))
+                }
+                let scale = max(width / w, height / h)
+                return upright.concatenating(Timeline.AffineTransform(translationX: -(x + w / 2), y: -(y + h / 2)))
+                    .concatenating(Timeline.AffineTransform(scaleX: scale, y: scale))
+                    .concatenating(Timeline.AffineTransform(translationX: width / 2, y: height / 2))
+            }
+            return [(.zero, try filling(kenBurns.from, "from")), (clip.duration, try filling(kenBurns.to, "to"))]
+        }
+        var keyframes: [(at: MediaTime, transform: Timeline.AffineTransform)] = []
+        for keyframe in clip.spec.transform {
+            guard keyframe.at <= clip.duration else {
+                throw .recipe(RecipeError("transform keyframe at \(keyframe.at)s lies outside the clip (\(clip.duration)s long)", at: keyframe.location))
+            }
+            let radians = keyframe.rotate * .pi / 180
+            let (sine, cosine) = (sin(radians), cos(radians))
+            let s = keyframe.scale
+            let motion = Timeline.AffineTransform(translationX: -width / 2, y: -height / 2)
+                .concatenating(Timeline.AffineTransform(a: s * cosine, b: s * sine, c: -s * sine, d: s * cosine, tx: 0, ty: 0))
+                .concatenating(Timeline.AffineTransform(translationX: width / 2 + keyframe.moveX.pixels(of: width),
+                                                        y: height / 2 + keyframe.moveY.pixels(of: height)))
+            keyframes.append((keyframe.at, clip.transform.concatenating(motion)))
+        }
+        return keyframes
+    }
+}

@@ -1,0 +1,95 @@
+import MediaIO
+import Timeline
+
+/// How a layer whose transform is not a pixel move (a rotation by other than a quarter
+/// turn, a shear) lands on the canvas: the part of the frame sampled, the map from canvas
+/// positions back into it, and the canvas box it may touch.
+///
+/// Coordinates are continuous, pixel `k` spanning `[k, k+1)`, so a pixel's centre is
+/// `k + 0.5`. `inverse` maps canvas luma positions to positions in the sampled picture —
+/// the crop, after `sampledSize` pre-scaling — and `edges` is the visible area there:
+/// the exact crop, whose border the warp anti-aliases.
+public struct LayerWarp: Sendable, Hashable {
+    /// The part of the source frame read, in stored pixels (origin even, as swscale and
+    /// chroma need).
+    public var crop: PixelRect
+    /// The size the crop is brought to with swscale before warping: the crop's own size,
+    /// or smaller when the transform shrinks it by more than half (bicubic taps then
+    /// would skip source pixels and alias).
+    public var sampledSize: PixelSize
+    /// Canvas luma position → sampled-picture position.
+    public var inverse: AffineTransform
+    /// The visible area in sampled-picture coordinates.
+    public var edges: Rect
+    /// The canvas pixels the layer can touch (its transformed edges' bounding box, rounded
+    /// out); may reach outside the canvas.
+    public var destination: PixelRect
+
+    /// True when swscale pre-scales the crop.
+    public var prescales: Bool { sampledSize.width != crop.width || sampledSize.height != crop.height }
+
+    /// Shrinks beyond this per axis are taken by swscale first, leaving the warp at most
+    /// this much to do.
+    static let largestWarpShrink = 0.5
+
+    /// The warp of a `frameSize` frame (stored pixels) shown at `displaySize` (square
+    /// pixels; nil: the frame size), cropped to `crop` (display pixels) and transformed by
+    /// `transform` (display pixels → canvas). Nil when nothing is left: an empty crop, a
+    /// singular or non-finite transform.
+    public static func make(frameSize: PixelSize, displaySize: PixelSize? = nil, crop: Rect,
+                            transform: AffineTransform) -> LayerWarp? {
+        let shown = displaySize ?? frameSize
+        guard shown.width > 0, shown.height > 0, frameSize.width > 0, frameSize.height > 0 else { return nil }
+        // (Checked one by one, not through an array: this runs every frame, allocation-free.)
+        func usable(_ t: AffineTransform) -> Bool {
+            func ok(_ v: Double) -> Bool { v.isFinite && abs(v) < ChromaGrid.limit }
+            return ok(t.a) && ok(t.b) && ok(t.c) && ok(t.d) && ok(t.tx) && ok(t.ty)
+        }
+        guard usable(transform) else { return nil }
+        // Display → stored pixels.
+        let sx = Double(frameSize.width) / Double(shown.width), sy = Double(frameSize.height) / Double(shown.height)
+        let shownRect = Rect(x: 0, y: 0, width: Double(shown.width), height: Double(shown.height))
+        let visible: Rect
+        if crop.isInfinite {
+            visible = shownRect
+        } else {
+            let x0 = max(crop.x, 0), y0 = max(crop.y, 0), x1 = min(crop.maxX, shownRect.width), y1 = min(crop.maxY, shownRect.height)
+            guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite, x1 > x0, y1 > y0 else { return nil }
+            visible = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+        let stored = Rect(x: visible.x * sx, y: visible.y * sy, width: visible.width * sx, height: visible.height * sy)
+        let x0 = ChromaGrid.floor(stored.x), y0 = ChromaGrid.floor(stored.y)
+        let x1 = min(frameSize.width, Int(stored.maxX.rounded(.up))), y1 = min(frameSize.height, Int(stored.maxY.rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return nil }
+        let cropRect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+
+        // Crop-local stored pixels → canvas.
+        let toCanvas = AffineTransform(translationX: Double(x0), y: Double(y0))
+            .concatenating(AffineTransform(scaleX: 1 / sx, y: 1 / sy))
+            .concatenating(transform)
+        // How much each source axis shrinks: beyond `largestWarpShrink`, swscale takes the
+        // crop most of the way (never enlarging it).
+        let stretchX = (toCanvas.a * toCanvas.a + toCanvas.b * toCanvas.b).squareRoot()
+        let stretchY = (toCanvas.c * toCanvas.c + toCanvas.d * toCanvas.d).squareRoot()
+        func sampled(_ length: Int, _ stretch: Double) -> Int {
+            guard stretch < largestWarpShrink else { return length }
+            return min(length, max(2, Int((Double(length) * stretch).rounded(.up))))
+        }
+        let size = PixelSize(width: sampled(cropRect.width, stretchX), height: sampled(cropRect.height, stretchY))
+        let kx = Double(size.width) / Double(cropRect.width), ky = Double(size.height) / Double(cropRect.height)
+        let forward = AffineTransform(scaleX: 1 / kx, y: 1 / ky).concatenating(toCanvas)
+        guard let inverse = forward.inverted, usable(inverse) else { return nil }
+        let edges = Rect(x: (stored.x - Double(x0)) * kx, y: (stored.y - Double(y0)) * ky,
+                         width: stored.width * kx, height: stored.height * ky)
+        // The box of the four corners, one pixel wider each way for the anti-aliased rim.
+        let p0 = forward.apply(to: Point(x: edges.x, y: edges.y)), p1 = forward.apply(to: Point(x: edges.maxX, y: edges.y))
+        let p2 = forward.apply(to: Point(x: edges.x, y: edges.maxY)), p3 = forward.apply(to: Point(x: edges.maxX, y: edges.maxY))
+        let minX = min(p0.x, p1.x, p2.x, p3.x), maxX = max(p0.x, p1.x, p2.x, p3.x)
+        let minY = min(p0.y, p1.y, p2.y, p3.y), maxY = max(p0.y, p1.y, p2.y, p3.y)
+        let bx0 = ChromaGrid.floor(minX - 1), by0 = ChromaGrid.floor(minY - 1)
+        let bx1 = Int(min(maxX + 1, ChromaGrid.limit).rounded(.up)), by1 = Int(min(maxY + 1, ChromaGrid.limit).rounded(.up))
+        guard bx1 > bx0, by1 > by0 else { return nil }
+        return LayerWarp(crop: cropRect, sampledSize: size, inverse: inverse, edges: edges,
+                         destination: PixelRect(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0))
+    }
+}

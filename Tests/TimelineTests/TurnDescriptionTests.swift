@@ -1,0 +1,51 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import Timeline
+
+/// How `dropcut plan` names a turned layer: the angle and scale read back from the matrix
+/// (in the text listing and the SVG's instruction titles), and pixel moves left as matrices.
+@Suite struct TurnDescriptionTests {
+    /// Timeline's own atan2 (it imports no C) agrees with the C library's everywhere.
+    @Test func atan2InDegreesMatchesTheCLibrary() async {
+        await propertyCheck(count: 500, input: zip(Gen.double(in: -1000...1000), Gen.double(in: -1000...1000))) { y, x in
+            let expected = Foundation.atan2(y, x) * 180 / .pi
+            #expect(abs(atan2Degrees(y, x) - expected) < 1e-9, "atan2(\(y), \(x))")
+        }
+        #expect(atan2Degrees(0, 0) == 0 && atan2Degrees(1, 0) == 90 && atan2Degrees(0, -1) == 180)
+    }
+
+    /// Any turn and zoom is described by what made it; quarter turns, mirrors and scales are not.
+    @Test func turnsReadBackTheirAngleAndScale() async {
+        await propertyCheck(count: 300, input: zip(Gen.double(in: -179...179), Gen.double(in: 0.05...20))) { degrees, scale in
+            let r = degrees * .pi / 180
+            let t = AffineTransform(a: scale * cos(r), b: scale * sin(r), c: -scale * sin(r), d: scale * cos(r), tx: 5, ty: 7)
+            let quarter = abs(degrees.remainder(dividingBy: 90)) < 1e-6
+            if quarter { return }
+            let text = t.turnDescription
+            #expect(text == "\(String(format: "%.1f", degrees))° \(String(format: "%.2f", scale))x", "\(degrees)° \(scale)x")
+            #expect(t.timelineDescription.hasSuffix(" (\(text ?? ""))"))
+        }
+        for turns in 0..<4 {
+            #expect(AffineTransform(quarterTurns: turns).turnDescription == nil)
+        }
+        #expect(AffineTransform(scaleX: -2, y: 3).turnDescription == nil)
+        #expect(AffineTransform(a: 1, b: 0, c: 0.5, d: 1, tx: 0, ty: 0).turnDescription == "0.0° 1.00x1.12")
+    }
+
+    /// The SVG's instruction bar names a zooming or turning layer's ramp, and stays silent
+    /// for slides (push transitions).
+    @Test func svgInstructionTitlesNameZoomsAndTurns() throws {
+        var layer = LayerInstruction(trackID: 1)
+        let r = 10 * Double.pi / 180
+        let turned = AffineTransform(a: 1.2 * cos(r), b: 1.2 * sin(r), c: -1.2 * sin(r), d: 1.2 * cos(r), tx: 0, ty: 0)
+        try layer.setTransformRamp(from: .identity, to: turned, range: TimeRange(start: 0, duration: 2))
+        var slide = LayerInstruction(trackID: 1)
+        try slide.setTransformRamp(from: .identity, to: AffineTransform(translationX: -100, y: 0), range: TimeRange(start: 0, duration: 2))
+        let zooming = VideoCompositionInstruction(timeRange: TimeRange(start: 0, duration: 2), layerInstructions: [layer])
+        let sliding = VideoCompositionInstruction(timeRange: TimeRange(start: 0, duration: 2), layerInstructions: [slide])
+        #expect(TimelineSVG.motionDescription(zooming).contains("layer 1 transform ramp"))
+        #expect(TimelineSVG.motionDescription(zooming).contains("(10.0° 1.20x)"))
+        #expect(TimelineSVG.motionDescription(sliding) == "")
+    }
+}
