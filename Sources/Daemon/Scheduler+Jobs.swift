@@ -86,6 +86,31 @@ extension Scheduler {
         }
     }
 
+    /// Marks `record`'s job running and returns it; while the daemon stops, logs
+    /// `stoppingNote` instead and returns nil: stopping starts nothing more, the clip stays
+    /// claimed (its record says so) and its job runs at the next start, as after a crash.
+    func start(_ record: JobRecord, _ folder: FolderConfig, ifStopping stoppingNote: String) -> JobRecord? {
+        if stop.isRequested {
+            runner.logger(for: record, folder: folder).notice("\(record.input): \(stoppingNote)")
+            return nil
+        }
+        jobs[record.id] = .running(record, progress: 0, started: Date())
+        return record
+    }
+
+    /// Holds off work `key` until the next poll after `error`, logging `what` with the error
+    /// once per cause, not at every poll (journald's rate limit would then swallow the
+    /// events that matter); the cause without its paths, since each attempt names a new
+    /// job's record.
+    func blocked(_ key: String, _ error: any Error, _ folder: FolderConfig, _ what: String) {
+        let system = error as? SystemError
+        let cause = system.map { "\($0.function): \($0.errno)" } ?? "\(error)"
+        if claimBlocked[key]?.error != cause {
+            logger.error("\(what): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(system?.errno ?? 0)"])
+        }
+        claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
+    }
+
     /// Books a finished claim: the job is now running under its id, or the clip went to
     /// another process, or it could not be claimed (logged; retried at the next poll, or a
     /// failure for `--once`, which must end).
@@ -97,29 +122,13 @@ extension Scheduler {
         case let .success(record?):
             scanners[folder.name]?.forget(clip.name)
             claimBlocked[key] = nil
-            if stop.isRequested {
-                // Stopping claims nothing more: the clip stays claimed (its record says
-                // so) and is rendered at the next start, as after a crash mid-claim.
-                runner.logger(for: record, folder: folder)
-                    .notice("\(record.input): claimed as the daemon stops; it is rendered at the next start")
-                return nil
-            }
-            jobs[record.id] = .running(record, progress: 0, started: Date())
-            return record
+            return start(record, folder, ifStopping: "claimed as the daemon stops; it is rendered at the next start")
         case .success(nil):
             scanners[folder.name]?.forget(clip.name)   // another process claimed it first
             claimBlocked[key] = nil
             return nil
         case let .failure(error):
-            // Logged once per cause, not at every poll (journald's rate limit would then
-            // swallow the events that matter); the cause without its paths, since each
-            // attempt names a new job's record.
-            let system = error as? SystemError
-            let cause = system.map { "\($0.function): \($0.errno)" } ?? "\(error)"
-            if claimBlocked[key]?.error != cause {
-                logger.error("cannot claim \(clip.name): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(system?.errno ?? 0)"])
-            }
-            claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
+            blocked(key, error, folder, "cannot claim \(clip.name)")
             // --once must end: an unclaimable file is a failure, not work left.
             if once { failures += 1 }
             return nil

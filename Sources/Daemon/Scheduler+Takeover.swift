@@ -65,24 +65,12 @@ extension Scheduler {
         switch result {
         case let .success(.resume(record)):
             claimBlocked[key] = nil
-            if stop.isRequested {
-                runner.logger(for: record, folder: folder)
-                    .notice("\(record.input): taken over as the daemon stops; it is resumed at the next start")
-                return nil
-            }
-            jobs[record.id] = .running(record, progress: 0, started: Date())
-            return record
+            return start(record, folder, ifStopping: "taken over as the daemon stops; it is resumed at the next start")
         case .success(.removed), .success(.missed):
             claimBlocked[key] = nil
             return nil
         case let .failure(error):
-            let system = error as? SystemError
-            let cause = system.map { "\($0.function): \($0.errno)" } ?? "\(error)"
-            if claimBlocked[key]?.error != cause {
-                logger.error("cannot take over the claim \(sighting.name) of \(sighting.lease?.owner.description ?? "an unknown holder"): \(error)",
-                             metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(system?.errno ?? 0)"])
-            }
-            claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
+            blocked(key, error, folder, "cannot take over the claim \(sighting.name) of \(sighting.lease?.owner.description ?? "an unknown holder")")
             return nil
         }
     }

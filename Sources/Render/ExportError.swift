@@ -9,15 +9,12 @@ public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidComposition([String])
     /// A video track decoded to no frames at all.
     case noFrames(path: String, trackID: TrackID)
-    /// A layer transform that is not a quarter turn, mirror, scale or move.
-    case unsupportedTransform(LayerPlacement.Unsupported)
 
     public var description: String {
         switch self {
         case .cancelled: return "export cancelled"
         case let .invalidComposition(problems): return "invalid composition: " + problems.joined(separator: "; ")
         case let .noFrames(path, trackID): return "\(path): track \(trackID) has no decodable video frames"
-        case let .unsupportedTransform(problem): return problem.description
         }
     }
 }

@@ -78,12 +78,8 @@ final class FrameProducer: @unchecked Sendable {
                 }
                 guard let canvas = free.take() else { return }
                 try canvas.makeWritable()
-                do {
-                    try compositor.composite(plan, frames: frames, into: canvas)
-                    try overlays.draw(at: plan.time, into: canvas)
-                } catch let error as LayerPlacement.Unsupported {
-                    throw ExportError.unsupportedTransform(error)
-                }
+                try compositor.composite(plan, frames: frames, into: canvas)
+                try overlays.draw(at: plan.time, into: canvas)
                 canvas.pts = Int64(index)
                 guard filled.put(.frame(canvas, index: index)) else { return }
             }
