@@ -13,7 +13,13 @@ public struct LayerWarp: Sendable, Hashable {
     /// The part of the source frame read, in stored pixels (origin even, as swscale and
     /// chroma need).
     public var crop: PixelRect
-    /// The size the crop is brought to with swscale before warping: the crop's own size,
+    /// The quarter turn or mirror the crop is first moved by (exactly, as pixels), so that
+    /// what is left to warp is within an eighth of a turn of upright: a portrait phone
+    /// clip's display matrix is taken out before a Ken Burns turn. The warp then reads its
+    /// source along rows, where a block of canvas samples finds its taps in a few adjacent
+    /// source rows instead of one row per sample.
+    public var orientation: Orientation
+    /// The size the oriented crop is brought to with swscale before warping: its own size,
     /// or smaller when the transform shrinks it by more than half (bicubic taps then
     /// would skip source pixels and alias).
     public var sampledSize: PixelSize
@@ -25,8 +31,13 @@ public struct LayerWarp: Sendable, Hashable {
     /// out); may reach outside the canvas.
     public var destination: PixelRect
 
-    /// True when swscale pre-scales the crop.
-    public var prescales: Bool { sampledSize.width != crop.width || sampledSize.height != crop.height }
+    /// The crop's size after `orientation`.
+    public var orientedSize: PixelSize {
+        orientation.swapsAxes ? PixelSize(width: crop.height, height: crop.width) : PixelSize(width: crop.width, height: crop.height)
+    }
+
+    /// True when swscale pre-scales the oriented crop.
+    public var prescales: Bool { sampledSize != orientedSize }
 
     /// Shrinks beyond this per axis are taken by swscale first, leaving the warp at most
     /// this much to do.
@@ -64,9 +75,22 @@ public struct LayerWarp: Sendable, Hashable {
         let cropRect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
 
         // Crop-local stored pixels → canvas.
-        let toCanvas = AffineTransform(translationX: Double(x0), y: Double(y0))
+        let cropToCanvas = AffineTransform(translationX: Double(x0), y: Double(y0))
             .concatenating(AffineTransform(scaleX: 1 / sx, y: 1 / sy))
             .concatenating(transform)
+        // The orientation that leaves the most upright remainder (the largest a + d; all
+        // eight remainders have the same size, so this is the nearest quarter turn or
+        // mirror). Ties keep the earlier case, so an eighth of a turn stays unoriented.
+        let cropSize = PixelSize(width: cropRect.width, height: cropRect.height)
+        var orientation = Orientation.identity, toCanvas = cropToCanvas
+        for candidate in Orientation.allCases where candidate != .identity {
+            guard let back = candidate.placement(of: cropSize).inverted else { continue }
+            let remainder = back.concatenating(cropToCanvas)
+            if remainder.a + remainder.d > toCanvas.a + toCanvas.d + 1e-9 {
+                (orientation, toCanvas) = (candidate, remainder)
+            }
+        }
+        let oriented = orientation.swapsAxes ? PixelSize(width: cropSize.height, height: cropSize.width) : cropSize
         // How much each source axis shrinks: beyond `largestWarpShrink`, swscale takes the
         // crop most of the way (never enlarging it).
         let stretchX = (toCanvas.a * toCanvas.a + toCanvas.b * toCanvas.b).squareRoot()
@@ -75,12 +99,16 @@ public struct LayerWarp: Sendable, Hashable {
             guard stretch < largestWarpShrink else { return length }
             return min(length, max(2, Int((Double(length) * stretch).rounded(.up))))
         }
-        let size = PixelSize(width: sampled(cropRect.width, stretchX), height: sampled(cropRect.height, stretchY))
-        let kx = Double(size.width) / Double(cropRect.width), ky = Double(size.height) / Double(cropRect.height)
+        let size = PixelSize(width: sampled(oriented.width, stretchX), height: sampled(oriented.height, stretchY))
+        let kx = Double(size.width) / Double(oriented.width), ky = Double(size.height) / Double(oriented.height)
         let forward = AffineTransform(scaleX: 1 / kx, y: 1 / ky).concatenating(toCanvas)
         guard let inverse = forward.inverted, usable(inverse) else { return nil }
-        let edges = Rect(x: (stored.x - Double(x0)) * kx, y: (stored.y - Double(y0)) * ky,
-                         width: stored.width * kx, height: stored.height * ky)
+        // The visible area, crop-local, moved by the orientation (a rectangle still).
+        let place = orientation.placement(of: cropSize)
+        let c0 = place.apply(to: Point(x: stored.x - Double(x0), y: stored.y - Double(y0)))
+        let c1 = place.apply(to: Point(x: stored.maxX - Double(x0), y: stored.maxY - Double(y0)))
+        let edges = Rect(x: min(c0.x, c1.x) * kx, y: min(c0.y, c1.y) * ky,
+                         width: abs(c1.x - c0.x) * kx, height: abs(c1.y - c0.y) * ky)
         // The box of the four corners, one pixel wider each way for the anti-aliased rim.
         let p0 = forward.apply(to: Point(x: edges.x, y: edges.y)), p1 = forward.apply(to: Point(x: edges.maxX, y: edges.y))
         let p2 = forward.apply(to: Point(x: edges.x, y: edges.maxY)), p3 = forward.apply(to: Point(x: edges.maxX, y: edges.maxY))
@@ -89,7 +117,26 @@ public struct LayerWarp: Sendable, Hashable {
         let bx0 = ChromaGrid.floor(minX - 1), by0 = ChromaGrid.floor(minY - 1)
         let bx1 = Int(min(maxX + 1, ChromaGrid.limit).rounded(.up)), by1 = Int(min(maxY + 1, ChromaGrid.limit).rounded(.up))
         guard bx1 > bx0, by1 > by0 else { return nil }
-        return LayerWarp(crop: cropRect, sampledSize: size, inverse: inverse, edges: edges,
+        return LayerWarp(crop: cropRect, orientation: orientation, sampledSize: size, inverse: inverse, edges: edges,
                          destination: PixelRect(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0))
+    }
+}
+
+extension Orientation {
+    /// Where this orientation moves the positions of a `size` picture, as a transform of
+    /// continuous coordinates (pixel `k` spanning `[k, k+1)`): pixel `(x, y)`'s square
+    /// lands on the square of the pixel the case's formula names.
+    func placement(of size: PixelSize) -> AffineTransform {
+        let w = Double(size.width), h = Double(size.height)
+        switch self {
+        case .identity: return AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
+        case .mirrorX: return AffineTransform(a: -1, b: 0, c: 0, d: 1, tx: w, ty: 0)
+        case .mirrorY: return AffineTransform(a: 1, b: 0, c: 0, d: -1, tx: 0, ty: h)
+        case .rotate180: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
+        case .transpose: return AffineTransform(a: 0, b: 1, c: 1, d: 0, tx: 0, ty: 0)
+        case .rotate90: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: h, ty: 0)
+        case .rotate270: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: w)
+        case .antiTranspose: return AffineTransform(a: 0, b: -1, c: -1, d: 0, tx: h, ty: w)
+        }
     }
 }

@@ -169,12 +169,22 @@ final class VideoCompositor {
     private func draw(_ picture: LayerPicture, warp: LayerWarp, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
         guard let visible = warp.destination.intersection(canvasRect) else { return }
         var (source, region) = try prepared(picture, crop: warp.crop, slot: slot)
+        var sourceCentred = picture.frame.chromaIsCentreSited
+        if warp.orientation != .identity {
+            let oriented = try scratchFrame(.oriented, slot: slot, size: warp.orientedSize)
+            orient(source, region: region, warp.orientation, into: oriented, at: PixelRect(size: warp.orientedSize))
+            (source, region) = (oriented, PixelRect(size: warp.orientedSize))
+            // Chroma moves with its luma as whole samples, as a quarter-turned clip's does
+            // on the exact path; after a transposition its across-siting is the source's
+            // vertical one, centred. (A mirror of left-sited chroma, sited right, is read
+            // as left-sited: a quarter of a chroma sample, as the exact path leaves it.)
+            if warp.orientation.swapsAxes { sourceCentred = true }
+        }
         if warp.prescales {
             let scaled = try scratchFrame(.scaled, slot: slot, size: warp.sampledSize)
             try scaler(.scaled, slot: slot).scale(source, region: region, into: scaled, region: PixelRect(size: warp.sampledSize))
             (source, region) = (scaled, PixelRect(size: warp.sampledSize))
         }
-        let sourceCentred = picture.frame.chromaIsCentreSited
         let maximum = (1 << dynamicRange.pixelFormat.bitDepth) - 1
         for plane in 0..<3 {
             let map = PlaneWarp(warp, plane: plane, sourceCentred: sourceCentred, canvasCentred: false)

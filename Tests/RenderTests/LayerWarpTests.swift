@@ -236,6 +236,55 @@ typealias AffineTransform = Timeline.AffineTransform
         }
     }
 
+    /// A transform near a quarter turn (a portrait phone clip's display matrix with a
+    /// small turn on top) is split: the quarter turn as an exact pixel move first, the
+    /// few degrees left as the warp, whose map then reads the oriented crop.
+    @Test func aNearQuarterTurnIsOrientedExactlyBeforeTheWarp() throws {
+        let size = PixelSize(width: 640, height: 360)
+        let quarter = AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 360, ty: 0)   // clockwise, onto 360×640
+        let cases: [(AffineTransform, Orientation)] = [
+            (Self.turn(10, scale: 1.2), .identity),
+            (Self.turn(44), .identity),
+            (Self.turn(-30), .identity),
+            (quarter.concatenating(Self.centred(Self.turn(10, scale: 1.2), size: PixelSize(width: 360, height: 640))), .rotate90),
+            (Self.turn(-93), .rotate270),
+            (Self.turn(178), .rotate180),
+            (AffineTransform(a: -0.98, b: 0.17, c: 0.17, d: 0.98, tx: 0, ty: 0), .mirrorX),
+        ]
+        for (transform, expected) in cases {
+            let warp = try #require(LayerWarp.make(frameSize: size, crop: .infinite, transform: transform))
+            #expect(warp.orientation == expected, "\(transform): \(warp.orientation)")
+            // What is left to warp is within an eighth of a turn of upright.
+            let forward = try #require(warp.inverse.inverted)
+            #expect(forward.a > 0 && forward.d > 0 && abs(atan2(forward.b, forward.a)) <= .pi / 4 + 1e-9, "\(forward)")
+            // The map still lands each corner of the picture where the transform puts it.
+            let place = warp.orientation.placement(of: PixelSize(width: 640, height: 360))
+            for corner in [Point(x: 0, y: 0), Point(x: 640, y: 0), Point(x: 0, y: 360), Point(x: 640, y: 360)] {
+                let expected = transform.apply(to: corner), mapped = forward.apply(to: place.apply(to: corner))
+                #expect(abs(expected.x - mapped.x) < 1e-6 && abs(expected.y - mapped.y) < 1e-6, "\(corner): \(mapped) not \(expected)")
+            }
+        }
+    }
+
+    /// The same split in a render: a clip turned a quarter clockwise, then 10° and 1.2×,
+    /// matches ffmpeg's `transpose` followed by `scale` and `rotate`.
+    @Test func aQuarterTurnedClipWithATurnMatchesFFmpeg() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let canvas = PixelSize(width: 360, height: 640)
+        let path = try Self.makeSource(dir, name: "pattern", source: Self.pattern)
+        let quarter = AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 360, ty: 0)
+        let output = try await Self.render(path, seconds: 1, size: canvas, in: dir) {
+            try $0.setTransform(quarter.concatenating(Self.centred(Self.turn(10, scale: 1.2), size: canvas)), at: .zero)
+        }
+        let interior = "crop=120:240:120:200"
+        let reference = "transpose=clock,scale=432:768:flags=bicubic,rotate=a=PI/18:ow=360:oh=640:c=black,\(interior)"
+        let psnr = try PSNR.compare(output, path, filterA: interior, filterB: reference)
+        #expect(psnr.min >= 35, "\(psnr)")
+        let wrong = try PSNR.compare(output, path, filterA: interior, filterB: "transpose=cclock,scale=432:768:flags=bicubic,rotate=a=PI/18:ow=360:oh=640:c=black,\(interior)")
+        #expect(wrong.average < 25, "\(wrong)")
+    }
+
     /// Across a turned layer's border the picture steps from layer to background through
     /// intermediate values over one to three pixels: coverage-weighted, not a staircase.
     @Test func aTurnedLayersEdgesAreAntiAliased() async throws {

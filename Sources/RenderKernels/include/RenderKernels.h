@@ -36,4 +36,34 @@ void dropcut_tone_map_row_u16(const dropcut_tone_map_grid *grid,
                               const uint16_t *u, const uint16_t *v,
                               uint8_t *o0, uint8_t *o1, uint8_t *ou, uint8_t *ov, int32_t groups);
 
+/// One canvas row of a general layer warp, as `PlaneOperations.warp`'s row loop sees it
+/// (Sources/Render/PlaneOperations+Warp.swift, whose per-sample arithmetic the kernels
+/// repeat eight samples wide): sample `k` of the row reads the source at
+/// `(x + k·dx, y + k·dy)` and is covered by `∏ clamp(edges[e] + k·edgeSteps[e], 0, 1)`.
+typedef struct {
+    /// Sample (0, 0) of the source plane (8- or 16-bit samples), `stride` samples a row,
+    /// `lastX`/`lastY` its last column and row.
+    const void *source;
+    int32_t stride, lastX, lastY;
+    /// Source position of the row's sample 0, and its step per sample.
+    float x, y, dx, dy;
+    /// Edge functions at sample 0, and their steps per sample.
+    float edges[4], edgeSteps[4];
+    /// The layer's opacity (0...1) and the largest sample value (255, 1023).
+    float opacity, maximum;
+} dropcut_warp_row;
+
+/// True when this CPU (and its OS) runs the warp kernels: x86-64 with AVX2.
+bool dropcut_warp_row_available(void);
+
+/// Warps samples `start`, `start + 8`, ... of `row` into `out` (the row's sample 0) in
+/// blocks of eight, while every sample of a block reads its 4×4 neighbourhood wholly
+/// inside the source, and returns where it stopped: the first block that reaches past the
+/// source (left to the caller's scalar loop), or the last whole block's end. Only on a CPU
+/// for which `dropcut_warp_row_available` is true; `(lastY + 1)·stride` must fit 31 bits
+/// and `count` 24 bits.
+int32_t dropcut_warp_row_u8(const dropcut_warp_row *row, uint8_t *out, int32_t start, int32_t count);
+/// The same for 16-bit samples.
+int32_t dropcut_warp_row_u16(const dropcut_warp_row *row, uint16_t *out, int32_t start, int32_t count);
+
 #endif
