@@ -19,7 +19,7 @@ bool dropcut_warp_row_available(void) {
     return __builtin_cpu_supports("avx2");
 }
 
-#define KERNEL __attribute__((target("avx2"))) static inline
+#define KERNEL __attribute__((target("avx2"), always_inline)) static inline
 
 /// Catmull-Rom (a = −0.5) weights of the taps at −1, 0, 1, 2 for fractions `t`, as
 /// `PlaneOperations.weights` computes them.
@@ -155,7 +155,10 @@ KERNEL bool window8(const dropcut_warp_row *row, const Block *block, __m256i tap
 }
 
 __attribute__((target("avx2")))
-int32_t dropcut_warp_row_u8(const dropcut_warp_row *row, uint8_t *out, int32_t start, int32_t count) {
+int32_t dropcut_warp_row_u8(const dropcut_warp_row *settings, uint8_t *out, int32_t start, int32_t count) {
+    // A local copy: the stores through `out` (bytes, which may alias anything) would
+    // otherwise make the compiler read every setting again for each block.
+    const dropcut_warp_row copy = *settings, *row = &copy;
     const int *base = (const int *)row->source;
     const __m256i low = _mm256_set1_epi32(0xFF);
     // Byte 1 and byte 2 of each 32-bit lane moved to its low byte, the rest zeroed.
@@ -198,7 +201,10 @@ int32_t dropcut_warp_row_u8(const dropcut_warp_row *row, uint8_t *out, int32_t s
 }
 
 __attribute__((target("avx2")))
-int32_t dropcut_warp_row_u16(const dropcut_warp_row *row, uint16_t *out, int32_t start, int32_t count) {
+int32_t dropcut_warp_row_u16(const dropcut_warp_row *settings, uint16_t *out, int32_t start, int32_t count) {
+    // A local copy: the stores through `out` (bytes, which may alias anything) would
+    // otherwise make the compiler read every setting again for each block.
+    const dropcut_warp_row copy = *settings, *row = &copy;
     const long long *base = (const long long *)row->source;
     const __m256i low = _mm256_set1_epi32(0xFFFF);
     const __m256i stride = _mm256_set1_epi32(row->stride);
