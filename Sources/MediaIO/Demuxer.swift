@@ -58,7 +58,7 @@ public final class Demuxer {
         if opened == cff_averror(EINVAL) {
             // What avformat_open_input says when the probed format is not on the list.
             throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "avformat_open_input", path: path,
-                              note: formats == Self.images ? "not a supported picture (dropcut reads PNG and JPEG)"
+                              note: formats.allSatisfy(Self.images.contains) ? "not a supported picture (dropcut reads PNG and JPEG)"
                                 : "not a supported media container (dropcut reads MP4/MOV/3GP, Matroska/WebM, MPEG-TS/PS, AVI, FLV, MXF, ASF, DV and audio files)")
         }
         try check(opened, "avformat_open_input", path: path)
