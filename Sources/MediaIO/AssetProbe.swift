@@ -20,28 +20,14 @@ public struct AssetProbe: MediaProbing {
     /// here once so that a truncated or damaged picture fails now, before anything is
     /// rendered.
     public func probe(_ path: String) throws -> ProbedMedia {
-        let demuxer: Demuxer
-        do {
-            demuxer = try Demuxer(path: path)
-        } catch {
-            guard error.code == FFmpegError.demuxerNotFound else { throw error }
-            return try Self.stillImage(path, notAMovie: error)
+        if StillPicture.isPicture(path) {
+            return ProbedMedia(path: path, duration: .zero, video: .stillImage(size: try StillPicture.probe(path).size))
         }
+        let demuxer = try Demuxer(path: path)
         let used = Self.usedStreams(demuxer.streams)
         let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })
         let video = try used.video.map { stream throws(FFmpegError) in try FieldOrderDetection.resolved(stream, of: demuxer) }
         return Self.describe(demuxer, video: video, audio: used.audio, durations: durations)
-    }
-
-    /// The file at `path`, which no movie demuxer reads (`notAMovie` says so), as a still
-    /// image when it is a PNG or JPEG picture; else `notAMovie`, naming pictures among
-    /// what dropcut reads.
-    static func stillImage(_ path: String, notAMovie: FFmpegError) throws(FFmpegError) -> ProbedMedia {
-        guard let picture = try StillPicture.probe(path) else {
-            throw FFmpegError(code: notAMovie.code, function: notAMovie.function, path: path,
-                              note: "not a supported media container or picture (dropcut reads MP4/MOV/3GP, Matroska/WebM, MPEG-TS/PS, AVI, FLV, MXF, ASF, DV, audio files, and PNG and JPEG pictures)")
-        }
-        return ProbedMedia(path: path, duration: .zero, video: .stillImage(size: picture.size))
     }
 
     /// The streams a composition takes from a file. Of each kind, the first stream FFmpeg

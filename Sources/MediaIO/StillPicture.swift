@@ -36,7 +36,7 @@ public final class StillPicture {
     /// or cannot be decoded (truncated, corrupt).
     public init(path: String, background: Color = .black) throws(FFmpegError) {
         self.path = path
-        let source = try StreamDecoder(path: path, kind: .video, formats: Self.formats)
+        let source = try StreamDecoder(path: path, kind: .video, formats: Self.formats, format: try Self.format(of: path))
         if let stated = source.stream.size { try Self.checkSize(stated, path: path) }
         let decoded = try VideoFrame()
         guard try source.decodeNext(into: decoded.frame) else {
@@ -45,6 +45,7 @@ public final class StillPicture {
         }
         size = decoded.size
         try Self.checkSize(size, path: path)
+        Self.relabelJPEGRange(decoded)
         let whole = PixelRect(size: size)
         picture = try VideoFrame(width: size.width, height: size.height, pixelFormat: .yuv420p)
         picture.setColorTags(.bt709)
@@ -73,19 +74,30 @@ public final class StillPicture {
         return picture
     }
 
-    /// Checks the picture's header and first picture without keeping it: its size, or an
-    /// `FFmpegError` naming the file when it is not a PNG or JPEG or cannot be decoded.
-    /// Nil when the file is not a picture at all (another format), so a caller can report
-    /// its own error. A picture larger than `maximumSide` is reported with its size,
-    /// undecoded, for the caller to refuse in its own words.
-    public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String)? {
-        let demuxer: Demuxer
-        do {
-            demuxer = try Demuxer(path: path, formats: formats)
-        } catch where error.code == FFmpegError.demuxerNotFound {
-            return nil
+    /// True when the file at `path` is a PNG or JPEG picture by its content
+    /// (`Demuxer.contentFormat(of:)`): what its extension says does not count.
+    public static func isPicture(_ path: String) -> Bool {
+        Demuxer.contentFormat(of: path).map(formats.contains) ?? false
+    }
+
+    /// The picture demuxer for the file at `path`, by its content (`png_pipe`, `jpeg_pipe`); an `FFmpegError`
+    /// naming the file when it is not a PNG or JPEG.
+    public static func format(of path: String) throws(FFmpegError) -> String {
+        guard let format = Demuxer.contentFormat(of: path), formats.contains(format) else {
+            throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "avformat_open_input", path: path,
+                              note: "not a supported picture (dropcut reads PNG and JPEG)")
         }
-        guard let stream = demuxer.streams.first(where: { $0.kind == .video }), let stated = stream.size else {
+        return format
+    }
+
+    /// Checks the picture's header and decodes it once without keeping it: its size and
+    /// codec (`png`, `mjpeg`), or an `FFmpegError` naming the file when it cannot be
+    /// decoded (truncated, damaged). A picture larger than `maximumSide` is reported with
+    /// its size, undecoded, for the caller to refuse in its own words.
+    public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String) {
+        let demuxer = try Demuxer(path: path, formats: formats, format: try format(of: path))
+        guard let stream = demuxer.streams.first(where: { $0.kind == .video }), let stated = stream.size,
+              stated.width > 0, stated.height > 0 else {
             throw FFmpegError(code: FFmpegError.invalidData, function: "avformat_find_stream_info", path: path,
                               note: "the picture has no size (truncated or damaged)")
         }
@@ -99,6 +111,17 @@ public final class StillPicture {
             throw FFmpegError(code: cff_averror(EINVAL), function: "picture size", path: path,
                               note: "the picture is \(size) pixels; dropcut reads at most \(maximumSide) a side")
         }
+    }
+
+    /// A JPEG's full-range `yuvj` picture relabelled as the plain format with its range in
+    /// the frame: the same bytes, converted the same, without swscale warning on stderr
+    /// that a deprecated format is in use.
+    private static func relabelJPEGRange(_ frame: VideoFrame) {
+        let plain: [AVPixelFormat: AVPixelFormat] = [AV_PIX_FMT_YUVJ420P: AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ422P: AV_PIX_FMT_YUV422P,
+                                                     AV_PIX_FMT_YUVJ444P: AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ440P: AV_PIX_FMT_YUV440P]
+        guard let twin = plain[AVPixelFormat(frame.frame.pointee.format)] else { return }
+        frame.frame.pointee.format = twin.rawValue
+        frame.frame.pointee.color_range = AVCOL_RANGE_JPEG
     }
 
     /// True when any pixel of the straight RGBA `frame` is less than opaque.
