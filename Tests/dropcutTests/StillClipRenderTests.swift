@@ -24,13 +24,25 @@ import TestSupport
     static func reference(_ dir: TemporaryDirectory, _ name: String, inputs: [String], graph: String, frames: Int) throws -> String {
         let path = dir.file(name)
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + inputs
-                               + ["-filter_complex", "\(graph),\(asOutput)", "-frames:v", "\(frames)", "-c:v", "ffv1", path])
+                               + ["-filter_complex", "\(graph),\(asOutput)", "-frames:v", "\(frames)", "-c:v", "ffv1", "-f", "nut", path])
         return path
     }
 
     /// The picture at `path` held for `frames` frames at 30 fps, as dropcut's output holds it.
     static func held(_ dir: TemporaryDirectory, _ path: String, frames: Int) throws -> String {
-        try reference(dir, "held.mkv", inputs: ["-loop", "1", "-framerate", "30", "-i", path], graph: "[0:v]null", frames: frames)
+        try reference(dir, "held.nut", inputs: ["-loop", "1", "-framerate", "30", "-i", path], graph: "[0:v]null", frames: frames)
+    }
+
+    /// A 320x240 30 fps testsrc2 clip with a 440 Hz tone, its video BT.709 and tagged so
+    /// (as phones write), so its frames compare with dropcut's plane for plane.
+    static func bt709Clip(_ dir: TemporaryDirectory, seconds: Int) throws -> String {
+        let path = dir.file("clip709.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=\(seconds)",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                                          "-vf", asOutput, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                                          "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv", path])
+        return path
     }
 
     static func recipe(_ dir: TemporaryDirectory, _ yaml: String, name: String = "still.yaml") throws -> String {
@@ -65,7 +77,7 @@ import TestSupport
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try Self.bt709Clip(dir, seconds: 2)
         let recipe = try Self.recipe(dir, "version: 1\noutput: { video: { crf: 12 } }\nclips:\n  - { source: photo.png, duration: 1.5 }\n  - source: \"{input}\"\n")
         let output = dir.file("out.mp4")
 
@@ -136,7 +148,7 @@ import TestSupport
 
         try #require(result.status == 0, "\(result.stderr)")
         let first = "select=eq(n\\,0),setpts=PTS-STARTPTS"
-        let onBlack = try Self.reference(dir, "on-black.mkv", inputs: ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=30", "-i", photo],
+        let onBlack = try Self.reference(dir, "on-black.nut", inputs: ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=30", "-i", photo],
                                          graph: "[0:v][1:v]overlay=shortest=1", frames: 1)
         let overBlack = try PSNR.compare(output, onBlack, filterA: first)
         let alphaIgnored = try PSNR.compare(output, photo, filterA: first, filterB: "format=rgb24,\(Self.asOutput)")
