@@ -210,6 +210,12 @@ import TestSupport
         #expect(probe.stdout.hasPrefix("\(photo): png_pipe, still image 320x240\n"), "\(probe.stdout)")
         #expect(probe.stdout.contains("stream 0: video png rgb24 320x240") && !probe.stdout.contains("fps"), "\(probe.stdout)")
 
+        let json = try DropcutProcess.run(["probe", "--json", photo])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        #expect(report["still_image"] as? Bool == true && report["format"] as? String == "png_pipe" && report["duration"] == nil)
+        let stream = try #require((report["streams"] as? [[String: Any]])?.first)
+        #expect(stream["width"] as? Int == 320 && stream["height"] as? Int == 240 && stream["frame_rate"] == nil)
+
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: photo.png, duration: 2 }\n  - source: \"{input}\"\n")
         let svg = dir.file("plan.svg")
         let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
