@@ -14,7 +14,15 @@ public struct AssetProbe: MediaProbing {
     /// durations are the real ones (`DurationCheck`), not the header's on trust; a video
     /// stream that does not say whether it is interlaced is asked through its first frame
     /// (`FieldOrderDetection`).
+    ///
+    /// A file that is no movie but a PNG or JPEG picture — told by its content, not its
+    /// name — is a still image: one picture (`ProbedMedia.Video.isStillImage`), decoded
+    /// here once so that a truncated or damaged picture fails now, before anything is
+    /// rendered.
     public func probe(_ path: String) throws -> ProbedMedia {
+        if StillPicture.isPicture(path) {
+            return ProbedMedia(path: path, duration: .zero, video: .stillImage(size: try StillPicture.probe(path).size))
+        }
         let demuxer = try Demuxer(path: path)
         let used = Self.usedStreams(demuxer.streams)
         let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })

@@ -20,8 +20,10 @@ public final class Demuxer {
     /// The container's `creation_time` tag (ISO 8601, as cameras and phones write it).
     public let creationTime: String?
 
-    /// The demuxers this file may be opened with, for `reopened()`.
+    /// The demuxers this file may be opened with, and the one it was told to use, for
+    /// `reopened()`.
     private let formats: [String]
+    private let format: String?
     private var context: UnsafeMutablePointer<AVFormatContext>?
     /// How many packets `read(into:)` has returned: what reading this file has cost so far
     /// (the packets `avformat_find_stream_info` probed at open are not counted).
@@ -45,20 +47,32 @@ public final class Demuxer {
     /// is missing, unreadable, not media, or in a format that is not in `formats`
     /// (`containers`, or `images` for pictures). Only the `file` protocol is allowed, for
     /// the file and anything it refers to.
-    public init(path: String, formats: [String] = Demuxer.containers) throws(FFmpegError) {
+    ///
+    /// `format` (one of `formats`) opens the file with that demuxer without probing it:
+    /// for a picture whose format its content told (`contentFormat(of:)`), so that its
+    /// name cannot make `image2` claim it by extension.
+    public init(path: String, formats: [String] = Demuxer.containers, format: String? = nil) throws(FFmpegError) {
         self.path = path
         self.formats = formats
+        self.format = format
+        var forced: UnsafePointer<AVInputFormat>?
+        if let format {
+            guard formats.contains(format), let found = av_find_input_format(format) else {
+                throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "av_find_input_format", path: path, note: "no demuxer \(format) here")
+            }
+            forced = found
+        }
         var context: UnsafeMutablePointer<AVFormatContext>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0), "av_dict_set", path: path)
         try check(av_dict_set(&options, "format_whitelist", formats.joined(separator: ","), 0), "av_dict_set", path: path)
         try check(av_dict_set(&options, "pattern_type", "none", 0), "av_dict_set", path: path)
-        let opened = avformat_open_input(&context, path, nil, &options)
+        let opened = avformat_open_input(&context, path, forced, &options)
         if opened == cff_averror(EINVAL) {
             // What avformat_open_input says when the probed format is not on the list.
             throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "avformat_open_input", path: path,
-                              note: formats == Self.images ? "not a supported picture (dropcut reads PNG and JPEG)"
+                              note: formats.allSatisfy(Self.images.contains) ? "not a supported picture (dropcut reads PNG and JPEG)"
                                 : "not a supported media container (dropcut reads MP4/MOV/3GP, Matroska/WebM, MPEG-TS/PS, AVI, FLV, MXF, ASF, DV and audio files)")
         }
         try check(opened, "avformat_open_input", path: path)
@@ -222,7 +236,7 @@ public final class Demuxer {
     }
 
     func reopened() throws(FFmpegError) -> Demuxer {
-        try Demuxer(path: path, formats: formats)
+        try Demuxer(path: path, formats: formats, format: format)
     }
 
     /// Reads every packet from where the demuxer stands to the end of the file into

@@ -25,10 +25,11 @@ final class StreamDecoder {
     static let tolerableDamage = 0.5
 
     /// Opens track `trackID` (stream index + 1) of `path`, which must be a `kind` stream;
-    /// with no track id, the file's first `kind` stream.
+    /// with no track id, the file's first `kind` stream. `format` forces the demuxer
+    /// (`Demuxer.init(path:formats:format:)`).
     init(path: String, trackID: TrackID? = nil, kind: StreamInfo.Kind,
-         formats: [String] = Demuxer.containers) throws(FFmpegError) {
-        let demuxer = try Demuxer(path: path, formats: formats)
+         formats: [String] = Demuxer.containers, format: String? = nil) throws(FFmpegError) {
+        let demuxer = try Demuxer(path: path, formats: formats, format: format)
         let index = trackID.map { Int($0) - 1 } ?? demuxer.streams.firstIndex { $0.kind == kind } ?? -1
         guard demuxer.streams.indices.contains(index), demuxer.streams[index].kind == kind else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "\(kind) track \(trackID.map { "\($0)" } ?? "(first)")",

@@ -165,6 +165,13 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// True when the format carries alpha: RGBA and YUVA layouts, grey with alpha, and
+    /// palettes (whose entries may be transparent).
+    var hasAlpha: Bool {
+        guard let flags = av_pix_fmt_desc_get(rawValue)?.pointee.flags else { return false }
+        return flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
+    }
+
     var isChromaSubsampledHorizontally: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_w ?? 0) > 0 }
     var isChromaSubsampledVertically: Bool { (av_pix_fmt_desc_get(rawValue)?.pointee.log2_chroma_h ?? 0) > 0 }
 }

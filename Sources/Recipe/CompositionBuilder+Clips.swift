@@ -4,7 +4,7 @@ import Timeline
 extension CompositionBuilder {
     func probeClips(input: String, sidecars: inout [SlowMotionSidecar]) throws(CompositionBuildError) -> [PlacedClip] {
         var placed: [PlacedClip] = []
-        for var spec in recipe.clips {
+        for (index, var spec) in recipe.clips.enumerated() {
             let path = spec.source == "{input}" ? input : spec.source
             let media: ProbedMedia
             do { media = try probe.probe(path) } catch {
@@ -16,6 +16,14 @@ extension CompositionBuilder {
                     let shown = size == video.encodedSize ? "" : " shown (pixel aspect \(video.pixelAspectRatio))"
                     throw .media(path: path, reason: "its video is \(size) pixels\(shown); dropcut reads at most \(RecipeLimits.maximumSourceSide) a side")
                 }
+            }
+            if video.isStillImage {
+                placed.append(try placeStill(spec, index: index, media: media, video: video))
+                continue
+            }
+            if let location = spec.durationLocation {
+                throw recipeError("clips[\(index)].duration is for still images: \((path as NSString).lastPathComponent) is a video (use trim: [start, end])",
+                                  at: location)
             }
             guard video.timeRange.duration > .zero else {
                 throw .media(path: path, reason: "its video lasts 0 s (no frame could be timed)")
@@ -50,6 +58,28 @@ extension CompositionBuilder {
             placed.append(PlacedClip(media: media, video: video, spec: spec, trim: trim, start: .zero, duration: duration))
         }
         return placed
+    }
+
+    /// A still image as a clip: shown for its `duration:`, which it needs; it has no time
+    /// of its own to trim or change the speed of.
+    private func placeStill(_ spec: Recipe.Clip, index: Int, media: ProbedMedia,
+                            video: ProbedMedia.Video) throws(CompositionBuildError) -> PlacedClip {
+        let name = (media.path as NSString).lastPathComponent
+        if let trim = spec.trim {
+            throw recipeError("clips[\(index)].trim: \(name) is a still image, with no time to trim (give it duration: SECONDS)", at: trim.location)
+        }
+        if let speed = spec.speed.first {
+            throw recipeError("clips[\(index)] speed or ramp: \(name) is a still image, with no time to play faster or slower", at: speed.location)
+        }
+        guard let duration = spec.duration else {
+            guard let location = spec.location else {
+                // The identity recipe's clip: there is no recipe line to point at.
+                throw .media(path: media.path, reason: "is a still image (\(video.naturalSize)): give it a recipe clip with duration: SECONDS")
+            }
+            throw recipeError("clips[\(index)]: \(name) is a still image (\(video.naturalSize)): it needs duration: SECONDS (how long it is shown)",
+                              at: location)
+        }
+        return PlacedClip(media: media, video: video, spec: spec, trim: TimeRange(start: .zero, duration: .zero), start: .zero, duration: duration)
     }
 
     /// How long an iPhone slow-motion region takes to slow down and to speed up again, in
@@ -114,6 +144,16 @@ extension CompositionBuilder {
 
     /// Inserts a clip's video (and audio) at its start and applies its speed ranges.
     func insert(_ clip: inout PlacedClip, into composition: inout Composition) throws(CompositionBuildError) {
+        if clip.video.isStillImage {
+            // One picture held for the clip's duration (a zero-length source range), and
+            // no sound: other clips' sound lies on tracks of its own, silent here.
+            let picture = SourceTrack(asset: clip.media.path, trackID: clip.video.trackID, mediaType: .video,
+                                      timeRange: clip.video.timeRange, isStillImage: true)
+            try edit(&composition, clip.videoTrack) { track throws(CompositionEditError) in
+                try track.insertHold(at: .zero, of: picture, at: clip.start, duration: clip.duration)
+            }
+            return
+        }
         // The field order travels with the source: the renderer deinterlaces the clips the
         // frame grid was given a field rate for (`shownFrameDuration`), and no others.
         let source = SourceTrack(asset: clip.media.path, trackID: clip.video.trackID, mediaType: .video,

@@ -39,9 +39,11 @@ extension CompositionBuilder {
     }
 
     /// The time each picture of `clip` is shown: a field's for interlaced video that is
-    /// deinterlaced (two pictures a frame), else a frame's.
+    /// deinterlaced (two pictures a frame), else a frame's; zero for a still image, which
+    /// has no rate of its own (`fps: source` then follows the other clips, or is 30).
     func shownFrameDuration(_ clip: PlacedClip) -> MediaTime {
-        recipe.output.deinterlace == .auto && clip.video.isInterlaced ? clip.video.fieldDuration : clip.video.frameDuration
+        if clip.video.isStillImage { return .zero }
+        return recipe.output.deinterlace == .auto && clip.video.isInterlaced ? clip.video.fieldDuration : clip.video.frameDuration
     }
 
     /// The outgoing clip over the incoming one, with the ramps of the recipe's kind:

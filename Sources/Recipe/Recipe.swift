@@ -103,6 +103,11 @@ public struct Recipe: Sendable, Hashable {
         public var transform: [TransformKeyframe] = []
         /// `ken_burns: { from, to }`.
         public var kenBurns: KenBurns?
+        /// `duration: 4` — how long a still image (a PNG or JPEG source) is shown; required
+        /// for stills, an error on a video (whose length comes from `trim`).
+        public var duration: MediaTime?
+        /// Where `duration` is written (errors about it point there).
+        public var durationLocation: SourceLocation?
         public var location: SourceLocation?
         public init() {}
     }

@@ -27,6 +27,16 @@ extension Recipe {
                 }
             }
             if let n = f["trim"] { clip.trim = reader.closedRange(n, "\(what).trim") }
+            if let n = f["duration"] {
+                clip.duration = decodeStillDuration(n, "\(what).duration", &reader)
+                clip.durationLocation = n.location
+                // A still has no time of its own to cut or play at another speed; a video's
+                // length is its trim. (Whether the source is a still is known once it is
+                // probed: the builder says so then.)
+                if let other = ["trim", "speed", "ramp"].first(where: { f[$0] != nil }) {
+                    reader.error("\(what) takes duration (a still image's) or \(other) (a video's), not both", at: n.location)
+                }
+            }
             if let n = f["audio"] { clip.audio = reader.choice(n, "\(what).audio", AudioMode.self) ?? .preservePitch }
             if let n = f["volume"], let volume = reader.gain(n, "\(what).volume", in: RecipeLimits.gain) { clip.volume = volume }
             if let n = f["frames"] { clip.frames = reader.choice(n, "\(what).frames", FrameSampling.self) ?? .repeat }
@@ -49,6 +59,34 @@ extension Recipe {
             }
             return clip
         }
+    }
+
+    /// `duration: 4`: more than 0 and at most `RecipeLimits.maximumStillDuration`, one
+    /// message naming both bounds for whatever lies outside them (negative, zero, `1e19`).
+    private static func decodeStillDuration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader) -> MediaTime? {
+        let limit = RecipeLimits.maximumStillDuration
+        let bounds = "\(what) must be more than 0 and at most \(RecipeLimits.maximumStillText)"
+        if case let .scalar(text, _, _) = node {
+            let written = text.trimmingWhitespace()
+            if case let .seconds(value)? = RecipeTime.parse(text) {
+                guard value > .zero, value <= limit else {
+                    reader.error("\(bounds) (got \(written))", at: node.location)
+                    return nil
+                }
+                return value
+            }
+            if RecipeTime.isTooLarge(text, limit: Double(RecipeLimits.maximumStillSeconds)) {
+                reader.error("\(bounds) (got \(written))", at: node.location)
+                return nil
+            }
+        }
+        // Not a time at all: the reader says what times look like.
+        guard let value = reader.duration(node, what) else { return nil }
+        guard value > .zero, value <= limit else {
+            reader.error("\(bounds) (got \(value)s)", at: node.location)
+            return nil
+        }
+        return value
     }
 
     /// `ramp: [ {at: 2.4, rate: 1}, {at: 2.9, rate: 0.25}, {at: 13.3, rate: 0.25}, {at: 13.8, rate: 1} ]`:

@@ -96,10 +96,12 @@ public enum RecipeReference {
                   "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
 
         // clips
-        RecipeKey("clips[].source", "`{input}` or a media file", default: "`{input}`", example: "intro.mp4",
-                  "The dropped clip, or a file found like every asset (intro, outro, b-roll)."),
+        RecipeKey("clips[].source", "`{input}` or a media file: a video, or a PNG or JPEG still image", default: "`{input}`", example: "intro.mp4",
+                  "The dropped clip, or a file found like every asset (intro, outro, b-roll, a photo shown for its `duration`)."),
         RecipeKey("clips[].trim", "`[start, end]` in source time; `end` allowed", default: "the whole clip", example: "[0.5, end]",
                   "The part of the clip used."),
+        RecipeKey("clips[].duration", "seconds, more than 0, at most \(RecipeLimits.maximumStillText)", default: "required for a still image", example: "4",
+                  "How long a still image (a PNG or JPEG `source`, known by its content) is shown; a still has no sound and takes no `trim`, `speed` or `ramp`. Not for videos: trim them."),
         RecipeKey("clips[].speed", "list of at most \(RecipeLimits.maximumKeyframes) `{ range, rate }`", default: "none", example: "[ { range: [3.0, 5.0], rate: 0.25 } ]",
                   "Slow or fast motion over ranges of source time, inside the trim, not overlapping."),
         RecipeKey("clips[].speed[].range", "`[start, end]` in source time; `end` allowed", default: "required", example: "[3.0, 5.0]",

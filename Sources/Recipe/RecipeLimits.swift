@@ -21,6 +21,15 @@ public enum RecipeLimits {
     /// How messages and the reference write `maximumTime`.
     public static let maximumTimeText = "24 hours (86400 s)"
 
+    /// `clips[].duration`: how long a still image is shown, at most 4 hours. Every output
+    /// frame of it is composited and encoded like a movie's, so a still is as costly as a
+    /// clip of its length; past a few hours it is a typo (`duration: 3600` meant as
+    /// minutes), and a daemon's job timeout grows with the output's length.
+    public static let maximumStillSeconds: Int64 = 14_400
+    public static let maximumStillDuration = MediaTime(seconds: maximumStillSeconds)
+    /// How messages and the reference write `maximumStillDuration`.
+    public static let maximumStillText = "4 hours (14400 s)"
+
     /// `music.duck.attack`, `release` and `hold`: at most 10 s (longer is not ducking).
     public static let maximumDuckTimeSeconds: Int64 = 10
 

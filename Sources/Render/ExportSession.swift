@@ -205,7 +205,9 @@ public final class ExportSession: Sendable {
     }
 
     private func firstVideoCreationTime() -> String? {
-        guard let source = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source).first else { return nil }
+        // The first movie's: a still picture has no container to say when it was made.
+        guard let source = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source)
+            .first(where: { !$0.track.isStillImage }) else { return nil }
         return try? Demuxer(path: source.track.asset).creationTime
     }
 }

@@ -74,7 +74,7 @@ final class FrameProducer: @unchecked Sendable {
                 frames.removeAll(keepingCapacity: true)
                 for layer in plan.layers {
                     frames.append(try sources.picture(track: layer.trackID, source: layer.source, at: layer.sourceTime,
-                                                      sampling: layer.frameSampling))
+                                                      sampling: layer.frameSampling, background: plan.background))
                 }
                 guard let canvas = free.take() else { return }
                 try canvas.makeWritable()

@@ -10,20 +10,38 @@ import Timeline
 /// first frame's flags) are read through a `Deinterlacer`: their frames come at the field
 /// rate the composition was planned with. The streams are not asked again here, so the
 /// render cannot disagree with the plan.
+///
+/// Still pictures (`SourceTrack.isStillImage`) are decoded once, when their track reaches
+/// them, into a `StillPicture` whose one frame serves every output frame of their span.
 final class VideoSources {
     let deinterlace: Bool
-    private var readers: [TrackID: (source: SourceTrack, reader: VideoTrackReader)] = [:]
+    private var readers: [TrackID: (source: SourceTrack, reader: Reader)] = [:]
+
+    /// What reads one source: a movie's track reader, or a still picture decoded once.
+    enum Reader {
+        case movie(VideoTrackReader)
+        case still(StillPicture)
+    }
 
     init(deinterlace: Bool = true) {
         self.deinterlace = deinterlace
     }
 
     /// The picture of `source` shown at `sourceTime` on composition track `trackID`: the
-    /// covering frame, or with `.blend` sampling that frame and the next to mix. It stays
-    /// valid until the next request for the same track.
+    /// covering frame, or with `.blend` sampling that frame and the next to mix; for a
+    /// still picture, its one picture composited over `background` (the instruction's
+    /// colour shows through its transparent pixels). It stays valid until the next request
+    /// for the same track.
     func picture(track trackID: TrackID, source: SourceTrack, at sourceTime: MediaTime,
-                 sampling: FrameSampling) throws -> LayerPicture {
-        let reader = try open(track: trackID, source: source)
+                 sampling: FrameSampling, background: Color = .black) throws -> LayerPicture {
+        let reader: VideoTrackReader
+        switch try open(track: trackID, source: source) {
+        case let .still(still):
+            // The same frame every time: no decode, conversion or allocation per frame.
+            return LayerPicture(try still.frame(over: background))
+        case let .movie(movie):
+            reader = movie
+        }
         var picture: LayerPicture?
         switch sampling {
         case .repeat:
@@ -38,19 +56,26 @@ final class VideoSources {
         throw ExportError.noFrames(path: source.asset, trackID: source.trackID)
     }
 
-    /// The reader for `source` on track `trackID`, opened if the track shows another file.
+    /// The reader for `source` on track `trackID`, opened if the track shows another file
+    /// (a still picture is decoded as it opens).
     @discardableResult
-    func open(track trackID: TrackID, source: SourceTrack) throws -> VideoTrackReader {
-        if let open = readers[trackID], open.source.asset == source.asset, open.source.trackID == source.trackID {
+    func open(track trackID: TrackID, source: SourceTrack) throws -> Reader {
+        if let open = readers[trackID], open.source.asset == source.asset, open.source.trackID == source.trackID,
+           open.source.isStillImage == source.isStillImage {
             return open.reader
         }
         readers[trackID] = nil   // release the finished clip's decoder first
+        if source.isStillImage {
+            let reader = Reader.still(try StillPicture(path: source.asset))
+            readers[trackID] = (source, reader)
+            return reader
+        }
         let deinterlace = deinterlace
         let reader = try VideoTrackReader(path: source.asset, trackID: source.trackID) { _ throws(FFmpegError) in
             guard deinterlace, let order = source.fieldOrder else { return nil }
             return try Deinterlacer(fieldOrder: order)
         }
-        readers[trackID] = (source, reader)
-        return reader
+        readers[trackID] = (source, .movie(reader))
+        return .movie(reader)
     }
 }

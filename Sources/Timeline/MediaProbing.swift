@@ -25,12 +25,17 @@ public struct ProbedMedia: Sendable, Hashable {
         /// (`output.dynamic_range: source` keeps HDR when a clip's is HLG or PQ); nil when
         /// not known.
         public var color: ColorDescription?
+        /// True for a still picture (a PNG or JPEG file, found so by its content): one
+        /// picture, no time of its own — `timeRange` is empty at 0 and `frameDuration` zero;
+        /// a composition holds it for as long as it likes (`CompositionTrack.insertHold`).
+        public var isStillImage: Bool
 
         /// A track whose frame is shown at `naturalSize`; stored at `encodedSize` (default:
         /// the natural size, square pixels).
         public init(trackID: TrackID, timeRange: TimeRange, naturalSize: PixelSize, encodedSize: PixelSize? = nil,
                     pixelAspectRatio: PixelAspectRatio = .square, fieldOrder: FieldOrder? = nil,
-                    preferredTransform: AffineTransform = .identity, frameDuration: MediaTime, color: ColorDescription? = nil) {
+                    preferredTransform: AffineTransform = .identity, frameDuration: MediaTime, color: ColorDescription? = nil,
+                    isStillImage: Bool = false) {
             self.trackID = trackID
             self.timeRange = timeRange
             self.naturalSize = naturalSize
@@ -40,6 +45,14 @@ public struct ProbedMedia: Sendable, Hashable {
             self.preferredTransform = preferredTransform
             self.frameDuration = frameDuration
             self.color = color
+            self.isStillImage = isStillImage
+        }
+
+        /// A still picture `size` pixels large (square pixels, upright): the video of a
+        /// PNG or JPEG file.
+        public static func stillImage(trackID: TrackID = 1, size: PixelSize) -> Video {
+            Video(trackID: trackID, timeRange: TimeRange(start: .zero, duration: .zero), naturalSize: size,
+                  frameDuration: .zero, isStillImage: true)
         }
 
         /// True when the frames hold two fields each (deinterlacing shows them at

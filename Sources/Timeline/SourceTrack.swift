@@ -17,13 +17,19 @@ public struct SourceTrack: Sendable, Hashable {
     /// deinterlaces does so to exactly these tracks, so the frames come at the field rate
     /// the composition was planned with.
     public var fieldOrder: FieldOrder?
+    /// True when the asset is a still picture (a PNG or JPEG file), not a movie: its one
+    /// picture is the whole track (`timeRange` is empty, at 0), segments of it are stills,
+    /// and a renderer decodes it once as a picture rather than reading it as a stream.
+    public var isStillImage: Bool
 
-    public init(asset: String, trackID: TrackID, mediaType: MediaType, timeRange: TimeRange, fieldOrder: FieldOrder? = nil) {
+    public init(asset: String, trackID: TrackID, mediaType: MediaType, timeRange: TimeRange, fieldOrder: FieldOrder? = nil,
+                isStillImage: Bool = false) {
         self.asset = asset
         self.trackID = trackID
         self.mediaType = mediaType
         self.timeRange = timeRange
         self.fieldOrder = fieldOrder
+        self.isStillImage = isStillImage
     }
 
     /// A track covering `[0, duration)`.

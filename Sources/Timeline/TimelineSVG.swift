@@ -63,8 +63,10 @@ public enum TimelineSVG {
                 let label: String
                 let fill: String
                 if let source = segment.source {
-                    fill = track.mediaType == .video ? "rgb(143,179,232)" : "rgb(159,216,154)"
-                    label = "\(source.track.asset) \(source.timeRange) \(formatFixed(segment.speed, decimals: 2))x"
+                    // Still pictures in a warmer tone than video, so a photo's span stands out.
+                    fill = source.track.isStillImage ? "rgb(232,196,143)" : track.mediaType == .video ? "rgb(143,179,232)" : "rgb(159,216,154)"
+                    label = source.track.isStillImage ? "\(source.track.asset) still image"
+                        : "\(source.track.asset) \(source.timeRange) \(formatFixed(segment.speed, decimals: 2))x"
                 } else {
                     fill = "rgb(238,238,238)"
                     label = "empty"

@@ -70,9 +70,13 @@ public struct TrackSegment: Sendable, Hashable {
 extension TrackSegment: CustomStringConvertible {
     /// AVFoundation's segment description, plus the speed:
     /// `timeRange [2.000,+6.000] from trackID 1 of asset music.mp3 sourceTimeRange [0.000,+6.000] speed 1.00`
-    /// or `timeRange [0.000,+2.000] is empty`.
+    /// or `timeRange [0.000,+2.000] is empty`; a still picture's (`SourceTrack.isStillImage`)
+    /// `timeRange [0.000,+2.000] from trackID 1 of asset photo.jpg still image`.
     public var description: String {
         guard let source else { return "timeRange \(target) is empty" }
+        if source.track.isStillImage {
+            return "timeRange \(target) from trackID \(source.track.trackID) of asset \(source.track.asset) still image"
+        }
         return "timeRange \(target) from trackID \(source.track.trackID) of asset \(source.track.asset) "
             + "sourceTimeRange \(source.timeRange) speed \(formatFixed(speed, decimals: 2))"
     }

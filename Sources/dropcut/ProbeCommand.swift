@@ -12,23 +12,37 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let demuxer: Demuxer, streams: [StreamInfo]
+        // A PNG or JPEG (by its content) is a still image, as a recipe clip takes it:
+        // decoded once here, so a damaged picture is reported as a render would meet it.
+        let still = StillPicture.isPicture(input)
         do {
-            demuxer = try Demuxer(path: input)
-            // As a render sees them: an unstated field order asked of the first frame.
-            streams = try FieldOrderDetection.resolving(demuxer.streams, of: demuxer)
+            if still {
+                _ = try StillPicture.probe(input)
+                demuxer = try Demuxer(path: input, formats: StillPicture.formats, format: StillPicture.format(of: input))
+                streams = demuxer.streams
+            } else {
+                demuxer = try Demuxer(path: input)
+                // As a render sees them: an unstated field order asked of the first frame.
+                streams = try FieldOrderDetection.resolving(demuxer.streams, of: demuxer)
+            }
         } catch {
             printError("dropcut probe: \(error)")
             throw ExitCode(1)
         }
-        print(json ? ProbeReport.json(demuxer, streams: streams) : ProbeReport.text(demuxer, streams: streams), terminator: "")
+        print(json ? ProbeReport.json(demuxer, streams: streams, still: still) : ProbeReport.text(demuxer, streams: streams, still: still),
+              terminator: "")
     }
 }
 
 /// Renderings of a probed file for `dropcut probe`: the file's `streams` (as
 /// `FieldOrderDetection` resolved them).
 enum ProbeReport {
-    static func text(_ demuxer: Demuxer, streams: [StreamInfo]) -> String {
-        var lines = ["\(demuxer.path): \(demuxer.formatName), duration \(demuxer.duration.map(\.description) ?? "unknown")"]
+    /// `still`: the file is a still image (a PNG or JPEG): said so, with no duration or
+    /// frame rate (an image demuxer's nominal 25 fps is not the picture's).
+    static func text(_ demuxer: Demuxer, streams: [StreamInfo], still: Bool = false) -> String {
+        let size = streams.first(where: { $0.kind == .video })?.size.map(\.description) ?? "of unknown size"
+        var lines = [still ? "\(demuxer.path): \(demuxer.formatName), still image \(size)"
+            : "\(demuxer.path): \(demuxer.formatName), duration \(demuxer.duration.map(\.description) ?? "unknown")"]
         for stream in streams {
             var line = "  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"
             if let format = stream.pixelFormat { line += " \(format)" }
@@ -39,7 +53,7 @@ enum ProbeReport {
             if let order = stream.fieldOrder {
                 line += " interlaced, \(order.rawValue)" + (stream.statesFieldOrder ? "" : " (flagged by its frames)")
             }
-            if let frame = stream.averageFrameDuration ?? stream.frameDuration {
+            if !still, let frame = stream.averageFrameDuration ?? stream.frameDuration {
                 line += " \(formatRate(frame)) fps" + (stream.isVariableFrameRate ? " (variable)" : "")
             }
             if let color = stream.color, let size = stream.size {
@@ -54,13 +68,14 @@ enum ProbeReport {
             if let rate = stream.sampleRate { line += " \(rate) Hz" }
             if let channels = stream.channels { line += " \(channels) ch" }
             if let layout = stream.channelLayout { line += " (\(layout))" }
-            if let duration = stream.duration { line += " duration \(duration)" }
+            if !still, let duration = stream.duration { line += " duration \(duration)" }
             lines.append(line)
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ demuxer: Demuxer, streams: [StreamInfo]) -> String {
+    /// `still`: as for `text`; the report says `"still_image": true`.
+    static func json(_ demuxer: Demuxer, streams: [StreamInfo], still: Bool = false) -> String {
         let streams = streams.map { stream -> String in
             var fields = [
                 "\"index\": \(stream.index)",
@@ -73,8 +88,8 @@ enum ProbeReport {
                            "\"display_width\": \(shown.width)", "\"display_height\": \(shown.height)"]
             }
             if let format = stream.pixelFormat { fields.append("\"pixel_format\": \(quote(format))") }
-            if let frame = stream.frameDuration { fields.append("\"frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
-            if let frame = stream.averageFrameDuration { fields.append("\"average_frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
+            if !still, let frame = stream.frameDuration { fields.append("\"frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
+            if !still, let frame = stream.averageFrameDuration { fields.append("\"average_frame_rate\": \(quote("\(frame.timescale)/\(frame.value)"))") }
             if stream.kind == .video {
                 fields.append("\"field_order\": \(stream.fieldOrder.map { quote($0 == .topFirst ? "top_first" : "bottom_first") } ?? quote("progressive"))")
                 // Where the order comes from: the stream's statement, or its first frame.
@@ -95,11 +110,12 @@ enum ProbeReport {
             if let layout = stream.channelLayout { fields.append("\"channel_layout\": \(quote(layout))") }
             if let rate = stream.sampleRate { fields.append("\"sample_rate\": \(rate)") }
             if let channels = stream.channels { fields.append("\"channels\": \(channels)") }
-            if let duration = stream.duration { fields.append("\"duration\": \(duration.formatted(decimals: 6))") }
+            if !still, let duration = stream.duration { fields.append("\"duration\": \(duration.formatted(decimals: 6))") }
             return "    {" + fields.joined(separator: ", ") + "}"
         }
         var top = ["  \"path\": \(quote(demuxer.path))", "  \"format\": \(quote(demuxer.formatName))"]
-        if let duration = demuxer.duration { top.append("  \"duration\": \(duration.formatted(decimals: 6))") }
+        if still { top.append("  \"still_image\": true") }
+        if !still, let duration = demuxer.duration { top.append("  \"duration\": \(duration.formatted(decimals: 6))") }
         top.append("  \"streams\": [\n" + streams.joined(separator: ",\n") + "\n  ]")
         return "{\n" + top.joined(separator: ",\n") + "\n}\n"
     }

@@ -60,7 +60,7 @@ func describe(_ built: BuiltComposition) -> String {
     /// Every sample asset the recipes name is shipped, small, and what its script says.
     @Test func shippedAssetsAreSmallRealMedia() throws {
         var total = 0
-        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4", "voiceover.m4a", "whoosh.m4a"] {
+        for name in ["logo.png", "bed.mp3", "intro.mp4", "outro.mp4", "voiceover.m4a", "whoosh.m4a", "photo.jpg"] {
             let path = (shippedAssetsDirectory as NSString).appendingPathComponent(name)
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, "\(name)")
             total += size
@@ -68,6 +68,8 @@ func describe(_ built: BuiltComposition) -> String {
         #expect(total < 300_000, "the committed samples stay tiny (\(total) bytes)")
         let logo = try FFprobe.streams(of: (shippedAssetsDirectory as NSString).appendingPathComponent("logo.png"))
         #expect(logo.first?.codecName == "png" && logo.first?.width == 256 && logo.first?.height == 128)
+        let photo = try FFprobe.streams(of: (shippedAssetsDirectory as NSString).appendingPathComponent("photo.jpg"))
+        #expect(photo.first?.codecName == "mjpeg" && photo.first?.width == 960 && photo.first?.height == 640)
         for clip in ["intro.mp4", "outro.mp4"] {
             let streams = try FFprobe.streams(of: (shippedAssetsDirectory as NSString).appendingPathComponent(clip))
             #expect(streams.map { $0.codecName ?? "" } == ["h264", "aac"], "\(clip)")

@@ -116,6 +116,14 @@ struct SplitMix64: RandomNumberGenerator {
         }
     }
 
+    /// A still image's `clips[].duration` reaches the fuzzing through
+    /// recipes/ken-burns-photo.yaml, beside a `ken_burns` (numbers and types mutated there).
+    @Test func theFuzzedExamplesWriteAStillClipDuration() throws {
+        let recipe = try exampleRecipe("ken-burns-photo.yaml")
+        #expect(recipe.clips.contains { $0.duration != nil && $0.kenBurns != nil })
+        #expect(RecipeReference.keys.contains { $0.path == "clips[].duration" })
+    }
+
     @Test func mutatedExampleRecipesAreValidOrErrorsWithPositions() throws {
         let (valid, rejected, _) = try Self.loadMutants(3000, prefix: "fuzz", seed: 0xD509_C07, rounds: 1...3) { Self.mutate($0, using: &$1) }
         // Both outcomes occur: the mutations are neither all harmless nor all fatal.

@@ -33,6 +33,8 @@ import TestSupport
         // The items reach 5.8 s (bed.mp3 from 4.8 s is cut at the clip's end); at source size.
         // The transform's last keyframe at 4 s needs a clip that long: 1.5 s intro + 5 − 0.5.
         "ken-burns.yaml": Expected(clipSeconds: 5, filename: "clip.kenburns.mp4", width: 1280, height: 720, seconds: 6),
+        // The 3 s photo, then the clip, crossfading for 0.5 s: 3 + 2 − 0.5 (silent until the clip).
+        "ken-burns-photo.yaml": Expected(clipSeconds: 2, filename: "clip.photo.mp4", width: 960, height: 540, seconds: 4.5),
         "voiceover.yaml": Expected(clipSeconds: 6, filename: "clip.voiceover.mp4", width: 320, height: 240, seconds: 6),
         // Keyframe animations over the whole clip: a turning, gliding, breathing logo.
         "animated-watermark.yaml": Expected(clipSeconds: 2, filename: "clip.animated.mp4", width: 320, height: 240, seconds: 2),

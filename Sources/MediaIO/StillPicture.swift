@@ -1,0 +1,164 @@
+internal import CFFmpeg
+import Timeline
+
+/// A still picture (PNG or JPEG) as a video layer shows it: decoded once, its alpha
+/// composited over a background colour, and converted once into the compositor's working
+/// format — 8-bit video-range BT.709 4:2:0, what SDR canvases are — so every output frame
+/// of a still's span reuses the same picture, with no decoding, conversion or allocation
+/// per frame.
+///
+/// The picture's own orientation tag (EXIF) is not read: pictures are shown as stored.
+public final class StillPicture {
+    public let path: String
+    /// The picture's size in pixels (square pixels).
+    public let size: PixelSize
+    /// True when the picture has transparent or translucent pixels (PNG alpha, a palette
+    /// with transparency): those show the background it is composited over.
+    public let hasAlpha: Bool
+    /// The decoded picture in straight RGBA, kept only when it has alpha, to composite it
+    /// again if another background is asked for.
+    private let straight: VideoFrame?
+    private let picture: VideoFrame
+    /// The background `picture` was composited over (nil for opaque pictures).
+    private var background: Color?
+
+    /// The largest side decoded, as `RecipeLimits.maximumSourceSide` for movies: a larger
+    /// picture is refused before its pixels are allocated.
+    public static let maximumSide = 8192
+
+    /// The formats a still picture is recognised by: by content only (the PNG signature,
+    /// the JPEG markers), never by the file's extension, so a `.png` that is not one is
+    /// not opened as a picture and a photo named `.jpeg.bin` is.
+    public static let formats = ["png_pipe", "jpeg_pipe"]
+
+    /// Decodes the picture at `path` and prepares it over `background`. Throws an
+    /// `FFmpegError` naming the file when it is missing, not a PNG or JPEG, too large,
+    /// or cannot be decoded (truncated, corrupt).
+    public init(path: String, background: Color = .black) throws(FFmpegError) {
+        self.path = path
+        let source = try StreamDecoder(path: path, kind: .video, formats: Self.formats, format: try Self.format(of: path))
+        if let stated = source.stream.size { try Self.checkSize(stated, path: path) }
+        let decoded = try VideoFrame()
+        guard try source.decodeNext(into: decoded.frame) else {
+            throw FFmpegError(code: FFmpegError.invalidData, function: "avcodec_receive_frame", path: path, streamIndex: source.streamIndex,
+                              note: "the picture could not be decoded (truncated or damaged)")
+        }
+        size = decoded.size
+        try Self.checkSize(size, path: path)
+        Self.relabelJPEGRange(decoded)
+        let whole = PixelRect(size: size)
+        picture = try VideoFrame(width: size.width, height: size.height, pixelFormat: .yuv420p)
+        picture.setColorTags(.bt709)
+        if decoded.pixelFormat.hasAlpha {
+            let rgba = try VideoFrame(width: size.width, height: size.height, pixelFormat: .rgba)
+            try Scaler().scale(decoded, region: whole, into: rgba, region: whole)
+            hasAlpha = Self.hasTransparency(rgba)
+            straight = hasAlpha ? rgba : nil
+            if hasAlpha {
+                try flatten(over: background)
+            } else {
+                try Scaler().scale(rgba, region: whole, into: picture, region: whole)
+            }
+        } else {
+            hasAlpha = false
+            straight = nil
+            try Scaler().scale(decoded, region: whole, into: picture, region: whole)
+        }
+    }
+
+    /// The picture as shown over `background`: the same frame every call (composited
+    /// again only when a picture with alpha is asked for over another colour). It belongs
+    /// to the picture; callers read it and never write it.
+    public func frame(over background: Color) throws(FFmpegError) -> VideoFrame {
+        if hasAlpha, background != self.background { try flatten(over: background) }
+        return picture
+    }
+
+    /// True when the file at `path` is a PNG or JPEG picture by its content
+    /// (`Demuxer.contentFormat(of:)`): what its extension says does not count.
+    public static func isPicture(_ path: String) -> Bool {
+        Demuxer.contentFormat(of: path).map(formats.contains) ?? false
+    }
+
+    /// The picture demuxer for the file at `path`, by its content (`png_pipe`, `jpeg_pipe`); an `FFmpegError`
+    /// naming the file when it is not a PNG or JPEG.
+    public static func format(of path: String) throws(FFmpegError) -> String {
+        guard let format = Demuxer.contentFormat(of: path), formats.contains(format) else {
+            throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "avformat_open_input", path: path,
+                              note: "not a supported picture (dropcut reads PNG and JPEG)")
+        }
+        return format
+    }
+
+    /// Checks the picture's header and decodes it once without keeping it: its size and
+    /// codec (`png`, `mjpeg`), or an `FFmpegError` naming the file when it cannot be
+    /// decoded (truncated, damaged). A picture larger than `maximumSide` is reported with
+    /// its size, undecoded, for the caller to refuse in its own words.
+    public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String) {
+        let demuxer = try Demuxer(path: path, formats: formats, format: try format(of: path))
+        guard let stream = demuxer.streams.first(where: { $0.kind == .video }), let stated = stream.size,
+              stated.width > 0, stated.height > 0 else {
+            throw FFmpegError(code: FFmpegError.invalidData, function: "avformat_find_stream_info", path: path,
+                              note: "the picture has no size (truncated or damaged)")
+        }
+        if stated.width > maximumSide || stated.height > maximumSide { return (stated, stream.codecName) }
+        let picture = try StillPicture(path: path)
+        return (picture.size, stream.codecName)
+    }
+
+    private static func checkSize(_ size: PixelSize, path: String) throws(FFmpegError) {
+        guard (1...maximumSide).contains(size.width), (1...maximumSide).contains(size.height) else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "picture size", path: path,
+                              note: "the picture is \(size) pixels; dropcut reads at most \(maximumSide) a side")
+        }
+    }
+
+    /// A JPEG's full-range `yuvj` picture relabelled as the plain format with its range in
+    /// the frame: the same bytes, converted the same, without swscale warning on stderr
+    /// that a deprecated format is in use.
+    private static func relabelJPEGRange(_ frame: VideoFrame) {
+        let plain: [AVPixelFormat: AVPixelFormat] = [AV_PIX_FMT_YUVJ420P: AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ422P: AV_PIX_FMT_YUV422P,
+                                                     AV_PIX_FMT_YUVJ444P: AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ440P: AV_PIX_FMT_YUV440P]
+        guard let twin = plain[AVPixelFormat(frame.frame.pointee.format)] else { return }
+        frame.frame.pointee.format = twin.rawValue
+        frame.frame.pointee.color_range = AVCOL_RANGE_JPEG
+    }
+
+    /// True when any pixel of the straight RGBA `frame` is less than opaque.
+    private static func hasTransparency(_ frame: VideoFrame) -> Bool {
+        frame.withPlane(0) { bytes, stride in
+            for y in 0..<frame.height {
+                let row = y * stride
+                for x in 0..<frame.width where bytes[row + x * 4 + 3] != 255 { return true }
+            }
+            return false
+        }
+    }
+
+    /// Composites the straight picture over `background` (in the stored, gamma-encoded
+    /// values, as every player and the overlay blend do) and converts the result into
+    /// `picture`. Runs once per background, never per frame.
+    private func flatten(over background: Color) throws(FFmpegError) {
+        guard let straight else { return }
+        let over = try VideoFrame(width: size.width, height: size.height, pixelFormat: .rgba)
+        func byte(_ value: Double) -> UInt32 { UInt32((min(max(value, 0), 1) * 255).rounded()) }
+        let fill = (byte(background.red), byte(background.green), byte(background.blue))
+        straight.withPlane(0) { source, sourceStride in
+            over.withPlane(0) { target, targetStride in
+                for y in 0..<size.height {
+                    for x in 0..<size.width {
+                        let s = y * sourceStride + x * 4, t = y * targetStride + x * 4
+                        let a = UInt32(source[s + 3]), rest = 255 - a
+                        target[t] = UInt8((UInt32(source[s]) * a + fill.0 * rest + 127) / 255)
+                        target[t + 1] = UInt8((UInt32(source[s + 1]) * a + fill.1 * rest + 127) / 255)
+                        target[t + 2] = UInt8((UInt32(source[s + 2]) * a + fill.2 * rest + 127) / 255)
+                        target[t + 3] = 255
+                    }
+                }
+            }
+        }
+        let whole = PixelRect(size: size)
+        try Scaler().scale(over, region: whole, into: picture, region: whole)
+        self.background = background
+    }
+}

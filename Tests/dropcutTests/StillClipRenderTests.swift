@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Still images as recipe clips, end to end: `dropcut render`, `plan` and `probe` on PNGs
+/// made by the `ffmpeg` CLI, the outputs judged by `ffprobe` and by ffmpeg's own decode
+/// and scaling (PSNR), never by dropcut.
+///
+/// References are converted by ffmpeg to what dropcut writes — BT.709 video-range 4:2:0 —
+/// so the comparison measures placement and resampling, not the RGB-to-YUV matrix.
+@Suite struct StillClipRenderTests {
+    /// ffmpeg's picture in dropcut's output format, for the second input of a `PSNR` graph.
+    static let asOutput = "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
+
+    static func png(_ dir: TemporaryDirectory, _ name: String, source: String, format: String = "rgb24") throws -> String {
+        let path = dir.file(name)
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source,
+                                          "-frames:v", "1", "-pix_fmt", format, path])
+        return path
+    }
+
+    /// A lossless (FFV1) reference made by the ffmpeg CLI from `inputs` through `graph`,
+    /// `frames` frames long, in dropcut's output format.
+    static func reference(_ dir: TemporaryDirectory, _ name: String, inputs: [String], graph: String, frames: Int) throws -> String {
+        let path = dir.file(name)
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + inputs
+                               + ["-filter_complex", "\(graph),\(asOutput)", "-frames:v", "\(frames)", "-c:v", "ffv1", "-f", "nut", path])
+        return path
+    }
+
+    /// The picture at `path` held for `frames` frames at 30 fps, as dropcut's output holds it.
+    static func held(_ dir: TemporaryDirectory, _ path: String, frames: Int) throws -> String {
+        try reference(dir, "held.nut", inputs: ["-loop", "1", "-framerate", "30", "-i", path], graph: "[0:v]null", frames: frames)
+    }
+
+    /// A 320x240 30 fps testsrc2 clip with a 440 Hz tone, its video BT.709 and tagged so
+    /// (as phones write), so its frames compare with dropcut's plane for plane.
+    static func bt709Clip(_ dir: TemporaryDirectory, seconds: Int) throws -> String {
+        let path = dir.file("clip709.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=\(seconds)",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                                          "-vf", asOutput, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                                          "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv", path])
+        return path
+    }
+
+    static func recipe(_ dir: TemporaryDirectory, _ yaml: String, name: String = "still.yaml") throws -> String {
+        try Fixtures.makeFile(in: dir.path, name: name, contents: yaml)
+    }
+
+    @Test func aStillRendersItsDurationOfFramesMatchingThePicture() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\noutput: { fps: 30, video: { crf: 12 } }\nclips:\n  - { source: photo.png, duration: 2 }\n")
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        // Video only: a still has no sound, and no other clip brings any.
+        let streams = try FFprobe.facts(of: output)
+        #expect(streams.map(\.codecType) == ["video"])
+        let video = try #require(streams.first)
+        #expect(video.width == 320 && video.height == 240 && video.frameRate == "30/1")
+        #expect(abs((video.duration ?? 0) - 2) <= 0.001 && video.frameCount == 60, "\(video.duration ?? 0) s, \(video.frameCount ?? 0) frames")
+        // Every frame is the picture (the PNG looped, paired by time).
+        let psnr = try PSNR.compare(output, try Self.held(dir, photo, frames: 60))
+        print("still 2 s: \(video.frameCount ?? 0) frames, \(video.duration ?? 0) s; PSNR against the PNG \(psnr)")
+        #expect(psnr.frames.count == 60)
+        #expect(psnr.min >= 35, "\(psnr)")
+    }
+
+    @Test func aStillThenAVideoJoinAndTheirDurationsAdd() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try Self.bt709Clip(dir, seconds: 2)
+        let recipe = try Self.recipe(dir, "version: 1\noutput: { video: { crf: 12 } }\nclips:\n  - { source: photo.png, duration: 1.5 }\n  - source: \"{input}\"\n")
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        let video = try #require(try FFprobe.stream("video", of: output))
+        let audio = try #require(try FFprobe.stream("audio", of: output))
+        // 1.5 s + 2 s at the clip's 30 fps; the clip's sound, silent under the picture.
+        #expect(abs((video.duration ?? 0) - 3.5) <= 0.001 && video.frameCount == 105, "\(video.duration ?? 0) s, \(video.frameCount ?? 0) frames")
+        #expect(abs((audio.duration ?? 0) - 3.5) <= 0.05, "audio \(audio.duration ?? 0) s")
+        let still = try PSNR.compare(output, try Self.held(dir, photo, frames: 45), filterA: "trim=end_frame=45")
+        let moving = try PSNR.compare(output, clip, filterA: "trim=start_frame=45,setpts=PTS-STARTPTS")
+        print("still 1.5 s + clip 2 s: video \(video.duration ?? 0) s (\(video.frameCount ?? 0) frames), audio \(audio.duration ?? 0) s; "
+              + "the still part against the PNG \(still); the clip part against the clip \(moving)")
+        #expect(still.frames.count == 45 && still.min >= 35, "\(still)")
+        #expect(moving.frames.count == 60 && moving.min >= 35, "\(moving)")
+    }
+
+    /// A Ken Burns from the whole picture to its centre half: the last frame (at 59/60 of
+    /// the ramp) is ffmpeg's crop of the centre half scaled up, within 30 dB; the picture
+    /// is softened so that a sub-pixel difference between two correct resamplers does not
+    /// dominate. The uncropped picture is far off, so the test tells a zoom that failed.
+    @Test func kenBurnsOnAStillEndsOnItsCrop() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let photo = try Self.png(dir, "soft.png", source: "testsrc=size=320x240,gblur=sigma=2")
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, """
+            version: 1
+            output: { size: 320x240, fps: 30, video: { crf: 12 } }
+            clips:
+              - source: soft.png
+                duration: 2
+                ken_burns: { from: [0, 0, "100%", "100%"], to: ["25%", "25%", "50%", "50%"] }
+
+            """)
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        #expect(try FFprobe.stream("video", of: output)?.frameCount == 60)
+        let last = "select=eq(n\\,59),setpts=PTS-STARTPTS"
+        let cropped = try PSNR.compare(output, photo, filterA: last, filterB: "crop=160:120:80:60,scale=320:240,\(Self.asOutput)")
+        let uncropped = try PSNR.compare(output, photo, filterA: last, filterB: Self.asOutput)
+        let first = try PSNR.compare(output, photo, filterA: "select=eq(n\\,0),setpts=PTS-STARTPTS", filterB: Self.asOutput)
+        print("ken burns on a still: last frame against ffmpeg's centre crop \(cropped.average) dB, against the whole picture \(uncropped.average) dB; "
+              + "first frame against the whole picture \(first.average) dB")
+        #expect(cropped.average >= 30, "\(cropped)")
+        #expect(uncropped.average < 20, "\(uncropped)")
+        #expect(first.average >= 35, "\(first)")
+    }
+
+    /// A PNG with alpha: its transparent part shows the instruction's background (black),
+    /// as ffmpeg's overlay of the picture on black does.
+    @Test func alphaIsCompositedOverTheBackground() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        // Opaque on the left half, fading to transparent across the right half.
+        let photo = try Self.png(dir, "alpha.png", source: "testsrc=size=320x240,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,160),255,(319-X)*255/159)'",
+                                 format: "rgba")
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\noutput: { fps: 30, video: { crf: 12 } }\nclips:\n  - { source: alpha.png, duration: 1 }\n")
+        let output = dir.file("out.mp4")
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+
+        try #require(result.status == 0, "\(result.stderr)")
+        let first = "select=eq(n\\,0),setpts=PTS-STARTPTS"
+        let onBlack = try Self.reference(dir, "on-black.nut", inputs: ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=30", "-i", photo],
+                                         graph: "[0:v][1:v]overlay=shortest=1", frames: 1)
+        let overBlack = try PSNR.compare(output, onBlack, filterA: first)
+        let alphaIgnored = try PSNR.compare(output, photo, filterA: first, filterB: "format=rgb24,\(Self.asOutput)")
+        print("alpha over black: \(overBlack.average) dB against ffmpeg's overlay on black, \(alphaIgnored.average) dB against the colours without alpha")
+        #expect(overBlack.average >= 35, "\(overBlack)")
+        #expect(alphaIgnored.average < 25, "\(alphaIgnored)")
+    }
+
+    @Test func recipeMistakesAboutStillsNameTheFileLineAndColumn() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        _ = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let cases: [(yaml: String, expected: String)] = [
+            ("version: 1\nclips:\n  - source: photo.png\n", ":3:5: clips[0]: photo.png is a still image (320x240): it needs duration: SECONDS"),
+            ("version: 1\nclips:\n  - source: photo.png\n    duration: 0\n", ":4:15: clips[0].duration must be more than 0 and at most 4 hours (14400 s) (got 0)"),
+            ("version: 1\nclips:\n  - source: photo.png\n    duration: -1\n", ":4:15: clips[0].duration must be more than 0 and at most 4 hours (14400 s) (got -1)"),
+            ("version: 1\nclips:\n  - source: photo.png\n    duration: 1e12\n", ":4:15: clips[0].duration must be more than 0 and at most 4 hours (14400 s) (got 1e12)"),
+            ("version: 1\nclips:\n  - source: photo.png\n    trim: [0, 1]\n", ":4:11: clips[0].trim: photo.png is a still image, with no time to trim"),
+        ]
+        for (i, item) in cases.enumerated() {
+            let recipe = try Self.recipe(dir, item.yaml, name: "bad\(i).yaml")
+            let output = dir.file("out\(i).mp4")
+            let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+            #expect(result.status == 1, "\(item.yaml)")
+            #expect(result.stderr.contains(recipe + item.expected), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+
+    @Test func aTruncatedPictureFailsNamingItWithoutAPartialOutput() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        // Noise does not compress: half the file cuts the picture's data in the middle.
+        let whole = try Self.png(dir, "whole.png", source: "nullsrc=s=320x240,geq=random(1)*255:128:128")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir.file("cut.png")
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - source: \"{input}\"\n  - { source: cut.png, duration: 1 }\n")
+        let outbox = dir.file("outbox")
+        try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: false)
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", outbox, clip])
+
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(cut + ": "), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).isEmpty)
+    }
+
+    @Test func probeAndPlanShowTheStill() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+
+        let probe = try DropcutProcess.run(["probe", photo])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        #expect(probe.stdout.hasPrefix("\(photo): png_pipe, still image 320x240\n"), "\(probe.stdout)")
+        #expect(probe.stdout.contains("stream 0: video png rgb24 320x240") && !probe.stdout.contains("fps"), "\(probe.stdout)")
+
+        let json = try DropcutProcess.run(["probe", "--json", photo])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        #expect(report["still_image"] as? Bool == true && report["format"] as? String == "png_pipe" && report["duration"] == nil)
+        let stream = try #require((report["streams"] as? [[String: Any]])?.first)
+        #expect(stream["width"] as? Int == 320 && stream["height"] as? Int == 240 && stream["frame_rate"] == nil)
+
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: photo.png, duration: 2 }\n  - source: \"{input}\"\n")
+        let svg = dir.file("plan.svg")
+        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("composition duration 3.000"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("0: timeRange [0.000,+2.000] from trackID 1 of asset \(photo) still image"), "\(plan.stdout)")
+        let drawing = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(drawing.contains(">\(photo) still image</text>"), "the segment's label")
+    }
+}
