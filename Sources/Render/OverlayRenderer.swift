@@ -6,7 +6,10 @@ import Timeline
 /// premultiplied and scaled to their drawn size with a Lanczos filter, text set with
 /// FreeType with its outline and shadow — and then, per frame, blended at its place
 /// (anchor or motion), scale and opacity while its time range covers the frame. Layers
-/// are drawn in order, later ones on top.
+/// are drawn in order, later ones on top. Groups hold layers and groups, as CALayers hold
+/// sublayers: each frame the tree is placed first (every map composed with its groups',
+/// every group's box the union of its children's), then drawn — a translucent group whose
+/// children overlap through an offscreen picture (see `draw(at:into:)`).
 final class OverlayRenderer {
     /// The layer tree, prepared: groups hold their children, as CALayers hold sublayers.
     private let nodes: [OverlayNode]
