@@ -3,9 +3,21 @@ import Timeline
 // `overlays:` — images, image sequences and text, with placement, timing, motion and strokes.
 
 extension Recipe {
-    static func decodeOverlay(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver, inGroup: Bool = false) -> Overlay? {
+    /// One overlay `depth` groups deep (0: in `overlays:` itself); `layers` counts the
+    /// overlays read so far, groups and their children alike, against
+    /// `RecipeLimits.maximumOverlayLayers`.
+    static func decodeOverlay(_ node: RecipeNode, _ reader: inout RecipeReader, _ resolver: AssetResolver,
+                              depth: Int, layers: inout Int) -> Overlay? {
+        layers += 1
+        guard layers <= RecipeLimits.maximumOverlayLayers else {
+            // Said once, at the first overlay past the bound: the rest are not read.
+            if layers == RecipeLimits.maximumOverlayLayers + 1 {
+                reader.error("a recipe holds at most \(RecipeLimits.maximumOverlayLayers) overlays, groups and the overlays inside them counted", at: node.location)
+            }
+            return nil
+        }
         guard let f = reader.fields(node, "overlay", allowed: RecipeReference.allowedKeys(in: "overlays[]")) else { return nil }
-        let content = f["group"] != nil ? decodeGroup(f, &reader, resolver, inGroup: inGroup) : decodeOverlayContent(f, node, &reader, resolver)
+        let content = f["group"] != nil ? decodeGroup(f, &reader, resolver, depth: depth, layers: &layers) : decodeOverlayContent(f, node, &reader, resolver)
         if f["group"] == nil, f["bounds"] != nil { reader.error("bounds applies to groups (group: [ ... ])", at: f.keyLocation("bounds")!) }
         // Read the other keys even when the content is bad, so every error shows at once.
         var overlay = Overlay(content: content ?? .image(""), location: node.location)
@@ -52,12 +64,13 @@ extension Recipe {
         return content == nil ? nil : overlay
     }
 
-    /// `group: [ overlays ]` with `bounds: [w, h]`: one level deep (a group in a group is
-    /// refused — one box is what a watermark needs, and it keeps the flattening simple).
-    private static func decodeGroup(_ f: Fields, _ reader: inout RecipeReader, _ resolver: AssetResolver, inGroup: Bool) -> Overlay.Content? {
-        let groupNode = f["group"]!
-        if inGroup {
-            reader.error("a group cannot hold another group", at: f.keyLocation("group")!)
+    /// `group: [ overlays ]` with `bounds: [w, h]`, `depth` groups deep: groups nest, as
+    /// CALayers do, up to `RecipeLimits.maximumGroupDepth`.
+    private static func decodeGroup(_ f: Fields, _ reader: inout RecipeReader, _ resolver: AssetResolver,
+                                    depth: Int, layers: inout Int) -> Overlay.Content? {
+        guard let groupNode = f["group"], let groupKey = f.keyLocation("group") else { return nil }
+        guard depth < RecipeLimits.maximumGroupDepth else {
+            reader.error("groups nest at most \(RecipeLimits.maximumGroupDepth) deep (this one is \(depth + 1) deep)", at: groupKey)
             return nil
         }
         for key in ["image", "frames", "text", "fps", "font", "size", "color", "width", "outline", "shadow"] where f[key] != nil {
@@ -82,7 +95,7 @@ extension Recipe {
         }
         var children: [Overlay] = []
         for item in items {
-            if let child = decodeOverlay(item, &reader, resolver, inGroup: true) { children.append(child) }
+            if let child = decodeOverlay(item, &reader, resolver, depth: depth + 1, layers: &layers) { children.append(child) }
         }
         return children.count == items.count ? .group(children, width: width, height: height) : nil
     }

@@ -27,7 +27,8 @@ extension Recipe {
         if let node = top["clips"] { recipe.clips = decodeClips(node, &reader, resolver) }
         if let node = top["transition"] { recipe.transition = decodeTransition(node, &reader) }
         if let node = top["overlays"] {
-            recipe.overlays = reader.list(node, "overlays")?.compactMap { decodeOverlay($0, &reader, resolver) } ?? []
+            var layers = 0
+            recipe.overlays = reader.list(node, "overlays")?.compactMap { decodeOverlay($0, &reader, resolver, depth: 0, layers: &layers) } ?? []
         }
         if let node = top["music"] { recipe.music = decodeMusic(node, &reader, resolver) }
         if let node = top["audio"] { recipe.audio = decodeAudioItems(node, &reader, resolver) }

@@ -80,6 +80,18 @@ public enum RecipeLimits {
     /// `overlays[].frames`: the width of the number in the pattern (`%02d` is 2).
     public static let maximumFrameNumberWidth = 10
 
+    // MARK: Layer trees
+
+    /// `overlays[].group`: how deep groups nest (a top-level group is 1 deep). Core
+    /// Animation has no limit, but each level the renderer walks may hold an offscreen
+    /// picture at most the output's size while its children are drawn into it (when the
+    /// group is translucent and its children overlap), so the depth bounds that memory.
+    public static let maximumGroupDepth = 8
+    /// `overlays`: layers in a recipe, every group and every overlay inside groups
+    /// counted. Each is rasterised once and blended every frame it shows; a few dozen is a
+    /// busy watermark, and the bound keeps a recipe's layer tree (and `plan`'s listing of it) small.
+    public static let maximumOverlayLayers = 256
+
     // MARK: Encoding and levels
 
     /// `output.video.crf`.

@@ -9,26 +9,37 @@ import Timeline
 /// Chroma sites are mapped the same way from their own centres, into the half-resolution
 /// chroma planes.
 extension OverlayRaster {
-    /// Blends the raster onto `canvas` where `transform` (raster pixels to canvas pixels,
-    /// continuous coordinates with pixel centres at +0.5) puts it, at `opacity`.
-    func blend(into canvas: VideoFrame, transform: ProjectiveTransform, opacity: Float) {
-        guard opacity > 0, let inverse = transform.inverse else { return }
-        // The bounding box of the corners, a pixel wider for the bilinear fringe; a corner
-        // behind the eye (perspective past 90° from too close) leaves the layer undrawn.
+    /// The pixels `transform` can draw on: the bounding box of the raster's corners, a
+    /// pixel wider for the bilinear fringe. Nil when nothing is drawn: a transform without
+    /// an inverse, or a corner behind the eye (perspective past 90° from too close).
+    /// Clamped far outside any canvas, so a huge scale (groups nested, each scaled up)
+    /// cannot overflow `Int`.
+    func coveredBox(transform: ProjectiveTransform) -> PixelRect? {
+        guard transform.inverse != nil else { return nil }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for k in 0..<4 {
             let corner = Point(x: k & 1 == 0 ? 0 : Double(width), y: k < 2 ? 0 : Double(height))
             let (p, w) = transform.applyHomogeneous(corner)
-            guard w > 0, p.x.isFinite, p.y.isFinite else { return }
+            guard w > 0, p.x.isFinite, p.y.isFinite else { return nil }
             minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
         }
-        let x0 = max(0, Int(minX.rounded(.down)) - 1), y0 = max(0, Int(minY.rounded(.down)) - 1)
-        let x1 = min(canvas.width, Int(maxX.rounded(.up)) + 1), y1 = min(canvas.height, Int(maxY.rounded(.up)) + 1)
-        guard x1 > x0, y1 > y0 else { return }
+        let limit = ChromaGrid.limit
+        func clamped(_ value: Double) -> Int { Int(min(max(value, -limit), limit)) }
+        let x0 = clamped(minX.rounded(.down)) - 1, y0 = clamped(minY.rounded(.down)) - 1
+        let x1 = clamped(maxX.rounded(.up)) + 1, y1 = clamped(maxY.rounded(.up)) + 1
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Blends the raster onto `canvas` where `transform` (raster pixels to canvas pixels,
+    /// continuous coordinates with pixel centres at +0.5) puts it, at `opacity`.
+    func blend(into canvas: VideoFrame, transform: ProjectiveTransform, opacity: Float) {
+        guard opacity > 0, let inverse = transform.inverse, let box = coveredBox(transform: transform),
+              let clip = box.intersection(PixelRect(size: canvas.size)) else { return }
+        let bounds = (clip.x, clip.y, clip.maxX, clip.maxY)
         if isWide {
-            blendTransformed(UInt16.self, maximum: 1023, into: canvas, inverse: inverse, clip: (x0, y0, x1, y1), opacity: opacity)
+            blendTransformed(UInt16.self, maximum: 1023, into: canvas, inverse: inverse, clip: bounds, opacity: opacity)
         } else {
-            blendTransformed(UInt8.self, maximum: 255, into: canvas, inverse: inverse, clip: (x0, y0, x1, y1), opacity: opacity)
+            blendTransformed(UInt8.self, maximum: 255, into: canvas, inverse: inverse, clip: bounds, opacity: opacity)
         }
     }
 
@@ -37,65 +48,74 @@ extension OverlayRaster {
         clip: (x0: Int, y0: Int, x1: Int, y1: Int), opacity: Float
     ) {
         let size = MemoryLayout<Sample>.size
-        canvas.withPlane(0) { plane, stride in
-            guard let bytes = plane.baseAddress else { return }
-            let base = bytes.assumingMemoryBound(to: Sample.self), rowStride = stride / size
-            for row in clip.y0..<clip.y1 {
-                let out = base + row * rowStride
-                for column in clip.x0..<clip.x1 {
-                    let q = inverse.applyHomogeneous(Point(x: Double(column) + 0.5, y: Double(row) + 0.5))
-                    guard q.weight > 0 else { continue }
-                    let (l, a) = sample(x: q.point.x - 0.5, y: q.point.y - 0.5)
-                    guard a > 0 else { continue }
-                    let value = l * opacity + Float(out[column]) * (1 - a * opacity)
-                    out[column] = Sample(min(maximum, max(0, value + 0.5)))
+        withPlanes { planes in
+            canvas.withPlane(0) { plane, stride in
+                guard let bytes = plane.baseAddress else { return }
+                let base = bytes.assumingMemoryBound(to: Sample.self), rowStride = stride / size
+                for row in clip.y0..<clip.y1 {
+                    let out = base + row * rowStride
+                    for column in clip.x0..<clip.x1 {
+                        let q = inverse.applyHomogeneous(Point(x: Double(column) + 0.5, y: Double(row) + 0.5))
+                        guard q.weight > 0 else { continue }
+                        let (l, a) = Self.bilinear(planes.luma, planes.alpha, width: planes.width, height: planes.height,
+                                                   x: q.point.x - 0.5, y: q.point.y - 0.5)
+                        guard a > 0 else { continue }
+                        let value = l * opacity + Float(out[column]) * (1 - a * opacity)
+                        out[column] = Sample(min(maximum, max(0, value + 0.5)))
+                    }
                 }
             }
-        }
-        for plane in 1...2 {
-            canvas.withPlane(plane) { buffer, stride in
-                guard let bytes = buffer.baseAddress else { return }
-                let base = bytes.assumingMemoryBound(to: Sample.self), rowStride = stride / size
-                for row in (clip.y0 / 2)..<((clip.y1 + 1) / 2) {
-                    let out = base + row * rowStride
-                    for column in (clip.x0 / 2)..<((clip.x1 + 1) / 2) {
-                        // A chroma site's centre in luma pixels, mapped back, in chroma pixels.
-                        let q = inverse.applyHomogeneous(Point(x: Double(2 * column + 1), y: Double(2 * row + 1)))
-                        guard q.weight > 0 else { continue }
-                        let (c, a) = sampleChroma(plane: plane, x: q.point.x / 2 - 0.5, y: q.point.y / 2 - 0.5)
-                        guard a > 0 else { continue }
-                        let value = c * opacity + Float(out[column]) * (1 - a * opacity)
-                        out[column] = Sample(min(maximum, max(0, value + 0.5)))
+            for plane in 1...2 {
+                let values = plane == 1 ? planes.cb : planes.cr
+                canvas.withPlane(plane) { buffer, stride in
+                    guard let bytes = buffer.baseAddress else { return }
+                    let base = bytes.assumingMemoryBound(to: Sample.self), rowStride = stride / size
+                    for row in (clip.y0 / 2)..<((clip.y1 + 1) / 2) {
+                        let out = base + row * rowStride
+                        for column in (clip.x0 / 2)..<((clip.x1 + 1) / 2) {
+                            // A chroma site's centre in luma pixels, mapped back, in chroma pixels.
+                            let q = inverse.applyHomogeneous(Point(x: Double(2 * column + 1), y: Double(2 * row + 1)))
+                            guard q.weight > 0 else { continue }
+                            let (c, a) = Self.bilinear(values, planes.chromaAlpha, width: planes.chromaWidth, height: planes.chromaHeight,
+                                                       x: q.point.x / 2 - 0.5, y: q.point.y / 2 - 0.5)
+                            guard a > 0 else { continue }
+                            let value = c * opacity + Float(out[column]) * (1 - a * opacity)
+                            out[column] = Sample(min(maximum, max(0, value + 0.5)))
+                        }
                     }
                 }
             }
         }
     }
 
-    /// A premultiplied luma value and its alpha at (`x`, `y`) in pixel indices, bilinear,
-    /// transparent beyond the raster.
-    @inline(__always)
-    private func sample(x: Double, y: Double) -> (Float, Float) {
+    /// The raster's planes for reading, fetched once for a whole blend (the planes are
+    /// variables, and an access per sample would be checked per sample).
+    struct Planes {
+        let luma: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>
+        let cb: UnsafeBufferPointer<Float>, cr: UnsafeBufferPointer<Float>, chromaAlpha: UnsafeBufferPointer<Float>
+        let width: Int, height: Int, chromaWidth: Int, chromaHeight: Int
+    }
+
+    func withPlanes<R>(_ body: (Planes) -> R) -> R {
         luma.withUnsafeBufferPointer { l in
             alpha.withUnsafeBufferPointer { a in
-                Self.bilinear(l, a, width: width, height: height, x: x, y: y)
+                cb.withUnsafeBufferPointer { b in
+                    cr.withUnsafeBufferPointer { r in
+                        chromaAlpha.withUnsafeBufferPointer { ca in
+                            body(Planes(luma: l, alpha: a, cb: b, cr: r, chromaAlpha: ca, width: width, height: height,
+                                        chromaWidth: chromaWidth, chromaHeight: chromaHeight))
+                        }
+                    }
+                }
             }
         }
     }
 
-    /// A premultiplied chroma value (`plane` 1: Cb, 2: Cr) and its site's alpha.
+    /// A premultiplied value and its alpha at (`x`, `y`) in pixel indices of a `width` ×
+    /// `height` plane, bilinear, transparent beyond it.
     @inline(__always)
-    private func sampleChroma(plane: Int, x: Double, y: Double) -> (Float, Float) {
-        (plane == 1 ? cb : cr).withUnsafeBufferPointer { c in
-            chromaAlpha.withUnsafeBufferPointer { a in
-                Self.bilinear(c, a, width: chromaWidth, height: chromaHeight, x: x, y: y)
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func bilinear(_ values: UnsafeBufferPointer<Float>, _ alphas: UnsafeBufferPointer<Float>,
-                                 width: Int, height: Int, x: Double, y: Double) -> (Float, Float) {
+    static func bilinear(_ values: UnsafeBufferPointer<Float>, _ alphas: UnsafeBufferPointer<Float>,
+                         width: Int, height: Int, x: Double, y: Double) -> (Float, Float) {
         guard x > -1, y > -1, x < Double(width), y < Double(height) else { return (0, 0) }
         let fx = x.rounded(.down), fy = y.rounded(.down)
         let ix = Int(fx), iy = Int(fy)

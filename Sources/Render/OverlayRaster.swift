@@ -12,12 +12,17 @@ import MediaIO
 /// Premultiplied, so that averaging four pixels into a chroma site weights each by its
 /// alpha: a logo's edge keeps its own colour instead of taking on the colour of the
 /// transparent pixels around it.
+///
+/// A group's offscreen picture is one too (`OverlayRaster+Offscreen`): its size changes
+/// from frame to frame while its planes, grown to the largest size seen, are kept — so the
+/// planes may hold more values than `width` × `height`, and only those are meaningful.
 final class OverlayRaster {
-    let width: Int
-    let height: Int
-    let luma: [Float]
-    let alpha: [Float]
-    let cb: [Float], cr: [Float], chromaAlpha: [Float]
+    /// Pixels across; also the row stride of `luma` and `alpha`.
+    var width: Int
+    var height: Int
+    var luma: [Float]
+    var alpha: [Float]
+    var cb: [Float], cr: [Float], chromaAlpha: [Float]
     /// True for 10-bit HLG codes (blended into 16-bit canvases).
     let isWide: Bool
     var chromaWidth: Int { (width + 1) / 2 }
@@ -30,6 +35,19 @@ final class OverlayRaster {
             OverlayRaster(premultipliedRGBA: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: stride,
                           width: picture.width, height: picture.height, hlg: hlg)
         }
+    }
+
+    /// An empty raster (0 × 0) to be used as a group's offscreen picture: 8-bit BT.709
+    /// codes, or with `wide` 10-bit HLG codes, as the layers drawn into it.
+    init(offscreenWide wide: Bool) {
+        width = 0
+        height = 0
+        luma = []
+        alpha = []
+        cb = []
+        cr = []
+        chromaAlpha = []
+        isWide = wide
     }
 
     /// From premultiplied RGBA bytes (`stride` bytes per row): BT.709 8-bit codes, or with
@@ -101,6 +119,9 @@ final class OverlayRaster {
             blendWide(into: canvas, x: x, y: y, clip: (x0, y0, x1, y1), opacity: opacity)
             return
         }
+        // Read once: the planes are variables (an offscreen raster is rewritten each
+        // frame), and a read per pixel would be an access check per pixel.
+        let luma = luma, alpha = alpha, width = width
         canvas.withPlane(0) { plane, stride in
             let base = plane.baseAddress!.assumingMemoryBound(to: UInt8.self)
             for row in y0..<y1 {
@@ -120,6 +141,7 @@ final class OverlayRaster {
 
     /// `blend` into a 16-bit canvas.
     private func blendWide(into canvas: VideoFrame, x: Int, y: Int, clip: (x0: Int, y0: Int, x1: Int, y1: Int), opacity: Float) {
+        let luma = luma, alpha = alpha, width = width, chromaAlpha = chromaAlpha, chromaWidth = chromaWidth
         canvas.withPlane(0) { plane, stride in
             guard let bytes = plane.baseAddress else { return }
             let base = bytes.assumingMemoryBound(to: UInt16.self), rowStride = stride / 2
@@ -155,6 +177,7 @@ final class OverlayRaster {
 
     private func blendChroma(_ values: [Float], plane: Int, into canvas: VideoFrame,
                              _ r: (x0: Int, y0: Int, x1: Int, y1: Int, originX: Int, originY: Int), opacity: Float) {
+        let chromaAlpha = chromaAlpha, chromaWidth = chromaWidth
         canvas.withPlane(plane) { buffer, stride in
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             for row in r.y0..<r.y1 {

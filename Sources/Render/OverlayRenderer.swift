@@ -6,39 +6,20 @@ import Timeline
 /// premultiplied and scaled to their drawn size with a Lanczos filter, text set with
 /// FreeType with its outline and shadow — and then, per frame, blended at its place
 /// (anchor or motion), scale and opacity while its time range covers the frame. Layers
-/// are drawn in order, later ones on top.
+/// are drawn in order, later ones on top. Groups hold layers and groups, as CALayers hold
+/// sublayers: each frame the tree is placed first (every map composed with its groups',
+/// every group's box the union of its children's), then drawn — a translucent group whose
+/// children overlap through an offscreen picture (see `draw(at:into:)`).
 final class OverlayRenderer {
-    /// One layer's pictures (premultiplied RGBA, one per frame of an image sequence) and
-    /// their rasters at scale 1; a rescaled raster is kept while the scale holds still.
-    private final class Prepared {
-        let layer: OverlayLayer
-        /// The groups holding the layer, outermost first.
-        let ancestors: [Ancestor]
-        let pictures: [VideoFrame]
-        let rasters: [OverlayRaster]
-        var scaled: (index: Int, size: PixelSize, raster: OverlayRaster)?
-
-        init(layer: OverlayLayer, ancestors: [Ancestor], pictures: [VideoFrame], hlg: HLGConversionLUT?) {
-            self.layer = layer
-            self.ancestors = ancestors
-            self.pictures = pictures
-            rasters = pictures.map { OverlayRaster.make(from: $0, hlg: hlg) }
-        }
-    }
-
-    /// A group around a layer: its box, and the box (or canvas) it is placed in.
-    private struct Ancestor {
-        let layer: OverlayLayer
-        let size: Size
-        let box: PixelSize
-        let container: PixelSize
-    }
-
-    /// The drawn layers in order, groups flattened into their children.
-    private let layers: [Prepared]
+    /// The layer tree, prepared: groups hold their children, as CALayers hold sublayers.
+    private let nodes: [OverlayNode]
     let renderSize: PixelSize
     /// For HLG outputs: the table that places the layers' SDR colours in HLG.
     private let hlg: HLGConversionLUT?
+    /// The offscreen pictures of translucent groups, one per nesting level (a group's
+    /// children are drawn into its level's picture while the levels above hold theirs),
+    /// kept from frame to frame.
+    private var offscreens: [OverlayRaster] = []
 
     /// Why an overlay could not be prepared: its file named, and the cause.
     struct PreparationError: Error, Sendable, CustomStringConvertible {
@@ -52,70 +33,148 @@ final class OverlayRenderer {
         self.renderSize = renderSize
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        self.layers = try Self.flatten(layers, ancestors: [], container: renderSize, hlg: hlg)
+        nodes = try Self.prepare(layers, hlg: hlg)
     }
 
-    private static func flatten(_ layers: [OverlayLayer], ancestors: [Ancestor], container: PixelSize,
-                                hlg: HLGConversionLUT?) throws -> [Prepared] {
-        var prepared: [Prepared] = []
-        for layer in layers {
+    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?) throws -> [OverlayNode] {
+        try layers.map { layer in
             if case let .group(children, size) = layer.content {
-                let box = PixelSize(width: max(1, Int(size.width.rounded())), height: max(1, Int(size.height.rounded())))
-                let group = Ancestor(layer: layer, size: size, box: box, container: container)
-                prepared += try flatten(children, ancestors: ancestors + [group], container: box, hlg: hlg)
-            } else {
-                prepared.append(Prepared(layer: layer, ancestors: ancestors, pictures: try pictures(for: layer), hlg: hlg))
+                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg)))
             }
+            return .layer(PreparedOverlay(layer: layer, pictures: try pictures(for: layer), hlg: hlg))
         }
-        return prepared
     }
+
+    /// How many offscreen pictures the renderer holds (one per nesting level that needed
+    /// one so far), and the values their planes can hold: for tests of their reuse.
+    var offscreenCapacities: [Int] { offscreens.map(\.luma.count) }
 
     /// Blends every layer showing at `time` onto `canvas`.
     ///
-    /// A group's opacity multiplies each child's rather than fading the children composited
-    /// together (CALayer's group opacity): the same pixels wherever children do not overlap
-    /// — a watermark's logo beside its text — and no offscreen picture per group and frame.
-    /// Where children overlap, the one below shows through the faded one on top a little more.
+    /// A group's opacity applies to its children flattened, as Core Animation's group
+    /// opacity (`allowsGroupOpacity`): when a group is translucent (its own opacity times
+    /// that of the groups around it that were not flattened) and two of its children
+    /// overlap, they are drawn into an offscreen picture first, blended onto the canvas
+    /// below at that opacity — so where they overlap, the lower one does not show through
+    /// the upper one. Otherwise the opacity multiplies each child's, which gives the same
+    /// pixels (each pixel then has at most one child over it) without the extra picture.
     func draw(at time: MediaTime, into canvas: VideoFrame) throws {
-        for prepared in layers where prepared.layer.timeRange.contains(time)
-            && prepared.ancestors.allSatisfy({ $0.layer.timeRange.contains(time) }) {
-            let layer = prepared.layer
-            var opacity = layer.opacity(at: time)
-            var outer = ProjectiveTransform.identity, upright = true
-            for group in prepared.ancestors {
-                opacity *= group.layer.opacity(at: time)
-                outer = outer * group.layer.groupTransform(size: group.size, renderSize: group.container, at: time)
-                upright = upright && group.layer.isUpright(at: time) && group.layer.scale(at: time) == 1
-            }
-            guard opacity > 0 else { continue }
-            let container = prepared.ancestors.last?.box ?? renderSize
-            let index = Self.sequenceIndex(layer, at: time, count: prepared.rasters.count)
-            if layer.animation.scale != nil {
-                // A keyframed scale changes every frame (a bounce, an eased zoom): the raster
-                // at scale 1 is resampled through the map instead of being rescaled (and
-                // reallocated) per frame.
-                let raster = prepared.rasters[index]
-                let size = Size(width: Double(raster.width), height: Double(raster.height))
-                guard layer.scale(at: time) > 0 else { continue }
-                raster.blend(into: canvas, transform: outer * layer.groupTransform(size: size, renderSize: container, at: time),
-                             opacity: Float(opacity))
-                continue
-            }
-            let raster = try self.raster(prepared, index: index, scale: layer.scale(at: time))
-            guard let raster else { continue }
-            let size = Size(width: Double(raster.width), height: Double(raster.height))
-            guard upright, layer.isUpright(at: time) else {
-                // Turned or spun: resampled through the inverse map, perspective-correct per
-                // pixel (the axis-aligned blit below stays the exact path for upright layers).
-                raster.blend(into: canvas, transform: outer * layer.transform(contentSize: size, renderSize: container, at: time),
-                             opacity: Float(opacity))
-                continue
-            }
-            let frame = layer.frame(contentSize: size, renderSize: container, at: time)
-            let origin = outer.apply(Point(x: frame.x, y: frame.y))   // a translation when upright
-            raster.blend(into: canvas, x: Self.even(origin.x, extent: raster.width, limit: renderSize.width),
-                         y: Self.even(origin.y, extent: raster.height, limit: renderSize.height), opacity: Float(opacity))
+        for node in nodes {
+            try place(node, at: time, outer: .identity, upright: true, container: renderSize)
         }
+        render(nodes, into: .canvas(canvas), opacity: 1, depth: 0)
+    }
+
+    /// Works out where `node` goes at `time` (and, for a group, everything in it): `outer`
+    /// maps the container's coordinates (the canvas, or the box of the group holding the
+    /// node) to the canvas; `upright` when it is a translation.
+    private func place(_ node: OverlayNode, at time: MediaTime, outer: ProjectiveTransform, upright: Bool, container: PixelSize) throws {
+        switch node {
+        case let .layer(prepared):
+            try place(prepared, at: time, outer: outer, upright: upright, container: container)
+        case let .group(group):
+            let layer = group.layer
+            group.box = nil
+            group.childrenOverlap = false
+            group.opacity = layer.timeRange.contains(time) ? layer.opacity(at: time) : 0
+            guard group.opacity > 0 else { return }
+            let transform = outer * layer.groupTransform(size: group.size, renderSize: container, at: time)
+            let childrenUpright = upright && layer.isUpright(at: time) && layer.scale(at: time) == 1
+            for (index, child) in group.children.enumerated() {
+                try place(child, at: time, outer: transform, upright: childrenUpright, container: group.pixelSize)
+                guard let box = child.box else { continue }
+                group.box = group.box.map { Self.union($0, box) } ?? box
+                // Overlap is judged on 2×2 chroma sites: two children in one site blend there.
+                if !group.childrenOverlap {
+                    let site = Self.evenOut(box)
+                    group.childrenOverlap = group.children[..<index].contains { other in
+                        other.box.map { Self.evenOut($0).intersection(site) != nil } ?? false
+                    }
+                }
+            }
+        }
+    }
+
+    private func place(_ prepared: PreparedOverlay, at time: MediaTime, outer: ProjectiveTransform, upright: Bool, container: PixelSize) throws {
+        let layer = prepared.layer
+        prepared.placement = .hidden
+        prepared.box = nil
+        prepared.opacity = layer.timeRange.contains(time) ? layer.opacity(at: time) : 0
+        guard prepared.opacity > 0 else { return }
+        let index = Self.sequenceIndex(layer, at: time, count: prepared.rasters.count)
+        if layer.animation.scale != nil {
+            // A keyframed scale changes every frame (a bounce, an eased zoom): the raster
+            // at scale 1 is resampled through the map instead of being rescaled (and
+            // reallocated) per frame.
+            let raster = prepared.rasters[index]
+            let size = Size(width: Double(raster.width), height: Double(raster.height))
+            guard layer.scale(at: time) > 0 else { return }
+            let transform = outer * layer.groupTransform(size: size, renderSize: container, at: time)
+            prepared.placement = .warp(raster, transform: transform)
+            prepared.box = raster.coveredBox(transform: transform)
+            return
+        }
+        guard let raster = try self.raster(prepared, index: index, scale: layer.scale(at: time)) else { return }
+        let size = Size(width: Double(raster.width), height: Double(raster.height))
+        guard upright, layer.isUpright(at: time) else {
+            // Turned or spun: resampled through the inverse map, perspective-correct per
+            // pixel (the axis-aligned blit below stays the exact path for upright layers).
+            let transform = outer * layer.transform(contentSize: size, renderSize: container, at: time)
+            prepared.placement = .warp(raster, transform: transform)
+            prepared.box = raster.coveredBox(transform: transform)
+            return
+        }
+        let frame = layer.frame(contentSize: size, renderSize: container, at: time)
+        let origin = outer.apply(Point(x: frame.x, y: frame.y))   // a translation when upright
+        let x = Self.even(origin.x, extent: raster.width, limit: renderSize.width)
+        let y = Self.even(origin.y, extent: raster.height, limit: renderSize.height)
+        prepared.placement = .blit(raster, x: x, y: y)
+        prepared.box = PixelRect(x: x, y: y, width: raster.width, height: raster.height)
+    }
+
+    /// Draws placed `nodes` onto `target`, each at its own opacity times `opacity` (that
+    /// of the groups around them not drawn offscreen); `depth` is the offscreen level
+    /// `target` is drawn at.
+    private func render(_ nodes: [OverlayNode], into target: OverlayTarget, opacity: Double, depth: Int) {
+        for node in nodes {
+            switch node {
+            case let .layer(prepared):
+                let alpha = Float(prepared.opacity * opacity)
+                switch prepared.placement {
+                case .hidden: break
+                case let .blit(raster, x, y): target.blend(raster, x: x, y: y, opacity: alpha)
+                case let .warp(raster, transform): target.blend(raster, transform: transform, opacity: alpha)
+                }
+            case let .group(group):
+                guard group.opacity > 0, let box = group.box else { continue }
+                let faded = opacity * group.opacity
+                guard faded < 1, group.childrenOverlap else {
+                    render(group.children, into: target, opacity: faded, depth: depth)
+                    continue
+                }
+                // Flattened first: the children over a transparent picture covering what
+                // they draw on (within the target), then that picture at the group's opacity.
+                guard let region = Self.evenOut(box).intersection(target.extent) else { continue }
+                if offscreens.count <= depth { offscreens.append(OverlayRaster(offscreenWide: hlg != nil)) }
+                let offscreen = offscreens[depth]
+                offscreen.clear(width: region.width, height: region.height)
+                render(group.children, into: .offscreen(offscreen, x: region.x, y: region.y), opacity: 1, depth: depth + 1)
+                target.blend(offscreen, x: region.x, y: region.y, opacity: Float(faded))
+            }
+        }
+    }
+
+    /// The smallest box holding both.
+    static func union(_ a: PixelRect, _ b: PixelRect) -> PixelRect {
+        let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+        return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
+    }
+
+    /// `box` grown to whole 2×2 chroma sites (even corners).
+    static func evenOut(_ box: PixelRect) -> PixelRect {
+        let x0 = box.x - (box.x & 1), y0 = box.y - (box.y & 1)
+        let x1 = box.maxX + (box.maxX & 1), y1 = box.maxY + (box.maxY & 1)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// Which picture of an image sequence shows at `time` (looping from the layer's start).
@@ -128,7 +187,7 @@ final class OverlayRenderer {
 
     /// The raster at `scale`: the prepared one at 1, else rescaled from the picture (and
     /// kept until the scale or picture changes). Nil when it scales to nothing.
-    private func raster(_ prepared: Prepared, index: Int, scale: Double) throws -> OverlayRaster? {
+    private func raster(_ prepared: PreparedOverlay, index: Int, scale: Double) throws -> OverlayRaster? {
         if scale == 1 { return prepared.rasters[index] }
         let picture = prepared.pictures[index]
         let size = PixelSize(width: Int((Double(picture.width) * scale).rounded()), height: Int((Double(picture.height) * scale).rounded()))
@@ -170,7 +229,7 @@ final class OverlayRenderer {
             let mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment)
             return [try TextPicture.render(mask, color: color, effects: layer.textEffects)]
         case .group:
-            return []   // flattened into its children before this
+            return []   // a group has no pictures of its own: its children have
         }
     }
 

@@ -30,7 +30,9 @@ public enum TimelineSVG {
 
     /// `overlays` get a row each below the instructions: a box over the time the layer is
     /// shown, its opacity (fades and keyframes) drawn over it, and a tick at every keyframe
-    /// of its animations (each pass of a repeat), labelled with what they animate.
+    /// of its animations (each pass of a repeat), labelled with what they animate. The
+    /// layers inside a group follow its row, indented and numbered under it (`overlay 1.2.1`),
+    /// each with its own opacity (the groups' multiply it).
     public static func render(composition: Composition, videoComposition: VideoComposition? = nil,
                               audioMix: AudioMix? = nil, title: String? = nil, envelope: LevelEnvelope? = nil,
                               overlays: [OverlayLayer] = []) -> String {
@@ -38,7 +40,8 @@ public enum TimelineSVG {
         let seconds = max(duration.seconds, 0.001)
         func x(_ t: MediaTime) -> Double { labelWidth + plotWidth * max(0, t.seconds) / seconds }
 
-        let rows = composition.tracks.count + (videoComposition == nil ? 0 : 1) + overlays.count
+        let overlayRows = layerTree(overlays, path: [])
+        let rows = composition.tracks.count + (videoComposition == nil ? 0 : 1) + overlayRows.count
         let height = axisHeight + Double(rows) * (rowHeight + rowGap) + rowGap + (title == nil ? 0 : 20)
         var out: [String] = []
         out.append(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(n(labelWidth + plotWidth + 20))" height="\#(n(height))" font-family="sans-serif" font-size="10">"#)
@@ -109,17 +112,30 @@ public enum TimelineSVG {
             out.append("</g>")
             top += rowHeight + rowGap
         }
-        for (index, overlay) in overlays.enumerated() {
-            out.append(contentsOf: overlayRow(overlay, index: index, top: top, until: duration, x: x))
+        for (overlay, path) in overlayRows {
+            out.append(contentsOf: overlayRow(overlay, path: path, top: top, until: duration, x: x))
             top += rowHeight + rowGap
         }
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// Every layer of the trees `layers`, depth first (a group before what it holds), with
+    /// its place: the index in each list from the outermost down.
+    static func layerTree(_ layers: [OverlayLayer], path: [Int]) -> [(layer: OverlayLayer, path: [Int])] {
+        var rows: [(layer: OverlayLayer, path: [Int])] = []
+        for (index, layer) in layers.enumerated() {
+            rows.append((layer, path + [index]))
+            if case let .group(children, _) = layer.content { rows += layerTree(children, path: path + [index]) }
+        }
+        return rows
+    }
+
     /// One overlay's row: its box, its opacity as a polyline sampled every 1/200 of the
     /// time shown (enough to show an eased or repeating fade), and its keyframe ticks.
-    private static func overlayRow(_ overlay: OverlayLayer, index: Int, top: Double, until end: MediaTime,
+    /// `path` places it in the tree: `data-overlay` is its indices joined by dots (`0` for
+    /// the first top-level layer, `0.1` for the second inside it), its label counts from 1.
+    private static func overlayRow(_ overlay: OverlayLayer, path: [Int], top: Double, until end: MediaTime,
                                    x: (MediaTime) -> Double) -> [String] {
         let kind: String
         switch overlay.content {
@@ -128,8 +144,10 @@ public enum TimelineSVG {
         case let .group(children, _): kind = "group of \(children.count)"
         }
         let range = overlay.timeRange
-        var out = [#"<g class="overlay" data-overlay="\#(index)">"#]
-        out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">overlay \#(index + 1) (\#(kind))</text>"#)
+        let id = path.map(String.init).joined(separator: "."), number = path.map { String($0 + 1) }.joined(separator: ".")
+        var out = [#"<g class="overlay" data-overlay="\#(id)" data-depth="\#(path.count - 1)">"#]
+        let indent = 4 + 8 * Double(path.count - 1)
+        out.append(#"<text x="\#(n(indent))" y="\#(n(top + rowHeight / 2 + 4))">overlay \#(number) (\#(kind))</text>"#)
         let x0 = x(range.start), x1 = x(MediaTime.min(range.end, end))
         out.append(#"<rect class="overlay-range" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="rgb(214,196,232)" stroke="rgb(51,51,51)"><title>\#(escape("overlay \(range)"))</title></rect>"#)
         var coordinates: [String] = []
@@ -137,7 +155,7 @@ public enum TimelineSVG {
             let t = range.start + range.duration.multiplied(by: Int64(step), dividedBy: 200)
             coordinates.append("\(n(x(t))),\(n(top + rowHeight * (1 - overlay.opacity(at: t))))")
         }
-        out.append(#"<polyline class="overlay-opacity" data-overlay="\#(index)" points="\#(coordinates.joined(separator: " "))" fill="none" stroke="rgb(142,68,173)" stroke-width="2"/>"#)
+        out.append(#"<polyline class="overlay-opacity" data-overlay="\#(id)" points="\#(coordinates.joined(separator: " "))" fill="none" stroke="rgb(142,68,173)" stroke-width="2"/>"#)
         func passes<V>(_ count: KeyframeAnimation<V>.RepeatCount) -> Int {
             if case let .times(n) = count { return n }
             return .max

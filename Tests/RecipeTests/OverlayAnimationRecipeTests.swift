@@ -113,7 +113,7 @@ import Timeline
           - group:
               - image: logo.png
                 group: [ { image: logo.png } ]
-            image: logo.png
+                bounds: [5px, 5px]
             bounds: [10px]
           - image: logo.png
             bounds: [10px, 10px]
@@ -121,8 +121,7 @@ import Timeline
           - group: [ { image: logo.png } ]
             bounds: [0, 50%]
         """, in: dir) == [
-            "5:9: a group cannot hold another group",
-            "6:5: image does not apply to a group; put it on an overlay inside it",
+            "4:9: image does not apply to a group; put it on an overlay inside it",
             "7:13: group bounds must be [width, height] (got 1 values)",
             "9:5: bounds applies to groups (group: [ ... ])",
             "10:12: overlay group must hold at least one overlay",
@@ -142,15 +141,23 @@ import Timeline
         }
         #expect(group.timeRange == TimeRange(start: 2, end: 7))
         #expect(group.opacity(at: 2) == 0 && group.opacity(at: MediaTime(value: 9, timescale: 2)) == 0.5 && group.opacity(at: 7) == 1)
-        let logo = children[0], caption = children[1]
+        let logo = children[0]
+        guard case let .group(captionLines, captionSize) = children[1].content, let caption = captionLines.first else {
+            Issue.record("the caption is not a group: \(children[1].content)")
+            return
+        }
         #expect(children.count == 2 && logo.timeRange == group.timeRange && caption.timeRange == group.timeRange)
+        // The caption's box: the root's width and 40 % of its height, faded as one at 0.85.
+        #expect(size == Size(width: 480, height: 324) && captionSize.width == 480 && abs(captionSize.height - 129.6) < 1e-9)
+        #expect(children[1].opacity(at: 3) == 0.85 && captionLines.count == 2)
         #expect(logo.spin == OverlayLayer.Spin(axis: .y, degrees: 0, distance: 500))
         #expect(logo.spinDegrees(at: 2) == 0 && logo.spinDegrees(at: MediaTime(value: 9, timescale: 2)) == 180 && logo.spinDegrees(at: 7) == 0)
         #expect(logo.spinDegrees(at: MediaTime(value: 33, timescale: 4)) == 90)   // 8.25 s: a quarter into the second turn (past the range; the model wraps regardless)
-        // Lengths relative to the box: the logo 40 % of its width, the caption 20 % of its height.
+        // Lengths relative to the box: the logo 40 % of its width, the name 50 % of the
+        // caption's height (20 % of the box's).
         let box = PixelSize(width: Int(size.width.rounded()), height: Int(size.height.rounded()))
         #expect(logo.width == 0.4 * size.width)
-        if case let .text(_, _, pixelSize, _) = caption.content { #expect(pixelSize == 0.2 * size.height) } else { Issue.record("caption") }
+        if case let .text(_, _, pixelSize, _) = caption.content { #expect(pixelSize == 0.5 * captionSize.height.rounded()) } else { Issue.record("caption") }
         #expect(logo.frame(contentSize: Size(width: 10, height: 10), renderSize: box) == Rect(x: 10, y: 10, width: 10, height: 10))
     }
 

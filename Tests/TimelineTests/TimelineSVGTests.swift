@@ -105,4 +105,30 @@ final class SVGElements: NSObject, XMLParserDelegate {
         #expect(scale.contains(#"d="M330,79v6 M420,79v6 M420,79v6 M510,79v6""#), "\(scale)")
         #expect(svg.split(separator: "\n").first { $0.contains(#"data-property="spin""#) }?.contains("repeat forever") == true)
     }
+
+    /// Groups in groups: a row for every layer of the tree, depth first, each numbered and
+    /// indented under the group holding it.
+    @Test func nestedGroupsGetARowPerLayerUnderTheirGroup() throws {
+        var composition = Composition()
+        let track = composition.addTrack(.video)
+        let source = SourceTrack(asset: "a.mov", trackID: 1, mediaType: .video, duration: 10)
+        try composition.edit(track: track) { try $0.insert(TimeRange(start: 0, duration: 10), of: source, at: 0) }
+        let range = TimeRange(start: 1, duration: 5)
+        let logo = OverlayLayer(content: .image(path: "logo.png"), anchor: .left, margin: 0, timeRange: range)
+        let name = OverlayLayer(content: .text("ACME", fontPath: "f.ttf", pixelSize: 20, color: .white), anchor: .top, margin: 0, timeRange: range)
+        var caption = OverlayLayer(content: .group([name, name], size: Size(width: 100, height: 40)), anchor: .bottom, margin: 0, timeRange: range)
+        try caption.opacity.set(0.5, at: 1)
+        let root = OverlayLayer(content: .group([logo, caption], size: Size(width: 200, height: 100)), anchor: .topLeft, margin: 0, timeRange: range)
+        let after = OverlayLayer(content: .image(path: "bug.png"), anchor: .topRight, margin: 0, timeRange: range)
+        let svg = TimelineSVG.render(composition: composition, overlays: [root, after])
+        let labels = svg.split(separator: "\n").filter { $0.contains("<text") && $0.contains(">overlay ") }
+        #expect(labels.map { $0.split(separator: ">").last?.split(separator: "<").first.map(String.init) ?? "" }
+                == ["overlay 1 (group of 2)", "overlay 1.1 (image)", "overlay 1.2 (group of 2)", "overlay 1.2.1 (text)",
+                    "overlay 1.2.2 (text)", "overlay 2 (image)"])
+        // Indented 8 px a level; the rows' ids are their paths.
+        #expect(labels[3].contains(#"<text x="20""#) && labels[0].contains(#"<text x="4""#))
+        #expect(svg.contains(#"<g class="overlay" data-overlay="0.1.1" data-depth="2">"#) && svg.contains(#"data-overlay="1" data-depth="0""#))
+        // Six overlay rows below the track: the drawing is tall enough for them.
+        #expect(svg.contains(#"height="\#(24 + 7 * 52 + 8)""#), "\(svg.prefix(200))")
+    }
 }

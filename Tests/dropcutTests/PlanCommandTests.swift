@@ -43,7 +43,11 @@ import TestSupport
         #expect(lines[group + 1].hasPrefix("  overlay image logo.png top-left margin 10px"))
         #expect(lines[group + 1].hasSuffix("spun 0° about y seen from 500px animating spin 0.00 @0.000 linear 360.00 @5.000, repeat forever"),
                 "\(lines[group + 1])")
-        #expect(lines[group + 2].hasPrefix("  overlay text \"ACME\""))
+        // The caption, a group in the group, its texts indented under it.
+        #expect(lines[group + 2].hasPrefix("  overlay group 80x29 of 2 bottom-left margin 10px"), "\(lines[group + 2])")
+        #expect(lines[group + 2].hasSuffix("[2.000,+5.000] opacity 0.85 at 2.000"), "\(lines[group + 2])")
+        #expect(lines[group + 3].hasPrefix("    overlay text \"ACME\""))
+        #expect(lines[group + 4].hasPrefix("    overlay text \"since 1949\""))
     }
 
     @Test func planReportsBadRecipesAndBadInputs() throws {
