@@ -26,14 +26,23 @@ func unixNanoseconds() -> Int64 {
 
 var observer = ClaimObserver(claimedDirectory: claimed, leaseTimeout: .milliseconds(timeout))
 var expired: [String: ClaimObserver.Sighting] = [:]
+var changes = 0
 let giveUp = ContinuousClock.now + .milliseconds(timeout) + .seconds(30)
 while expired.count < entries.count {
     let now = ContinuousClock.now
     for sighting in observer.observe(now: now) where entries.contains(sighting.name.description) {
+        if sighting.changeSeen && sighting.since == now { changes += 1 }
         if observer.isExpired(sighting, now: now) { expired[sighting.name.description] = sighting }
     }
     if now > giveUp {
-        FileHandle.standardError.write(Data("the leases did not expire: \(Set(entries).subtracting(expired.keys))\n".utf8))
+        // What this racer last saw of each claim that never expired, to tell a lease that
+        // kept changing (or kept reading differently) from one that was never listed.
+        let missing = Set(entries).subtracting(expired.keys)
+        let seen = missing.sorted().map { entry -> String in
+            guard let sighting = observer.sighting(entry) else { return "\(entry): not listed" }
+            return "\(entry): \(sighting.reading), changed \(sighting.changeSeen), unchanged for \(observer.age(of: sighting, now: now)), fingerprint \(sighting.fingerprint)"
+        }
+        FileHandle.standardError.write(Data("the leases did not expire: \(missing)\n\(seen.joined(separator: "\n"))\n\(changes) changes seen\n".utf8))
         exit(2)
     }
     usleep(5_000)
