@@ -108,39 +108,32 @@ extension CompositionBuilder {
     /// when the layer appears. A keyframe's `timing` paces the segment that ends at it;
     /// the model keeps the timing on the keyframe that starts the segment.
     private func applyAnimation(_ animation: Recipe.Overlay.Animation, to layer: inout OverlayLayer) throws(CompositionBuildError) {
-        func keyframes<Value>(_ value: (Recipe.Overlay.Animation.Value) -> Value) -> [KeyframeAnimation<Value>.Keyframe] {
-            animation.keyframes.enumerated().map { i, keyframe in
+        let begin = layer.timeRange.start, anchor = layer.anchor.unitPoint
+        /// The animation of the values `value` reads from the recipe's keyframes.
+        func animated<Value>(_ value: (Recipe.Overlay.Animation.Value) -> Value) throws -> KeyframeAnimation<Value> {
+            let keyframes: [KeyframeAnimation<Value>.Keyframe] = animation.keyframes.enumerated().map { i, keyframe in
                 let next = i + 1 < animation.keyframes.count ? animation.keyframes[i + 1].timing : .linear
                 return .init(time: keyframe.at, value: value(keyframe.value), timing: next)
             }
+            let count: KeyframeAnimation<Value>.RepeatCount = animation.repeatCount.map { .times($0) } ?? .forever
+            return try KeyframeAnimation(keyframes: keyframes, beginTime: begin,
+                                         repeatCount: count, autoreverses: animation.autoreverse)
         }
         func number(_ value: Recipe.Overlay.Animation.Value) -> Double {
             if case let .number(n) = value { return n }
             return 0
         }
-        let repeatCount: KeyframeAnimation<Double>.RepeatCount = animation.repeatCount.map { .times($0) } ?? .forever
         do {
             switch animation.property {
-            case .opacity:
-                layer.animation.opacity = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
-                                                                repeatCount: repeatCount, autoreverses: animation.autoreverse)
-            case .scale:
-                layer.animation.scale = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
-                                                              repeatCount: repeatCount, autoreverses: animation.autoreverse)
-            case .spin:
-                layer.animation.spin = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
-                                                             repeatCount: repeatCount, autoreverses: animation.autoreverse)
-            case .rotate:
-                layer.animation.rotation = try KeyframeAnimation(keyframes: keyframes(number), beginTime: layer.timeRange.start,
-                                                                 repeatCount: repeatCount, autoreverses: animation.autoreverse)
+            case .opacity: layer.animation.opacity = try animated(number)
+            case .scale: layer.animation.scale = try animated(number)
+            case .spin: layer.animation.spin = try animated(number)
+            case .rotate: layer.animation.rotation = try animated(number)
             case .position:
-                let points: [KeyframeAnimation<Timeline.Point>.Keyframe] = keyframes {
-                    if case let .point(p) = $0 { return p }
-                    return layer.anchor.unitPoint
+                layer.animation.position = try animated { value -> Timeline.Point in
+                    if case let .point(p) = value { return p }
+                    return anchor
                 }
-                let count: KeyframeAnimation<Timeline.Point>.RepeatCount = animation.repeatCount.map { .times($0) } ?? .forever
-                layer.animation.position = try KeyframeAnimation(keyframes: points, beginTime: layer.timeRange.start,
-                                                                 repeatCount: count, autoreverses: animation.autoreverse)
             }
         } catch {
             throw recipeError("overlay \(animation.property.rawValue) animation: \(error)", at: animation.location)

@@ -30,10 +30,9 @@ extension PlaneOperations {
     ) {
         guard sourceWidth > 0, sourceHeight > 0, opacity > 0, !rows.isEmpty, !columns.isEmpty else { return }
         // The kernel's offsets are 32-bit and its sample indices exact in a Float.
+        let samples = sourceHeight.multipliedReportingOverflow(by: sourceStride)
         let kernel = kernel && (Sample.self == UInt8.self || Sample.self == UInt16.self)
-            && sourceHeight.multipliedReportingOverflow(by: sourceStride).partialValue < Int(Int32.max)
-            && !sourceHeight.multipliedReportingOverflow(by: sourceStride).overflow
-            && columns.count < 1 << 24 && sourceStride < Int(Int32.max)
+            && !samples.overflow && samples.partialValue < Int(Int32.max) && columns.count < 1 << 24
         var row = dropcut_warp_row()
         row.source = UnsafeRawPointer(source)
         row.stride = Int32(clamping: sourceStride)

@@ -218,24 +218,11 @@ import Timeline
     @Test func aFadedGroupOverAnExportedClip() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = dir.file("black.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
-                                          "-i", "color=c=black:s=320x240:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast",
-                                          "-pix_fmt", "yuv420p", clip])
-        let media = try AssetProbe().probe(clip)
-        let video = try #require(media.video)
-        let source = SourceTrack(asset: clip, trackID: video.trackID, mediaType: .video, timeRange: video.timeRange)
-        var composition = Composition()
-        let track = composition.addTrack(.video)
-        try composition.edit(track: track) { try $0.insert(video.timeRange, of: source, at: 0) }
-        let videoComposition = VideoComposition(renderSize: PixelSize(width: 320, height: 240), frameDuration: MediaTime(value: 1, timescale: 30),
-                                                instructions: [VideoCompositionInstruction(timeRange: video.timeRange,
-                                                                                           layerInstructions: [LayerInstruction(trackID: track)])])
-        var group = try Self.redOverBlue(dir, opacity: 0.5)
-        group.timeRange = video.timeRange
-        let output = dir.file("grouped.mp4")
-        try await ExportSession(composition: composition, videoComposition: videoComposition, overlays: [group],
-                                logger: Logger(label: "test")).export(to: output)
+        let output = try await OverlayAnimationTests.exportOverBlackClip(in: dir, name: "grouped.mp4") { timeRange in
+            var group = try Self.redOverBlue(dir, opacity: 0.5)
+            group.timeRange = timeRange
+            return [group]
+        }
         let frame = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         func at(_ x: Int, _ y: Int) -> (y: Double, cb: Double, cr: Double) {
             (Double(frame.y[y * 320 + x]), Double(frame.u[(y / 2) * 160 + x / 2]), Double(frame.v[(y / 2) * 160 + x / 2]))

@@ -19,26 +19,14 @@ import Timeline
     @Test func keyframedScaleDrawsTheLogoLargerFromItsKeyframeOn() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = dir.file("black.mp4"), logo = dir.file("logo.png")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
-                                          "-i", "color=c=black:s=320x240:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast",
-                                          "-pix_fmt", "yuv420p", clip])
+        let logo = dir.file("logo.png")
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "color=c=white:s=40x24", "-frames:v", "1", logo])
-        let media = try AssetProbe().probe(clip)
-        let video = try #require(media.video)
-        let source = SourceTrack(asset: clip, trackID: video.trackID, mediaType: .video, timeRange: video.timeRange)
-        var composition = Composition()
-        let track = composition.addTrack(.video)
-        try composition.edit(track: track) { try $0.insert(video.timeRange, of: source, at: 0) }
-        let videoComposition = VideoComposition(renderSize: PixelSize(width: 320, height: 240), frameDuration: MediaTime(value: 1, timescale: 30),
-                                                instructions: [VideoCompositionInstruction(timeRange: video.timeRange,
-                                                                                           layerInstructions: [LayerInstruction(trackID: track)])])
-        var layer = OverlayLayer(content: .image(path: logo), anchor: .topLeft, margin: 10, timeRange: video.timeRange)
-        try layer.scale.set(2, at: MediaTime(value: 1, timescale: 2))   // discrete: doubles at 0.5 s
-        let output = dir.file("scaled.mp4")
-        try await ExportSession(composition: composition, videoComposition: videoComposition, overlays: [layer],
-                                logger: Logger(label: "test")).export(to: output)
+        let output = try await Self.exportOverBlackClip(in: dir, name: "scaled.mp4") { timeRange in
+            var layer = OverlayLayer(content: .image(path: logo), anchor: .topLeft, margin: 10, timeRange: timeRange)
+            try layer.scale.set(2, at: MediaTime(value: 1, timescale: 2))   // discrete: doubles at 0.5 s
+            return [layer]
+        }
 
         func inkBox(frame index: Int) throws -> (width: Int, height: Int, x: Int, y: Int) {
             let luma = try DecodedMedia.yuvFrame(of: output, index: index, width: 320, height: 240).y
@@ -49,6 +37,29 @@ import Timeline
         let before = try inkBox(frame: 10), after = try inkBox(frame: 20)
         #expect(before.width == 40 && before.height == 24 && before.x == 10 && before.y == 10, "\(before)")
         #expect(after.width == 80 && after.height == 48 && after.x == 10 && after.y == 10, "\(after)")
+    }
+
+    /// `overlays` (made for the clip's time range) exported over a 1 s black 320x240 H.264
+    /// clip, through the whole render (`ExportSession`); the output's path.
+    static func exportOverBlackClip(in dir: TemporaryDirectory, name: String,
+                                    overlays: (TimeRange) throws -> [OverlayLayer]) async throws -> String {
+        let clip = dir.file("black.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=c=black:s=320x240:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast",
+                                          "-pix_fmt", "yuv420p", clip])
+        let media = try AssetProbe().probe(clip)
+        let video = try #require(media.video)
+        let source = SourceTrack(asset: clip, trackID: video.trackID, mediaType: .video, timeRange: video.timeRange)
+        var composition = Composition()
+        let track = composition.addTrack(.video)
+        try composition.edit(track: track) { try $0.insert(video.timeRange, of: source, at: 0) }
+        let videoComposition = VideoComposition(renderSize: PixelSize(width: 320, height: 240), frameDuration: MediaTime(value: 1, timescale: 30),
+                                                instructions: [VideoCompositionInstruction(timeRange: video.timeRange,
+                                                                                           layerInstructions: [LayerInstruction(trackID: track)])])
+        let output = dir.file(name)
+        try await ExportSession(composition: composition, videoComposition: videoComposition, overlays: try overlays(video.timeRange),
+                                logger: Logger(label: "test")).export(to: output)
+        return output
     }
 
     /// A black 320x240 canvas with `layer` drawn on it at `time`, its luma plane returned.
