@@ -21,7 +21,9 @@ public struct AssetProbe: MediaProbing {
     /// rendered.
     public func probe(_ path: String) throws -> ProbedMedia {
         if StillPicture.isPicture(path) {
-            return ProbedMedia(path: path, duration: .zero, video: .stillImage(size: try StillPicture.probe(path).size))
+            let picture = try StillPicture.probe(path)
+            let transform = picture.displayMatrix?.preferredTransform(naturalSize: picture.size) ?? .identity
+            return ProbedMedia(path: path, duration: .zero, video: .stillImage(size: picture.size, preferredTransform: transform))
         }
         let demuxer = try Demuxer(path: path)
         let used = Self.usedStreams(demuxer.streams)

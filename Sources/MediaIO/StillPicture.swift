@@ -7,11 +7,17 @@ import Timeline
 /// of a still's span reuses the same picture, with no decoding, conversion or allocation
 /// per frame.
 ///
-/// The picture's own orientation tag (EXIF) is not read: pictures are shown as stored.
+/// A photo's EXIF orientation tag is kept as `displayMatrix`, as a movie's display matrix
+/// is: the picture's pixels stay as stored and the composition turns them upright (the
+/// track's `preferredTransform`), exactly, as it turns a portrait phone clip.
 public final class StillPicture {
     public let path: String
-    /// The picture's size in pixels (square pixels).
+    /// The picture's size in pixels (square pixels), as stored.
     public let size: PixelSize
+    /// How the picture is shown: the EXIF orientation of a JPEG (libavcodec's decoder
+    /// reads the tag into the frame as a display matrix); nil when the picture is shown
+    /// as stored (no tag, tag 1, a PNG).
+    public let displayMatrix: DisplayMatrix?
     /// True when the picture has transparent or translucent pixels (PNG alpha, a palette
     /// with transparency): those show the background it is composited over.
     public let hasAlpha: Bool
@@ -45,6 +51,7 @@ public final class StillPicture {
         }
         size = decoded.size
         try Self.checkSize(size, path: path)
+        displayMatrix = Self.displayMatrix(of: decoded)
         Self.relabelJPEGRange(decoded)
         let whole = PixelRect(size: size)
         picture = try VideoFrame(width: size.width, height: size.height, pixelFormat: .yuv420p)
@@ -90,20 +97,33 @@ public final class StillPicture {
         return format
     }
 
-    /// Checks the picture's header and decodes it once without keeping it: its size and
-    /// codec (`png`, `mjpeg`), or an `FFmpegError` naming the file when it cannot be
-    /// decoded (truncated, damaged). A picture larger than `maximumSide` is reported with
-    /// its size, undecoded, for the caller to refuse in its own words.
-    public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String) {
+    /// Checks the picture's header and decodes it once without keeping it: its size (as
+    /// stored), codec (`png`, `mjpeg`) and orientation, or an `FFmpegError` naming the file
+    /// when it cannot be decoded (truncated, damaged). A picture larger than `maximumSide`
+    /// is reported with its size, undecoded (no orientation), for the caller to refuse in
+    /// its own words.
+    public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String, displayMatrix: DisplayMatrix?) {
         let demuxer = try Demuxer(path: path, formats: formats, format: try format(of: path))
         guard let stream = demuxer.streams.first(where: { $0.kind == .video }), let stated = stream.size,
               stated.width > 0, stated.height > 0 else {
             throw FFmpegError(code: FFmpegError.invalidData, function: "avformat_find_stream_info", path: path,
                               note: "the picture has no size (truncated or damaged)")
         }
-        if stated.width > maximumSide || stated.height > maximumSide { return (stated, stream.codecName) }
+        if stated.width > maximumSide || stated.height > maximumSide { return (stated, stream.codecName, nil) }
         let picture = try StillPicture(path: path)
-        return (picture.size, stream.codecName)
+        return (picture.size, stream.codecName, picture.displayMatrix)
+    }
+
+    /// The display matrix the decoder attached to `frame` (a JPEG's EXIF orientation tag,
+    /// 2 to 8; libavcodec ignores other values), nil when there is none or it leaves the
+    /// picture as stored. `DisplayMatrix` snaps whatever it holds to the nearest exact
+    /// quarter turn or mirror, so no value of the tag can ask for anything else.
+    private static func displayMatrix(of frame: VideoFrame) -> DisplayMatrix? {
+        guard let side = av_frame_get_side_data(frame.frame, AV_FRAME_DATA_DISPLAYMATRIX), let data = side.pointee.data,
+              side.pointee.size >= 9 * MemoryLayout<Int32>.size else { return nil }
+        let values = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+        guard let matrix = DisplayMatrix(fixedPoint: values), matrix.clockwiseQuarterTurns != 0 || matrix.isMirrored else { return nil }
+        return matrix
     }
 
     private static func checkSize(_ size: PixelSize, path: String) throws(FFmpegError) {

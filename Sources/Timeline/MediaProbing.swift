@@ -48,11 +48,11 @@ public struct ProbedMedia: Sendable, Hashable {
             self.isStillImage = isStillImage
         }
 
-        /// A still picture `size` pixels large (square pixels, upright): the video of a
-        /// PNG or JPEG file.
-        public static func stillImage(trackID: TrackID = 1, size: PixelSize) -> Video {
+        /// A still picture `size` pixels large as stored (square pixels), shown through
+        /// `preferredTransform` (a photo's EXIF orientation): the video of a PNG or JPEG file.
+        public static func stillImage(trackID: TrackID = 1, size: PixelSize, preferredTransform: AffineTransform = .identity) -> Video {
             Video(trackID: trackID, timeRange: TimeRange(start: .zero, duration: .zero), naturalSize: size,
-                  frameDuration: .zero, isStillImage: true)
+                  preferredTransform: preferredTransform, frameDuration: .zero, isStillImage: true)
         }
 
         /// True when the frames hold two fields each (deinterlacing shows them at

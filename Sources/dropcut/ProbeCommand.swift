@@ -17,9 +17,14 @@ struct ProbeCommand: AsyncParsableCommand {
         let still = StillPicture.isPicture(input)
         do {
             if still {
-                _ = try StillPicture.probe(input)
+                let picture = try StillPicture.probe(input)
                 demuxer = try Demuxer(path: input, formats: StillPicture.formats, format: StillPicture.format(of: input))
-                streams = demuxer.streams
+                // A photo's EXIF orientation, shown as a movie's display matrix is.
+                streams = demuxer.streams.map { stream in
+                    var stream = stream
+                    if stream.kind == .video { stream.displayMatrix = picture.displayMatrix }
+                    return stream
+                }
             } else {
                 demuxer = try Demuxer(path: input)
                 // As a render sees them: an unstated field order asked of the first frame.

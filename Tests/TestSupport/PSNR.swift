@@ -29,13 +29,15 @@ public enum PSNR {
 
     /// PSNR of `a`'s first video stream against `b`'s, each first passed through a filter
     /// chain (`filterA`, `filterB`; `null` for none), e.g. `"select=eq(n\\,15),setpts=PTS-STARTPTS"`
-    /// to pick one frame or `"scale=320:240"` to build a reference. Throws a `CommandError`
+    /// to pick one frame or `"scale=320:240"` to build a reference; `inputOptionsB` go
+    /// before `b` (`-noautorotate` to read its pixels as stored). Throws a `CommandError`
     /// when ffmpeg fails or compares no frame.
-    public static func compare(_ a: String, _ b: String, filterA: String = "null", filterB: String = "null") throws -> Result {
+    public static func compare(_ a: String, _ b: String, filterA: String = "null", filterB: String = "null",
+                               inputOptionsB: [String] = []) throws -> Result {
         let stats = NSTemporaryDirectory() + "dropcut-psnr-\(UUID().uuidString).log"
         defer { try? FileManager.default.removeItem(atPath: stats) }
         let graph = "[0:v]\(filterA)[a];[1:v]\(filterB)[b];[a][b]psnr=stats_file=\(stats)"
-        let args = ["-hide_banner", "-nostdin", "-nostats", "-i", a, "-i", b, "-lavfi", graph, "-f", "null", "-"]
+        let args = ["-hide_banner", "-nostdin", "-nostats", "-i", a] + inputOptionsB + ["-i", b, "-lavfi", graph, "-f", "null", "-"]
         let result = try Command.run("ffmpeg", args)
         guard result.status == 0 else { throw CommandError(command: ["ffmpeg"] + args, status: result.status, stderr: result.stderr) }
         // "[Parsed_psnr_2 @ 0x...] PSNR y:43.36 u:40.73 v:40.71 average:42.29 min:41.49 max:45.62"

@@ -99,4 +99,41 @@ import TestSupport
         #expect(!result.stderr.contains("killed by signal"), "\(result.stderr.suffix(1500))")
         #expect(!result.stderr.contains("ran past its time limit"), "\(result.stderr.suffix(1500))")
     }
+
+    /// Photos as still clips, mutated: a JPEG carrying an EXIF orientation tag, its bytes
+    /// flipped anywhere or only in its first 120 bytes (the EXIF segment libavcodec's
+    /// decoder parses into a display matrix, and the JPEG header). `render` and `probe`
+    /// exit 0 or 1, never by a signal or a hang; a refusal names the file and leaves no
+    /// output; a rendered output has its video.
+    @Test func mutatedPhotosRenderOrFailCleanly() throws {
+        let dir = try TemporaryDirectory()
+        let photo = try StillClipRenderTests.jpeg(dir, "photo.jpg", source: "testsrc=size=320x240", orientation: 6)
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        var rendered = 0, refused = 0
+        for seed in 1...16 {
+            let header = seed % 2 == 0
+            let ratio = header ? "0.02" : Self.ratios[seed % Self.ratios.count]
+            let name = "p\(seed).jpg", mutated = dir.file(name), output = dir.file("out/o\(seed).mp4")
+            try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) \(header ? "-b 0-120" : "") < \"$0\" > \"$1\"", photo, mutated])
+            let recipe = try Fixtures.makeFile(in: dir.path, name: "p\(seed).yaml",
+                                               contents: "version: 1\nclips:\n  - { source: \(name), duration: 0.5 }\n")
+            let result = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--recipe", recipe, "--output", output, clip])
+            let what = "seed \(seed), ratio \(ratio)\(header ? " (header)" : ""): status \(result.status)\n\(result.stderr.suffix(600))"
+            #expect(result.status == 0 || result.status == 1, "\(what)")
+            if result.status == 0 {
+                rendered += 1
+                #expect(try FFprobe.streams(of: output).contains { $0.codecType == "video" }, "\(what)")
+            } else if result.status == 1 {
+                refused += 1
+                #expect(result.stderr.contains(name), "the message names the photo: \(what)")
+                #expect(!FileManager.default.fileExists(atPath: output), "\(what)")
+            }
+            let probe = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "probe", mutated])
+            #expect(probe.status == 0 || probe.status == 1, "probe, \(what)\n\(probe.stderr.suffix(600))")
+        }
+        print("mutated photos: \(rendered) rendered, \(refused) refused")
+        #expect(rendered + refused == 16)
+    }
 }

@@ -157,6 +157,136 @@ import TestSupport
         #expect(alphaIgnored.average < 25, "\(alphaIgnored)")
     }
 
+    /// A JPEG of `source` (320x240) carrying an EXIF orientation tag `orientation`, as a
+    /// phone writes a photo taken turned: the pixels as the sensor stored them, and an
+    /// APP1 segment (little-endian TIFF, one IFD entry 0x0112) saying how to show them.
+    static func jpeg(_ dir: TemporaryDirectory, _ name: String, source: String, orientation: UInt16) throws -> String {
+        let plain = dir.file("plain-\(name)")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source,
+                                          "-frames:v", "1", "-q:v", "2", plain])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain)))
+        try #require(bytes.starts(with: [0xFF, 0xD8]), "ffmpeg wrote a JPEG")
+        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: UInt32) -> [UInt8] { le16(UInt16(v & 0xFFFF)) + le16(UInt16(v >> 16)) }
+        // TIFF header, one IFD of one entry (tag 0x0112, type SHORT, count 1, the value
+        // left-justified in the 4-byte field), no next IFD.
+        let tiff = Array("II".utf8) + le16(42) + le32(8) + le16(1) + le16(0x0112) + le16(3) + le32(1) + le16(orientation) + le16(0) + le32(0)
+        let body = Array("Exif".utf8) + [0, 0] + tiff
+        let length = UInt16(body.count + 2)
+        let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body
+        let path = dir.file(name)
+        try Data(Array(bytes[0..<2]) + segment + Array(bytes[2...])).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A phone photo taken turned shows upright, as a portrait clip does: EXIF tag 6 (a
+    /// quarter turn clockwise) makes a 320x240 picture a 240x320 output matching ffmpeg's
+    /// `transpose=clock` of the stored pixels; tag 5 (mirrored, the transposition) matches
+    /// `transpose=cclock_flip` and not the unmirrored turn. A Ken Burns on the turned photo
+    /// crops in upright coordinates. `probe` says how the photo is shown.
+    @Test func aPhotosEXIFOrientationShowsItUpright() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let source = "testsrc=size=320x240,gblur=sigma=1.5"
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let stored = ["-noautorotate"]
+        for (tag, turn, wrong) in [(UInt16(6), "transpose=clock", "transpose=cclock"), (5, "transpose=cclock_flip", "transpose=clock")] {
+            let photo = try Self.jpeg(dir, "photo\(tag).jpg", source: source, orientation: tag)
+            let recipe = try Self.recipe(dir, "version: 1\noutput: { fps: 30, video: { crf: 12 } }\nclips:\n  - { source: photo\(tag).jpg, duration: 1 }\n",
+                                         name: "upright\(tag).yaml")
+            let output = dir.file("upright\(tag).mp4")
+
+            let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+
+            try #require(result.status == 0, "\(result.stderr)")
+            let video = try #require(try FFprobe.stream("video", of: output))
+            #expect(video.width == 240 && video.height == 320 && video.frameCount == 30, "\(video)")
+            let first = "select=eq(n\\,0),setpts=PTS-STARTPTS"
+            let upright = try PSNR.compare(output, photo, filterA: first, filterB: "\(turn),\(Self.asOutput)", inputOptionsB: stored)
+            let other = try PSNR.compare(output, photo, filterA: first, filterB: "\(wrong),\(Self.asOutput)", inputOptionsB: stored)
+            print("EXIF orientation \(tag): \(video.width ?? 0)x\(video.height ?? 0), against ffmpeg's \(turn) \(upright.average) dB, against \(wrong) \(other.average) dB")
+            #expect(upright.average >= 35, "\(upright)")
+            #expect(other.average < 20, "\(other)")
+        }
+
+        // Ken Burns to the upright picture's top-left quarter (120x160), filling 240x320:
+        // the zoom ramps from 1 to 2 about the top-left corner, so the last frame (59/60
+        // of the ramp) is the upright picture scaled 119/60 (476x634.7) and cropped there.
+        let recipe = try Self.recipe(dir, """
+            version: 1
+            output: { fps: 30, video: { crf: 12 } }
+            clips:
+              - source: photo6.jpg
+                duration: 2
+                ken_burns: { from: [0, 0, "100%", "100%"], to: [0, 0, "50%", "50%"] }
+
+            """, name: "kenburns.yaml")
+        let output = dir.file("kenburns.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        let last = "select=eq(n\\,59),setpts=PTS-STARTPTS"
+        let quarter = try PSNR.compare(output, dir.file("photo6.jpg"), filterA: last,
+                                       filterB: "transpose=clock,scale=476:635,crop=240:320:0:0,\(Self.asOutput)", inputOptionsB: stored)
+        let storedQuarter = try PSNR.compare(output, dir.file("photo6.jpg"), filterA: last,
+                                             filterB: "scale=635:476,crop=240:320:0:0,\(Self.asOutput)", inputOptionsB: stored)
+        print("Ken Burns on a turned photo: last frame against the upright picture zoomed about its top-left corner \(quarter.average) dB, against the stored picture zoomed \(storedQuarter.average) dB")
+        #expect(quarter.average >= 35, "\(quarter)")
+        #expect(storedQuarter.average < 20, "\(storedQuarter)")
+
+        let probe = try DropcutProcess.run(["probe", dir.file("photo6.jpg")])
+        #expect(probe.stdout.contains("320x240") && probe.stdout.contains("displayed rotated 90° clockwise"), "\(probe.stdout)")
+        let json = try DropcutProcess.run(["probe", "--json", dir.file("photo5.jpg")])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        let stream = try #require((report["streams"] as? [[String: Any]])?.first)
+        #expect(stream["rotation"] as? Int == 270 && stream["mirrored"] as? Bool == true, "\(stream)")
+    }
+
+    /// A photo dropped into the daemon's inbox with a sidecar recipe becomes a Ken Burns
+    /// clip, upright from its EXIF orientation; the photo and recipe are archived. A photo
+    /// dropped with no recipe goes to failed/ with the reason (a still needs a duration),
+    /// its bytes intact, and the daemon carries on.
+    @Test func aPhotoDroppedIntoTheInboxWithARecipeBecomesAClip() throws {
+        try Journald.ensureRunning()
+        let h = try DaemonHarness()
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let photo = try Self.jpeg(dir, "turned.jpg", source: "testsrc=size=320x240,gblur=sigma=1.5", orientation: 6)
+        for name in ["photo.jpg", "lonely.jpg"] {
+            let path = (h.inbox as NSString).appendingPathComponent(name)
+            try FileManager.default.copyItem(atPath: photo, toPath: path)
+            try h.age(path)
+        }
+        try h.write("photo.yaml", """
+            version: 1
+            output: { fps: 30 }
+            clips:
+              - source: "{input}"
+                duration: 2
+                ken_burns: { from: [0, 0, "100%", "100%"], to: [0, 0, "50%", "50%"] }
+
+            """)
+
+        let result = try h.runOnce()
+
+        #expect(result.status == 1, "the lonely photo fails; stderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("1 done, 1 failed"), "\(result.stdout)")
+        #expect(h.files(h.outbox) == ["photo.dropcut.mp4"])
+        #expect(h.files(h.archive) == ["photo.jpg", "photo.yaml"])
+        #expect(h.files(h.failed) == ["lonely.jpg", "lonely.jpg.error.txt"])
+        #expect(h.files(h.inbox) == [] && h.claimedLeftovers() == [])
+        let output = (h.outbox as NSString).appendingPathComponent("photo.dropcut.mp4")
+        let video = try #require(try FFprobe.stream("video", of: output))
+        #expect(video.width == 240 && video.height == 320 && video.frameCount == 60, "\(video)")
+        let last = try PSNR.compare(output, photo, filterA: "select=eq(n\\,59),setpts=PTS-STARTPTS",
+                                    filterB: "transpose=clock,scale=476:635,crop=240:320:0:0,\(Self.asOutput)", inputOptionsB: ["-noautorotate"])
+        print("photo through the daemon: \(video.width ?? 0)x\(video.height ?? 0), \(video.frameCount ?? 0) frames; last frame against the upright picture zoomed \(last.average) dB")
+        #expect(last.average >= 35, "\(last)")
+        let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("lonely.jpg.error.txt"), encoding: .utf8)
+        #expect(reason.contains("lonely.jpg") && reason.contains("still image") && reason.contains("duration"), "\(reason)")
+        #expect(FileManager.default.contents(atPath: (h.failed as NSString).appendingPathComponent("lonely.jpg"))
+                == FileManager.default.contents(atPath: photo))
+    }
+
     @Test func recipeMistakesAboutStillsNameTheFileLineAndColumn() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
