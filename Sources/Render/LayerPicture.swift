@@ -11,11 +11,15 @@ struct LayerPicture {
     /// The shape of the frames' stored pixels (their track's): the compositor shows them
     /// at `displaySize`.
     var pixelAspectRatio = PixelAspectRatio.square
+    /// Set when `frame` is a still picture's, the same every frame of its span: the
+    /// compositor then keeps its turned and shrunk copies (`StillCopies`).
+    var still: StillIdentity?
 
-    init(_ frame: VideoFrame, next: VideoFrame? = nil, weight: Double = 0) {
+    init(_ frame: VideoFrame, next: VideoFrame? = nil, weight: Double = 0, still: StillIdentity? = nil) {
         self.frame = frame
         self.next = next
         self.weight = weight
+        self.still = still
     }
 
     /// The size `frame` is shown at, in square pixels.

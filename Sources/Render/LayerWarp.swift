@@ -43,6 +43,18 @@ public struct LayerWarp: Sendable, Hashable {
     /// this much to do.
     static let largestWarpShrink = 0.5
 
+    /// The same warp reading the oriented crop brought to `size` instead of `sampledSize`
+    /// (a still's copy made for an earlier frame, `StillCopies`).
+    func sampled(at size: PixelSize) -> LayerWarp {
+        guard size != sampledSize else { return self }
+        let fx = Double(size.width) / Double(sampledSize.width), fy = Double(size.height) / Double(sampledSize.height)
+        var warp = self
+        warp.sampledSize = size
+        warp.inverse = inverse.concatenating(AffineTransform(scaleX: fx, y: fy))
+        warp.edges = Rect(x: edges.x * fx, y: edges.y * fy, width: edges.width * fx, height: edges.height * fy)
+        return warp
+    }
+
     /// The warp of a `frameSize` frame (stored pixels) shown at `displaySize` (square
     /// pixels; nil: the frame size), cropped to `crop` (display pixels) and transformed by
     /// `transform` (display pixels → canvas). Nil when nothing is left: an empty crop, a

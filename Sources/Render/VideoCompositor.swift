@@ -21,6 +21,10 @@ final class VideoCompositor {
     /// True for 16-bit canvases (HLG outputs).
     private let wide: Bool
     private var scratch: [ScratchKey: VideoFrame] = [:]
+    /// Still pictures turned and shrunk once for the frames that show them.
+    private let stills = StillCopies()
+    /// How many still copies have been made so far (`StillCopies.made`).
+    var stillCopiesMade: Int { stills.made }
     /// One scaler per role and slot: its context stays cached while the shape is steady.
     private var scalers: [ScalerKey: Scaler] = [:]
     /// The layers drawn in the current frame (kept to reuse its storage).
@@ -135,8 +139,34 @@ final class VideoCompositor {
     }
 
     private func draw(_ picture: LayerPicture, placement: LayerPlacement, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
-        var (source, region) = try prepared(picture, crop: placement.crop, slot: slot)
         let direct = opacity >= 1 && placement.destination.intersection(canvasRect) == placement.destination
+        // swscale writes whole vector blocks (8 samples here): scaled straight into a part
+        // of the canvas, a width that is not a multiple of one would spill up to 7 samples
+        // of garbage past the layer's right edge (a grey stripe beside a pillarboxed 20:9
+        // clip). Only a layer covering the whole canvas is scaled straight into it: its
+        // rows end where the canvas's do, padded to 32 bytes, which holds the spill.
+        let scaledDirect = direct && placement.destination == canvasRect
+        if let still = picture.still, placement.orientation != .identity || placement.needsScaling {
+            // A still: turned and scaled once, the copy drawn as it is (or, while it
+            // zooms, scaled from the copy rather than from the whole picture).
+            let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
+            let copy = try stillCopy(picture, still, crop: placement.crop, orientation: placement.orientation,
+                                     whole: placement.orientedSize, needed: placement.needsScaling ? size : placement.orientedSize, slot: slot)
+            var (source, region) = (copy, PixelRect(size: copy.size))
+            if copy.size != size {
+                let scaler = scaler(.scaled, slot: slot)
+                if scaledDirect {
+                    try scaler.scale(source, region: region, into: canvas, region: placement.destination)
+                    return
+                }
+                let scaled = try scratchFrame(.scaled, slot: slot, size: size)
+                try scaler.scale(source, region: region, into: scaled, region: PixelRect(size: size))
+                (source, region) = (scaled, PixelRect(size: size))
+            }
+            blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
+            return
+        }
+        var (source, region) = try prepared(picture, crop: placement.crop, slot: slot)
         if placement.orientation != .identity {
             let size = placement.orientedSize
             if direct && !placement.needsScaling {
@@ -151,7 +181,7 @@ final class VideoCompositor {
         if placement.needsScaling {
             let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
             let scaler = scaler(.scaled, slot: slot)
-            if direct {
+            if scaledDirect {
                 try scaler.scale(source, region: region, into: canvas, region: placement.destination)
                 return
             }
@@ -168,22 +198,31 @@ final class VideoCompositor {
     /// onto the canvas.
     private func draw(_ picture: LayerPicture, warp: LayerWarp, opacity: Double, slot: Int, into canvas: VideoFrame) throws {
         guard let visible = warp.destination.intersection(canvasRect) else { return }
-        var (source, region) = try prepared(picture, crop: warp.crop, slot: slot)
-        var sourceCentred = picture.frame.chromaIsCentreSited
-        if warp.orientation != .identity {
-            let oriented = try scratchFrame(.oriented, slot: slot, size: warp.orientedSize)
-            orient(source, region: region, warp.orientation, into: oriented, at: PixelRect(size: warp.orientedSize))
-            (source, region) = (oriented, PixelRect(size: warp.orientedSize))
-            // Chroma moves with its luma as whole samples, as a quarter-turned clip's does
-            // on the exact path; after a transposition its across-siting is the source's
-            // vertical one, centred. (A mirror of left-sited chroma, sited right, is read
-            // as left-sited: a quarter of a chroma sample, as the exact path leaves it.)
-            if warp.orientation.swapsAxes { sourceCentred = true }
-        }
-        if warp.prescales {
-            let scaled = try scratchFrame(.scaled, slot: slot, size: warp.sampledSize)
-            try scaler(.scaled, slot: slot).scale(source, region: region, into: scaled, region: PixelRect(size: warp.sampledSize))
-            (source, region) = (scaled, PixelRect(size: warp.sampledSize))
+        var warp = warp
+        // Chroma moves with its luma as whole samples, as a quarter-turned clip's does on
+        // the exact path; after a transposition its across-siting is the source's vertical
+        // one, centred. (A mirror of left-sited chroma, sited right, is read as left-sited:
+        // a quarter of a chroma sample, as the exact path leaves it.)
+        let sourceCentred = picture.frame.chromaIsCentreSited || warp.orientation.swapsAxes
+        var (source, region): (VideoFrame, PixelRect)
+        if let still = picture.still, warp.orientation != .identity || warp.prescales {
+            // A still: turned and shrunk once, the warp reading the copy at its own size.
+            let copy = try stillCopy(picture, still, crop: warp.crop, orientation: warp.orientation,
+                                     whole: warp.orientedSize, needed: warp.sampledSize, slot: slot)
+            warp = warp.sampled(at: copy.size)
+            (source, region) = (copy, PixelRect(size: copy.size))
+        } else {
+            (source, region) = try prepared(picture, crop: warp.crop, slot: slot)
+            if warp.orientation != .identity {
+                let oriented = try scratchFrame(.oriented, slot: slot, size: warp.orientedSize)
+                orient(source, region: region, warp.orientation, into: oriented, at: PixelRect(size: warp.orientedSize))
+                (source, region) = (oriented, PixelRect(size: warp.orientedSize))
+            }
+            if warp.prescales {
+                let scaled = try scratchFrame(.scaled, slot: slot, size: warp.sampledSize)
+                try scaler(.scaled, slot: slot).scale(source, region: region, into: scaled, region: PixelRect(size: warp.sampledSize))
+                (source, region) = (scaled, PixelRect(size: warp.sampledSize))
+            }
         }
         let maximum = (1 << dynamicRange.pixelFormat.bitDepth) - 1
         for plane in 0..<3 {
@@ -206,6 +245,37 @@ final class VideoCompositor {
                 }
             }
         }
+    }
+
+    /// The copy of a still's `crop`, turned by `orientation` (`whole` large then) and
+    /// brought to at least `needed` (`StillCopies`): kept from an earlier frame when it
+    /// serves, else made now — converted, turned and scaled once, in frames of its own
+    /// (a photo-sized scratch frame would stay allocated for the whole render).
+    private func stillCopy(_ picture: LayerPicture, _ still: StillIdentity, crop: PixelRect, orientation: Orientation,
+                           whole: PixelSize, needed: PixelSize, slot: Int) throws -> VideoFrame {
+        let key = StillCopies.Key(still: still, crop: crop, orientation: orientation)
+        if let copy = stills.copy(key, needed: needed, whole: whole) { return copy }
+        let size = stills.sizeToMake(key, needed: needed, whole: whole)
+        var (source, region) = try prepared(picture, crop: crop, slot: slot)
+        func frame(_ size: PixelSize) throws -> VideoFrame {
+            let frame = try VideoFrame(width: size.width, height: size.height, pixelFormat: dynamicRange.pixelFormat)
+            if dynamicRange != .sdr { frame.setColorTags(dynamicRange.color) }
+            return frame
+        }
+        if orientation != .identity {
+            let oriented = try frame(whole)
+            orient(source, region: region, orientation, into: oriented, at: PixelRect(size: whole))
+            (source, region) = (oriented, PixelRect(size: whole))
+        }
+        let copy: VideoFrame
+        if size == whole, orientation != .identity {
+            copy = source
+        } else {
+            copy = try frame(size)
+            try Scaler().scale(source, region: region, into: copy, region: PixelRect(size: size))
+        }
+        stills.insert(copy, for: key)
+        return copy
     }
 
     /// `region` of `frame` in the output's format — video-range BT.709 SDR 4:2:0 — as is,

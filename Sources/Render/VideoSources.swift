@@ -16,11 +16,14 @@ import Timeline
 final class VideoSources {
     let deinterlace: Bool
     private var readers: [TrackID: (source: SourceTrack, reader: Reader)] = [:]
+    /// The number the next still picture decoded gets (`StillIdentity.serial`).
+    private var nextStillSerial = 0
 
-    /// What reads one source: a movie's track reader, or a still picture decoded once.
+    /// What reads one source: a movie's track reader, or a still picture decoded once
+    /// (numbered: the compositor keeps copies of it by that number).
     enum Reader {
         case movie(VideoTrackReader)
-        case still(StillPicture)
+        case still(StillPicture, serial: Int)
     }
 
     init(deinterlace: Bool = true) {
@@ -36,9 +39,9 @@ final class VideoSources {
                  sampling: FrameSampling, background: Color = .black) throws -> LayerPicture {
         let reader: VideoTrackReader
         switch try open(track: trackID, source: source) {
-        case let .still(still):
+        case let .still(still, serial):
             // The same frame every time: no decode, conversion or allocation per frame.
-            return LayerPicture(try still.frame(over: background))
+            return LayerPicture(try still.frame(over: background), still: StillIdentity(serial: serial, background: background))
         case let .movie(movie):
             reader = movie
         }
@@ -66,7 +69,8 @@ final class VideoSources {
         }
         readers[trackID] = nil   // release the finished clip's decoder first
         if source.isStillImage {
-            let reader = Reader.still(try StillPicture(path: source.asset))
+            let reader = Reader.still(try StillPicture(path: source.asset), serial: nextStillSerial)
+            nextStillSerial += 1
             readers[trackID] = (source, reader)
             return reader
         }
