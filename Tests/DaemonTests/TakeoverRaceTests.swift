@@ -28,25 +28,43 @@ import TestSupport
         defer { for mount in mounts { mount.unmount() } }
         let racers = 6
         let timeoutMilliseconds = 500
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        // Late enough that every racer has watched every lease expire by its own clock.
-        let startAt = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + 2_500_000_000
         let executable = try BuildProducts.executable(named: "TakeoverRace")
-        var processes: [(Process, Pipe, Pipe)] = []
+        var processes: [(Process, Pipe, Pipe, Pipe)] = []
         for racer in 0..<racers {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             let through = mounts.isEmpty ? claimed : (mounts[racer % 2].path as NSString).appendingPathComponent("claimed")
-            process.arguments = [through, "\(timeoutMilliseconds)", "\(startAt)", "20", "racer\(racer)"] + claims
-            let output = Pipe(), errors = Pipe()
+            process.arguments = [through, "\(timeoutMilliseconds)", "20", "racer\(racer)"] + claims
+            let input = Pipe(), output = Pipe(), errors = Pipe()
+            process.standardInput = input
             process.standardOutput = output
             process.standardError = errors
             try process.run()
-            processes.append((process, output, errors))
+            processes.append((process, input, output, errors))
+        }
+        // Every racer has watched every lease expire by its own clock before any renames
+        // (on a loaded machine one may start seconds after another; given a fixed start
+        // instant, it would see claims renamed before their leases had expired for it).
+        var readiness: [String] = []
+        for (_, _, output, _) in processes {
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let more = output.fileHandleForReading.availableData
+                if more.isEmpty { break }
+                line.append(more)
+            }
+            readiness.append(String(decoding: line, as: UTF8.self))
+        }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let startAt = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + 300_000_000
+        for (_, input, _, _) in processes {
+            input.fileHandleForWriting.write(Data("\(startAt)\n".utf8))
+            try input.fileHandleForWriting.close()
         }
         var winners: [String: [String]] = [:]
-        for (racer, (process, output, errors)) in processes.enumerated() {
+        for (racer, (process, _, output, errors)) in processes.enumerated() {
+            #expect(readiness[racer] == "ready\n", "racer \(racer) said \(readiness[racer])")
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()

@@ -1,22 +1,24 @@
 // One of several processes racing for the same expired claims (TakeoverRaceTests): it
 // watches each claim's lease with the daemon's own ClaimObserver until it has expired by
-// this process's clock, waits for a common start instant (so all racers rename at once),
-// then tries the daemon's takeover primitive, and prints what came of each claim.
+// this process's clock, says "ready", reads a common start instant from its standard input
+// (so all racers rename at once, however late each was started), then tries the daemon's
+// takeover primitive, and prints what came of each claim.
 //
-//   TakeoverRace CLAIMED_DIR LEASE_TIMEOUT_MS START_AT_UNIX_NS GAP_MS JOB_PREFIX ENTRY...
+//   TakeoverRace CLAIMED_DIR LEASE_TIMEOUT_MS GAP_MS JOB_PREFIX ENTRY...
+//   stdin: START_AT_UNIX_NS
 //
-// Claim i is tried at START_AT + i * GAP_MS as job JOB_PREFIX-i. Prints "ENTRY won" or
-// "ENTRY lost" per claim; exit status 2 on a usage or system error.
+// Claim i is tried at START_AT + i * GAP_MS as job JOB_PREFIX-i. Prints "ready", then
+// "ENTRY won" or "ENTRY lost" per claim; exit status 2 on a usage or system error.
 import Daemon
 import Foundation
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 7, let timeout = Int64(arguments[2]), (1...60_000).contains(timeout),
-      let startAt = Int64(arguments[3]), let gap = Int64(arguments[4]), (0...10_000).contains(gap) else {
-    FileHandle.standardError.write(Data("usage: TakeoverRace CLAIMED_DIR LEASE_TIMEOUT_MS START_AT_UNIX_NS GAP_MS JOB_PREFIX ENTRY...\n".utf8))
+guard arguments.count >= 6, let timeout = Int64(arguments[2]), (1...60_000).contains(timeout),
+      let gap = Int64(arguments[3]), (0...10_000).contains(gap) else {
+    FileHandle.standardError.write(Data("usage: TakeoverRace CLAIMED_DIR LEASE_TIMEOUT_MS GAP_MS JOB_PREFIX ENTRY... (stdin: START_AT_UNIX_NS)\n".utf8))
     exit(2)
 }
-let claimed = arguments[1], prefix = arguments[5], entries = Array(arguments[6...])
+let claimed = arguments[1], prefix = arguments[4], entries = Array(arguments[5...])
 
 func unixNanoseconds() -> Int64 {
     var now = timespec()
@@ -46,6 +48,12 @@ while expired.count < entries.count {
         exit(2)
     }
     usleep(5_000)
+}
+// Written straight to the descriptor: the test waits for this line before it answers.
+FileHandle.standardOutput.write(Data("ready\n".utf8))
+guard let line = readLine(), let startAt = Int64(line) else {
+    FileHandle.standardError.write(Data("no start instant on stdin\n".utf8))
+    exit(2)
 }
 for (index, entry) in entries.enumerated() {
     let at = startAt + Int64(index) * gap * 1_000_000
