@@ -25,6 +25,7 @@ public struct AssetProbe: MediaProbing {
             let transform = picture.displayMatrix?.preferredTransform(naturalSize: picture.size) ?? .identity
             return ProbedMedia(path: path, duration: .zero, video: .stillImage(size: picture.size, preferredTransform: transform))
         }
+        try StillPicture.refuseHEIF(path)
         let demuxer = try Demuxer(path: path)
         let used = Self.usedStreams(demuxer.streams)
         let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 import Timeline
 
 /// A still picture (PNG or JPEG) as a video layer shows it: decoded once, its alpha
@@ -85,6 +86,26 @@ public final class StillPicture {
     /// (`Demuxer.contentFormat(of:)`): what its extension says does not count.
     public static func isPicture(_ path: String) -> Bool {
         Demuxer.contentFormat(of: path).map(formats.contains) ?? false
+    }
+
+    /// The `ftyp` major brands of HEIF (ISO/IEC 23008-12) and AVIF still pictures: an
+    /// iPhone's photos are `heic`. Image sequences (`msf1`, `hevc`, `avis`) are left to the
+    /// movie demuxer, which reads their track.
+    static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "mif1", "avif"]
+
+    /// Throws an `FFmpegError` naming the file when it is a HEIF or AVIF picture (known by
+    /// its `ftyp` box): the FFmpeg dropcut is built on (Debian 12's 5.1) cannot decode
+    /// those, and opened as a movie one reads "moov atom not found". An iPhone photo is
+    /// the common case, so the message says what to do.
+    public static func refuseHEIF(_ path: String) throws(FFmpegError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 12), head.count == 12,
+              String(decoding: head[head.startIndex + 4 ..< head.startIndex + 8], as: UTF8.self) == "ftyp" else { return }
+        let brand = String(decoding: head[head.startIndex + 8 ..< head.startIndex + 12], as: UTF8.self)
+        guard heifBrands.contains(brand) else { return }
+        throw FFmpegError(code: FFmpegError.decoderNotFound, function: "avformat_open_input", path: path,
+                          note: "a HEIF/AVIF picture (brand \(brand); iPhones save photos as HEIC), which this build's FFmpeg cannot decode: save it as JPEG or PNG")
     }
 
     /// The picture demuxer for the file at `path`, by its content (`png_pipe`, `jpeg_pipe`); an `FFmpegError`

@@ -26,6 +26,7 @@ struct ProbeCommand: AsyncParsableCommand {
                     return stream
                 }
             } else {
+                try StillPicture.refuseHEIF(input)
                 demuxer = try Demuxer(path: input)
                 // As a render sees them: an unstated field order asked of the first frame.
                 streams = try FieldOrderDetection.resolving(demuxer.streams, of: demuxer)

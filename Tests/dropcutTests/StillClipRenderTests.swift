@@ -287,6 +287,29 @@ import TestSupport
                 == FileManager.default.contents(atPath: photo))
     }
 
+    /// An iPhone's HEIC photo (a real one, made by libheif's `heif-enc`): the FFmpeg
+    /// dropcut is built on cannot decode HEIF, so `render` (as a recipe's clip and as the
+    /// dropped input) and `probe` refuse it, naming the file and saying what to do, and
+    /// write nothing — not FFmpeg's "moov atom not found".
+    @Test func aHEICPhotoIsRefusedSayingWhatToDo() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let jpeg = try Self.jpeg(dir, "photo.jpg", source: "testsrc=size=320x240", orientation: 1)
+        let heic = dir.file("IMG_0001.HEIC")
+        try Command.runChecked("heif-enc", ["-q", "60", "-o", heic, jpeg])
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: IMG_0001.HEIC, duration: 1 }\n")
+        let runs = [["render", "--recipe", recipe, "--output", dir.file("a.mp4"), clip], ["render", "--output", dir.file("b.mp4"), heic],
+                    ["probe", heic]]
+        for arguments in runs {
+            let result = try DropcutProcess.run(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(heic) && result.stderr.contains("HEIF") && result.stderr.contains("save it as JPEG or PNG")
+                    && !result.stderr.contains("moov atom"), "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("a.mp4")) && !FileManager.default.fileExists(atPath: dir.file("b.mp4")))
+    }
+
     @Test func recipeMistakesAboutStillsNameTheFileLineAndColumn() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
