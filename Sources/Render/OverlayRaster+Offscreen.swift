@@ -30,6 +30,11 @@ extension OverlayRaster {
         reset(&chromaAlpha, chromaCount)
     }
 
+    /// The bytes the planes keep allocated (their largest size so far).
+    var retainedBytes: Int {
+        (luma.count + alpha.count + cb.count + cr.count + chromaAlpha.count) * MemoryLayout<Float>.size
+    }
+
     /// The planes for writing, fetched once per composite.
     private struct MutablePlanes {
         let luma: UnsafeMutableBufferPointer<Float>, alpha: UnsafeMutableBufferPointer<Float>

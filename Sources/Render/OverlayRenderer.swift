@@ -20,6 +20,22 @@ final class OverlayRenderer {
     /// children are drawn into its level's picture while the levels above hold theirs),
     /// kept from frame to frame.
     private var offscreens: [OverlayRaster] = []
+    /// The most the offscreen pictures may take together, in bytes.
+    let offscreenBudget: Int
+
+    /// The default `offscreenBudget`: 512 MiB. A level's picture covers its group's box
+    /// in Float planes, 11 bytes a pixel (luma and alpha, three quarter-size chroma
+    /// planes): 23 MB at 1080p, 91 MB at 4K, 738 MB at 8192x8192, so the eight levels a
+    /// recipe may nest could ask for 6 GB. Past the budget a group is drawn as if it did
+    /// not need flattening: its opacity multiplies each child's, and where its children
+    /// overlap the lower one shows through (what Core Animation draws with
+    /// `allowsGroupOpacity` off).
+    static let defaultOffscreenBudget = 512 << 20
+
+    /// Bytes a `width` × `height` offscreen picture takes.
+    static func offscreenBytes(width: Int, height: Int) -> Int {
+        width * height * 2 * MemoryLayout<Float>.size + ((width + 1) / 2) * ((height + 1) / 2) * 3 * MemoryLayout<Float>.size
+    }
 
     /// Why an overlay could not be prepared: its file named, and the cause.
     struct PreparationError: Error, Sendable, CustomStringConvertible {
@@ -28,9 +44,12 @@ final class OverlayRenderer {
         var description: String { "overlay \(path): \(reason)" }
     }
 
-    /// Prepares `layers` for a canvas of `renderSize` in `dynamicRange`'s format.
-    init(layers: [OverlayLayer], renderSize: PixelSize, dynamicRange: OutputDynamicRange = .sdr) throws {
+    /// Prepares `layers` for a canvas of `renderSize` in `dynamicRange`'s format; groups are
+    /// flattened in at most `offscreenBudget` bytes of offscreen pictures.
+    init(layers: [OverlayLayer], renderSize: PixelSize, dynamicRange: OutputDynamicRange = .sdr,
+         offscreenBudget: Int = OverlayRenderer.defaultOffscreenBudget) throws {
         self.renderSize = renderSize
+        self.offscreenBudget = offscreenBudget
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
         nodes = try Self.prepare(layers, hlg: hlg)
@@ -155,6 +174,15 @@ final class OverlayRenderer {
                 // Flattened first: the children over a transparent picture covering what
                 // they draw on (within the target), then that picture at the group's opacity.
                 guard let region = Self.evenOut(box).intersection(target.extent) else { continue }
+                // What every level's planes keep (they keep their largest size), this
+                // level's grown to the region if it must grow.
+                let others = offscreens.indices.reduce(0) { $0 + ($1 == depth ? 0 : offscreens[$1].retainedBytes) }
+                let mine = max(depth < offscreens.count ? offscreens[depth].retainedBytes : 0,
+                               Self.offscreenBytes(width: region.width, height: region.height))
+                guard others + mine <= offscreenBudget else {
+                    render(group.children, into: target, opacity: faded, depth: depth)
+                    continue
+                }
                 if offscreens.count <= depth { offscreens.append(OverlayRaster(offscreenWide: hlg != nil)) }
                 let offscreen = offscreens[depth]
                 offscreen.clear(width: region.width, height: region.height)

@@ -106,6 +106,28 @@ import Timeline
         #expect(Self.pixel(drawn, 200, 100) == Self.black && Self.pixel(drawn, 120, 160) == Self.black)
     }
 
+    /// Past the offscreen budget a translucent group is drawn without its picture: each
+    /// child at the group's opacity, the blue showing through the red where they overlap,
+    /// and nothing allocated. Within it (the default), the same group is flattened.
+    @Test func pastTheOffscreenBudgetAGroupFadesChildByChild() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let group = try Self.redOverBlue(dir, opacity: 0.5)
+        let size = PixelSize(width: 320, height: 240)
+        // The group's box (60x60, even-aligned) needs 60·60·8 + 30·30·12 bytes.
+        let needed = OverlayRenderer.offscreenBytes(width: 60, height: 60)
+        #expect(needed == 39_600)
+        let tight = try OverlayRenderer(layers: [group], renderSize: size, offscreenBudget: needed - 1)
+        let drawn = try Self.draw([group], renderer: tight)
+        let compounded = Self.over(Self.red, 0.5, Self.over(Self.blue, 0.5, Self.black))
+        #expect(Self.near(Self.pixel(drawn, 160, 120), compounded, within: 2), "\(Self.pixel(drawn, 160, 120)) vs \(compounded)")
+        #expect(tight.offscreenCapacities.isEmpty, "\(tight.offscreenCapacities)")
+        let enough = try OverlayRenderer(layers: [group], renderSize: size, offscreenBudget: needed)
+        let flattened = try Self.draw([group], renderer: enough)
+        #expect(Self.near(Self.pixel(flattened, 160, 120), Self.over(Self.red, 0.5, Self.black), within: 2))
+        #expect(enough.offscreenCapacities.count == 1)
+    }
+
     /// A group at opacity 1 inside a group at 0.5: the inner one's overlapping children are
     /// still flattened first (the outer group's fade reaches them unflattened otherwise).
     @Test func anOuterFadeFlattensTheGroupWhereTheOverlapIs() throws {
