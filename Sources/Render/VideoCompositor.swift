@@ -146,40 +146,28 @@ final class VideoCompositor {
         // clip). Only a layer covering the whole canvas is scaled straight into it: its
         // rows end where the canvas's do, padded to 32 bytes, which holds the spill.
         let scaledDirect = direct && placement.destination == canvasRect
+        let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
+        var (source, region): (VideoFrame, PixelRect)
         if let still = picture.still, placement.orientation != .identity || placement.needsScaling {
             // A still: turned and scaled once, the copy drawn as it is (or, while it
             // zooms, scaled from the copy rather than from the whole picture).
-            let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
             let copy = try stillCopy(picture, still, crop: placement.crop, orientation: placement.orientation,
                                      whole: placement.orientedSize, needed: placement.needsScaling ? size : placement.orientedSize, slot: slot)
-            var (source, region) = (copy, PixelRect(size: copy.size))
-            if copy.size != size {
-                let scaler = scaler(.scaled, slot: slot)
-                if scaledDirect {
-                    try scaler.scale(source, region: region, into: canvas, region: placement.destination)
+            (source, region) = (copy, PixelRect(size: copy.size))
+        } else {
+            (source, region) = try prepared(picture, crop: placement.crop, slot: slot)
+            if placement.orientation != .identity {
+                let oriented = placement.orientedSize
+                if direct && !placement.needsScaling {
+                    orient(source, region: region, placement.orientation, into: canvas, at: placement.destination)
                     return
                 }
-                let scaled = try scratchFrame(.scaled, slot: slot, size: size)
-                try scaler.scale(source, region: region, into: scaled, region: PixelRect(size: size))
-                (source, region) = (scaled, PixelRect(size: size))
+                let turned = try scratchFrame(.oriented, slot: slot, size: oriented)
+                orient(source, region: region, placement.orientation, into: turned, at: PixelRect(size: oriented))
+                (source, region) = (turned, PixelRect(size: oriented))
             }
-            blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
-            return
         }
-        var (source, region) = try prepared(picture, crop: placement.crop, slot: slot)
-        if placement.orientation != .identity {
-            let size = placement.orientedSize
-            if direct && !placement.needsScaling {
-                orient(source, region: region, placement.orientation, into: canvas, at: placement.destination)
-                return
-            }
-            let oriented = try scratchFrame(.oriented, slot: slot, size: size)
-            orient(source, region: region, placement.orientation, into: oriented, at: PixelRect(size: size))
-            source = oriented
-            region = PixelRect(size: size)
-        }
-        if placement.needsScaling {
-            let size = PixelSize(width: placement.destination.width, height: placement.destination.height)
+        if region.width != size.width || region.height != size.height {
             let scaler = scaler(.scaled, slot: slot)
             if scaledDirect {
                 try scaler.scale(source, region: region, into: canvas, region: placement.destination)
@@ -187,8 +175,7 @@ final class VideoCompositor {
             }
             let scaled = try scratchFrame(.scaled, slot: slot, size: size)
             try scaler.scale(source, region: region, into: scaled, region: PixelRect(size: size))
-            source = scaled
-            region = PixelRect(size: size)
+            (source, region) = (scaled, PixelRect(size: size))
         }
         blend(source, region: region, into: canvas, at: placement.destination, opacity: opacity)
     }

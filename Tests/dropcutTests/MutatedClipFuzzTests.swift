@@ -15,6 +15,25 @@ import TestSupport
         try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) < \"$0\" > \"$1\"", source, destination])
     }
 
+    /// Judges a render of a mutated file: rendered (exit 0, the output has video: true),
+    /// refused (exit 1 naming `name`, no output left: false), or neither (a signal, a hang
+    /// killed: nil, recorded as a failure).
+    static func judge(_ result: (status: Int32, stdout: String, stderr: String), output: String, naming name: String,
+                      _ what: String) throws -> Bool? {
+        #expect(result.status == 0 || result.status == 1, "\(what)")
+        switch result.status {
+        case 0:
+            #expect(try FFprobe.streams(of: output).contains { $0.codecType == "video" }, "\(what)")
+            return true
+        case 1:
+            #expect(result.stderr.contains(name), "the message names the file: \(what)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(what)")
+            return false
+        default:
+            return nil
+        }
+    }
+
     @Test(arguments: ["mp4", "mkv"])
     func mutatedClipsRenderOrFailCleanly(container: String) throws {
         let dir = try TemporaryDirectory()
@@ -29,14 +48,10 @@ import TestSupport
             // A hang is a failure too: killed after 60 s (status 137).
             let result = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
             let what = "seed \(seed), ratio \(ratio): status \(result.status)\n\(result.stderr.suffix(600))"
-            #expect(result.status == 0 || result.status == 1, "\(what)")
-            if result.status == 0 {
-                rendered += 1
-                #expect(try FFprobe.streams(of: output).contains { $0.codecType == "video" }, "\(what)")
-            } else if result.status == 1 {
-                refused += 1
-                #expect(result.stderr.contains(mutated), "the message names the file: \(what)")
-                #expect(!FileManager.default.fileExists(atPath: output), "\(what)")
+            switch try Self.judge(result, output: output, naming: mutated, what) {
+            case true?: rendered += 1
+            case false?: refused += 1
+            case nil: break
             }
             // Nothing half-written: no hidden partial file stays beside the outputs.
             let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: dir.file("out"))) ?? []).filter { $0.hasPrefix(".") }
@@ -121,14 +136,10 @@ import TestSupport
                                                contents: "version: 1\nclips:\n  - { source: \(name), duration: 0.5 }\n")
             let result = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--recipe", recipe, "--output", output, clip])
             let what = "seed \(seed), ratio \(ratio)\(header ? " (header)" : ""): status \(result.status)\n\(result.stderr.suffix(600))"
-            #expect(result.status == 0 || result.status == 1, "\(what)")
-            if result.status == 0 {
-                rendered += 1
-                #expect(try FFprobe.streams(of: output).contains { $0.codecType == "video" }, "\(what)")
-            } else if result.status == 1 {
-                refused += 1
-                #expect(result.stderr.contains(name), "the message names the photo: \(what)")
-                #expect(!FileManager.default.fileExists(atPath: output), "\(what)")
+            switch try Self.judge(result, output: output, naming: name, what) {
+            case true?: rendered += 1
+            case false?: refused += 1
+            case nil: break
             }
             let probe = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "probe", mutated])
             #expect(probe.status == 0 || probe.status == 1, "probe, \(what)\n\(probe.stderr.suffix(600))")
