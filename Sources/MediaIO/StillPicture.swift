@@ -29,9 +29,6 @@ public final class StillPicture {
     /// The background `picture` was composited over (nil for opaque pictures).
     private var background: Color?
 
-    /// The largest side decoded, as `RecipeLimits.maximumSourceSide` for movies: a larger
-    /// picture is refused before its pixels are allocated.
-    public static let maximumSide = 8192
 
     /// The formats a still picture is recognised by: by content only (the PNG signature,
     /// the JPEG markers), never by the file's extension, so a `.png` that is not one is
@@ -120,9 +117,9 @@ public final class StillPicture {
 
     /// Checks the picture's header and decodes it once without keeping it: its size (as
     /// stored), codec (`png`, `mjpeg`) and orientation, or an `FFmpegError` naming the file
-    /// when it cannot be decoded (truncated, damaged). A picture larger than `maximumSide`
-    /// is reported with its size, undecoded (no orientation), for the caller to refuse in
-    /// its own words.
+    /// when it cannot be decoded (truncated, damaged). A picture larger than `PictureLimits`
+    /// allow is reported with its size, undecoded (no orientation), for the caller to refuse
+    /// in its own words.
     public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String, displayMatrix: DisplayMatrix?) {
         let demuxer = try Demuxer(path: path, formats: formats, format: try format(of: path))
         guard let stream = demuxer.streams.first(where: { $0.kind == .video }), let stated = stream.size,
@@ -130,7 +127,7 @@ public final class StillPicture {
             throw FFmpegError(code: FFmpegError.invalidData, function: "avformat_find_stream_info", path: path,
                               note: "the picture has no size (truncated or damaged)")
         }
-        if stated.width > maximumSide || stated.height > maximumSide { return (stated, stream.codecName, nil) }
+        if !PictureLimits.allow(stated) { return (stated, stream.codecName, nil) }
         let picture = try StillPicture(path: path)
         return (picture.size, stream.codecName, picture.displayMatrix)
     }
@@ -148,9 +145,9 @@ public final class StillPicture {
     }
 
     private static func checkSize(_ size: PixelSize, path: String) throws(FFmpegError) {
-        guard (1...maximumSide).contains(size.width), (1...maximumSide).contains(size.height) else {
+        guard PictureLimits.allow(size) else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "picture size", path: path,
-                              note: "the picture is \(size) pixels; dropcut reads at most \(maximumSide) a side")
+                              note: "the picture is \(size) pixels; dropcut reads pictures of \(PictureLimits.description)")
         }
     }
 

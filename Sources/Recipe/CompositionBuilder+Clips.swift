@@ -11,7 +11,10 @@ extension CompositionBuilder {
                 throw .media(path: path, reason: Self.reason(error, about: path))
             }
             guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
-            for size in [video.encodedSize, video.naturalSize] {
+            if video.isStillImage, !PictureLimits.allow(video.encodedSize) {
+                throw .media(path: path, reason: "its picture is \(video.encodedSize) pixels; dropcut reads pictures of \(PictureLimits.description)")
+            }
+            for size in [video.encodedSize, video.naturalSize] where !video.isStillImage {
                 guard (1...RecipeLimits.maximumSourceSide).contains(size.width), (1...RecipeLimits.maximumSourceSide).contains(size.height) else {
                     let shown = size == video.encodedSize ? "" : " shown (pixel aspect \(video.pixelAspectRatio))"
                     throw .media(path: path, reason: "its video is \(size) pixels\(shown); dropcut reads at most \(RecipeLimits.maximumSourceSide) a side")

@@ -310,6 +310,53 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dir.file("a.mp4")) && !FileManager.default.fileExists(atPath: dir.file("b.mp4")))
     }
 
+    /// A phone panorama is wider than any movie frame dropcut reads (8192): a still may be
+    /// up to 16384 a side and 100 MP. A 12000x1000 picture panned from its left quarter to
+    /// its right one: the first frame is ffmpeg's scaled left quarter, the last (59/60 of
+    /// the pan) its quarter at 8850 px. Past the limits (17000 px wide, or 12000x9000 =
+    /// 108 MP) the picture is refused, naming it and the limits, before it is decoded.
+    @Test func aPanoramaIsPannedAndOversizedPicturesAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let pano = dir.file("pano.jpg")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "testsrc2=size=12000x1000,gblur=sigma=6", "-frames:v", "1", "-q:v", "2", pano])
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, """
+            version: 1
+            output: { size: 600x200, fps: 30, video: { crf: 12 } }
+            clips:
+              - source: pano.jpg
+                duration: 2
+                ken_burns: { from: [0, 0, "25%", "100%"], to: ["75%", 0, "25%", "100%"] }
+
+            """, name: "pano.yaml")
+        let output = dir.file("pano.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        #expect(try FFprobe.stream("video", of: output)?.frameCount == 60)
+        func frame(_ n: Int) -> String { "select=eq(n\\,\(n)),setpts=PTS-STARTPTS" }
+        let first = try PSNR.compare(output, pano, filterA: frame(0), filterB: "crop=3000:1000:0:0,scale=600:200,\(Self.asOutput)")
+        let last = try PSNR.compare(output, pano, filterA: frame(59), filterB: "crop=3000:1000:8850:0,scale=600:200,\(Self.asOutput)")
+        let wrong = try PSNR.compare(output, pano, filterA: frame(59), filterB: "crop=3000:1000:0:0,scale=600:200,\(Self.asOutput)")
+        print("panorama 12000x1000 panned: first frame \(first.average) dB, last \(last.average) dB against ffmpeg's crops; last against the first crop \(wrong.average) dB")
+        #expect(first.average >= 35, "\(first)")
+        #expect(last.average >= 35, "\(last)")
+        #expect(wrong.average < 25, "\(wrong)")
+
+        for (name, size) in [("wide.jpg", "17000x16"), ("huge.jpg", "12000x9000")] {
+            let path = dir.file(name)
+            try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                              "-i", "color=c=gray:s=\(size)", "-frames:v", "1", path])
+            let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: \(name), duration: 1 }\n", name: "\(name).yaml")
+            let refused = try DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("\(name).mp4"), clip])
+            #expect(refused.status == 1, "\(name): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(path): its picture is \(size) pixels; dropcut reads pictures of at most 16384 pixels a side and 100 megapixels"),
+                    "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("\(name).mp4")))
+        }
+    }
+
     @Test func recipeMistakesAboutStillsNameTheFileLineAndColumn() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
