@@ -44,13 +44,22 @@ struct PublishPlaceholder {
     /// Creates `path` exclusively as a placeholder of job `tag`, its marker fsynced. Nil
     /// when the name is taken. EPERM/EACCES over sshfs can mean a name taken behind the
     /// kernel's cache (the SFTP server's "failure" for EEXIST), so a name that exists
-    /// then is taken too; otherwise the error is thrown, naming the path.
+    /// then is taken too, and one that does not yet show is asked for again; otherwise the
+    /// error is thrown, naming the path.
     static func reserve(_ path: [CChar], tag: String?) throws(SystemError) -> PublishPlaceholder? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 {
+        var fd: Int32 = -1
+        // The client's cache can still say "no such file" for a moment after the server
+        // refused the name (seen over sshfs with another mount creating it): asked again
+        // after a pause, up to 1.5 s in all, before a refusal counts as a real one.
+        for pause in [100_000, 200_000, 400_000, 800_000, 0] as [useconds_t] {
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 { break }
             let code = errno
             if code == EEXIST || ((code == EPERM || code == EACCES) && exists(path)) { return nil }
-            throw SystemError(errno: code, function: "open (O_EXCL, to reserve the name)", path: String(cString: path))
+            guard code == EPERM || code == EACCES, pause > 0 else {
+                throw SystemError(errno: code, function: "open (O_EXCL, to reserve the name)", path: String(cString: path))
+            }
+            usleep(pause)
         }
         let marker = marker(tag: tag)
         let failed = marker.withUnsafeBytes { DurableFiles.writeAll(fd, $0.baseAddress, $0.count) }
