@@ -179,10 +179,8 @@ public final class Demuxer {
     /// read as it is: `DisplayMatrix` interprets it.
     private static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
         var size: Int = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
-              size >= 9 * MemoryLayout<Int32>.size else { return nil }
-        let values = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
-        return DisplayMatrix(fixedPoint: values)
+        let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size)
+        return DisplayMatrix(sideData: data.map(UnsafeRawPointer.init), size: size)
     }
 
     // MARK: Reading

@@ -137,10 +137,9 @@ public final class StillPicture {
     /// picture as stored. `DisplayMatrix` snaps whatever it holds to the nearest exact
     /// quarter turn or mirror, so no value of the tag can ask for anything else.
     private static func displayMatrix(of frame: VideoFrame) -> DisplayMatrix? {
-        guard let side = av_frame_get_side_data(frame.frame, AV_FRAME_DATA_DISPLAYMATRIX), let data = side.pointee.data,
-              side.pointee.size >= 9 * MemoryLayout<Int32>.size else { return nil }
-        let values = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
-        guard let matrix = DisplayMatrix(fixedPoint: values), matrix.clockwiseQuarterTurns != 0 || matrix.isMirrored else { return nil }
+        guard let side = av_frame_get_side_data(frame.frame, AV_FRAME_DATA_DISPLAYMATRIX),
+              let matrix = DisplayMatrix(sideData: side.pointee.data.map(UnsafeRawPointer.init), size: Int(side.pointee.size)),
+              matrix.clockwiseQuarterTurns != 0 || matrix.isMirrored else { return nil }
         return matrix
     }
 

@@ -35,6 +35,12 @@ extension OverlayRaster {
         (luma.count + alpha.count + cb.count + cr.count + chromaAlpha.count) * MemoryLayout<Float>.size
     }
 
+    /// The bytes `clear(width:height:)` needs for a `width` × `height` picture: luma and
+    /// alpha whole, three chroma planes a quarter each.
+    static func offscreenBytes(width: Int, height: Int) -> Int {
+        (width * height * 2 + ((width + 1) / 2) * ((height + 1) / 2) * 3) * MemoryLayout<Float>.size
+    }
+
     /// The planes for writing, fetched once per composite.
     private struct MutablePlanes {
         let luma: UnsafeMutableBufferPointer<Float>, alpha: UnsafeMutableBufferPointer<Float>

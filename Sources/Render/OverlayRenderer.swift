@@ -32,10 +32,6 @@ final class OverlayRenderer {
     /// `allowsGroupOpacity` off).
     static let defaultOffscreenBudget = 512 << 20
 
-    /// Bytes a `width` × `height` offscreen picture takes.
-    static func offscreenBytes(width: Int, height: Int) -> Int {
-        width * height * 2 * MemoryLayout<Float>.size + ((width + 1) / 2) * ((height + 1) / 2) * 3 * MemoryLayout<Float>.size
-    }
 
     /// Why an overlay could not be prepared: its file named, and the cause.
     struct PreparationError: Error, Sendable, CustomStringConvertible {
@@ -178,7 +174,7 @@ final class OverlayRenderer {
                 // level's grown to the region if it must grow.
                 let others = offscreens.indices.reduce(0) { $0 + ($1 == depth ? 0 : offscreens[$1].retainedBytes) }
                 let mine = max(depth < offscreens.count ? offscreens[depth].retainedBytes : 0,
-                               Self.offscreenBytes(width: region.width, height: region.height))
+                               OverlayRaster.offscreenBytes(width: region.width, height: region.height))
                 guard others + mine <= offscreenBudget else {
                     render(group.children, into: target, opacity: faded, depth: depth)
                     continue

@@ -115,7 +115,7 @@ import Timeline
         let group = try Self.redOverBlue(dir, opacity: 0.5)
         let size = PixelSize(width: 320, height: 240)
         // The group's box (60x60, even-aligned) needs 60·60·8 + 30·30·12 bytes.
-        let needed = OverlayRenderer.offscreenBytes(width: 60, height: 60)
+        let needed = OverlayRaster.offscreenBytes(width: 60, height: 60)
         #expect(needed == 39_600)
         let tight = try OverlayRenderer(layers: [group], renderSize: size, offscreenBudget: needed - 1)
         let drawn = try Self.draw([group], renderer: tight)
