@@ -56,6 +56,13 @@ struct JobRunner: Sendable {
         text.replacingOccurrences(of: claimedDirectory(record, folder) + "/", with: folder.inbox + "/")
     }
 
+    /// A reason as the person who dropped the clip reads it: the clip and its sidecars by
+    /// the names they were dropped with (`broken.mp4: is not a video…`), not by their
+    /// claimed paths. Journal fields keep the full paths (`droppedPath`).
+    func droppedNames(_ text: String, _ record: JobRecord, _ folder: FolderConfig) -> String {
+        text.replacingOccurrences(of: claimedDirectory(record, folder) + "/", with: "")
+    }
+
     // MARK: Claim
 
     /// Renames the clip and its sidecars into `<inbox>/.dropcut/claimed/<job-id>/`. Only
@@ -263,14 +270,14 @@ struct JobRunner: Sendable {
                 if let lost = keeper.lostReason(record.id) { throw JobFailure.lost(lost) }
                 throw CancellationError()
             }
-            record.recordAttempt(droppedPath(failure.reason, record, folder))
+            record.recordAttempt(droppedNames(failure.reason, record, folder))
             if exit.outcome == nil || exit.stoppedBy != nil {
                 var log = log
                 log[metadataKey: "DROPCUT_WORKER_PID"] = "\(pid)"
                 if let signal = exit.signal { log[metadataKey: "SIGNAL"] = "\(signal)" }
                 // A crash's report (a trap's message, the backtrace): what a bug report needs.
                 if !exit.stderr.isEmpty { log[metadataKey: "DROPCUT_WORKER_STDERR"] = "\(exit.stderr)" }
-                log.error("\(record.input): attempt \(record.attempts): \(droppedPath(failure.reason, record, folder))",
+                log.error("\(record.input): attempt \(record.attempts): \(droppedNames(failure.reason, record, folder))",
                           metadata: ["MESSAGE_ID": "\(MessageID.workerFailed.rawValue)"])
             }
             throw failure
@@ -324,10 +331,10 @@ struct JobRunner: Sendable {
         // symlink dropped into an inbox could name any file the daemon can read).
         if lstat(input, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw JobFailure.permanent("\(droppedPath(input, record, folder)): not a regular file (a symlink, FIFO or device is never read)", errno: nil)
+                throw JobFailure.permanent("\(droppedNames(input, record, folder)): not a regular file (a symlink, FIFO or device is never read)", errno: nil)
             }
             if info.st_size == 0 {
-                throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
+                throw JobFailure.permanent("\(droppedNames(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
         }
         record.state = .rendering
@@ -419,8 +426,10 @@ struct JobRunner: Sendable {
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
+        // Named before the fence: it renames the claimed folder the reason's paths are in.
+        let reason = droppedNames(failure.reason, record, folder)
         try fence(&record, folder: folder)
-        record.error = droppedPath(failure.reason, record, folder)
+        record.error = reason
         record.state = .failing
         try save(&record)
         var log = logger(for: record, folder: folder)
@@ -447,7 +456,8 @@ struct JobRunner: Sendable {
             if name == record.input { failedName = moved.printable }
         }
         let reason = record.error ?? "unknown error"
-        let attempts = (record.history ?? []).map { "  \($0)\n" }.joined()
+        // A reason's detail line stays under its attempt.
+        let attempts = (record.history ?? []).map { "  \($0.replacingOccurrences(of: "\n", with: "\n  "))\n" }.joined()
         let text = """
             dropcut could not render \(record.droppedName(record.input)?.printable ?? record.input)
 

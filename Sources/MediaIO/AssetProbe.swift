@@ -30,7 +30,12 @@ public struct AssetProbe: MediaProbing {
         let used = Self.usedStreams(demuxer.streams)
         let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })
         let video = try used.video.map { stream throws(FFmpegError) in try FieldOrderDetection.resolved(stream, of: demuxer) }
-        return Self.describe(demuxer, video: video, audio: used.audio, durations: durations)
+        var media = Self.describe(demuxer, video: video, audio: used.audio, durations: durations)
+        if video == nil {
+            media.undecodableVideoCodecs = demuxer.streams
+                .filter { $0.kind == .video && !$0.isAttachedPicture && !$0.isDecodable }.map(\.codecName)
+        }
+        return media
     }
 
     /// The streams a composition takes from a file. Of each kind, the first stream FFmpeg

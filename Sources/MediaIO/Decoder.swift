@@ -18,7 +18,9 @@ final class Decoder {
             throw FFmpegError(code: cff_averror(EINVAL), function: "avformat stream", path: demuxer.path, streamIndex: index)
         }
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw FFmpegError(code: FFmpegError.decoderNotFound, function: "avcodec_find_decoder", path: demuxer.path, streamIndex: index)
+            let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+            throw FFmpegError(code: FFmpegError.decoderNotFound, function: "avcodec_find_decoder", path: demuxer.path, streamIndex: index,
+                              note: "uses the \(name) codec, which this build of FFmpeg cannot decode")
         }
         codecContext = try CodecContext(codec: codec, path: demuxer.path, stream: index)
         let context = codecContext.pointer

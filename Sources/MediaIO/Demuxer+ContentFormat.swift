@@ -47,4 +47,14 @@ extension Demuxer {
         guard let format, score > 0 else { return nil }
         return (String(cString: format.pointee.name), score)
     }
+
+    /// Whether the file begins like an ISO base media file (MP4, MOV, 3GP): a box whose
+    /// type is one that opens such files. Such a file that FFmpeg cannot open is one whose
+    /// index has not arrived, not some other kind of file.
+    static func startsWithISOBox(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 8), head.count == 8 else { return false }
+        return ["ftyp", "mdat", "wide", "free", "skip", "moov"].contains(String(decoding: head.suffix(4), as: UTF8.self))
+    }
 }

@@ -75,6 +75,13 @@ public final class Demuxer {
                               note: formats.allSatisfy(Self.images.contains) ? "not a supported picture (dropcut reads PNG and JPEG)"
                                 : "not a supported media container (dropcut reads MP4/MOV/3GP, Matroska/WebM, MPEG-TS/PS, AVI, FLV, MXF, ASF, DV and audio files)")
         }
+        if opened == FFmpegError.invalidData, Self.startsWithISOBox(path) {
+            // What FFmpeg says of an MP4/MOV whose index (moov) has not arrived: "moov atom
+            // not found", logged, and invalid data returned.
+            throw FFmpegError(code: opened, function: "avformat_open_input", path: path,
+                              note: "the file is incomplete: an MP4/MOV without its index (the moov box), "
+                                  + "so it was still being written or was cut short while it was copied")
+        }
         try check(opened, "avformat_open_input", path: path)
         guard let opened = context else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_open_input", path: path)

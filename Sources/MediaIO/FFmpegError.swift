@@ -20,15 +20,23 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
         self.note = note
     }
 
-    /// `clip.mp4: stream 1: avcodec_open2: Invalid data found when processing input (-1094995529)`
+    /// What went wrong in words, then FFmpeg's own account on a detail line:
+    ///
+    ///     clip.mp4: is not a video or audio file dropcut can read
+    ///       detail: avformat_open_input: Invalid data found when processing input (-1094995529)
+    ///
+    /// The first line is for the person who dropped the file (`explanation`), the second
+    /// for whoever debugs it (`detail`).
     public var description: String {
         var parts: [String] = []
         if let path { parts.append(path) }
         if let streamIndex { parts.append("stream \(streamIndex)") }
-        parts.append("\(function): \(message) (\(code))")
-        if let note { parts.append(note) }
-        return parts.joined(separator: ": ")
+        parts.append(explanation)
+        return parts.joined(separator: ": ") + "\n  detail: " + detail
     }
+
+    /// FFmpeg's account: the function that failed, its text and its code.
+    public var detail: String { "\(function): \(message) (\(code))" }
 
     /// `av_strerror`'s text for `code` (av_err2str is a macro Swift cannot call).
     static func text(for code: Int32) -> String {

@@ -16,9 +16,7 @@ extension CompositionBuilder {
             if let known = built.media[item.source] {
                 media = known
             } else {
-                do { media = try probe.probe(item.source) } catch {
-                    throw .media(path: item.source, reason: Self.reason(error, about: item.source))
-                }
+                media = try probeMedia(item.source, key: "audio source", at: item.location)
                 built.media[item.source] = media
             }
             guard let audio = media.audio, audio.timeRange.duration > .zero else {

@@ -7,10 +7,12 @@ extension CompositionBuilder {
         for (index, var spec) in recipe.clips.enumerated() {
             let path = spec.source == "{input}" ? input : spec.source
             let media: ProbedMedia
-            do { media = try probe.probe(path) } catch {
-                throw .media(path: path, reason: Self.reason(error, about: path))
+            media = try probeMedia(path, key: "clips[\(index)].source", at: spec.source == "{input}" ? nil : spec.location)
+            guard let video = media.video else {
+                let codecs = media.undecodableVideoCodecs
+                throw .media(path: path, reason: codecs.isEmpty ? "has no video track"
+                    : "its video uses a codec this build of FFmpeg cannot decode (\(codecs.joined(separator: ", ")))")
             }
-            guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
             if video.isStillImage, !PictureLimits.allow(video.encodedSize) {
                 throw .media(path: path, reason: "its picture is \(video.encodedSize) pixels; dropcut reads pictures of \(PictureLimits.description)")
             }

@@ -40,9 +40,7 @@ extension CompositionBuilder {
     func addMusic(_ music: Recipe.Music, total: MediaTime, to built: inout BuiltComposition) throws(CompositionBuildError) {
         let name = (music.source as NSString).lastPathComponent
         let media: ProbedMedia
-        do { media = try probe.probe(music.source) } catch {
-            throw .media(path: music.source, reason: Self.reason(error, about: music.source))
-        }
+        media = try probeMedia(music.source, key: "music.source", at: music.location)
         built.media[music.source] = media
         guard let audio = media.audio, audio.timeRange.duration > .zero else {
             throw recipeError("music.source \(name) has no audio", at: music.location)

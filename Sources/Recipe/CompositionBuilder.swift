@@ -135,6 +135,18 @@ public struct CompositionBuilder: Sendable {
         return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
     }
 
+    /// Probes a file the recipe names (an asset, a music bed, an audio item), or the
+    /// dropped clip when `location` is nil: a file the recipe names that cannot be used is
+    /// the recipe's error, at the line and column that name it (`key` says which), so a
+    /// recipe whose `audio:` source is a YAML file says where.
+    func probeMedia(_ path: String, key: String, at location: SourceLocation?) throws(CompositionBuildError) -> ProbedMedia {
+        do { return try probe.probe(path) } catch {
+            let reason = Self.reason(error, about: path)
+            guard let location else { throw .media(path: path, reason: reason) }
+            throw recipeError("\(key) \((path as NSString).lastPathComponent): \(reason)", at: location)
+        }
+    }
+
     func recipeError(_ message: String, at location: SourceLocation) -> CompositionBuildError {
         .recipe(RecipeError(message, at: location))
     }

@@ -83,6 +83,9 @@ public struct ProbedMedia: Sendable, Hashable {
     public var audio: Audio?
     /// The container's creation time (ISO 8601), carried over to the output.
     public var creationTime: String?
+    /// Codecs of video streams passed over because this build cannot decode them (a
+    /// `video: nil` file whose video is in one says so, rather than "no video").
+    public var undecodableVideoCodecs: [String] = []
 
     public init(path: String, duration: MediaTime, video: Video? = nil, audio: Audio? = nil, creationTime: String? = nil) {
         self.path = path

@@ -8,9 +8,10 @@ public enum Command {
     ///
     /// Throws a `CommandError` only when the program cannot be found or started; a non-zero
     /// exit is returned, not thrown (see `runChecked` for that).
-    /// `environment` is added to (and overrides) this process's environment.
-    public static func run(_ executable: String, _ args: [String],
-                           environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// `environment` is added to (and overrides) this process's environment; `directory`,
+    /// when given, is the program's working directory.
+    public static func run(_ executable: String, _ args: [String], environment: [String: String] = [:],
+                           directory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         guard let resolved = find(executable) else {
             let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
             throw CommandError(command: [executable] + args, status: nil,
@@ -19,6 +20,7 @@ public enum Command {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: resolved)
         process.arguments = args
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

@@ -77,7 +77,7 @@ import Timeline
             #expect(try h.contents(name, in: h.failed) == Data(garbage.utf8))
             let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent(shown + ".error.txt"), encoding: .utf8)
             #expect(text.hasPrefix("dropcut could not render \(shown)\n"), "\(text)")
-            #expect(text.contains((h.inbox as NSString).appendingPathComponent(shown) + ": "), "\(text)")
+            #expect(text.contains("Reason: \(shown): "), "\(text)")
             #expect(text.contains("not a supported media container") || text.contains("Invalid data"), "\(text)")
             #expect(!text.contains("\u{FFFD}") && !text.contains("two\nlines"))
         }

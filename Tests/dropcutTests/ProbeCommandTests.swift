@@ -52,6 +52,7 @@ import TestSupport
 
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("dropcut probe: \(text): avformat_open_input:"))
+        #expect(result.stderr.contains("dropcut probe: \(text): is not a video or audio file dropcut can read\n  detail: avformat_open_input:"),
+                "\(result.stderr)")
     }
 }
