@@ -110,7 +110,12 @@ final class VideoCompositor {
             do {
                 guard let placement = try LayerPlacement.place(frameSize: picture.frame.size, displaySize: picture.displaySize,
                                                               crop: layer.crop, transform: layer.transform) else { return nil }
-                return .placed(placement)
+                // The exact path scales the whole crop before blending the part that shows:
+                // a constant zoom of 12 on 1080p would be a 23040x12960 picture. Past a
+                // few canvases' worth the warp draws it, sampling only the visible pixels.
+                if !placement.needsScaling || !Self.oversized(placement.destination, canvas: canvasRect) {
+                    return .placed(placement)
+                }
             } catch {
                 // Not a pixel move (turned by another angle, sheared): warped below.
             }
@@ -118,6 +123,16 @@ final class VideoCompositor {
         guard let warp = LayerWarp.make(frameSize: picture.frame.size, displaySize: picture.displaySize,
                                         crop: layer.crop, transform: layer.transform) else { return nil }
         return .warped(warp)
+    }
+
+    /// How many canvases' worth of scaled picture the exact path may make: a fill of a
+    /// 21:9 clip into a 9:16 frame is 4.15; a zoom past that draws by the warp.
+    static let exactScalingLimit = 5
+
+    /// Whether scaling to `destination` would make more than `exactScalingLimit` canvases
+    /// of pixels (computed in Int64: a zoom of 100 on 8K is 10^12 pixels).
+    static func oversized(_ destination: PixelRect, canvas: PixelRect) -> Bool {
+        Int64(destination.width) * Int64(destination.height) > Int64(exactScalingLimit) * Int64(canvas.width) * Int64(canvas.height)
     }
 
     /// `crop` of the picture in the output's format, the next frame mixed in when the
