@@ -100,6 +100,10 @@ public struct CompositionBuilder: Sendable {
             try addMusic(music, total: total, to: &built)
             try duckMusic(in: &built)
         }
+        // `validate` checked against the largest output when the size is the source's.
+        if let problem = OverlaySizeCheck.problems(in: recipe.overlays, output: renderSize).first {
+            throw recipeError(problem.message, at: problem.location)
+        }
         built.overlays = try recipe.overlays.map { overlay throws(CompositionBuildError) in
             try makeOverlay(overlay, total: total, renderSize: renderSize, input: input, date: date)
         }

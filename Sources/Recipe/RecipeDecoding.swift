@@ -30,6 +30,12 @@ extension Recipe {
             var layers = 0
             recipe.overlays = reader.list(node, "overlays")?.compactMap { decodeOverlay($0, &reader, resolver, depth: 0, layers: &layers) } ?? []
         }
+        // Against the output's size when the recipe sets it, else the largest output: the
+        // builder checks again once the source gives the size.
+        let side = RecipeLimits.outputSide.upperBound
+        for problem in OverlaySizeCheck.problems(in: recipe.overlays, output: recipe.output.size ?? PixelSize(width: side, height: side)) {
+            reader.error(problem.message, at: problem.location)
+        }
         if let node = top["music"] { recipe.music = decodeMusic(node, &reader, resolver) }
         if let node = top["audio"] { recipe.audio = decodeAudioItems(node, &reader, resolver) }
         if let node = top["original_audio"] { recipe.originalAudio = reader.choice(node, "original_audio", OriginalAudio.self) ?? .keep }

@@ -48,15 +48,19 @@ final class OverlayRenderer {
         self.offscreenBudget = offscreenBudget
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        nodes = try Self.prepare(layers, hlg: hlg)
+        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize))
     }
 
-    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?) throws -> [OverlayNode] {
+    /// Prepares the layers; no picture larger than `limit` (`OverlayLimits`) is made.
+    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize) throws -> [OverlayNode] {
         try layers.map { layer in
             if case let .group(children, size) = layer.content {
-                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg)))
+                guard size.width <= Double(limit.width), size.height <= Double(limit.height) else {
+                    throw PreparationError(path: "group", reason: "its box (\(Int(size.width))x\(Int(size.height))) is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
+                }
+                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit)))
             }
-            return .layer(PreparedOverlay(layer: layer, pictures: try pictures(for: layer), hlg: hlg))
+            return .layer(PreparedOverlay(layer: layer, pictures: try pictures(for: layer, limit: limit), hlg: hlg))
         }
     }
 
@@ -233,12 +237,12 @@ final class OverlayRenderer {
 
     // MARK: Preparing pictures
 
-    private static func pictures(for layer: OverlayLayer) throws -> [VideoFrame] {
+    private static func pictures(for layer: OverlayLayer, limit: PixelSize) throws -> [VideoFrame] {
         switch layer.content {
         case let .image(path):
-            return [try imagePicture(path: path, width: layer.width)]
+            return [try imagePicture(path: path, width: layer.width, limit: limit)]
         case let .imageSequence(paths, _):
-            return try paths.map { try imagePicture(path: $0, width: layer.width) }
+            return try paths.map { try imagePicture(path: $0, width: layer.width, limit: limit) }
         case let .text(text, fontPath, pixelSize, color):
             let font: FontFace
             do { font = try FontFace(path: fontPath) } catch {
@@ -250,7 +254,15 @@ final class OverlayRenderer {
             case 1: alignment = .right
             default: alignment = .center
             }
-            let mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment)
+            let mask: TextRasterizer.Mask
+            do {
+                mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment, limit: limit)
+            } catch let .font(error) {
+                throw PreparationError(path: fontPath, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
+            } catch let .tooLarge(size) {
+                throw PreparationError(path: "text \"\(text.prefix(40))\"",
+                                       reason: "it would be \(size) pixels, larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
+            }
             return [try TextPicture.render(mask, color: color, effects: layer.textEffects)]
         case .group:
             return []   // a group has no pictures of its own: its children have
@@ -258,10 +270,18 @@ final class OverlayRenderer {
     }
 
     /// Decodes, premultiplies and scales once to `width` (height by aspect ratio).
-    private static func imagePicture(path: String, width: Double?) throws -> VideoFrame {
+    private static func imagePicture(path: String, width: Double?, limit: PixelSize) throws -> VideoFrame {
         let decoded: VideoFrame
         do { decoded = try StillImage.decode(path) } catch {
             throw PreparationError(path: path, reason: "\(error.function): \(error.message)")
+        }
+        // The size it is drawn at, checked before anything that size is made.
+        let drawn = width.map { width in
+            let targetWidth = max(1, min(width, Double(limit.width) + 1).rounded())
+            return (targetWidth, (Double(decoded.height) * targetWidth / Double(decoded.width)).rounded())
+        } ?? (Double(decoded.width), Double(decoded.height))
+        guard drawn.0 <= Double(limit.width), drawn.1 <= Double(limit.height) else {
+            throw PreparationError(path: path, reason: "drawn at \(Int(drawn.0))x\(Int(min(drawn.1, 1e9))) it is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output): give it a smaller width")
         }
         let premultiplied = try VideoFrame(width: decoded.width, height: decoded.height, pixelFormat: .rgba)
         decoded.withPlane(0) { source, sourceStride in

@@ -15,14 +15,28 @@ enum TextRasterizer {
         var coverage: [UInt8]
     }
 
-    static func rasterize(_ text: String, font: FontFace, pixelSize: Double, alignment: Alignment) throws(FontFace.LoadError) -> Mask {
+    /// Why text was not set.
+    enum Failure: Error {
+        case font(FontFace.LoadError)
+        /// The text's layout box (advances × line heights) exceeds the limit: nothing was
+        /// rendered.
+        case tooLarge(PixelSize)
+    }
+
+    /// Sets `text`, or refuses before rendering a glyph when its layout box (measured
+    /// from the advances alone, which costs no bitmaps) is larger than `limit`: a long
+    /// line at a large size would otherwise be rendered whole, glyph by glyph.
+    static func rasterize(_ text: String, font: FontFace, pixelSize: Double, alignment: Alignment,
+                          limit: PixelSize) throws(Failure) -> Mask {
         let face = font.face
-        let size = FT_UInt(max(1, pixelSize.rounded()))
+        let size = FT_UInt(max(1, min(pixelSize, Double(Int32.max)).rounded()))
         let setResult = FT_Set_Pixel_Sizes(face, 0, size)
-        guard setResult == 0 else { throw FontFace.LoadError(path: font.path, code: setResult) }
+        guard setResult == 0 else { throw .font(FontFace.LoadError(path: font.path, code: setResult)) }
         let metrics = face.pointee.size.pointee.metrics
         let ascender = Int((metrics.ascender + 63) >> 6), descender = Int((-metrics.descender + 63) >> 6)
         let lineHeight = max(Int((metrics.height + 63) >> 6), ascender + descender)
+        let measured = measure(text, face: face, lineHeight: lineHeight)
+        guard measured.width <= limit.width, measured.height <= limit.height else { throw .tooLarge(measured) }
 
         struct Glyph { var x: Int; var top: Int; var width: Int; var rows: Int; var pixels: [UInt8] }
         var lines: [(glyphs: [Glyph], advance: Int)] = []
@@ -87,5 +101,22 @@ enum TextRasterizer {
             }
         }
         return Mask(width: width, height: height, coverage: coverage)
+    }
+
+    /// The layout box by advances alone (glyphs loaded without their bitmaps): the widest
+    /// line's advance and the lines' heights.
+    private static func measure(_ text: String, face: FT_Face, lineHeight: Int) -> PixelSize {
+        var widest = 0, lines = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var pen = 0   // 26.6 fixed point
+            for scalar in line.unicodeScalars {
+                let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
+                guard FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_DEFAULT)) == 0 else { continue }
+                pen += Int(face.pointee.glyph.pointee.advance.x)
+            }
+            widest = max(widest, (pen + 63) >> 6)
+            lines += 1
+        }
+        return PixelSize(width: widest, height: lines * lineHeight)
     }
 }
