@@ -69,8 +69,7 @@ extension DurableFiles {
             unlink(source)
             return true
         }
-        guard PublishPlaceholder.isLeftover(at: path, tag: tag) else { return false }
-        let leftover = PublishPlaceholder(path: path, marker: PublishPlaceholder.smallFile(path) ?? Data())
+        guard PublishPlaceholder.isLeftover(at: path, tag: tag), let leftover = PublishPlaceholder.leftover(at: path) else { return false }
         try leftover.replace(with: source)
         return true
     }

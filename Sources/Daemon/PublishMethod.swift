@@ -10,8 +10,9 @@ public enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
     /// refuse a taken name atomically (tmpfs, ext4, btrfs, xfs and Linux's SMB client do;
     /// NFS and sshfs report EINVAL).
     case renameNoReplace
-    /// An exclusive create of the name as its own placeholder, then rename(2) onto it
-    /// (`PublishPlaceholder`): wherever a file can be created with O_EXCL.
+    /// An exclusive create of the name as its own empty placeholder (mknod, never
+    /// opened), then rename(2) onto it (`PublishPlaceholder`): wherever a file can be
+    /// created that way.
     case placeholder
 
     public static func < (a: PublishMethod, b: PublishMethod) -> Bool { a.rawValue < b.rawValue }

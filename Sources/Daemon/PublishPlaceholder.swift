@@ -1,111 +1,120 @@
 import Foundation
 
-/// A name reserved by creating it exclusively (O_CREAT|O_EXCL), then replaced by the file
+/// A name reserved by creating it exclusively, as an empty file, then replaced by the file
 /// it was reserved for with rename(2): publishing that never overwrites on a filesystem
 /// with neither hard links nor renameat2(RENAME_NOREPLACE) — sshfs without its hard-link
-/// extension, an NFS server without hard links. O_EXCL is exclusive wherever a file can be created
-/// (over NFSv3+, SMB and SFTP the server does the check), so of several processes or hosts
-/// reserving one name exactly one gets it, and the rename replaces only that one's own
-/// reservation. Publishers that use link(2) or NOREPLACE elsewhere see the reservation
-/// as a taken name too.
+/// extension, an NFS server without hard links. An exclusive create is exclusive wherever
+/// a file can be created (over NFSv3+, SMB and SFTP the server does the check), so of
+/// several processes or hosts reserving one name exactly one gets it, and the rename
+/// replaces only that one's own reservation. Publishers that use link(2) or NOREPLACE
+/// elsewhere see the reservation as a taken name too.
+///
+/// The reservation is made with mknod(2), never by opening the name, and it is never
+/// opened afterwards (not even to read it): on a FUSE filesystem such as sshfs, a rename
+/// onto a name the mount still counts as open — and a close(2) is released
+/// asynchronously — first moves that file aside (`.fuse_hidden…`), so for a moment the
+/// name does not exist on the server and another host's exclusive create of it succeeds;
+/// the rename then replaces that host's reservation and both are told they hold the name
+/// (the duplicate seen under load). mknod's exclusive create leaves nothing open.
 ///
 /// The placeholder is the final name itself, not a lock file beside it, so nothing is
 /// left to clean up on success (the rename replaces it) and no lock can go stale on its
-/// own. It is visible for the moment between its creation and the rename: a small file of
-/// mode 0600 holding a marker that names the job, the host and the process.
+/// own. It is visible for the moment between its creation and the rename: an empty file
+/// of mode 0600 whose modification time is the job's mark (`mark(tag:)`, a second between
+/// 2001 and 2017 derived from the job id: what every filesystem, SFTP's included, keeps of
+/// a time). Nothing is written into it: writing would open it.
 ///
 /// A crash in that moment leaves the placeholder. It is never removed by age: no clock on
 /// a share can be trusted, and removing a name someone else holds is what must not happen.
 /// The job that made it is recovered under the same tag (its id) and recognises its own
-/// placeholder by the marker's `job` line, which it replaces with the file; any other
-/// process treats it as a taken name. A placeholder whose job never comes back stays, and
-/// says which job it was.
+/// placeholder by the mark, which it replaces with the file; any other process treats it
+/// as a taken name.
 struct PublishPlaceholder {
     /// The reserved name (bytes: a dropped name need not be UTF-8).
     let path: [CChar]
-    /// Exactly what this reservation wrote, to recognise it as still ours.
-    let marker: Data
+    /// The reservation's file, to recognise it as still ours.
+    let device: UInt64
+    let inode: UInt64
 
-    static let firstLine = "dropcut publish placeholder"
-
-    /// The marker's start for the job `tag`: what a crashed attempt of the same job left.
-    static func prefix(tag: String) -> Data {
-        Data("\(firstLine)\njob \(tag)\n".utf8)
+    /// The modification time that marks job `tag`'s placeholders: FNV-1a of the id onto
+    /// 500 million seconds from 2001-09-09 (no real output is that old and empty).
+    static func mark(tag: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in tag.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return 1_000_000_000 + Int(hash % 500_000_000)
     }
 
-    /// The marker of a new reservation: job, host, process and a random part (two
-    /// reservations of one job are still told apart).
-    static func marker(tag: String?) -> Data {
-        var host = [CChar](repeating: 0, count: 256)
-        gethostname(&host, host.count - 1)
-        return Data("\(firstLine)\njob \(tag ?? "-")\nhost \(String(cString: host))\npid \(getpid())\nnonce \(UUID().uuidString)\n".utf8)
-    }
-
-    /// Creates `path` exclusively as a placeholder of job `tag`, its marker fsynced. Nil
+    /// Creates `path` exclusively as an empty placeholder of job `tag`, marked with the
+    /// job's time (an untagged one keeps the current time: no job takes it back). Nil
     /// when the name is taken. EPERM/EACCES over sshfs can mean a name taken behind the
     /// kernel's cache (the SFTP server's "failure" for EEXIST), so a name that exists
     /// then is taken too, and one that does not yet show is asked for again; otherwise the
-    /// error is thrown, naming the path.
+    /// error is thrown, naming the path. A filesystem that cannot make a file without
+    /// opening it (ENOSYS, ENOTSUP) is refused: an opened placeholder is not exclusive there.
     static func reserve(_ path: [CChar], tag: String?) throws(SystemError) -> PublishPlaceholder? {
-        var fd: Int32 = -1
         // The client's cache can still say "no such file" for a moment after the server
         // refused the name (seen over sshfs with another mount creating it): asked again
         // after a pause, up to 1.5 s in all, before a refusal counts as a real one.
         for pause in [100_000, 200_000, 400_000, 800_000, 0] as [useconds_t] {
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd >= 0 { break }
+            if mknod(path, S_IFREG | 0o600, 0) == 0 { break }
             let code = errno
             if code == EEXIST || ((code == EPERM || code == EACCES) && exists(path)) { return nil }
+            if [ENOSYS, ENOTSUP, EOPNOTSUPP].contains(code) {
+                throw SystemError(errno: code, function: "mknod (to reserve the name: this filesystem has neither hard links, "
+                                  + "rename without replacing, nor exclusive creation of an empty file, so a name cannot be published "
+                                  + "there without risking another host's file)", path: String(cString: path))
+            }
             guard code == EPERM || code == EACCES, pause > 0 else {
-                throw SystemError(errno: code, function: "open (O_EXCL, to reserve the name)", path: String(cString: path))
+                throw SystemError(errno: code, function: "mknod (O_EXCL, to reserve the name)", path: String(cString: path))
             }
             usleep(pause)
         }
-        let marker = marker(tag: tag)
-        let failed = marker.withUnsafeBytes { DurableFiles.writeAll(fd, $0.baseAddress, $0.count) }
-        if failed != 0 || fsync(fd) != 0 {
-            let code = failed != 0 ? failed : errno
-            close(fd)
-            unlink(path)   // ours: created just now, exclusively
-            throw SystemError(errno: code, function: failed != 0 ? "write (placeholder)" : "fsync (placeholder)", path: String(cString: path))
+        if let tag {
+            let time = timespec(tv_sec: mark(tag: tag), tv_nsec: 0)
+            let times = [time, time]
+            if utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) != 0 {
+                let code = errno
+                unlink(path)   // ours: created just now, exclusively
+                throw SystemError(errno: code, function: "utimensat (marking the placeholder)", path: String(cString: path))
+            }
         }
-        close(fd)
-        return PublishPlaceholder(path: path, marker: marker)
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw SystemError(errno: errno, function: "lstat (the placeholder just made)", path: String(cString: path))
+        }
+        return PublishPlaceholder(path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// Whether `path` is a placeholder that job `tag` left (a crash between reserving and
-    /// renaming): a small regular file whose marker names that job.
+    /// renaming): an empty regular file with the job's mark, seen without opening it.
     static func isLeftover(at path: [CChar], tag: String?) -> Bool {
-        guard let tag, let contents = smallFile(path) else { return false }
-        return contents.starts(with: prefix(tag: tag))
+        guard let tag else { return false }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        return (info.st_mode & S_IFMT) == S_IFREG && info.st_size == 0 && info.st_mtim.tv_sec == mark(tag: tag)
+    }
+
+    /// A leftover placeholder of job `tag` found at `path`, to be replaced.
+    static func leftover(at path: [CChar]) -> PublishPlaceholder? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return PublishPlaceholder(path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// Puts `source` in place of the placeholder. If the rename fails the placeholder is
-    /// removed (when it still holds this reservation's marker) and the error thrown —
-    /// unless `source` is gone and the placeholder with it: the rename was done and only
-    /// its answer was lost (a network filesystem's reply), which is success.
+    /// removed (when it is still this reservation: the same empty file) and the error
+    /// thrown — unless `source` is gone and the placeholder with it: the rename was done
+    /// and only its answer was lost (a network filesystem's reply), which is success.
     func replace(with source: String) throws(SystemError) {
         if rename(source, path) == 0 { return }
         let code = errno
-        if Self.smallFile(path) == marker {
+        var info = stat()
+        if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode, info.st_size == 0 {
             unlink(path)
         } else if !Self.exists(Array(source.utf8CString)) {
             return
         }
         throw SystemError(errno: code, function: "rename (onto its reserved name)", path: String(cString: path))
-    }
-
-    /// The contents of `path` if it is a regular file of at most 4 KiB (placeholders are
-    /// about 150 bytes), without following a symlink or blocking on a FIFO.
-    static func smallFile(_ path: [CChar]) -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 4096 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        let count = read(fd, &buffer, buffer.count)
-        return count < 0 ? nil : Data(buffer.prefix(count))
     }
 
     /// Whether anything has the name `path` (a symlink too).
