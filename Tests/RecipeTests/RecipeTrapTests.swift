@@ -81,7 +81,10 @@ import TestSupport
             #expect(try Self.errors(yaml) == ["\(position): \(what) must be between 0 and 32768px or between 0 and 100% (got \(text))"],
                     "\(value)")
         }
-        for value in ["32768", "32768px", "100%", "0.5%"] {
+        // A size or width is bounded by the output too (OverlayLimits: twice the largest
+        // output, 16384 px, when the recipe takes the source's size); a margin is not.
+        let largest = what == "overlay margin" ? "32768" : "16384"
+        for value in [largest, largest + "px", "100%", "0.5%"] {
             #expect(try Self.errors(Self.place(value, in: "version: 1\noverlays:\n" + template).yaml) == ["(valid)"], "\(value)")
         }
     }

@@ -147,7 +147,7 @@ import Timeline
         #expect(!result.stderr.contains("killed by signal"), "\(result.stderr)")
         for trap in traps {
             let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent(trap.name + ".mp4.error.txt"), encoding: .utf8)
-            #expect(text.contains((h.inbox as NSString).appendingPathComponent(trap.name + ".yaml") + trap.message), "\(text)")
+            #expect(text.contains("Reason: " + trap.name + ".yaml" + trap.message), "\(text)")
             #expect(h.files(h.failed).contains(trap.name + ".yaml"))
         }
     }
