@@ -162,7 +162,7 @@ struct JobRunner: Sendable {
                 progress: @escaping @Sendable (Double) -> Void) async throws {
         // Each state takes up where it stopped and goes on through the steps after it.
         switch record.state {
-        case .claiming, .claimed, .rendering, .waiting:
+        case .claiming, .claimed, .preparing, .rendering, .waiting:
             try await render(&record, folder: folder, limits: limits, progress: progress)
             fallthrough
         case .committing:
@@ -296,6 +296,15 @@ struct JobRunner: Sendable {
         }
     }
 
+    /// Whether `path` (a record's temporary output) is a hidden file of this job in the
+    /// folder's outbox — the only kind of file recovery removes: a path read back from a
+    /// record is never trusted to name anything else.
+    func isOwnPartialOutput(_ path: String, _ record: JobRecord, _ folder: FolderConfig) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        return (path as NSString).deletingLastPathComponent == folder.outbox && Self.isPlainName(name)
+            && name.hasPrefix(".") && name.contains(record.id)
+    }
+
     /// A file name without a folder in it (what a worker may name its output).
     static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)
@@ -316,6 +325,10 @@ struct JobRunner: Sendable {
             throw JobFailure.permanent("gave up after \(record.attempts) attempt(s) (retries: \(folder.retries))", errno: nil)
         }
         record.attempts += 1
+        // Durably in the preparing phase before the daemon reads anything of the clip: a
+        // daemon death from here until the worker starts may be the clip's doing.
+        record.state = .preparing
+        try save(&record)
         let files = recipeFiles(record, folder)
         record.recipes = files.isEmpty ? ["identity"] : files.map { droppedPath($0, record, folder) }
         var info = stat()
@@ -330,6 +343,7 @@ struct JobRunner: Sendable {
                 throw JobFailure.permanent("\(droppedPath(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
         }
+        // From here on the clip is read by its worker only: a daemon death is no strike.
         record.state = .rendering
         try save(&record)
         return WorkerRequest(job: record.id, folder: folder.name, input: input, recipes: files,
