@@ -42,7 +42,12 @@ struct JobRunner: Sendable {
     /// `LeaseKeeper.fence`): the claim folder is renamed to its next fence name, and the
     /// record says so. Throws `JobFailure.lost` when another host took the claim over.
     func fence(_ record: inout JobRecord, folder: FolderConfig) throws {
-        try keeper.fence(&record, claimedDirectory: folder.claimedDirectory)
+        let skipped = try keeper.fence(&record, claimedDirectory: folder.claimedDirectory)
+        if !skipped.isEmpty {
+            // Once per fence: the job goes on under the next free name.
+            logger(for: record, folder: folder).warning(
+                "the claim folder name \(skipped.map(\.description).joined(separator: ", ")) in \(folder.claimedDirectory) is taken by something dropcut did not make (left as it is); fenced to \(record.claim) instead")
+        }
         try save(&record)
     }
 

@@ -56,8 +56,10 @@ extension Scheduler {
                 }
                 continue
             }
-            // Its claim folder, under whichever name a fence left it.
-            let found = ClaimName.entries(of: record.id, in: folder.claimedDirectory).last
+            // Its claim folder, under whichever name a fence left it: the one its record
+            // names (a fence may have stepped over a name taken by a stranger's folder).
+            let entries = ClaimName.entries(of: record.id, in: folder.claimedDirectory)
+            let found = entries.first { $0 == record.claim } ?? entries.last
             if record.isFinished {
                 // Finished, and crashed before its folder went (the lease says so too).
                 if let found { DurableFiles.removeTree((folder.claimedDirectory as NSString).appendingPathComponent(found.description)) }
