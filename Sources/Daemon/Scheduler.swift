@@ -136,8 +136,12 @@ public actor Scheduler: Service {
     }
 
     /// Takes a new config (SIGHUP): new folders start being watched, removed ones stop;
-    /// running jobs finish with the config they started with.
-    public func apply(_ new: DaemonConfig) throws(SystemError) {
+    /// running jobs finish with the config they started with. Keys that cannot change
+    /// while the daemon runs (`ReloadRefusal`) keep their value; they are returned, for
+    /// the reload's message, and the rest is applied.
+    @discardableResult
+    public func apply(_ new: DaemonConfig) throws(SystemError) -> [ReloadRefusal] {
+        let refused = ReloadRefusal.refusals(from: config, to: new)
         for folder in new.folders { try prepare(folder) }
         var kept: [String: InboxScanner] = [:]
         var observing: [String: ClaimObserver] = [:]
@@ -167,6 +171,7 @@ public actor Scheduler: Service {
         config.leaseTimeout = new.leaseTimeout
         config.limits = new.limits
         wakeup.signal()
+        return refused
     }
 
     /// The status line (as sent with STATUS=).

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import Daemon
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 28: a SIGHUP reload that changed `state_dir` logged "config reloaded" but kept
+/// the old folder, so `status` looked in the new one and a second daemon started there
+/// without meeting the lock. Keys that cannot change live are refused by name, with what
+/// stays in force; the rest of the config is applied.
+@Suite struct ConfigReloadTests {
+    @Test func aReloadRefusesANewStateDirByNameAndAppliesTheRest() throws {
+        let h = try DaemonHarness()
+        let socket = try NotifySocket(path: h.dir.file("notify.sock"))
+        let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
+        #expect(socket.wait { $0.contains("READY=1") }, "log:\n\(h.daemonLog)")
+        let second = h.dir.file("inbox2")
+        try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
+        try h.writeConfig(state: "state2", extraFolders: """
+            - name: \(h.folderName)-2
+              inbox: inbox2
+              outbox: outbox2
+              failed: failed
+              after_success: delete
+            """)
+        daemon.signal(SIGHUP)
+        #expect(DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reloaded: 2 folder(s) (except state_dir)") },
+                "log:\n\(h.daemonLog)")
+        let log = h.daemonLog
+        #expect(log.contains("config reload: state_dir cannot change while dropcut runs; kept: state_dir stays \(h.state) (the file now says \(h.dir.file("state2"))). Restart dropcut to apply; the rest of the config is applied"),
+                "log:\n\(log)")
+        #expect(!FileManager.default.fileExists(atPath: h.dir.file("state2")), "the new state folder was made")
+
+        // The rest applied: the new folder is watched.
+        try FileManager.default.copyItem(atPath: try h.clip(), toPath: (second as NSString).appendingPathComponent("new.mp4"))
+        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.dir.file("outbox2")) == ["new.dropcut.mp4"] }, "log:\n\(h.daemonLog)")
+        // Still in the old state folder: its status and its lock.
+        #expect(DaemonStatus.read(stateDirectory: h.state)?.pid == daemon.pid)
+        try h.writeConfig(to: h.dir.file("old.yaml"))
+        let rival = try DropcutProcess.run(["watch", "--once", "--config", h.dir.file("old.yaml")])
+        #expect(rival.status != 0 && rival.stderr.contains("another dropcut is already using the state folder \(h.state)"), "\(rival)")
+
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+    }
+}
