@@ -86,8 +86,8 @@ public actor Scheduler: Service {
         try recover()
         publish(force: true)
         notifier.ready(status: lastSummary)
-        logger.notice("dropcut ready: watching \(config.folders.map(\.inbox).joined(separator: ", "))",
-                      metadata: ["MESSAGE_ID": "\(MessageID.daemonReady.rawValue)"])
+        logger.notice("dropcut ready: version \(DropcutVersion.current), watching \(config.folders.map(\.inbox).joined(separator: ", "))",
+                      metadata: ["MESSAGE_ID": "\(MessageID.daemonReady.rawValue)", "DROPCUT_VERSION": "\(DropcutVersion.current)"])
         let stop = self.stop, wakeup = self.wakeup, notifier = self.notifier
         watcher = InboxWatcher { wakeup.signal() }
         watcher?.watch(config.folders.map(\.inbox))
@@ -260,6 +260,7 @@ public actor Scheduler: Service {
         status.claims = claimStatuses()
         status.leaseTimeout = config.leaseTimeout.seconds
         status.host = keeper.owner
+        status.version = DropcutVersion.current
         // Progress alone updates STATUS= and status.json at most once a second; anything
         // else (a job starts or ends, the queue changes) at once.
         let now = ContinuousClock.now
