@@ -163,6 +163,14 @@ public final class LeaseKeeper: Sendable {
         let renameStepping = { () throws(SystemError) -> ClaimRename.Outcome? in
             while true {
                 do throws(SystemError) {
+                    // Something at the next name before this rename is not this job's (it
+                    // gives the name only by this rename): stepped over at once — else, were
+                    // the claim taken meanwhile, ENOENT resolved by looking would find it
+                    // and take a stranger's folder for this job's fence.
+                    var info = stat()
+                    if lstat(path(next), &info) == 0 {
+                        throw SystemError(errno: EEXIST, function: "rename (fence name taken)", path: path(next))
+                    }
                     return try ClaimRename.rename(path(current), to: path(next))
                 } catch where Self.takenErrors.contains(error.errno) {
                     skipped.append(next)
