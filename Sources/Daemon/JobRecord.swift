@@ -100,7 +100,21 @@ public struct JobRecord: Codable, Sendable, Hashable {
 
     /// Adds what ended the current attempt to `history`.
     public mutating func recordAttempt(_ outcome: String) {
-        history = (history ?? []) + ["attempt \(attempts): \(outcome)"]
+        note("attempt \(attempts): \(outcome)")
+    }
+
+    /// The most lines `history` keeps. Daemon deaths mid-render are noted but not counted,
+    /// so without a bound a daemon killed again and again would grow the record past what
+    /// a record read back may hold (`maximumListed`) and make it unreadable.
+    static let maximumHistory = 100
+
+    /// Adds `line` to `history`, keeping the first line and the newest ones.
+    mutating func note(_ line: String) {
+        var lines = (history ?? []) + [line]
+        if lines.count > Self.maximumHistory {
+            lines = [lines[0]] + lines.suffix(Self.maximumHistory - 1)
+        }
+        history = lines
     }
 
     /// After this many daemon deaths while preparing its attempts, a clip is quarantined
@@ -117,14 +131,14 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public mutating func interrupted(_ who: String) -> String? {
         switch state {
         case .rendering:
-            history = (history ?? []) + ["attempt \(attempts): interrupted: \(who) while its worker was rendering (not counted against the clip)"]
+            note("attempt \(attempts): interrupted: \(who) while its worker was rendering (not counted against the clip)")
             attempts = max(0, attempts - 1)
             state = .claimed
             return nil
         case .preparing:
             let count = min(max(0, interruptedPreparations ?? 0) + 1, Self.maximumInterruptedPreparations)
             interruptedPreparations = count
-            history = (history ?? []) + ["attempt \(attempts): interrupted: \(who) while it was reading the clip's recipe and sidecars (\(count) of \(Self.maximumInterruptedPreparations))"]
+            note("attempt \(attempts): interrupted: \(who) while it was reading the clip's recipe and sidecars (\(count) of \(Self.maximumInterruptedPreparations))")
             attempts = max(0, attempts - 1)
             state = .claimed
             guard count < Self.maximumInterruptedPreparations else {

@@ -236,6 +236,9 @@ struct JobRunner: Sendable {
             // A claim lost while the worker runs (another host took it over) stops it.
             keeper.attach(cancellation, to: request.job)
             defer { keeper.attach(nil, to: request.job) }
+            // Spawned and supervised on this one thread: the worker's PR_SET_PDEATHSIG fires
+            // when the thread that spawned it ends, which is after the worker is reaped —
+            // or when the daemon dies, so no orphan renders on for a job a restart takes up.
             let worker = try WorkerProcess(executable: workerExecutable, request: request)
             let exit = worker.supervise(limits: limits, cancellation: cancellation) { event in
                 switch event {
