@@ -61,8 +61,13 @@ extension Scheduler {
             let entries = ClaimName.entries(of: record.id, in: folder.claimedDirectory)
             let found = entries.first { $0 == record.claim } ?? entries.last
             if record.isFinished {
-                // Finished, and crashed before its folder went (the lease says so too).
-                if let found { DurableFiles.removeTree((folder.claimedDirectory as NSString).appendingPathComponent(found.description)) }
+                // Finished, and crashed before its folder went (the lease says so too). Not
+                // an abandoned job's: a taker renamed that folder away, so one still under
+                // this job's name was given up unfinished (a fence it could not take) and
+                // holds the clip, for a takeover after lease_timeout.
+                if let found, record.state != .abandoned {
+                    DurableFiles.removeTree((folder.claimedDirectory as NSString).appendingPathComponent(found.description))
+                }
                 continue
             }
             if let found { record.claimName = found.fences == 0 ? nil : found.description }

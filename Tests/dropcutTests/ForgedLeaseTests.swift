@@ -137,4 +137,30 @@ import Glibc
         #expect(h.files(elsewhere, hidden: true) == [] && h.files(h.archive, hidden: true) == [])
         #expect(h.claimedLeftovers() == [])
     }
+
+    /// A temporary output is a path the daemon removes: one a record gives outside this
+    /// job's hidden files in the outbox (an absolute path passes the parse-time check) is
+    /// never removed by recovery.
+    @Test func aRecordsTemporaryOutputOutsideTheOutboxIsNeverRemoved() throws {
+        let h = try DaemonHarness()
+        let elsewhere = h.dir.file("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let victim = (elsewhere as NSString).appendingPathComponent(".victim.mp4")
+        try "someone else's".write(toFile: victim, atomically: true, encoding: .utf8)
+        let store = JobStore(stateDirectory: h.state)
+        try store.prepare()
+        let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed/victim-job")
+        try FileManager.default.createDirectory(atPath: claimed, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try h.clip(), toPath: (claimed as NSString).appendingPathComponent("clip.mp4"))
+        var record = JobRecord(id: "victim-job", folder: h.folderName, input: "clip.mp4", sidecars: [], state: .rendering)
+        record.attempts = 1
+        record.temporaryOutput = victim
+        try store.save(&record)
+
+        let result = try h.runOnce()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: victim), "recovery removed a file outside the outbox")
+        #expect(h.files(h.outbox, hidden: true) == ["clip.dropcut.mp4"])
+        #expect(h.claimedLeftovers() == [])
+    }
 }
