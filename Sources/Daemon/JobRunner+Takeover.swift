@@ -190,9 +190,12 @@ extension JobRunner {
                 return
             }
         }
-        // Not a render that failed: its output is out of this host's sight.
+        // Not a render that failed: its output is out of this host's sight. So it is no
+        // strike against the clip either (with `retries: 0` it would fail unrendered).
         record.temporaryOutput = nil
         record.temporaryInode = nil
+        record.note("attempt \(record.attempts): rendered, but its output is out of this host's sight (not counted against the clip)")
+        record.attempts = max(0, record.attempts - 1)
         record.state = .claimed
     }
 

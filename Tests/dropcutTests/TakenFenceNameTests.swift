@@ -46,4 +46,39 @@ import Glibc
         #expect(mentions.count == 1 && mentions.first?.contains("is taken by something dropcut did not make") == true, "\(mentions)")
         #expect(!log.contains { $0.contains("critical") }, "\(h.daemonLog)")
     }
+
+    /// Every fence name it may step over taken: the job gives its claim up once
+    /// (`job-abandoned`), and the claim — still holding the clip — is taken over under a
+    /// new job id after `lease_timeout` and published once. The planted folders, claims
+    /// without a lease, go to failed/ with that reason.
+    @Test func aClaimWhoseFenceNamesAreAllTakenIsGivenUpOnceAndTakenOver() throws {
+        let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, retryDelay: 0.1, extraSettings: "lease_timeout: 1")
+        _ = try h.clip(seconds: 2)
+        try h.drop("innocent.mp4")
+        let daemon = try h.startDaemon()
+        let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "innocent.mp4"), "log:\n\(h.daemonLog)")
+        let clip = try #require(DaemonKillTests.openClaim(of: worker))
+        let job = ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
+        for n in 1...8 {
+            let planted = (claimed as NSString).appendingPathComponent("\(job).committing-\(n)")
+            try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
+            try "not dropcut's".write(toFile: (planted as NSString).appendingPathComponent("junk\(n).txt"), atomically: true, encoding: .utf8)
+        }
+        #expect(kill(worker, 0) == 0, "planted after the render ended: the test proves nothing")
+
+        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["innocent.mp4"] && h.claimedLeftovers().isEmpty },
+                "archive \(h.files(h.archive)), claimed \(h.claimedLeftovers()); log:\n\(h.daemonLog)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+
+        #expect(h.files(h.outbox, hidden: true) == ["innocent.dropcut.mp4"])
+        let junk = (1...8).flatMap { ["junk\($0).txt", "junk\($0).txt.error.txt"] }.sorted()
+        #expect(h.files(h.failed) == junk)
+        let log = h.daemonLog.split(separator: "\n")
+        let givenUp = log.filter { $0.contains("abandoned innocent.mp4") }
+        #expect(givenUp.count == 1 && givenUp.first?.contains("cannot be fenced") == true, "\(givenUp)")
+        #expect(log.filter { $0.contains("took over innocent.mp4") }.count == 1, "\(h.daemonLog)")
+        #expect(!log.contains { $0.contains("critical") }, "\(h.daemonLog)")
+    }
 }
