@@ -1,5 +1,5 @@
 import ArgumentParser
-import Daemon
+import Pipeline
 
 /// `dropcut`: the command-line face of the engine and the daemon (DESIGN.md "Command line").
 @main

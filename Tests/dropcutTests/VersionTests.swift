@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Daemon
+import Pipeline
 import TestSupport
 #if canImport(Glibc)
 import Glibc
