@@ -172,7 +172,9 @@ public final class LeaseKeeper: Sendable {
                         throw SystemError(errno: EEXIST, function: "rename (fence name taken)", path: path(next))
                     }
                     return try ClaimRename.rename(path(current), to: path(next))
-                } catch where Self.takenErrors.contains(error.errno) {
+                } catch where Self.takenErrors.contains(error.errno) && Self.isDirectory(path(current)) {
+                    // (Only while the claim is still a folder under its current name: else
+                    // the error is the claim's own, and thrown.)
                     skipped.append(next)
                     guard skipped.count < Self.maximumFenceSkips, next.fences < ClaimName.maximumFences else { return nil }
                     next = next.fenced
@@ -204,6 +206,12 @@ public final class LeaseKeeper: Sendable {
         case nil:
             throw JobFailure.lost("its claim \(current) cannot be fenced: the next names \(skipped.map(\.description).joined(separator: ", ")) in \(claimedDirectory) are all taken by something dropcut did not make; the claim is left for a takeover under a new job id after lease_timeout")
         }
+    }
+
+    /// Whether `path` is a directory (not followed if a symlink).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// What a rename of a folder onto a name already taken fails with.
