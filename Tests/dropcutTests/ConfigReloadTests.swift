@@ -45,4 +45,45 @@ import Glibc
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
     }
+
+    /// A reload that lowers `lease_timeout` renews the leases at the new pace within a
+    /// second or so — not after a third of the old timeout, by when other hosts, reloaded
+    /// too, would take this host's claims for dead.
+    @Test func aReloadThatLowersLeaseTimeoutRenewsAtTheNewPaceAtOnce() throws {
+        let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, stopTimeout: 0.5,
+                                  extraSettings: "lease_timeout: 60\njob_timeout_minimum: 600s")
+        _ = try h.clip(seconds: 2)
+        try h.drop("held.mp4")
+        let daemon = try h.startDaemon()
+        let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "held.mp4"), "log:\n\(h.daemonLog)")
+        let directory = (try #require(DaemonKillTests.openClaim(of: worker)) as NSString).deletingLastPathComponent
+        // Held still: the job takes no step (each would rewrite its lease) while it is watched.
+        kill(worker, SIGSTOP)
+        Thread.sleep(forTimeInterval: 0.5)
+        let name = ClaimName(job: (directory as NSString).lastPathComponent)
+        func beat() -> UInt64? {
+            if case let .lease(lease) = ClaimLease.read(claimDirectory: directory, name: name).reading { return lease.beat }
+            return nil
+        }
+        let before = try #require(beat())
+        // Renewed every 20 s at lease_timeout 60: unchanged for a second and a half.
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(beat() == before, "renewed at the old pace already: the test proves nothing")
+
+        try h.writeConfig(settle: 0.1, poll: 0.1, retries: 0, stopTimeout: 0.5,
+                          extraSettings: "lease_timeout: 3\njob_timeout_minimum: 600s")
+        daemon.signal(SIGHUP)
+        #expect(DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reloaded") }, "log:\n\(h.daemonLog)")
+        let reloaded = ContinuousClock.now
+        #expect(DaemonHarness.waitUntil(.seconds(10)) { (beat() ?? before) > before })
+        let first = ContinuousClock.now - reloaded
+        #expect(first < .milliseconds(2500), "first renewal \(first) after the reload (renewal every 1 s now)")
+        // And on at the new pace: two more renewals within three seconds.
+        let renewed = beat() ?? before
+        #expect(DaemonHarness.waitUntil(.seconds(3)) { (beat() ?? 0) >= renewed + 2 }, "beat \(beat() ?? 0) after \(renewed)")
+
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+        #expect(kill(worker, 0) != 0, "the stopped worker outlived the daemon")
+    }
 }
