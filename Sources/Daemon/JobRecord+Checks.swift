@@ -13,11 +13,14 @@ extension JobRecord {
     static let maximumListed = 1000
     static let maximumSidecars = 16
     static let maximumElapsedMilliseconds = 31 * 24 * 3600 * 1000
+    static let maximumFolderNameBytes = 4096
 
     /// What is wrong with a record read from `source` ("lease", "job record"), or nil.
     func problem(in source: String) -> String? {
         guard ClaimName(id)?.fences == 0 else { return "the \(source) names a job id that is not one" }
-        guard !folder.isEmpty, !folder.utf8.contains(0), folder.utf8.count <= Int(NAME_MAX) else {
+        // A folder name is only looked up among the configured ones (the config sets no
+        // length for them; this bound is only against a huge forged value).
+        guard !folder.isEmpty, !folder.utf8.contains(0), folder.utf8.count <= Self.maximumFolderNameBytes else {
             return "the \(source)'s folder name is not one"
         }
         let names = [input] + sidecars
