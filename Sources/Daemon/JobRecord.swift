@@ -122,10 +122,10 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public static let maximumInterruptedPreparations = 3
 
     /// Puts a job whose daemon stopped without ending its step (`who`: "dropcut stopped",
-    /// or "<host> stopped renewing its lease") back to `claimed`, to be rendered again. A render stopped
-    /// with its daemon is not counted against the clip: it ran in a worker, and an OOM kill
-    /// of the daemon, `systemctl kill`, a power cut or an upgrade say nothing about the
-    /// clip. A death while the daemon itself read the clip's files (`preparing`) is
+    /// or "<host> stopped renewing its lease") back to `claimed`, to be rendered again. A
+    /// render stopped with its daemon is not counted against the clip: it ran in a worker,
+    /// and an OOM kill of the daemon, `systemctl kill`, a power cut or an upgrade say
+    /// nothing about the clip. A death while the daemon itself read the clip's files (`preparing`) is
     /// counted in `interruptedPreparations`. Returns the reason to quarantine the clip
     /// when that reached its bound, else nil.
     public mutating func interrupted(_ who: String) -> String? {

@@ -320,9 +320,11 @@ struct JobRunner: Sendable {
     }
 
     /// Starts an attempt, durably, before anything of the job is read: counts it (a job
-    /// that has had all its attempts fails here, so a clip that kills its worker — or the
-    /// daemon — cannot loop), removes a previous attempt's partial output, lists the
-    /// recipes, and returns what the worker is told.
+    /// that has had all its attempts fails here, so a clip that kills its worker cannot
+    /// loop) and marks it `preparing` (a clip that kills the daemon while it reads the
+    /// clip's files is bounded by `JobRecord.interrupted`), removes a previous attempt's
+    /// partial output, lists the recipes, marks it `rendering`, and returns what the
+    /// worker is told.
     private func beginAttempt(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits) throws -> WorkerRequest {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
