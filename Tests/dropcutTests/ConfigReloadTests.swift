@@ -55,10 +55,9 @@ import Glibc
         _ = try h.clip(seconds: 2)
         try h.drop("held.mp4")
         let daemon = try h.startDaemon()
-        let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "held.mp4"), "log:\n\(h.daemonLog)")
-        let directory = (try #require(DaemonKillTests.openClaim(of: worker)) as NSString).deletingLastPathComponent
         // Held still: the job takes no step (each would rewrite its lease) while it is watched.
-        kill(worker, SIGSTOP)
+        let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid, workingOn: "held.mp4"), "log:\n\(h.daemonLog)")
+        let directory = (worker.clip as NSString).deletingLastPathComponent
         Thread.sleep(forTimeInterval: 0.5)
         let name = ClaimName(job: (directory as NSString).lastPathComponent)
         func beat() -> UInt64? {
@@ -84,6 +83,6 @@ import Glibc
 
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
-        #expect(kill(worker, 0) != 0, "the stopped worker outlived the daemon")
+        #expect(kill(worker.pid, 0) != 0, "the stopped worker outlived the daemon")
     }
 }

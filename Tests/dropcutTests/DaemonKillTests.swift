@@ -11,13 +11,6 @@ import Glibc
 /// and must never cost it an attempt, whatever `retries` is; the worker's own death still
 /// does.
 @Suite struct DaemonKillTests {
-    /// The claimed clip `pid` has open (`<inbox>/.dropcut/claimed/<job>/<name>`), or nil.
-    static func openClaim(of pid: Int32) -> String? {
-        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        return fds.lazy.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
-            .first { $0.contains("/.dropcut/claimed/") }
-    }
-
     @Test func killingTheDaemonMidRenderThreeTimesCostsNoClipAnAttempt() throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0)
         _ = try h.clip(seconds: 2)
@@ -28,21 +21,22 @@ import Glibc
         var killedJobs: [String] = []
         for round in 1...3 {
             let daemon = try h.startDaemon()
-            // Mid-render: the daemon's worker (its child) has a claimed clip open.
-            let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "/.dropcut/claimed/"),
+            // Mid-render: the daemon's worker (its child) caught with a claimed clip open,
+            // and held there (SIGSTOP) so that the render cannot end before the kill.
+            let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid),
                                       "round \(round): no worker at work; log:\n\(h.daemonLog)")
-            let clip = try #require(Self.openClaim(of: worker))
+            // The proof that the kill comes while the job is rendering: its record says so
+            // (and cannot change: the daemon waits for the held worker).
+            let before = try #require(store.all().first { $0.id == worker.job }, "round \(round): no record for \(worker.clip)")
+            #expect(before.state == .rendering, "round \(round): killed in \(before.state), not mid-render")
             daemon.signal(SIGKILL)
             #expect(daemon.wait() == 128 + SIGKILL)
             // The worker dies with its daemon (PR_SET_PDEATHSIG): no orphan is left to
             // write after a restart takes the job up again.
-            #expect(DaemonHarness.waitUntil(.seconds(5)) { kill(worker, 0) != 0 }, "round \(round): worker \(worker) outlived its daemon")
-            // The proof that the kill came while the job was rendering: its record says so.
-            let job = ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent
-            let record = try #require(store.all().first { $0.id == job }, "round \(round): no record for \(clip)")
-            #expect(record.state == .rendering, "round \(round): killed in \(record.state), not mid-render")
-            #expect(record.attempts == 1, "round \(round): \(record.history ?? [])")
-            killedJobs.append(job)
+            #expect(DaemonHarness.waitUntil(.seconds(5)) { kill(worker.pid, 0) != 0 }, "round \(round): worker \(worker.pid) outlived its daemon")
+            let record = try #require(store.all().first { $0.id == worker.job })
+            #expect(record.state == .rendering && record.attempts == 1, "round \(round): \(record.state) \(record.history ?? [])")
+            killedJobs.append(worker.job)
         }
 
         let daemon = try h.startDaemon()
@@ -74,8 +68,9 @@ import Glibc
         _ = try h.clip(seconds: 2)
         try h.drop("killed.mp4")
         let daemon = try h.startDaemon()
-        let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "killed.mp4"), "log:\n\(h.daemonLog)")
-        kill(worker, SIGKILL)
+        // Held mid-render first, so the signal cannot come after the render ended.
+        let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid, workingOn: "killed.mp4"), "log:\n\(h.daemonLog)")
+        kill(worker.pid, SIGKILL)
         let errorFile = (h.failed as NSString).appendingPathComponent("killed.mp4.error.txt")
         #expect(DaemonHarness.waitUntil(.seconds(30)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
         daemon.signal(SIGTERM)

@@ -16,17 +16,16 @@ import Glibc
         _ = try h.clip(seconds: 2)
         try h.drop("innocent.mp4")
         let daemon = try h.startDaemon()
-        // Planted while the clip renders, before its first fence.
-        let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "innocent.mp4"), "log:\n\(h.daemonLog)")
-        let clip = try #require(DaemonKillTests.openClaim(of: worker))
-        let job = ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        // Planted while the clip renders (its worker held there), before its first fence.
+        let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid, workingOn: "innocent.mp4"), "log:\n\(h.daemonLog)")
+        let job = worker.job
         let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
         let planted = (claimed as NSString).appendingPathComponent("\(job).committing-1")
         try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
         try "not dropcut's".write(toFile: (planted as NSString).appendingPathComponent("junk.txt"), atomically: true, encoding: .utf8)
-        #expect(kill(worker, 0) == 0, "planted after the render ended: the test proves nothing")
         let store = JobStore(stateDirectory: h.state)
         #expect(store.all().first?.state == .rendering, "planted after the first fence")
+        worker.resume()
 
         #expect(DaemonHarness.waitUntil(.seconds(30)) { h.files(h.archive) == ["innocent.mp4"] }, "log:\n\(h.daemonLog)")
         // Time for a retry loop to show itself, were there one (retry_delay is 0.1 s).
@@ -56,16 +55,16 @@ import Glibc
         _ = try h.clip(seconds: 2)
         try h.drop("innocent.mp4")
         let daemon = try h.startDaemon()
-        let worker = try #require(WorkerIsolationTests.worker(of: daemon.pid, workingOn: "innocent.mp4"), "log:\n\(h.daemonLog)")
-        let clip = try #require(DaemonKillTests.openClaim(of: worker))
-        let job = ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid, workingOn: "innocent.mp4"), "log:\n\(h.daemonLog)")
+        let job = worker.job
         let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
         for n in 1...8 {
             let planted = (claimed as NSString).appendingPathComponent("\(job).committing-\(n)")
             try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
             try "not dropcut's".write(toFile: (planted as NSString).appendingPathComponent("junk\(n).txt"), atomically: true, encoding: .utf8)
         }
-        #expect(kill(worker, 0) == 0, "planted after the render ended: the test proves nothing")
+        #expect(JobStore(stateDirectory: h.state).all().first?.state == .rendering, "planted after the first fence")
+        worker.resume()
 
         #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["innocent.mp4"] && h.claimedLeftovers().isEmpty },
                 "archive \(h.files(h.archive)), claimed \(h.claimedLeftovers()); log:\n\(h.daemonLog)")
