@@ -36,10 +36,6 @@ public struct ClaimLease: Codable, Sendable, Hashable {
 
     /// The largest lease read: a job record with a long history is a few KB.
     static let maximumBytes = 1 << 20
-    /// Bounds on what a lease written by another host may say.
-    static let maximumAttempts = 1000
-    static let maximumListed = 1000
-    static let maximumElapsedMilliseconds = 31 * 24 * 3600 * 1000
 
     /// The lease's path in a claim folder.
     public static func path(in claimDirectory: String) -> String {
@@ -121,35 +117,8 @@ public struct ClaimLease: Codable, Sendable, Hashable {
         guard version == 1 else { return "a lease of format version \(version), not 1" }
         guard job == name.job, record.id == job else { return "the lease names job \(job), not the folder's \(name.job)" }
         if let problem = owner.problem { return problem }
-        let names = [record.input] + record.sidecars
-        guard names.allSatisfy(JobRunner.isPlainName), record.sidecars.count <= 16 else {
-            return "the lease lists a file that is not a plain name"
-        }
-        for (claimed, dropped) in record.dropped ?? [:] {
-            guard JobRunner.isPlainName(claimed), RawFileName(printable: dropped) != nil else {
-                return "the lease lists a dropped name that is not one"
-            }
-        }
-        guard (0...Self.maximumAttempts).contains(record.attempts) else {
-            return "the lease's attempts \(record.attempts) are out of range (0 to \(Self.maximumAttempts))"
-        }
-        guard (record.history ?? []).count <= Self.maximumListed, (record.previousJobs ?? []).count <= Self.maximumListed else {
-            return "the lease lists more than \(Self.maximumListed) attempts or earlier holders"
-        }
-        guard (record.previousJobs ?? []).allSatisfy({ ClaimName($0)?.fences == 0 }) else {
-            return "the lease names an earlier holder that is not a job id"
-        }
-        if let ms = record.elapsedMilliseconds, !(0...Self.maximumElapsedMilliseconds).contains(ms) {
-            return "the lease's elapsed_ms \(ms) is out of range"
-        }
-        if let speed = record.speed, !(speed.isFinite && (0...1_000_000).contains(speed)) {
-            return "the lease's speed is out of range"
-        }
-        if let output = record.output, output.isEmpty || output.utf8.contains(0) { return "the lease's output is not a path" }
-        if let temporary = record.temporaryOutput, temporary.isEmpty || temporary.utf8.contains(0) {
-            return "the lease's temporary output is not a path"
-        }
-        return nil
+        // Names, paths, states and counters: as for a record read from the state folder.
+        return record.problem(in: "lease")
     }
 
     /// FNV-1a over the bytes and their count: a change of the file changes it.

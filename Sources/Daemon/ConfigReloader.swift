@@ -35,8 +35,15 @@ public struct ConfigReloader: Service {
         log[metadataKey: "DROPCUT_CONFIG"] = "\(path)"
         do {
             let config = try ConfigLoader.load(path)
-            try await scheduler.apply(config)
-            log.notice("config reloaded: \(config.folders.count) folder(s)", metadata: ["MESSAGE_ID": "\(MessageID.configReloaded.rawValue)"])
+            let refused = try await scheduler.apply(config)
+            if !refused.isEmpty {
+                // Named, with what stays in force: a key that seemed applied but was not is
+                // how a second daemon came to share nothing with this one (issue 28).
+                log.error("config reload: \(refused.map(\.key).joined(separator: ", ")) cannot change while dropcut runs; kept: \(refused.map(\.description).joined(separator: "; ")). Restart dropcut to apply; the rest of the config is applied",
+                          metadata: ["MESSAGE_ID": "\(MessageID.configRejected.rawValue)"])
+            }
+            log.notice("config reloaded: \(config.folders.count) folder(s)\(refused.isEmpty ? "" : " (except \(refused.map(\.key).joined(separator: ", ")))")",
+                       metadata: ["MESSAGE_ID": "\(MessageID.configReloaded.rawValue)"])
         } catch {
             log.error("config reload failed; keeping the previous config:\n\(error)",
                       metadata: ["MESSAGE_ID": "\(MessageID.configRejected.rawValue)"])

@@ -77,6 +77,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var leaseTimeout: Double?
     /// Who this daemon is, as its leases say.
     public var host: HostIdentity?
+    /// The running daemon's version (`DropcutVersion`; nil from a daemon before it was kept).
+    public var version: String?
 
     /// The status line for systemd (`STATUS=`): "2 queued, rendering clip.mov 43%".
     public var summary: String {

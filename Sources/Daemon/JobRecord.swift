@@ -10,7 +10,13 @@ public struct JobRecord: Codable, Sendable, Hashable {
         case claiming
         /// The clip (and its sidecars) are in the claimed folder; nothing rendered yet.
         case claimed
-        /// Rendering into `temporaryOutput` in the outbox.
+        /// The daemon itself is reading the clip's files for an attempt (listing its recipe
+        /// and sidecars, looking at the clip) before its worker starts. A daemon that dies
+        /// here may have been brought down by the clip: such deaths are counted
+        /// (`interruptedPreparations`), and bounded.
+        case preparing
+        /// Rendering into `temporaryOutput` in the outbox — in a worker process, so a
+        /// daemon that dies now says nothing about the clip: it is no strike against it.
         case rendering
         /// A transient failure: waiting until `retryAt` to render again.
         case waiting
@@ -41,8 +47,12 @@ public struct JobRecord: Codable, Sendable, Hashable {
     public var state: State
     public var claimedAt: Date
     public var updatedAt: Date
-    /// Renders started (1 for the first), counted before anything of the job is read.
+    /// Renders started (1 for the first), counted before anything of the job is read; an
+    /// attempt the daemon did not survive while its worker rendered is given back.
     public var attempts: Int = 0
+    /// How many times the daemon died while it was preparing an attempt (`preparing`):
+    /// at `maximumInterruptedPreparations` the clip is quarantined. Nil: none.
+    public var interruptedPreparations: Int?
     /// What ended each attempt that did not produce the output ("attempt 2: killed by
     /// signal 11 (SIGSEGV) after 3.1 s while rendering"), oldest first; nil: none yet
     /// (records written before it existed decode too).
@@ -90,18 +100,66 @@ public struct JobRecord: Codable, Sendable, Hashable {
 
     /// Adds what ended the current attempt to `history`.
     public mutating func recordAttempt(_ outcome: String) {
-        history = (history ?? []) + ["attempt \(attempts): \(outcome)"]
+        note("attempt \(attempts): \(outcome)")
+    }
+
+    /// The most lines `history` keeps. Daemon deaths mid-render are noted but not counted,
+    /// so without a bound a daemon killed again and again would grow the record past what
+    /// a record read back may hold (`maximumListed`) and make it unreadable.
+    static let maximumHistory = 100
+
+    /// Adds `line` to `history`, keeping the first line and the newest ones.
+    mutating func note(_ line: String) {
+        var lines = (history ?? []) + [line]
+        if lines.count > Self.maximumHistory {
+            lines = [lines[0]] + lines.suffix(Self.maximumHistory - 1)
+        }
+        history = lines
+    }
+
+    /// After this many daemon deaths while preparing its attempts, a clip is quarantined
+    /// (whatever `retries` is: these are not renders).
+    public static let maximumInterruptedPreparations = 3
+
+    /// Puts a job whose daemon stopped without ending its step (`who`: "dropcut stopped",
+    /// or "<host> stopped renewing its lease") back to `claimed`, to be rendered again. A
+    /// render stopped with its daemon is not counted against the clip: it ran in a worker,
+    /// and an OOM kill of the daemon, `systemctl kill`, a power cut or an upgrade say
+    /// nothing about the clip. A death while the daemon itself read the clip's files (`preparing`) is
+    /// counted in `interruptedPreparations`. Returns the reason to quarantine the clip
+    /// when that reached its bound, else nil.
+    public mutating func interrupted(_ who: String) -> String? {
+        switch state {
+        case .rendering:
+            note("attempt \(attempts): interrupted: \(who) while its worker was rendering (not counted against the clip)")
+            attempts = max(0, attempts - 1)
+            state = .claimed
+            return nil
+        case .preparing:
+            let count = min(max(0, interruptedPreparations ?? 0) + 1, Self.maximumInterruptedPreparations)
+            interruptedPreparations = count
+            note("attempt \(attempts): interrupted: \(who) while it was reading the clip's recipe and sidecars (\(count) of \(Self.maximumInterruptedPreparations))")
+            attempts = max(0, attempts - 1)
+            state = .claimed
+            guard count < Self.maximumInterruptedPreparations else {
+                return "\(who) \(count) times while it was reading this clip's recipe and sidecars, before any render: quarantined so that it cannot bring dropcut down again"
+            }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// The name `claimed` (the input or a sidecar) had in the inbox, when it was claimed
     /// under another one.
     public func droppedName(_ claimed: String) -> RawFileName? {
-        dropped?[claimed].flatMap { RawFileName(printable: $0) }
+        droppedNames[claimed]
     }
 
-    /// `dropped`, read back: the names as dropped by claimed name.
+    /// `dropped`, read back: the names as dropped by claimed name — plain names only (a
+    /// record read back is checked for that when parsed; this never yields a path).
     public var droppedNames: [String: RawFileName] {
-        (dropped ?? [:]).compactMapValues { RawFileName(printable: $0) }
+        (dropped ?? [:]).compactMapValues { RawFileName(printable: $0) }.filter { $0.value.isPlainName }
     }
 
     /// Whether the job has ended (its files are where they will stay).

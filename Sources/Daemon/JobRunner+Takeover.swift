@@ -128,17 +128,23 @@ extension JobRunner {
             if let partial { PartialOutput(path: partial).remove() }
             record.temporaryOutput = nil
             record.state = .claimed
-        case .rendering:
+        case .preparing, .rendering:
             if let partial { PartialOutput(path: partial).remove() }
             record.temporaryOutput = nil
-            // As a render the daemon did not survive: it counts, so a clip that brings
-            // every host down in turn still ends in failed/.
-            record.recordAttempt("interrupted: \(owner) stopped renewing its lease while rendering")
-            record.state = .claimed
+            // As a step the daemon did not survive (`JobRecord.interrupted`): a render in
+            // the holder's worker is no strike against the clip; a holder that stopped
+            // while reading the clip's files counts, bounded, so a clip that brings every
+            // host down in turn still ends in failed/.
+            if let reason = record.interrupted("\(owner) stopped renewing its lease") {
+                record.error = reason
+                record.state = .failing
+            }
         case .committing:
             try takeFinishedOutput(&record, partial: partial, folder: folder)
         case .committed, .failing:
-            break
+            // Nothing of the holder's temporary output is needed any more (and a path read
+            // from a lease is never removed).
+            record.temporaryOutput = nil
         case .done, .failed, .abandoned:
             return try removeClaim(&record, folder, "its holder had finished the job (\(record.state.rawValue)); removed its claim")
         }
@@ -184,9 +190,12 @@ extension JobRunner {
                 return
             }
         }
-        // Not a render that failed: its output is out of this host's sight.
+        // Not a render that failed: its output is out of this host's sight. So it is no
+        // strike against the clip either (with `retries: 0` it would fail unrendered).
         record.temporaryOutput = nil
         record.temporaryInode = nil
+        record.note("attempt \(record.attempts): rendered, but its output is out of this host's sight (not counted against the clip)")
+        record.attempts = max(0, record.attempts - 1)
         record.state = .claimed
     }
 

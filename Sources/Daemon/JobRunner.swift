@@ -42,7 +42,12 @@ struct JobRunner: Sendable {
     /// `LeaseKeeper.fence`): the claim folder is renamed to its next fence name, and the
     /// record says so. Throws `JobFailure.lost` when another host took the claim over.
     func fence(_ record: inout JobRecord, folder: FolderConfig) throws {
-        try keeper.fence(&record, claimedDirectory: folder.claimedDirectory)
+        let skipped = try keeper.fence(&record, claimedDirectory: folder.claimedDirectory)
+        if !skipped.isEmpty {
+            // Once per fence: the job goes on under the next free name.
+            logger(for: record, folder: folder).warning(
+                "the claim folder name \(skipped.map(\.description).joined(separator: ", ")) in \(folder.claimedDirectory) is taken by something dropcut did not make (left as it is); fenced to \(record.claim) instead")
+        }
         try save(&record)
     }
 
@@ -169,7 +174,7 @@ struct JobRunner: Sendable {
                 progress: @escaping @Sendable (Double) -> Void) async throws {
         // Each state takes up where it stopped and goes on through the steps after it.
         switch record.state {
-        case .claiming, .claimed, .rendering, .waiting:
+        case .claiming, .claimed, .preparing, .rendering, .waiting:
             try await render(&record, folder: folder, limits: limits, progress: progress)
             fallthrough
         case .committing:
@@ -238,6 +243,9 @@ struct JobRunner: Sendable {
             // A claim lost while the worker runs (another host took it over) stops it.
             keeper.attach(cancellation, to: request.job)
             defer { keeper.attach(nil, to: request.job) }
+            // Spawned and supervised on this one thread: the worker's PR_SET_PDEATHSIG fires
+            // when the thread that spawned it ends, which is after the worker is reaped —
+            // or when the daemon dies, so no orphan renders on for a job a restart takes up.
             let worker = try WorkerProcess(executable: workerExecutable, request: request)
             let exit = worker.supervise(limits: limits, cancellation: cancellation) { event in
                 switch event {
@@ -303,6 +311,15 @@ struct JobRunner: Sendable {
         }
     }
 
+    /// Whether `path` (a record's temporary output) is a hidden file of this job in the
+    /// folder's outbox — the only kind of file recovery removes: a path read back from a
+    /// record is never trusted to name anything else.
+    func isOwnPartialOutput(_ path: String, _ record: JobRecord, _ folder: FolderConfig) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        return (path as NSString).deletingLastPathComponent == folder.outbox && Self.isPlainName(name)
+            && name.hasPrefix(".") && name.contains(record.id)
+    }
+
     /// A file name without a folder in it (what a worker may name its output).
     static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)
@@ -310,9 +327,11 @@ struct JobRunner: Sendable {
     }
 
     /// Starts an attempt, durably, before anything of the job is read: counts it (a job
-    /// that has had all its attempts fails here, so a clip that kills its worker — or the
-    /// daemon — cannot loop), removes a previous attempt's partial output, lists the
-    /// recipes, and returns what the worker is told.
+    /// that has had all its attempts fails here, so a clip that kills its worker cannot
+    /// loop) and marks it `preparing` (a clip that kills the daemon while it reads the
+    /// clip's files is bounded by `JobRecord.interrupted`), removes a previous attempt's
+    /// partial output, lists the recipes, marks it `rendering`, and returns what the
+    /// worker is told.
     private func beginAttempt(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits) throws -> WorkerRequest {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
@@ -323,6 +342,10 @@ struct JobRunner: Sendable {
             throw JobFailure.permanent("gave up after \(record.attempts) attempt(s) (retries: \(folder.retries))", errno: nil)
         }
         record.attempts += 1
+        // Durably in the preparing phase before the daemon reads anything of the clip: a
+        // daemon death from here until the worker starts may be the clip's doing.
+        record.state = .preparing
+        try save(&record)
         let files = recipeFiles(record, folder)
         record.recipes = files.isEmpty ? ["identity"] : files.map { droppedPath($0, record, folder) }
         var info = stat()
@@ -337,6 +360,7 @@ struct JobRunner: Sendable {
                 throw JobFailure.permanent("\(droppedNames(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
         }
+        // From here on the clip is read by its worker only: a daemon death is no strike.
         record.state = .rendering
         try save(&record)
         return WorkerRequest(job: record.id, folder: folder.name, input: input, recipes: files,

@@ -67,6 +67,11 @@ public struct JobStore: Sendable {
                     unreadable.append(UnreadableRecord(id: id, path: path, reason: "it names another job (\(record.id))"))
                     continue
                 }
+                // Its names and paths are untrusted input like any file's (`JobRecord+Checks`).
+                if let problem = record.problem(in: "job record") {
+                    unreadable.append(UnreadableRecord(id: id, path: path, reason: problem))
+                    continue
+                }
                 records.append(record)
             } catch let error as DecodingError {
                 unreadable.append(UnreadableRecord(id: id, path: path, reason: Self.describe(error)))

@@ -143,33 +143,81 @@ public final class LeaseKeeper: Sendable {
     /// this daemon gave it to the next fence name (`<id>.committing-N`). A taker renames
     /// from the same name; only one of the two renames can succeed. Throws
     /// `JobFailure.lost` when the taker's came first. `record.claimName` follows.
-    func fence(_ record: inout JobRecord, claimedDirectory: String) throws {
+    ///
+    /// A next name already taken by something this job never made (a non-empty folder or a
+    /// file planted there: ENOTEMPTY, EEXIST, ENOTDIR, EISDIR — the rename itself failed, so
+    /// the claim is still under its current name) is resolved by stepping over it to the
+    /// following fence name, at most `maximumFenceSkips` times; the names stepped over are
+    /// returned, for one log line. Past that, the job gives the claim up (`lost`, logged
+    /// once) and it is taken over, under a new job id, after `lease_timeout` — never an
+    /// error repeated at every retry.
+    @discardableResult
+    func fence(_ record: inout JobRecord, claimedDirectory: String) throws -> [ClaimName] {
         let held = self.held(record.id)
         let current = held?.state.withLock { $0.name } ?? record.claim
         if let reason = held?.state.withLock({ $0.lost }) { throw JobFailure.lost(reason) }
-        let next = current.fenced
         let path = { (name: ClaimName) in (claimedDirectory as NSString).appendingPathComponent(name.description) }
+        var skipped: [ClaimName] = []
+        var next = current.fenced
+        // The rename, stepping over taken names; nil when every name tried was taken.
+        let renameStepping = { () throws(SystemError) -> ClaimRename.Outcome? in
+            while true {
+                do throws(SystemError) {
+                    // Something at the next name before this rename is not this job's (it
+                    // gives the name only by this rename): stepped over at once — else, were
+                    // the claim taken meanwhile, ENOENT resolved by looking would find it
+                    // and take a stranger's folder for this job's fence.
+                    var info = stat()
+                    if lstat(path(next), &info) == 0 {
+                        throw SystemError(errno: EEXIST, function: "rename (fence name taken)", path: path(next))
+                    }
+                    return try ClaimRename.rename(path(current), to: path(next))
+                } catch where Self.takenErrors.contains(error.errno) && Self.isDirectory(path(current)) {
+                    // (Only while the claim is still a folder under its current name: else
+                    // the error is the claim's own, and thrown.)
+                    skipped.append(next)
+                    guard skipped.count < Self.maximumFenceSkips, next.fences < ClaimName.maximumFences else { return nil }
+                    next = next.fenced
+                }
+            }
+        }
         // Renewals wait while the folder changes its name (they write into it by name).
-        let outcome: ClaimRename.Outcome
+        let outcome: ClaimRename.Outcome?
         if let held {
-            outcome = try held.state.withLock { state throws(SystemError) -> ClaimRename.Outcome in
-                let outcome = try ClaimRename.rename(path(current), to: path(next))
+            outcome = try held.state.withLock { state throws(SystemError) -> ClaimRename.Outcome? in
+                let outcome = try renameStepping()
                 if outcome == .renamed {
                     state.name = next
-                } else {
+                } else if outcome == .lost {
                     state.lost = "its claim \(current) was taken over by another host before this one could publish its result"
                     state.render?.cancel()
                 }
                 return outcome
             }
         } else {
-            outcome = try ClaimRename.rename(path(current), to: path(next))
+            outcome = try renameStepping()
         }
-        guard outcome == .renamed else {
+        switch outcome {
+        case .renamed?:
+            record.claimName = next.description
+            return skipped
+        case .lost?:
             throw JobFailure.lost("its claim \(current) was taken over by another host before this one could publish its result")
+        case nil:
+            throw JobFailure.lost("its claim \(current) cannot be fenced: the next names \(skipped.map(\.description).joined(separator: ", ")) in \(claimedDirectory) are all taken by something dropcut did not make; the claim is left for a takeover under a new job id after lease_timeout")
         }
-        record.claimName = next.description
     }
+
+    /// Whether `path` is a directory (not followed if a symlink).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// What a rename of a folder onto a name already taken fails with.
+    static let takenErrors: Set<Int32> = [ENOTEMPTY, EEXIST, ENOTDIR, EISDIR]
+    /// How many taken fence names one fence steps over before it gives the claim up.
+    static let maximumFenceSkips = 8
 
     /// Stops holding the claim of job `id` (finished, or abandoned): no more renewals.
     /// Returns once a renewal writing into its folder right now has finished, so the

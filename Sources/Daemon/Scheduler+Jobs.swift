@@ -208,7 +208,7 @@ extension Scheduler {
         case .done:
             completed += 1
         case .cancelled:
-            if record.state == .rendering {
+            if record.state == .rendering || record.state == .preparing {
                 // Not the clip's fault: the attempt is given back.
                 record.state = .claimed
                 record.attempts = max(0, record.attempts - 1)

@@ -56,11 +56,18 @@ extension Scheduler {
                 }
                 continue
             }
-            // Its claim folder, under whichever name a fence left it.
-            let found = ClaimName.entries(of: record.id, in: folder.claimedDirectory).last
+            // Its claim folder, under whichever name a fence left it: the one its record
+            // names (a fence may have stepped over a name taken by a stranger's folder).
+            let entries = ClaimName.entries(of: record.id, in: folder.claimedDirectory)
+            let found = entries.first { $0 == record.claim } ?? entries.last
             if record.isFinished {
-                // Finished, and crashed before its folder went (the lease says so too).
-                if let found { DurableFiles.removeTree((folder.claimedDirectory as NSString).appendingPathComponent(found.description)) }
+                // Finished, and crashed before its folder went (the lease says so too). Not
+                // an abandoned job's: a taker renamed that folder away, so one still under
+                // this job's name was given up unfinished (a fence it could not take) and
+                // holds the clip, for a takeover after lease_timeout.
+                if let found, record.state != .abandoned {
+                    DurableFiles.removeTree((folder.claimedDirectory as NSString).appendingPathComponent(found.description))
+                }
                 continue
             }
             if let found { record.claimName = found.fences == 0 ? nil : found.description }
@@ -84,18 +91,26 @@ extension Scheduler {
                 continue
             }
             switch record.state {
-            case .claiming, .claimed, .rendering, .waiting:
-                if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
+            case .claiming, .claimed, .preparing, .rendering, .waiting:
+                if let partial = record.temporaryOutput, runner.isOwnPartialOutput(partial, record, folder) {
+                    PartialOutput(path: partial).remove()
+                }
                 record.temporaryOutput = nil
-                if record.state == .rendering {
-                    // The daemon stopped without ending this attempt (killed, crashed, the
-                    // machine went down): it counts, so a clip that takes the daemon down
-                    // with it cannot make a restart loop.
-                    record.recordAttempt("interrupted: dropcut stopped while it was rendering")
-                    record.state = .claimed
+                let was = record.state
+                // The daemon stopped without ending this step (killed, crashed, the machine
+                // went down): a render in its worker is given back; a death while the
+                // daemon read the clip's files counts, bounded, so a clip that takes the
+                // daemon down cannot make a restart loop.
+                if let reason = record.interrupted("dropcut stopped") {
+                    record.error = reason
+                    record.state = .failing
+                    try runner.save(&record)
+                    log.warning("recovering \(record.input): \(reason)")
+                    jobs[record.id] = .waiting(record, folder, until: .now)
+                    continue
                 }
                 try runner.save(&record)
-                log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(record.state.rawValue))")
+                log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(was.rawValue); attempts so far: \(record.attempts))")
                 jobs[record.id] = .waiting(record, folder, until: .now)
             case .committing, .committed, .failing:
                 log.notice("recovering \(record.input): finishing its \(record.state.rawValue) step")

@@ -86,8 +86,8 @@ public actor Scheduler: Service {
         try recover()
         publish(force: true)
         notifier.ready(status: lastSummary)
-        logger.notice("dropcut ready: watching \(config.folders.map(\.inbox).joined(separator: ", "))",
-                      metadata: ["MESSAGE_ID": "\(MessageID.daemonReady.rawValue)"])
+        logger.notice("dropcut ready: version \(DropcutVersion.current), watching \(config.folders.map(\.inbox).joined(separator: ", "))",
+                      metadata: ["MESSAGE_ID": "\(MessageID.daemonReady.rawValue)", "DROPCUT_VERSION": "\(DropcutVersion.current)"])
         let stop = self.stop, wakeup = self.wakeup, notifier = self.notifier
         watcher = InboxWatcher { wakeup.signal() }
         watcher?.watch(config.folders.map(\.inbox))
@@ -136,8 +136,12 @@ public actor Scheduler: Service {
     }
 
     /// Takes a new config (SIGHUP): new folders start being watched, removed ones stop;
-    /// running jobs finish with the config they started with.
-    public func apply(_ new: DaemonConfig) throws(SystemError) {
+    /// running jobs finish with the config they started with. Keys that cannot change
+    /// while the daemon runs (`ReloadRefusal`) keep their value; they are returned, for
+    /// the reload's message, and the rest is applied.
+    @discardableResult
+    public func apply(_ new: DaemonConfig) throws(SystemError) -> [ReloadRefusal] {
+        let refused = ReloadRefusal.refusals(from: config, to: new)
         for folder in new.folders { try prepare(folder) }
         var kept: [String: InboxScanner] = [:]
         var observing: [String: ClaimObserver] = [:]
@@ -167,6 +171,7 @@ public actor Scheduler: Service {
         config.leaseTimeout = new.leaseTimeout
         config.limits = new.limits
         wakeup.signal()
+        return refused
     }
 
     /// The status line (as sent with STATUS=).
@@ -255,6 +260,7 @@ public actor Scheduler: Service {
         status.claims = claimStatuses()
         status.leaseTimeout = config.leaseTimeout.seconds
         status.host = keeper.owner
+        status.version = DropcutVersion.current
         // Progress alone updates STATUS= and status.json at most once a second; anything
         // else (a job starts or ends, the queue changes) at once.
         let now = ContinuousClock.now

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// What `dropcut status` shows, read from the state folder (so it works while the
 /// daemon runs, and after it stopped): whether the daemon runs, what it renders and with
@@ -165,6 +166,8 @@ public struct StatusReport: Sendable {
             }
         }
         struct Output: Encodable {
+            /// This binary's version (the running daemon's is `daemon.version`).
+            var version: String
             var running: Bool
             var daemon: DaemonStatus?
             var unfinished: [JobRecord]
@@ -184,7 +187,7 @@ public struct StatusReport: Sendable {
                          expired: (seconds ?? 0) >= leaseTimeout, problem: claim.problem)
         }
         let abandoned = Array(jobs.filter { $0.state == .abandoned }.sorted { $0.updatedAt > $1.updatedAt }.prefix(recent))
-        let output = Output(running: isRunning, daemon: daemon, unfinished: unfinished, failures: failures, done: done,
+        let output = Output(version: DropcutVersion.current, running: isRunning, daemon: daemon, unfinished: unfinished, failures: failures, done: done,
                             abandoned: abandoned, claims: listed)
         let data = (try? encoder.encode(output)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Pipeline
 
 /// `dropcut`: the command-line face of the engine and the daemon (DESIGN.md "Command line").
 @main
@@ -6,6 +7,7 @@ struct DropcutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dropcut",
         abstract: "Turn a folder into a video-editing robot: render phone clips through recipes.",
+        version: DropcutVersion.current,
         subcommands: [
             RenderCommand.self, PlanCommand.self, ValidateCommand.self,
             ProbeCommand.self, WatchCommand.self, StatusCommand.self, WorkerCommand.self,

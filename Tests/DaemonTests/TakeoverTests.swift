@@ -157,9 +157,10 @@ import TestSupport
         #expect(visible(dir.file("archive")) == ["clip.mov"])
     }
 
-    /// Mid-render: the interrupted attempt counts (a clip that brings every host down
-    /// still ends in failed/), the holder's partial output goes, and it renders again.
-    @Test func aTakerOfARenderingClaimCountsTheAttemptAndRendersAgain() throws {
+    /// Mid-render: the render ran in the holder's worker, so the holder's death is no
+    /// strike against the clip (the attempt is given back, and noted), the holder's
+    /// partial output goes, and it renders again.
+    @Test func aTakerOfARenderingClaimGivesTheAttemptBackAndRendersAgain() throws {
         var holder = try holderJob(.rendering, rendered: true)
         holder.temporaryInode = nil
         a.runner.keeper.update(holder)
@@ -167,8 +168,8 @@ import TestSupport
             Issue.record("not resumed")
             return
         }
-        #expect(record.state == .claimed && record.attempts == 1 && record.temporaryOutput == nil)
-        #expect(record.history == ["attempt 1: interrupted: host-a (pid \(getpid())) stopped renewing its lease while rendering"])
+        #expect(record.state == .claimed && record.attempts == 0 && record.temporaryOutput == nil)
+        #expect(record.history == ["attempt 1: interrupted: host-a (pid \(getpid())) stopped renewing its lease while its worker was rendering (not counted against the clip)"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.outbox) == [], "the holder's partial output removed")
         // Its lease now names the taker, with the record it resumes from.
         var observer = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: .seconds(60))

@@ -128,29 +128,40 @@ import Glibc
         #expect(result.stderr.contains("failed lost.mp4, lost.yaml: its job record"), "\(result.stderr)")
     }
 
-    /// Issue 17: a clip that was rendering each time the daemon died counts those
-    /// attempts at the next start; after retries + 1 it is failed, not rendered again —
-    /// a clip that brings the daemon down cannot make a restart loop.
-    @Test func recoveryCountsAttemptsTheDaemonDidNotSurvive() throws {
-        let h = try DaemonHarness(retries: 2)
+    /// Issue 28: a clip whose daemon died three times while the daemon itself was
+    /// reading its recipe and sidecars (`preparing`) is quarantined at the next start —
+    /// whatever `retries` is — with that reason; a clip that was only rendering (in its
+    /// worker) each time the daemon died is rendered, its attempt given back.
+    @Test func recoveryQuarantinesAClipTheDaemonDiedPreparingThreeTimes() throws {
+        let h = try DaemonHarness(retries: 5)
         let store = JobStore(stateDirectory: h.state)
         try store.prepare()
-        let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed/loop-job")
-        try FileManager.default.createDirectory(atPath: claimed, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try h.clip(), toPath: (claimed as NSString).appendingPathComponent("loop.mp4"))
-        var record = JobRecord(id: "loop-job", folder: h.folderName, input: "loop.mp4", sidecars: [], state: .rendering)
-        record.attempts = 3
-        record.history = ["attempt 1: interrupted: dropcut stopped while it was rendering",
-                          "attempt 2: interrupted: dropcut stopped while it was rendering"]
-        try store.save(&record)
+        func claim(_ id: String, _ name: String) throws {
+            let claimed = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed/\(id)")
+            try FileManager.default.createDirectory(atPath: claimed, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: try h.clip(), toPath: (claimed as NSString).appendingPathComponent(name))
+        }
+        try claim("loop-job", "loop.mp4")
+        var loop = JobRecord(id: "loop-job", folder: h.folderName, input: "loop.mp4", sidecars: [], state: .preparing)
+        loop.attempts = 1
+        loop.interruptedPreparations = 2
+        try store.save(&loop)
+        try claim("rendering-job", "rendering.mp4")
+        var rendering = JobRecord(id: "rendering-job", folder: h.folderName, input: "rendering.mp4", sidecars: [], state: .rendering)
+        rendering.attempts = 1
+        try store.save(&rendering)
 
         let result = try h.runOnce()
         #expect(result.status == 1)
         #expect(h.files(h.failed) == ["loop.mp4", "loop.mp4.error.txt"])
-        #expect(h.files(h.outbox, hidden: true) == [])
+        #expect(h.files(h.outbox, hidden: true) == ["rendering.dropcut.mp4"])
         let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("loop.mp4.error.txt"), encoding: .utf8)
-        #expect(text.contains("Reason: gave up after 3 attempt(s) (retries: 2)"), "\(text)")
-        #expect(text.contains("  attempt 3: interrupted: dropcut stopped while it was rendering"), "\(text)")
-        #expect(store.all().first?.state == .failed)
+        #expect(text.contains("Reason: dropcut stopped 3 times while it was reading this clip's recipe and sidecars"), "\(text)")
+        #expect(text.contains("attempt 1: interrupted: dropcut stopped while it was reading the clip's recipe and sidecars (3 of 3)"), "\(text)")
+        let records = Dictionary(uniqueKeysWithValues: store.all().map { ($0.id, $0) })
+        #expect(records["loop-job"]?.state == .failed && records["loop-job"]?.interruptedPreparations == 3)
+        #expect(records["rendering-job"]?.state == .done && records["rendering-job"]?.attempts == 1)
+        #expect(records["rendering-job"]?.history == ["attempt 1: interrupted: dropcut stopped while its worker was rendering (not counted against the clip)"])
+        #expect(h.claimedLeftovers() == [])
     }
 }

@@ -276,7 +276,8 @@ import Glibc
         let jobA = try #require(a.records.first)
         let jobB = try #require(b.records.first { $0.input == "long.mp4" })
         #expect(jobB.state == .done && jobB.previousJobs == [jobA.id])
-        #expect(jobB.history == ["attempt 1: interrupted: host-a (pid \(a.pid)) stopped renewing its lease while rendering"])
+        #expect(jobB.history == ["attempt 1: interrupted: host-a (pid \(a.pid)) stopped renewing its lease while its worker was rendering (not counted against the clip)"])
+        #expect(jobB.attempts == 1, "the holder's interrupted render is given back: B's render is attempt 1")
 
         let taken = Self.journal(.jobTakenOver, h)
         #expect(taken.count == 1)

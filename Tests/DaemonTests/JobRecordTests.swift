@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import Daemon
+
+/// `JobRecord`'s bookkeeping of interrupted steps and its checks of what is read back.
+@Suite struct JobRecordTests {
+    func record(_ state: JobRecord.State) -> JobRecord {
+        var record = JobRecord(id: "20261127T010000Z-0123456789ab", folder: "social", input: "clip.mp4", sidecars: [], state: state)
+        record.attempts = 1
+        return record
+    }
+
+    @Test func aDaemonDeathMidRenderIsGivenBackForEver() {
+        var record = record(.rendering)
+        for _ in 0..<150 {
+            #expect(record.interrupted("dropcut stopped") == nil)
+            #expect(record.state == .claimed && record.attempts == 0)
+            record.attempts = 1
+            record.state = .rendering
+        }
+        // Noted each time, but the history stays bounded, so the record stays readable.
+        #expect(record.history?.count == JobRecord.maximumHistory)
+        #expect(record.problem(in: "job record") == nil)
+    }
+
+    @Test func theThirdDeathWhilePreparingQuarantines() {
+        var record = record(.preparing)
+        #expect(record.interrupted("dropcut stopped") == nil)
+        #expect(record.interruptedPreparations == 1 && record.attempts == 0 && record.state == .claimed)
+        record.state = .preparing
+        #expect(record.interrupted("dropcut stopped") == nil)
+        record.state = .preparing
+        let reason = record.interrupted("dropcut stopped")
+        #expect(reason?.hasPrefix("dropcut stopped 3 times while it was reading this clip's recipe and sidecars") == true, "\(reason ?? "nil")")
+        #expect(record.interruptedPreparations == 3)
+        // Other states are not interrupted work.
+        var done = self.record(.committed)
+        #expect(done.interrupted("dropcut stopped") == nil && done.state == .committed && done.attempts == 1)
+    }
+
+    @Test(arguments: ["../x.mp4", "..\\x2Fx.mp4", "/srv/elsewhere/x.mp4", ".", "..", "", "a\\x00b.mp4", "a\\x2F..", "\\x2E\\x2E"])
+    func aDroppedNameThatIsNotAPlainNameIsRefused(_ dropped: String) {
+        var record = record(.committed)
+        record.dropped = ["clip.mp4": dropped]
+        #expect(record.problem(in: "lease")?.contains("dropped name that is not a plain name") == true)
+        #expect(record.droppedNames.isEmpty, "never handed out as a name")
+    }
+
+    @Test func anEscapedNameThatIsPlainIsKept() {
+        var record = record(.committed)
+        record.dropped = ["clip.mp4": "caf\\xE9.mp4"]
+        #expect(record.problem(in: "lease") == nil)
+        #expect(record.droppedName("clip.mp4")?.bytes == Array("caf".utf8) + [0xE9] + Array(".mp4".utf8))
+    }
+
+    @Test(arguments: ["../out.mp4", "outbox/out.mp4", "/srv/out/../x.mp4", "/srv/./x.mp4", "/srv/out/", ""])
+    func anOutputThatIsNotAFilePathIsRefused(_ output: String) {
+        var record = record(.committed)
+        record.output = output
+        #expect(record.problem(in: "job record")?.contains("output is not a path to a file") == true)
+    }
+
+    @Test func outputsAsTheDaemonWritesThemAreKept() {
+        var record = record(.committing)
+        record.output = "clip.dropcut.mp4"
+        record.temporaryOutput = "/srv/out/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4"
+        #expect(record.problem(in: "job record") == nil)
+        record.output = "/srv/out/clip.dropcut-1.mp4"
+        #expect(record.problem(in: "job record") == nil)
+        record.temporaryOutput = "/srv/out/clip.mp4"
+        #expect(record.problem(in: "job record")?.contains("temporary output is not a path to a hidden file") == true)
+    }
+}

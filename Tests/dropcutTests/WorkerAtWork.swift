@@ -1,0 +1,55 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A daemon's worker caught at work and held there with SIGSTOP, so that what a test does
+/// next (kill the daemon, plant a file, watch a lease) surely happens mid-render: a worker
+/// merely seen at work may finish before the next line runs on a loaded machine.
+struct WorkerAtWork {
+    let pid: Int32
+    /// The claimed clip it has open: `<inbox>/.dropcut/claimed/<job>/<name>`.
+    let clip: String
+
+    /// The job whose clip it renders (its claim folder's name).
+    var job: String { ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent }
+
+    /// The claimed clip `pid` has open, or nil.
+    static func openClaim(of pid: Int32) -> String? {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return fds.lazy.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+            .first { $0.contains("/.dropcut/claimed/") }
+    }
+
+    /// The state letter of `pid` in /proc (`T`: stopped), or nil when it is gone.
+    static func state(of pid: Int32) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").first?.first
+    }
+
+    /// Waits for a child of `daemon` with a claimed clip whose path contains `name` open,
+    /// stops it, and checks that it still has it open once stopped (else it had finished:
+    /// it is let go and looked for again). Nil on timeout.
+    static func stop(childOf daemon: Int32, workingOn name: String = "/.dropcut/claimed/",
+                     timeout: Duration = .seconds(60)) -> WorkerAtWork? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            for child in WorkerIsolationTests.children(of: daemon) {
+                guard let seen = openClaim(of: child), seen.contains(name) else { continue }
+                kill(child, SIGSTOP)
+                // SIGSTOP takes effect asynchronously: looked at again once /proc says so.
+                _ = DaemonHarness.waitUntil(.seconds(2)) { state(of: child) == "T" || state(of: child) == nil }
+                if state(of: child) == "T", let clip = openClaim(of: child), clip.contains(name) {
+                    return WorkerAtWork(pid: child, clip: clip)
+                }
+                kill(child, SIGCONT)
+            }
+            usleep(2000)
+        }
+        return nil
+    }
+
+    /// Lets it go on.
+    func resume() { kill(pid, SIGCONT) }
+}
