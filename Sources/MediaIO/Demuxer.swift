@@ -259,15 +259,15 @@ public final class Demuxer {
     /// How long each stream really lasts, by reading every packet from where the demuxer
     /// stands (no decoding): for containers that do not say (WebM from browsers, live
     /// recordings) or whose header cannot be believed (`DurationCheck`). From each
-    /// stream's first timestamp to the end of its last packet; streams without timestamps
-    /// are left out. Leaves the demuxer at the end of the file: whoever reads the file
+    /// stream's first timestamp to the end of its last packet, stray damaged timestamps
+    /// far from the rest left out (`PacketSpans`); streams without timestamps are left out. Leaves the demuxer at the end of the file: whoever reads the file
     /// afterwards opens their own (as `AssetProbe` and the track readers do).
     func measuredDurations() throws(FFmpegError) -> [Int: MediaTime] {
         var spans = PacketSpans()
         try readSpans(into: &spans)
         var durations: [Int: MediaTime] = [:]
         for index in spans.streams {
-            guard let ticks = spans.durationTicks(of: index) else { continue }
+            guard let ticks = spans.durationTicks(of: index, timeBase: streams[index].timeBase) else { continue }
             durations[index] = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
         }
         return durations

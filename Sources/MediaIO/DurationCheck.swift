@@ -88,7 +88,7 @@ enum DurationCheck {
 
     /// Where the last packet of `stream` read so far ends, in stream time.
     private static func seenEnd(of stream: StreamInfo, in spans: PacketSpans) -> MediaTime? {
-        spans.endTicks(of: stream.index).map { stream.timeBase.multiplied(by: $0, dividedBy: 1) }
+        spans.endTicks(of: stream.index, timeBase: stream.timeBase).map { stream.timeBase.multiplied(by: $0, dividedBy: 1) }
     }
 
     /// The header's durations where the packets agree with them, the measured ones where

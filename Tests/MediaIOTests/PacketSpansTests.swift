@@ -1,0 +1,72 @@
+@testable import MediaIO
+import Testing
+import Timeline
+
+/// A measured length is the one the packets' content supports (issue 28): a stray damaged
+/// timestamp, or timestamps spread an hour apart, must not make a 2 s stream last hours —
+/// zzuf-mutated phone clips made compositions of 65 000 frames that way — while real holds
+/// and pauses keep their length.
+@Suite struct PacketSpansTests {
+    /// 1/15360, the time base ffmpeg's MP4 muxer gives 30 fps video: 512 ticks a frame.
+    static let timeBase = MediaTime(value: 1, timescale: 15360)
+
+    static func frames(_ count: Int, from first: Int64 = 0, into spans: inout PacketSpans) {
+        for n in 0..<Int64(count) { spans.add(stream: 0, start: first + n * 512, duration: 512) }
+    }
+
+    @Test func oneFrameFarPastTheOthersCountsForNothing() {
+        var spans = PacketSpans()
+        Self.frames(59, into: &spans)
+        spans.add(stream: 0, start: 33_566_720, duration: 512)   // i35: 2185 s, a damaged ctts entry
+        #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(59 * 512))
+        #expect(spans.endTicks(of: 0, timeBase: Self.timeBase) == Int64(59 * 512))
+    }
+
+    @Test func twoStrayFramesBeforeTheContentCountForNothing() {
+        var spans = PacketSpans()
+        spans.add(stream: 0, start: -90_000_000, duration: 512)
+        spans.add(stream: 0, start: -80_000_000, duration: 512)
+        Self.frames(60, into: &spans)
+        #expect(spans.span(of: 0, timeBase: Self.timeBase)! == (0, 60 * 512))
+    }
+
+    /// Every frame an hour from the next (a damaged sample delta): no run is longer than
+    /// one frame, and the earliest is taken.
+    @Test func framesSpreadHoursApartLastOneFrame() {
+        var spans = PacketSpans()
+        for n in 0..<Int64(45) { spans.add(stream: 0, start: n * 67_108_352, duration: 512) }
+        #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(512))
+    }
+
+    /// A still held for an hour, stated by its packet's duration (a podcast's cover
+    /// picture as one sample): no gap, the whole hour.
+    @Test func aHoldStatedByThePacketsDurationIsNoGap() {
+        var spans = PacketSpans()
+        spans.add(stream: 0, start: 0, duration: 3600 * 15360)
+        #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(3600 * 15360))
+        var frames = PacketSpans()
+        Self.frames(30, into: &frames)
+        frames.add(stream: 0, start: 30 * 512, duration: 60 * 15360)   // a minute on one slide
+        Self.frames(30, from: 30 * 512 + 60 * 15360, into: &frames)
+        #expect(frames.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(60 * 512 + 60 * 15360))
+    }
+
+    /// A browser's WebM (no packet durations) paused for 5 s and resumed: both parts are
+    /// content, and the pause between them counts.
+    @Test func aPauseBetweenTwoPartsCounts() {
+        var spans = PacketSpans()
+        for n in 0..<Int64(50) { spans.add(stream: 0, start: n * 33, duration: 0) }
+        for n in 0..<Int64(50) { spans.add(stream: 0, start: 6650 + n * 33, duration: 0) }
+        let timeBase = MediaTime(value: 1, timescale: 1000)
+        #expect(spans.durationTicks(of: 0, timeBase: timeBase) == Int64(6650 + 49 * 33))
+    }
+
+    @Test func timestampsAtTheEdgesOfInt64DoNotOverflow() {
+        var spans = PacketSpans()
+        spans.add(stream: 0, start: .max, duration: .max)
+        spans.add(stream: 0, start: .min, duration: 512)
+        Self.frames(10, into: &spans)
+        #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(10 * 512))
+        #expect(PacketSpans().durationTicks(of: 0, timeBase: Self.timeBase) == nil)
+    }
+}
