@@ -11,9 +11,10 @@ import Timeline
 /// ran for hours on a few kilobytes of file. So the packets are grouped into runs, a new
 /// run starting where the next packet begins more than `gap` after everything before it
 /// ended (a hold stated by a packet's duration is no gap); the stream spans the run with
-/// the most packets, and any other run that holds a fair share of them (`isContent`) —
-/// a browser's WebM paused for a while and resumed — while a stray packet or two far
-/// away is damage and counts for nothing.
+/// the most packets, and the runs beside it that hold a fair share of them (`isContent`)
+/// after a pause no longer than `pauseSeconds` or than the content so far — a recording
+/// that stalled for a while and resumed — while a stray packet or two far away, or a
+/// part shifted hours away, is damage and counts for nothing.
 ///
 /// Overflow-checked throughout: a damaged packet may carry any timestamp and any duration
 /// (one whose end does not fit counts as ending where it starts).
@@ -48,10 +49,41 @@ struct PacketSpans {
             }
         }
         // The earliest of the largest runs (a stream spread one packet an hour has no
-        // run larger than one), with the other runs that are content.
+        // run larger than one), widened by the runs on either side that are content and
+        // lie no further from it than `pauseTicks` (below).
         let main = runs.indices.max { runs[$0].count < runs[$1].count || (runs[$0].count == runs[$1].count && $0 > $1) }!
-        let kept = runs.indices.filter { $0 == main || Self.isContent(runs[$0].count, of: list.count) }
-        return (runs[kept.first!].start, runs[kept.last!].end)
+        let pauseTicks = Self.pauseSeconds * Int64(max(1, timeBase.timescale)) / max(1, timeBase.value)
+        var span = (start: runs[main].start, end: runs[main].end)
+        var covered = Self.length(runs[main].start, runs[main].end)
+        for index in runs.indices[(main + 1)...] where Self.isContent(runs[index].count, of: list.count) {
+            guard Self.length(span.end, runs[index].start) <= max(pauseTicks, covered) else { break }
+            span.end = runs[index].end
+            covered = Self.sum(covered, Self.length(runs[index].start, runs[index].end))
+        }
+        for index in runs.indices[..<main].reversed() where Self.isContent(runs[index].count, of: list.count) {
+            guard Self.length(runs[index].end, span.start) <= max(pauseTicks, covered) else { break }
+            span.start = runs[index].start
+            covered = Self.sum(covered, Self.length(runs[index].start, runs[index].end))
+        }
+        return span
+    }
+
+    /// The longest pause between runs of content that still counts as part of the stream
+    /// whatever its length, in seconds; a longer one must be no longer than the content
+    /// around it. A damaged sample delta shifting the rest of a 2 s clip by 2184 s makes
+    /// a "pause" of 2184 s after 4 frames: the content is the run of the other 56.
+    static let pauseSeconds: Int64 = 10
+
+    /// `a + b`, or `Int64.max` when that does not fit.
+    private static func sum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (total, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : total
+    }
+
+    /// `end - start` in ticks; `Int64.max` when that does not fit (timestamps far apart).
+    private static func length(_ start: Int64, _ end: Int64) -> Int64 {
+        let (ticks, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? .max : max(0, ticks)
     }
 
     /// True when a packet at `start` opens a new run after packets ending at `end`.

@@ -51,14 +51,38 @@ import Timeline
         #expect(frames.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(60 * 512 + 60 * 15360))
     }
 
-    /// A browser's WebM (no packet durations) paused for 5 s and resumed: both parts are
-    /// content, and the pause between them counts.
+    /// A recording without packet durations (a browser's WebM) that stalled for 5 s and
+    /// resumed: both parts are content, and the pause between them counts.
     @Test func aPauseBetweenTwoPartsCounts() {
         var spans = PacketSpans()
         for n in 0..<Int64(50) { spans.add(stream: 0, start: n * 33, duration: 0) }
         for n in 0..<Int64(50) { spans.add(stream: 0, start: 6650 + n * 33, duration: 0) }
         let timeBase = MediaTime(value: 1, timescale: 1000)
         #expect(spans.durationTicks(of: 0, timeBase: timeBase) == Int64(6650 + 49 * 33))
+    }
+
+    /// A damaged sample delta shifting all frames after the fourth by 2184 s (i257): the
+    /// "pause" is far longer than 10 s and than the content, so the stream is its
+    /// largest part; the same with the last 5 frames shifted 546 s away (i310).
+    @Test func aPartShiftedFarAwayIsNotPartOfTheStream() {
+        var spans = PacketSpans()
+        Self.frames(4, into: &spans)
+        Self.frames(56, from: 2184 * 15360, into: &spans)
+        let shifted: Int64 = 2184 * 15360
+        #expect(spans.span(of: 0, timeBase: Self.timeBase)! == (shifted, shifted + 56 * 512))
+        var tail = PacketSpans()
+        Self.frames(55, into: &tail)
+        Self.frames(5, from: 546 * 15360, into: &tail)
+        #expect(tail.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(55 * 512))
+    }
+
+    /// A long recording may pause for longer than 10 s: up to as long as what it holds.
+    @Test func aPauseNoLongerThanTheContentCounts() {
+        var spans = PacketSpans()
+        Self.frames(30 * 60, into: &spans)                                 // a minute
+        Self.frames(30 * 60, from: 30 * 60 * 512 + 50 * 15360, into: &spans)  // 50 s later, another
+        let expected: Int64 = 2 * 30 * 60 * 512 + 50 * 15360
+        #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == expected)
     }
 
     @Test func timestampsAtTheEdgesOfInt64DoNotOverflow() {

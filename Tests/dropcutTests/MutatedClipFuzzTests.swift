@@ -92,8 +92,9 @@ import TestSupport
     /// 200 phone clips render for hours. Each render ends within `renderBound`, with exit
     /// 0 and video or exit 1 naming the file. Seeds 1–20, and those that hung on these
     /// exact clips before the fix (a frame at 2185 s through a damaged `ctts` entry,
-    /// frames spread an hour apart through a damaged `stts` delta).
-    @Test(arguments: [("mov", [15, 35, 41, 49]), ("mp4", [8, 12, 41, 51])])
+    /// frames spread an hour apart through a damaged `stts` delta, all frames after the
+    /// fourth shifted 2184 s away).
+    @Test(arguments: [("mov", [15, 35, 41, 49, 257, 310]), ("mp4", [8, 12, 41, 51])])
     func mutatedPhoneClipsRenderInTimeOrFailCleanly(kind: String, hung: [Int]) throws {
         let dir = try TemporaryDirectory()
         let clip = try Self.phoneClip(kind, in: dir)
