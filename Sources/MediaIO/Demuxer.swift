@@ -238,7 +238,7 @@ public final class Demuxer {
     }
 
     /// Reads every packet from where the demuxer stands to the end of the file into
-    /// `spans` (no decoding). A read error ends the reading as the end of the file does —
+    /// `spans` (no decoding), but those the container discards (`Packet.isDiscarded`). A read error ends the reading as the end of the file does —
     /// a damaged or truncated tail: what could be read is what the file holds — and
     /// returns false.
     @discardableResult
@@ -251,7 +251,8 @@ public final class Demuxer {
                 return false
             }
             let index = Int(packet.packet.pointee.stream_index)
-            guard streams.indices.contains(index), let start = packet.pts ?? packet.dts else { continue }
+            // Samples an edit list leaves out are not part of the stream's length.
+            guard streams.indices.contains(index), !packet.isDiscarded, let start = packet.pts ?? packet.dts else { continue }
             spans.add(stream: index, start: start, duration: packet.duration)
         }
     }

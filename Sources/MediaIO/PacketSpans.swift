@@ -103,6 +103,13 @@ struct PacketSpans {
         span(of: index, timeBase: timeBase)?.end
     }
 
+    /// True when the content of stream `index` ends with a packet of known duration: its
+    /// end is where the last frame stops being shown, not only where it starts.
+    func endIsTimed(of index: Int, timeBase: MediaTime) -> Bool {
+        guard let end = span(of: index, timeBase: timeBase)?.end, let list = packets[index] else { return false }
+        return list.contains { $0.end == end && $0.end > $0.start }
+    }
+
     /// How many ticks stream `index`'s content spans; nil when it has no packets or spans none.
     func durationTicks(of index: Int, timeBase: MediaTime) -> Int64? {
         guard let span = span(of: index, timeBase: timeBase) else { return nil }
