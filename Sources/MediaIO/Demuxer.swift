@@ -51,7 +51,13 @@ public final class Demuxer {
     /// `format` (one of `formats`) opens the file with that demuxer without probing it:
     /// for a picture whose format its content told (`contentFormat(of:)`), so that its
     /// name cannot make `image2` claim it by extension.
-    public init(path: String, formats: [String] = Demuxer.containers, format: String? = nil) throws(FFmpegError) {
+    ///
+    /// `probeStreams: false` skips `avformat_find_stream_info`, which decodes a picture
+    /// whole to learn its pixel format: for a still picture, whose header was already read
+    /// and judged (`PictureHeader`) and which is decoded once, next. Its stream then states
+    /// no size; the decoded frame does.
+    public init(path: String, formats: [String] = Demuxer.containers, format: String? = nil,
+                probeStreams: Bool = true) throws(FFmpegError) {
         self.path = path
         self.formats = formats
         self.format = format
@@ -80,7 +86,7 @@ public final class Demuxer {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_open_input", path: path)
         }
         do {
-            try check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info", path: path)
+            if probeStreams { try check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info", path: path) }
         } catch {
             avformat_close_input(&context)
             throw error
