@@ -400,6 +400,46 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).isEmpty)
     }
 
+    /// Issue 28: a truncated JPEG rendered with a flat green lower part (exit 0). Now the
+    /// render fails naming it, and no output is left.
+    @Test func aTruncatedJPEGFailsTheRenderNamingIt() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let whole = try Self.jpeg(dir, "whole.jpg", source: "testsrc=size=320x240", orientation: 1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir.file("cut.jpg")
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: cut.jpg, duration: 1 }\n")
+        let output = dir.file("out.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(cut + ": "), "\(result.stderr)")
+        #expect(result.stderr.contains("truncated or damaged"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Issue 28: a 16-bit RGBA PNG of 16384x6102 (about 1 MB, 800 MB decoded) as a clip
+    /// is refused from its header, naming the file and the byte limit, within a bounded
+    /// peak memory (it took 1.77 GB and 21.6 s before).
+    @Test func aSixteenBitPNGBombIsRefusedInBoundedMemory() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let bomb = dir.file("bomb.png")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=gray:size=16384x6102", "-frames:v", "1", "-pix_fmt", "rgba64be", bomb])
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: bomb.png, duration: 1 }\n")
+        let output = dir.file("out.mp4")
+        let run = try PeakMemory.run(try BuildProducts.executable(named: "dropcut"), ["render", "--recipe", recipe, "--output", output, clip])
+        print("16-bit PNG bomb: refused in \(String(format: "%.2f", run.seconds)) s, peak \(Int(run.peakMiB)) MiB")
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains(bomb), "\(run.stderr)")
+        #expect(run.stderr.contains("it takes 799 MB decoded (8 bytes a pixel), more than 400 MB"), "\(run.stderr)")
+        #expect(run.peakMiB < 150, "peak \(run.peakMiB) MiB")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func probeAndPlanShowTheStill() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
