@@ -274,7 +274,9 @@ public final class Demuxer {
         try readSpans(into: &spans)
         var durations: [Int: MediaTime] = [:]
         for index in spans.streams {
-            guard let ticks = spans.durationTicks(of: index, timeBase: streams[index].timeBase) else { continue }
+            // Measured because the header cannot be believed: a packet's stated duration
+            // cannot be either (`PacketSpans.span`).
+            guard let ticks = spans.durationTicks(of: index, timeBase: streams[index].timeBase, trustingDurations: false) else { continue }
             durations[index] = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
         }
         return durations

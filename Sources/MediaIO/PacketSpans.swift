@@ -34,11 +34,23 @@ struct PacketSpans {
 
     /// The ticks stream `index`'s content covers, `[start, end)` (see the type); nil
     /// before any packet. `timeBase` is the stream's, to tell a gap in its ticks.
-    func span(of index: Int, timeBase: MediaTime) -> (start: Int64, end: Int64)? {
+    ///
+    /// `trustingDurations: false` — for a stream whose header and packets disagree, being
+    /// measured — lets no packet last longer than `holdLimit`: one damaged sample delta
+    /// (`stts`) in a phone's variable-rate clip makes one frame last 4369 s with the
+    /// next ones after it, a hold no gap shows. Where the header agrees with the packets
+    /// (`DurationCheck`'s look at the tail), a long hold is what the file means.
+    func span(of index: Int, timeBase: MediaTime, trustingDurations: Bool = true) -> (start: Int64, end: Int64)? {
         guard var list = packets[index], !list.isEmpty else { return nil }
         list.sort { $0.start < $1.start }
         // The time base is num/den ticks a second (num is 1 for nearly every container).
         let gapTicks = Self.gapSeconds * Int64(max(1, timeBase.timescale)) / max(1, timeBase.value)
+        if !trustingDurations {
+            let limit = Self.holdLimit(list, gap: gapTicks)
+            for n in list.indices where Self.length(list[n].start, list[n].end) > limit {
+                list[n].end = list[n].start + limit
+            }
+        }
         var runs: [(start: Int64, end: Int64, count: Int)] = []
         for packet in list {
             if let last = runs.last, !Self.breaks(after: last.end, at: packet.start, gap: gapTicks) {
@@ -73,6 +85,15 @@ struct PacketSpans {
     /// around it. A damaged sample delta shifting the rest of a 2 s clip by 2184 s makes
     /// a "pause" of 2184 s after 4 frames: the content is the run of the other 56.
     static let pauseSeconds: Int64 = 10
+
+    /// The longest a packet may last when durations are not trusted: 10 times the
+    /// stream's median packet duration (a slideshow's 5 s slides keep theirs), at least
+    /// `gap` (a second). Fits: a packet's end fits, so does its start plus less.
+    private static func holdLimit(_ list: [(start: Int64, end: Int64)], gap: Int64) -> Int64 {
+        let durations = list.map { length($0.start, $0.end) }.sorted()
+        let median = durations[durations.count / 2]
+        return max(gap, median > Int64.max / 10 ? Int64.max : median * 10)
+    }
 
     /// `a + b`, or `Int64.max` when that does not fit.
     private static func sum(_ a: Int64, _ b: Int64) -> Int64 {
@@ -110,9 +131,10 @@ struct PacketSpans {
         return list.contains { $0.end == end && $0.end > $0.start }
     }
 
-    /// How many ticks stream `index`'s content spans; nil when it has no packets or spans none.
-    func durationTicks(of index: Int, timeBase: MediaTime) -> Int64? {
-        guard let span = span(of: index, timeBase: timeBase) else { return nil }
+    /// How many ticks stream `index`'s content spans; nil when it has no packets or spans
+    /// none. `trustingDurations` as for `span`.
+    func durationTicks(of index: Int, timeBase: MediaTime, trustingDurations: Bool = true) -> Int64? {
+        guard let span = span(of: index, timeBase: timeBase, trustingDurations: trustingDurations) else { return nil }
         let (ticks, overflow) = span.end.subtractingReportingOverflow(span.start)
         return overflow || ticks <= 0 ? nil : ticks
     }

@@ -85,6 +85,23 @@ import Timeline
         #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == expected)
     }
 
+    /// One damaged sample delta in a variable-rate clip's `stts` (bit 26 of the frame
+    /// that held 7 frame times): that frame lasts 4369 s and the 34 after it follow it,
+    /// no gap between. Measured (header and packets disagree), no packet lasts longer than
+    /// 10 times the median (at least 1 s): the stream is 2 s at most, not 4370.
+    @Test func aHugeHoldDoesNotCountWhenDurationsAreNotTrusted() {
+        var spans = PacketSpans()
+        Self.frames(19, into: &spans)
+        let hold: Int64 = 3584 | 1 << 26
+        spans.add(stream: 0, start: 19 * 512, duration: hold)
+        Self.frames(34, from: 19 * 512 + hold, into: &spans)
+        let measured = spans.durationTicks(of: 0, timeBase: Self.timeBase, trustingDurations: false) ?? .max
+        #expect(measured <= 2 * 15360, "\(measured) ticks")
+        // Where the header agrees, a hold is what the file means: the tail check trusts it.
+        let trusted: Int64 = 19 * 512 + hold + 34 * 512
+        #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == trusted)
+    }
+
     @Test func timestampsAtTheEdgesOfInt64DoNotOverflow() {
         var spans = PacketSpans()
         spans.add(stream: 0, start: .max, duration: .max)

@@ -126,6 +126,41 @@ import TestSupport
         #expect(rendered > 0, "some lightly damaged copies should render")
     }
 
+    /// Issue 28: a phone's clip is variable-rate, its sample deltas (`stts`) several
+    /// entries. One bit flipped in the delta of the frame that held 7 frame times makes it
+    /// last 4369 s, the frames after it following: a composition of 4370 s from a 2 s clip.
+    /// The render ends within `renderBound`, its output no longer than the clip.
+    @Test func aDamagedSampleDeltaInAVariableRateClipEndsInTime() throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("vfr.mov")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2",
+                                          "-vf", "select='not(between(n\\,20\\,25))'", "-vsync", "vfr",
+                                          "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", clip])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        let stts = try #require(bytes.indices.dropLast(16).first { bytes[$0..<$0 + 4].elementsEqual("stts".utf8) })
+        func read32(_ at: Int) -> UInt32 { bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        let entries = Int(read32(stts + 8))
+        // The entry of one sample: the frame before the six dropped ones.
+        let single = try #require((0..<entries).first { read32(stts + 12 + 8 * $0) == 1 }, "stts: \(entries) entries")
+        bytes[stts + 12 + 8 * single + 4] |= 0x04   // bit 26 of the delta
+        let damaged = dir.file("damaged.mov")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+
+        let output = dir.file("out.mp4")
+        let start = Date()
+        let result = try Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", try BuildProducts.executable(named: "dropcut"),
+                                                 "render", "--output", output, damaged])
+        let seconds = Date().timeIntervalSince(start)
+        #expect(result.status == 0 || result.status == 1, "status \(result.status) after \(seconds) s\n\(result.stderr.suffix(600))")
+        if result.status == 0 {
+            let length = Double(try FFprobe.format(of: output).duration ?? "") ?? .infinity
+            #expect(length <= 2.1, "the output lasts \(length) s")
+        }
+        print("damaged stts delta: status \(result.status) in \(String(format: "%.1f", seconds)) s")
+    }
+
     /// Issue 18: of lightly damaged copies (bit errors past the header, as a flaky card or
     /// link leaves them), dropcut renders at least as many as ffmpeg renders with video —
     /// before damaged packets were concealed it rendered almost none.
