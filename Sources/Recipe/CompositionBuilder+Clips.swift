@@ -11,6 +11,11 @@ extension CompositionBuilder {
                 throw .media(path: path, reason: Self.reason(error, about: path))
             }
             guard let video = media.video else { throw .media(path: path, reason: "has no video track") }
+            // A length is a number from the file: longer than any time a recipe may state
+            // (24 hours) is a damaged or hostile header, not a clip to render for days.
+            for range in [video.timeRange, media.audio?.timeRange].compactMap({ $0 }) where range.duration > RecipeLimits.maximumTime {
+                throw .media(path: path, reason: "it lasts \(Int(range.duration.seconds.rounded())) s by its timestamps; dropcut reads clips of at most \(RecipeLimits.maximumTimeText)")
+            }
             if video.isStillImage, !PictureLimits.allow(video.encodedSize) {
                 throw .media(path: path, reason: "its picture is \(video.encodedSize) pixels; dropcut reads pictures of \(PictureLimits.description)")
             }
