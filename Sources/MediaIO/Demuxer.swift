@@ -268,7 +268,8 @@ public final class Demuxer {
     /// recordings) or whose header cannot be believed (`DurationCheck`). From each
     /// stream's first timestamp to the end of its last packet, stray damaged timestamps
     /// far from the rest left out (`PacketSpans`); streams without timestamps are left out. Leaves the demuxer at the end of the file: whoever reads the file
-    /// afterwards opens their own (as `AssetProbe` and the track readers do).
+    /// afterwards opens their own (as `AssetProbe` and the track readers do). Audio in
+    /// fixed blocks lasts no longer than its packets can hold (`audioContent`).
     func measuredDurations() throws(FFmpegError) -> [Int: MediaTime] {
         var spans = PacketSpans()
         try readSpans(into: &spans)
@@ -277,9 +278,26 @@ public final class Demuxer {
             // Measured because the header cannot be believed: a packet's stated duration
             // cannot be either (`PacketSpans.span`).
             guard let ticks = spans.durationTicks(of: index, timeBase: streams[index].timeBase, trustingDurations: false) else { continue }
-            durations[index] = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
+            var duration = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
+            if let content = audioContent(ofStream: index, packets: spans.packetCount(of: index)), content < duration {
+                duration = content
+            }
+            durations[index] = duration
         }
         return durations
+    }
+
+    /// How long the audio in `packets` packets of stream `index` can last, when its codec
+    /// codes fixed blocks (AAC 1024 samples, MP3 1152): every packet holds one, whatever
+    /// the timestamps say — a damaged time base (1/1000 for 44.1 kHz AAC) spread 2 s of
+    /// sound over 72. A tenth more and a block spare, for priming and the odd packet
+    /// split. Nil for codecs of varying blocks (PCM, Vorbis, Opus).
+    func audioContent(ofStream index: Int, packets: Int) -> MediaTime? {
+        guard let parameters = codecParameters(ofStream: index), parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
+        let block = Int64(parameters.pointee.frame_size), rate = parameters.pointee.sample_rate
+        guard block > 0, rate > 0, packets > 0 else { return nil }
+        let samples = (Int64(packets) + 1) * block
+        return MediaTime(value: samples + samples / 10, timescale: rate)
     }
 
     /// Seeks stream `index` to the last keyframe at or before `time` (stream time, start

@@ -139,6 +139,11 @@ struct PacketSpans {
         return overflow || ticks <= 0 ? nil : ticks
     }
 
+    /// How many packets of stream `index` were read.
+    func packetCount(of index: Int) -> Int {
+        packets[index]?.count ?? 0
+    }
+
     /// The streams seen, in no particular order.
     var streams: Dictionary<Int, [(start: Int64, end: Int64)]>.Keys { packets.keys }
 }

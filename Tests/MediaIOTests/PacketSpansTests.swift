@@ -1,5 +1,7 @@
+import Foundation
 @testable import MediaIO
 import Testing
+import TestSupport
 import Timeline
 
 /// A measured length is the one the packets' content supports (issue 28): a stray damaged
@@ -109,5 +111,24 @@ import Timeline
         Self.frames(10, into: &spans)
         #expect(spans.durationTicks(of: 0, timeBase: Self.timeBase) == Int64(10 * 512))
         #expect(PacketSpans().durationTicks(of: 0, timeBase: Self.timeBase) == nil)
+    }
+
+    /// Audio in fixed blocks lasts no longer than its packets hold (issue 28: a damaged
+    /// time base spread 2 s of AAC over 72 s), and never less than a real stream does:
+    /// for a real 2 s AAC track and an MP3, the bound lies between the stream's length
+    /// and a fifth more.
+    @Test(arguments: ["clip.m4a", "clip.mp3"])
+    func audioContentBoundsARealStreamFromAbove(name: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let path = dir.file(name)
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "sine=frequency=440:sample_rate=44100:duration=2", path])
+        let demuxer = try Demuxer(path: path)
+        let index = try #require(demuxer.streams.firstIndex { $0.kind == .audio })
+        var spans = PacketSpans()
+        try demuxer.readSpans(into: &spans)
+        let content = try #require(demuxer.audioContent(ofStream: index, packets: spans.packetCount(of: index)))
+        #expect(content.seconds >= 2 && content.seconds <= 2.4, "\(name): \(content.seconds) s for 2 s")
     }
 }
