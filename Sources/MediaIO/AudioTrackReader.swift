@@ -18,7 +18,8 @@ public final class AudioTrackReader {
     /// A request this many samples past the window seeks instead of decoding through.
     public var seekAhead: Int64
 
-    private let source: StreamDecoder
+    private var source: StreamDecoder
+    private let trackID: TrackID
     /// Source time 0 in the stream's time: the file's shared origin (`Demuxer.origin(of:)`).
     private let origin: MediaTime
     private let timeBase: MediaTime
@@ -45,6 +46,7 @@ public final class AudioTrackReader {
         self.channels = channels
         self.maximumRead = maximumRead
         seekAhead = Int64(sampleRate) * 2
+        self.trackID = trackID
         source = try StreamDecoder(path: path, trackID: trackID, kind: .audio)
         origin = source.demuxer.origin(of: source.stream)
         timeBase = source.stream.timeBase
@@ -147,10 +149,29 @@ public final class AudioTrackReader {
         // Land a little early: codecs with overlapping transforms (AAC, Opus) decode their
         // first frame after a seek wrong; those samples fall before `position` and are dropped.
         let preRoll = Int64(sampleRate) / 5
-        try source.seek(to: MediaTime(value: position - preRoll, timescale: Int32(sampleRate)) + origin)
+        let target = position - preRoll
+        if target <= 0 {
+            // Back to the start (a music bed looping): the file opened again stands exactly
+            // at its first packet, which no demuxer's seek promises — an MP3 with cover
+            // pictures refuses to seek at all ("Operation not permitted").
+            try reopen()
+        } else {
+            do {
+                try source.seek(to: MediaTime(value: target, timescale: Int32(sampleRate)) + origin)
+            } catch where !error.isSystemFailure {
+                // A demuxer that cannot seek here: decode forward from the start instead
+                // (the window's drop skips what lies before `position`).
+                try reopen()
+            }
+        }
         resampler.reset()
         positioned = false
         ended = false
         bufferCount = 0
+    }
+
+    /// Opens the file again, at its first packet.
+    private func reopen() throws(FFmpegError) {
+        source = try StreamDecoder(path: path, trackID: trackID, kind: .audio)
     }
 }

@@ -11,7 +11,10 @@ final class Decoder {
     let path: String
     let streamIndex: Int
 
-    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true) throws(FFmpegError) {
+    /// `strict`: what the decoder would conceal is an error instead (`AV_EF_EXPLODE`): for
+    /// still pictures, where a JPEG cut short otherwise decodes "fine" with its missing
+    /// rows filled in green.
+    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true, strict: Bool = false) throws(FFmpegError) {
         path = demuxer.path
         streamIndex = index
         guard let parameters = demuxer.codecParameters(ofStream: index) else {
@@ -29,6 +32,7 @@ final class Decoder {
         context.pointee.pkt_timebase = AVRational(num: Int32(clamping: timeBase.value), den: timeBase.timescale)
         context.pointee.thread_count = 0
         context.pointee.thread_type = frameThreads ? FF_THREAD_FRAME | FF_THREAD_SLICE : FF_THREAD_SLICE
+        if strict { context.pointee.err_recognition |= AV_EF_EXPLODE }
         try codecContext.open()
     }
 

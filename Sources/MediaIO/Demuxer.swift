@@ -51,7 +51,13 @@ public final class Demuxer {
     /// `format` (one of `formats`) opens the file with that demuxer without probing it:
     /// for a picture whose format its content told (`contentFormat(of:)`), so that its
     /// name cannot make `image2` claim it by extension.
-    public init(path: String, formats: [String] = Demuxer.containers, format: String? = nil) throws(FFmpegError) {
+    ///
+    /// `probeStreams: false` skips `avformat_find_stream_info`, which decodes a picture
+    /// whole to learn its pixel format: for a still picture, whose header was already read
+    /// and judged (`PictureHeader`) and which is decoded once, next. Its stream then states
+    /// no size; the decoded frame does.
+    public init(path: String, formats: [String] = Demuxer.containers, format: String? = nil,
+                probeStreams: Bool = true) throws(FFmpegError) {
         self.path = path
         self.formats = formats
         self.format = format
@@ -87,7 +93,7 @@ public final class Demuxer {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_open_input", path: path)
         }
         do {
-            try check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info", path: path)
+            if probeStreams { try check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info", path: path) }
         } catch {
             avformat_close_input(&context)
             throw error
@@ -245,7 +251,7 @@ public final class Demuxer {
     }
 
     /// Reads every packet from where the demuxer stands to the end of the file into
-    /// `spans` (no decoding). A read error ends the reading as the end of the file does —
+    /// `spans` (no decoding), but those the container discards (`Packet.isDiscarded`). A read error ends the reading as the end of the file does —
     /// a damaged or truncated tail: what could be read is what the file holds — and
     /// returns false.
     @discardableResult
@@ -258,7 +264,8 @@ public final class Demuxer {
                 return false
             }
             let index = Int(packet.packet.pointee.stream_index)
-            guard streams.indices.contains(index), let start = packet.pts ?? packet.dts else { continue }
+            // Samples an edit list leaves out are not part of the stream's length.
+            guard streams.indices.contains(index), !packet.isDiscarded, let start = packet.pts ?? packet.dts else { continue }
             spans.add(stream: index, start: start, duration: packet.duration)
         }
     }
@@ -266,18 +273,38 @@ public final class Demuxer {
     /// How long each stream really lasts, by reading every packet from where the demuxer
     /// stands (no decoding): for containers that do not say (WebM from browsers, live
     /// recordings) or whose header cannot be believed (`DurationCheck`). From each
-    /// stream's first timestamp to the end of its last packet; streams without timestamps
-    /// are left out. Leaves the demuxer at the end of the file: whoever reads the file
-    /// afterwards opens their own (as `AssetProbe` and the track readers do).
+    /// stream's first timestamp to the end of its last packet, stray damaged timestamps
+    /// far from the rest left out (`PacketSpans`); streams without timestamps are left out. Leaves the demuxer at the end of the file: whoever reads the file
+    /// afterwards opens their own (as `AssetProbe` and the track readers do). Audio in
+    /// fixed blocks lasts no longer than its packets can hold (`audioContent`).
     func measuredDurations() throws(FFmpegError) -> [Int: MediaTime] {
         var spans = PacketSpans()
         try readSpans(into: &spans)
         var durations: [Int: MediaTime] = [:]
         for index in spans.streams {
-            guard let ticks = spans.durationTicks(of: index) else { continue }
-            durations[index] = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
+            // Measured because the header cannot be believed: a packet's stated duration
+            // cannot be either (`PacketSpans.span`).
+            guard let ticks = spans.durationTicks(of: index, timeBase: streams[index].timeBase, trustingDurations: false) else { continue }
+            var duration = streams[index].timeBase.multiplied(by: ticks, dividedBy: 1)
+            if let content = audioContent(ofStream: index, packets: spans.packetCount(of: index)), content < duration {
+                duration = content
+            }
+            durations[index] = duration
         }
         return durations
+    }
+
+    /// How long the audio in `packets` packets of stream `index` can last, when its codec
+    /// codes fixed blocks (AAC 1024 samples, MP3 1152): every packet holds one, whatever
+    /// the timestamps say — a damaged time base (1/1000 for 44.1 kHz AAC) spread 2 s of
+    /// sound over 72. A tenth more and a block spare, for priming and the odd packet
+    /// split. Nil for codecs of varying blocks (PCM, Vorbis, Opus).
+    func audioContent(ofStream index: Int, packets: Int) -> MediaTime? {
+        guard let parameters = codecParameters(ofStream: index), parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
+        let block = Int64(parameters.pointee.frame_size), rate = parameters.pointee.sample_rate
+        guard block > 0, rate > 0, packets > 0 else { return nil }
+        let samples = (Int64(packets) + 1) * block
+        return MediaTime(value: samples + samples / 10, timescale: rate)
     }
 
     /// Seeks stream `index` to the last keyframe at or before `time` (stream time, start

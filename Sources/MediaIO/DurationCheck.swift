@@ -32,10 +32,23 @@ enum DurationCheck {
         let container = usable(demuxer.duration)
         let measured: [Int: MediaTime]
         if let container, !demuxer.durationIsEstimated {
-            if try endsAsStated(demuxer, used) {
+            if let seen = try endsAsStated(demuxer, used) {
                 var stated: [Int: MediaTime] = [:]
-                for stream in used { stated[stream.index] = usable(stream.duration) ?? container }
-                return Durations(container: container, streams: stated)
+                for stream in used {
+                    let duration = usable(stream.duration) ?? container
+                    // Within the tolerance, but short of the stated end: an edit list
+                    // starting inside a frame (a cut made without re-encoding) counts the
+                    // part of the frame it discards. What is shown ends where the last
+                    // shown frame does, as ffmpeg renders it (12 frames of 1 s, not 12.5 s).
+                    if let end = statedEnd(of: stream, in: demuxer), let last = seen[stream.index], last < end,
+                       let shorter = usable(duration - (end - last)) {
+                        stated[stream.index] = shorter
+                    } else {
+                        stated[stream.index] = duration
+                    }
+                }
+                let longest = stated.values.max() ?? container
+                return Durations(container: MediaTime.min(container, longest), streams: stated)
             }
             // Not a header that lies but a file that ends early: every stream's index
             // places media past the end (one stream's alone is a damaged index entry,
@@ -54,22 +67,27 @@ enum DurationCheck {
         return believed(container: container, measured: measured, used: used)
     }
 
-    /// True when every stream in `used` has packets ending where its header says (within
-    /// `differ`'s tolerance). Seeks each stream to `window` before its stated end and reads
-    /// to the end of the file; a stream whose end was already seen reading another's tail
-    /// is not sought again. A seek that fails, or a tail without the stream's packets,
-    /// proves nothing: false.
-    static func endsAsStated(_ demuxer: Demuxer, _ used: [StreamInfo]) throws(FFmpegError) -> Bool {
+    /// When every stream in `used` has packets ending where its header says (within
+    /// `differ`'s tolerance), where each one's last shown packet ends, for those whose
+    /// last packet states its duration; nil otherwise. Seeks each stream to `window`
+    /// before its stated end and reads to the end of the file; a stream whose end was
+    /// already seen reading another's tail is not sought again. A seek that fails, or a
+    /// tail without the stream's packets, proves nothing: nil.
+    static func endsAsStated(_ demuxer: Demuxer, _ used: [StreamInfo]) throws(FFmpegError) -> [Int: MediaTime]? {
         var spans = PacketSpans()
         for stream in used {
-            guard let end = statedEnd(of: stream, in: demuxer) else { return false }
+            guard let end = statedEnd(of: stream, in: demuxer) else { return nil }
             if let seen = seenEnd(of: stream, in: spans), !differ(seen, end) { continue }
             let from = MediaTime.max(stream.startTime ?? .zero, end - window)
-            guard (try? demuxer.seek(stream: stream.index, to: from)) != nil else { return false }
+            guard (try? demuxer.seek(stream: stream.index, to: from)) != nil else { return nil }
             try demuxer.readSpans(into: &spans)
-            guard let seen = seenEnd(of: stream, in: spans), !differ(seen, end) else { return false }
+            guard let seen = seenEnd(of: stream, in: spans), !differ(seen, end) else { return nil }
         }
-        return true
+        var ends: [Int: MediaTime] = [:]
+        for stream in used where spans.endIsTimed(of: stream.index, timeBase: stream.timeBase) {
+            ends[stream.index] = seenEnd(of: stream, in: spans)
+        }
+        return ends
     }
 
     /// Where the header says `stream`'s last packet ends, in stream time: its start plus
@@ -88,7 +106,7 @@ enum DurationCheck {
 
     /// Where the last packet of `stream` read so far ends, in stream time.
     private static func seenEnd(of stream: StreamInfo, in spans: PacketSpans) -> MediaTime? {
-        spans.endTicks(of: stream.index).map { stream.timeBase.multiplied(by: $0, dividedBy: 1) }
+        spans.endTicks(of: stream.index, timeBase: stream.timeBase).map { stream.timeBase.multiplied(by: $0, dividedBy: 1) }
     }
 
     /// The header's durations where the packets agree with them, the measured ones where

@@ -46,4 +46,9 @@ public final class Packet {
 
     /// True when the packet can be decoded on its own (a video sync point).
     public var isKeyframe: Bool { packet.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+    /// True for a sample the container leaves out of the presentation (an MP4 edit list
+    /// starting after it: the frames before a cut made without re-encoding, which are
+    /// decoded only as references). It is not shown and does not count toward the length.
+    public var isDiscarded: Bool { packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }

@@ -6,8 +6,11 @@ import Timeline
 public enum StillImage {
     /// Decodes the first picture of the file at `path` and converts it to `format`
     /// (straight, not premultiplied, alpha for `.rgba`). Throws an `FFmpegError` naming
-    /// the file when it is missing, not an image, or has no picture.
+    /// the file when it is missing, not an image, or has no picture, or when a PNG's or
+    /// JPEG's header breaks `PictureLimits` (judged before decoding, as for still clips:
+    /// an overlay is decoded, converted and premultiplied whole).
     public static func decode(_ path: String, as format: PixelFormat = .rgba) throws(FFmpegError) -> VideoFrame {
+        if StillPicture.isPicture(path) { _ = try StillPicture.checkedHeader(path) }
         let source = try StreamDecoder(path: path, kind: .video, formats: Demuxer.images)
         let decoded = try VideoFrame()
         guard try source.decodeNext(into: decoded.frame) else {

@@ -36,19 +36,36 @@ public final class StillPicture {
     public static let formats = ["png_pipe", "jpeg_pipe"]
 
     /// Decodes the picture at `path` and prepares it over `background`. Throws an
-    /// `FFmpegError` naming the file when it is missing, not a PNG or JPEG, too large,
-    /// or cannot be decoded (truncated, corrupt).
+    /// `FFmpegError` naming the file when it is missing, not a PNG or JPEG, too large
+    /// (judged from its header, before decoding: `PictureLimits`), or cannot be decoded
+    /// whole (truncated, corrupt: strictly, nothing concealed).
     public init(path: String, background: Color = .black) throws(FFmpegError) {
         self.path = path
-        let source = try StreamDecoder(path: path, kind: .video, formats: Self.formats, format: try Self.format(of: path))
-        if let stated = source.stream.size { try Self.checkSize(stated, path: path) }
+        let header = try Self.checkedHeader(path)
+        // Decoded once: the stream is not probed (that decodes it too), the header told
+        // what it holds.
+        let source = try StreamDecoder(path: path, kind: .video, formats: Self.formats, format: try Self.format(of: path),
+                                       probeStreams: false, strict: true)
         let decoded = try VideoFrame()
-        guard try source.decodeNext(into: decoded.frame) else {
+        let decodedWhole: Bool
+        do {
+            decodedWhole = try source.decodeNext(into: decoded.frame)
+        } catch where !error.isSystemFailure {
+            throw FFmpegError(code: error.code, function: error.function, path: path, streamIndex: source.streamIndex,
+                              note: "the picture is truncated or damaged: its data cannot be decoded whole")
+        }
+        // The decoder may still flag what it patched over (`decode_error_flags`, a
+        // corrupt frame): a picture is shown whole or not at all.
+        guard decodedWhole, decoded.frame.pointee.decode_error_flags == 0,
+              decoded.frame.pointee.flags & AV_FRAME_FLAG_CORRUPT == 0 else {
             throw FFmpegError(code: FFmpegError.invalidData, function: "avcodec_receive_frame", path: path, streamIndex: source.streamIndex,
                               note: "the picture could not be decoded (truncated or damaged)")
         }
+        guard decoded.size == header.size else {
+            throw FFmpegError(code: FFmpegError.invalidData, function: "avcodec_receive_frame", path: path, streamIndex: source.streamIndex,
+                              note: "the picture decodes to \(decoded.size) pixels where its header says \(header.size) (damaged)")
+        }
         size = decoded.size
-        try Self.checkSize(size, path: path)
         displayMatrix = Self.displayMatrix(of: decoded)
         Self.relabelJPEGRange(decoded)
         let whole = PixelRect(size: size)
@@ -117,19 +134,24 @@ public final class StillPicture {
 
     /// Checks the picture's header and decodes it once without keeping it: its size (as
     /// stored), codec (`png`, `mjpeg`) and orientation, or an `FFmpegError` naming the file
-    /// when it cannot be decoded (truncated, damaged). A picture larger than `PictureLimits`
-    /// allow is reported with its size, undecoded (no orientation), for the caller to refuse
-    /// in its own words.
+    /// when its header breaks a `PictureLimits` limit (which one, in words, undecoded) or
+    /// it cannot be decoded (truncated, damaged).
     public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String, displayMatrix: DisplayMatrix?) {
-        let demuxer = try Demuxer(path: path, formats: formats, format: try format(of: path))
-        guard let stream = demuxer.streams.first(where: { $0.kind == .video }), let stated = stream.size,
-              stated.width > 0, stated.height > 0 else {
-            throw FFmpegError(code: FFmpegError.invalidData, function: "avformat_find_stream_info", path: path,
-                              note: "the picture has no size (truncated or damaged)")
-        }
-        if !PictureLimits.allow(stated) { return (stated, stream.codecName, nil) }
+        let header = try checkedHeader(path)
         let picture = try StillPicture(path: path)
-        return (picture.size, stream.codecName, picture.displayMatrix)
+        return (picture.size, header.codec, picture.displayMatrix)
+    }
+
+    /// The picture's header, read before anything decodes it, when it keeps within
+    /// `PictureLimits`; else an `FFmpegError` naming the file and the limit it breaks.
+    static func checkedHeader(_ path: String) throws(FFmpegError) -> PictureHeader {
+        _ = try format(of: path)
+        let header = try PictureHeader.read(path)
+        if let problem = PictureLimits.problem(header.size, bytesPerPixel: header.bytesPerPixel) {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "picture size", path: path,
+                              note: "the picture is \(header.size) pixels: \(problem); dropcut reads pictures of \(PictureLimits.description)")
+        }
+        return header
     }
 
     /// The display matrix the decoder attached to `frame` (a JPEG's EXIF orientation tag,
@@ -141,13 +163,6 @@ public final class StillPicture {
               let matrix = DisplayMatrix(sideData: side.pointee.data.map(UnsafeRawPointer.init), size: Int(side.pointee.size)),
               matrix.clockwiseQuarterTurns != 0 || matrix.isMirrored else { return nil }
         return matrix
-    }
-
-    private static func checkSize(_ size: PixelSize, path: String) throws(FFmpegError) {
-        guard PictureLimits.allow(size) else {
-            throw FFmpegError(code: cff_averror(EINVAL), function: "picture size", path: path,
-                              note: "the picture is \(size) pixels; dropcut reads pictures of \(PictureLimits.description)")
-        }
     }
 
     /// A JPEG's full-range `yuvj` picture relabelled as the plain format with its range in

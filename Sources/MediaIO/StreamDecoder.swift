@@ -26,10 +26,12 @@ final class StreamDecoder {
 
     /// Opens track `trackID` (stream index + 1) of `path`, which must be a `kind` stream;
     /// with no track id, the file's first `kind` stream. `format` forces the demuxer
-    /// (`Demuxer.init(path:formats:format:)`).
+    /// (`Demuxer.init(path:formats:format:probeStreams:)`); `strict` makes what the decoder
+    /// would conceal an error (`Decoder`): for still pictures.
     init(path: String, trackID: TrackID? = nil, kind: StreamInfo.Kind,
-         formats: [String] = Demuxer.containers, format: String? = nil) throws(FFmpegError) {
-        let demuxer = try Demuxer(path: path, formats: formats, format: format)
+         formats: [String] = Demuxer.containers, format: String? = nil, probeStreams: Bool = true,
+         strict: Bool = false) throws(FFmpegError) {
+        let demuxer = try Demuxer(path: path, formats: formats, format: format, probeStreams: probeStreams)
         let index = trackID.map { Int($0) - 1 } ?? demuxer.streams.firstIndex { $0.kind == kind } ?? -1
         guard demuxer.streams.indices.contains(index), demuxer.streams[index].kind == kind else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "\(kind) track \(trackID.map { "\($0)" } ?? "(first)")",
@@ -37,7 +39,7 @@ final class StreamDecoder {
         }
         self.demuxer = demuxer
         streamIndex = index
-        decoder = try Decoder(demuxer: demuxer, stream: index)
+        decoder = try Decoder(demuxer: demuxer, stream: index, strict: strict)
         packet = try Packet()
     }
 

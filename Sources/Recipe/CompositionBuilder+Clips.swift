@@ -6,12 +6,16 @@ extension CompositionBuilder {
         var placed: [PlacedClip] = []
         for (index, var spec) in recipe.clips.enumerated() {
             let path = spec.source == "{input}" ? input : spec.source
-            let media: ProbedMedia
-            media = try probeMedia(path, key: "clips[\(index)].source", at: spec.source == "{input}" ? nil : spec.location)
+            let media = try probeMedia(path, key: "clips[\(index)].source", at: spec.source == "{input}" ? nil : spec.location)
             guard let video = media.video else {
                 let codecs = media.undecodableVideoCodecs
                 throw .media(path: path, reason: codecs.isEmpty ? "has no video track"
                     : "its video uses a codec this build of FFmpeg cannot decode (\(codecs.joined(separator: ", ")))")
+            }
+            // A length is a number from the file: longer than any time a recipe may state
+            // (24 hours) is a damaged or hostile header, not a clip to render for days.
+            for range in [video.timeRange, media.audio?.timeRange].compactMap({ $0 }) where range.duration > RecipeLimits.maximumTime {
+                throw .media(path: path, reason: "it lasts \(Int(range.duration.seconds.rounded())) s by its timestamps; dropcut reads clips of at most \(RecipeLimits.maximumTimeText)")
             }
             if video.isStillImage, !PictureLimits.allow(video.encodedSize) {
                 throw .media(path: path, reason: "its picture is \(video.encodedSize) pixels; dropcut reads pictures of \(PictureLimits.description)")

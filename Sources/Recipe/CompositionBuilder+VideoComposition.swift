@@ -11,8 +11,12 @@ extension CompositionBuilder {
             frameDuration = MediaTime(seconds: 1).multiplied(by: Int64(fps.timescale), dividedBy: fps.value)
         } else {
             // The highest source rate, capped at 60 fps; a deinterlaced clip's is its field rate.
+            // At least 1 fps, the least `output.fps` may ask: the rate is the file's word,
+            // and a damaged one (a sample delta flipped to 4369 s makes FFmpeg's average
+            // rate 405/32783) made one output frame of 81 s for a composition of 1.6 s.
             let shortest = clips.map(shownFrameDuration).filter { $0 > .zero }.min() ?? MediaTime(value: 1, timescale: 30)
-            frameDuration = MediaTime.max(shortest, MediaTime(value: 1, timescale: 60))
+            let slowest = MediaTime(value: 1, timescale: Int32(RecipeLimits.frameRate.lowerBound))
+            frameDuration = MediaTime.min(MediaTime.max(shortest, MediaTime(value: 1, timescale: 60)), slowest)
         }
         var instructions: [VideoCompositionInstruction] = []
         var ramps: [Ramp<Timeline.AffineTransform>?] = []

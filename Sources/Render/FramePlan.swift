@@ -46,7 +46,9 @@ public struct FrameScheduler: Sendable {
     /// Frames in the output: enough to cover the composition's duration.
     public var frameCount: Int {
         guard let ratio = composition.duration.ratio(to: videoComposition.frameDuration), ratio.numerator > 0 else { return 0 }
-        return Int((ratio.numerator + ratio.denominator - 1) / ratio.denominator)
+        // Clamped: a composition is bounded long before (the builder's 24 hours), but a
+        // conversion that traps must not be the bound.
+        return Int(clamping: (ratio.numerator + ratio.denominator - 1) / ratio.denominator)
     }
 
     /// The presentation time of frame `index`.

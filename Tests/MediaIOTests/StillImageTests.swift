@@ -79,4 +79,21 @@ import TestSupport
             #expect(!error.message.isEmpty)
         }
     }
+
+    /// An overlay picture is held against the same limits as a still clip, from its
+    /// header, before decoding (issue 28: an overlay is decoded, converted to RGBA and
+    /// premultiplied whole, three copies of whatever size the header states).
+    @Test func anOversizedOverlayPictureIsRefusedFromItsHeader() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let path = dir.file("huge.png")
+        try StillPictureTests.pngHeader(width: 20000, height: 100).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try StillImage.decode(path)
+            Issue.record("a 20000-pixel-wide overlay was decoded")
+        } catch {
+            #expect(error.path == path)
+            #expect("\(error)".contains("it is 20000 pixels wide, more than 16384"), "\(error)")
+        }
+    }
 }

@@ -56,6 +56,92 @@ import Timeline
         }
     }
 
+    /// Issue 28: a JPEG cut short decoded "fine", the missing rows green, and rendered
+    /// with exit 0. Cut anywhere in its scan data — near the start, in the middle, just
+    /// before the end marker — it fails naming the file and saying why; the whole file
+    /// decodes.
+    @Test(arguments: [0.1, 0.3, 0.5, 0.8, 0.97])
+    func aJPEGCutShortAnywhereFailsNamingTheFile(fraction: Double) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let whole = try Self.makeImage(dir, "whole.jpg", source: "testsrc=size=320x240", format: "yuvj420p", codec: ["-q:v", "3"])
+        _ = try StillPicture(path: whole)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir.file("cut.jpg")
+        try bytes.prefix(Int(Double(bytes.count) * fraction)).write(to: URL(fileURLWithPath: cut))
+        do {
+            _ = try StillPicture(path: cut)
+            Issue.record("a JPEG cut at \(fraction) of its \(bytes.count) bytes decoded")
+        } catch {
+            #expect("\(error)".hasPrefix(cut + ": "), "\(error)")
+            #expect("\(error)".contains("truncated or damaged"), "\(error)")
+        }
+    }
+
+    /// Issue 28: a 16-bit RGBA PNG bomb — 16384x6102, inside the pixel limits, 8 bytes a
+    /// pixel: 800 MB decoded from about 1 MB of file — is refused from its header, naming
+    /// the file and the byte limit, before anything decodes it (it took 1.4 GB and 15 s
+    /// to probe).
+    @Test func aSixteenBitPNGBombIsRefusedBeforeDecoding() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let bomb = try Self.makeImage(dir, "bomb.png", source: "color=gray:size=16384x6102", format: "rgba64be")
+        let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: bomb)[.size] as? Int)
+        try #require(fileBytes < 4 << 20, "the bomb should compress to a small file, it is \(fileBytes) bytes")
+        let start = Date()
+        do {
+            _ = try AssetProbe().probe(bomb)
+            Issue.record("a 800 MB picture was probed")
+        } catch {
+            let message = "\(error)"
+            #expect(message.hasPrefix(bomb + ": "), "\(message)")
+            #expect(message.contains("16384x6102 pixels: it takes 799 MB decoded (8 bytes a pixel), more than 400 MB"), "\(message)")
+        }
+        #expect(Date().timeIntervalSince(start) < 1, "refused from the header, without decoding")
+    }
+
+    /// Sizes FFmpeg will not state were reported as "no size (truncated or damaged)": the
+    /// refusal now says which limit the header breaks, or that the width is zero.
+    @Test(arguments: [(16384, 16384, "it is 268.4 megapixels, more than 100"),
+                      (65000, 65000, "it is 65000 pixels wide, more than 16384"),
+                      (0, 240, "its width is zero")])
+    func anOversizedHeaderSaysWhichLimitItBreaks(width: Int, height: Int, problem: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        // A valid PNG whose header states the size: the compressed rows need not follow,
+        // as nothing may decode them.
+        let path = dir.file("big.png")
+        try Self.pngHeader(width: UInt32(width), height: UInt32(height)).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try AssetProbe().probe(path)
+            Issue.record("\(width)x\(height) probed")
+        } catch {
+            #expect("\(error)".hasPrefix(path + ": "), "\(error)")
+            #expect("\(error)".contains("the picture is \(width)x\(height) pixels: \(problem)"), "\(error)")
+        }
+    }
+
+    /// The PNG signature and an IHDR chunk (8-bit RGB) with its CRC.
+    static func pngHeader(width: UInt32, height: UInt32) -> Data {
+        var chunk = Data("IHDR".utf8)
+        for value in [width, height] { withUnsafeBytes(of: value.bigEndian) { chunk.append(contentsOf: $0) } }
+        chunk.append(contentsOf: [8, 2, 0, 0, 0])
+        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        withUnsafeBytes(of: UInt32(13).bigEndian) { data.append(contentsOf: $0) }
+        data.append(chunk)
+        withUnsafeBytes(of: crc32(chunk).bigEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
     /// One frame for the whole span: every call hands back the same picture, converted
     /// once to 8-bit video-range 4:2:0.
     @Test func thePictureIsDecodedAndConvertedOnce() throws {

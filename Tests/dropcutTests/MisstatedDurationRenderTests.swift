@@ -53,4 +53,24 @@ import TestSupport
         let seconds = try FFprobe.format(of: output).duration.flatMap(Double.init) ?? 0
         #expect(abs(seconds - 2) < 0.1, "\(seconds) s")
     }
+
+    /// Issue 28: a clip whose header and packets agree on more than 24 hours — two frames
+    /// 50 000 s apart, a few hundred bytes — is refused by name with its length, not
+    /// rendered for days (as a damaged time base could make any clip).
+    @Test func aClipLongerThanADayIsRefusedByName() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = dir.file("long.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=red:size=64x64:rate=1/50000", "-frames:v", "2",
+                                          "-c:v", "libx264", "-preset", "ultrafast", clip])
+        try #require(Double(try FFprobe.format(of: clip).duration ?? "") == 100_000)
+        let output = dir.file("out.mp4")
+        let result = try Command.run("timeout", ["-s", "KILL", "60", try BuildProducts.executable(named: "dropcut"),
+                                                 "render", "--output", output, clip])
+        #expect(result.status == 1, "\(result.stderr.suffix(600))")
+        #expect(result.stderr.contains("\(clip): it lasts 100000 s by its timestamps; dropcut reads clips of at most 24 hours (86400 s)"),
+                "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
 }

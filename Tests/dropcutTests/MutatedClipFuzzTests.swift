@@ -60,6 +60,107 @@ import TestSupport
         #expect(rendered + refused == 20)
     }
 
+    /// The clips phones write, as issue 28 met them: an iPhone-style MOV (H.264 with a
+    /// rotation matrix, AAC) and an HEVC `hvc1` MP4 with AAC, 2 s each. The CLI (5.1)
+    /// writes a rotation only when copying streams, so the MOV is encoded, then copied
+    /// with its matrix.
+    static func phoneClip(_ kind: String, in dir: TemporaryDirectory) throws -> String {
+        let source = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi",
+                      "-i", "sine=frequency=440:sample_rate=44100", "-t", "\(phoneClipSeconds)", "-pix_fmt", "yuv420p", "-c:a", "aac"]
+        let quiet = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
+        switch kind {
+        case "mov":
+            try Command.runChecked("ffmpeg", quiet + source + ["-c:v", "libx264", dir.file("plain.mov")])
+            try Command.runChecked("ffmpeg", quiet + ["-i", dir.file("plain.mov"), "-c", "copy", "-metadata:s:v:0", "rotate=90",
+                                                      dir.file("phone.mov")])
+            return dir.file("phone.mov")
+        default:
+            try Command.runChecked("ffmpeg", quiet + source + ["-c:v", "libx265", "-tag:v", "hvc1", "-x265-params", "log-level=error",
+                                                               dir.file("hevc.mp4")])
+            return dir.file("hevc.mp4")
+        }
+    }
+
+    static let phoneClipSeconds = 2
+
+    /// The longest a render of a 2 s clip may take: a generous multiple of its length
+    /// (a debug build renders one in about 1 s) and a fixed allowance for starting up.
+    /// Before issue 28's fix, a damaged timestamp made renders of these clips run for hours.
+    static let renderBound = 10 * phoneClipSeconds + 10
+
+    /// Issue 28: whole-file mutations (header included) at the ratio that made three of
+    /// 200 phone clips render for hours. Each render ends within `renderBound`, with exit
+    /// 0 and video or exit 1 naming the file. Seeds 1–20, and those that hung on these
+    /// exact clips before the fix (a frame at 2185 s through a damaged `ctts` entry,
+    /// frames spread an hour apart through a damaged `stts` delta, all frames after the
+    /// fourth shifted 2184 s away).
+    @Test(arguments: [("mov", [15, 35, 41, 49, 257, 310]), ("mp4", [8, 12, 41, 51])])
+    func mutatedPhoneClipsRenderInTimeOrFailCleanly(kind: String, hung: [Int]) throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.phoneClip(kind, in: dir)
+        if kind == "mov" {
+            let streams = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_streams", clip])
+            try #require(streams.contains("rotation="), "the MOV should carry a rotation matrix")
+        }
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        var rendered = 0, refused = 0, slowest = 0.0
+        let seeds = Array(1...20) + hung
+        for seed in seeds {
+            let mutated = dir.file("m\(seed).\(kind)"), output = dir.file("out/o\(seed).mp4")
+            try Self.mutate(clip, seed: seed, ratio: "0.0005", to: mutated)
+            let start = Date()
+            let result = try Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", dropcut, "render", "--output", output, mutated])
+            let seconds = Date().timeIntervalSince(start)
+            slowest = max(slowest, seconds)
+            let what = "\(kind) seed \(seed): status \(result.status) after \(String(format: "%.1f", seconds)) s\n\(result.stderr.suffix(600))"
+            #expect(result.status != 137, "killed after \(Self.renderBound) s: the render of a 2 s clip hung. \(what)")
+            switch try Self.judge(result, output: output, naming: mutated, what) {
+            case true?: rendered += 1
+            case false?: refused += 1
+            case nil: break
+            }
+        }
+        print("mutated \(kind) clips: \(rendered) rendered, \(refused) refused, slowest \(String(format: "%.1f", slowest)) s")
+        #expect(rendered + refused == seeds.count)
+        #expect(rendered > 0, "some lightly damaged copies should render")
+    }
+
+    /// Issue 28: a phone's clip is variable-rate, its sample deltas (`stts`) several
+    /// entries. One bit flipped in the delta of the frame that held 7 frame times makes it
+    /// last 4369 s, the frames after it following: a composition of 4370 s from a 2 s clip.
+    /// The render ends within `renderBound`, its output no longer than the clip.
+    @Test func aDamagedSampleDeltaInAVariableRateClipEndsInTime() throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("vfr.mov")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2",
+                                          "-vf", "select='not(between(n\\,20\\,25))'", "-vsync", "vfr",
+                                          "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", clip])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        let stts = try #require(bytes.indices.dropLast(16).first { bytes[$0..<$0 + 4].elementsEqual("stts".utf8) })
+        func read32(_ at: Int) -> UInt32 { bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        let entries = Int(read32(stts + 8))
+        // The entry of one sample: the frame before the six dropped ones.
+        let single = try #require((0..<entries).first { read32(stts + 12 + 8 * $0) == 1 }, "stts: \(entries) entries")
+        bytes[stts + 12 + 8 * single + 4] |= 0x04   // bit 26 of the delta
+        let damaged = dir.file("damaged.mov")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+
+        let output = dir.file("out.mp4")
+        let start = Date()
+        let result = try Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", try BuildProducts.executable(named: "dropcut"),
+                                                 "render", "--output", output, damaged])
+        let seconds = Date().timeIntervalSince(start)
+        #expect(result.status == 0 || result.status == 1, "status \(result.status) after \(seconds) s\n\(result.stderr.suffix(600))")
+        if result.status == 0 {
+            let length = Double(try FFprobe.format(of: output).duration ?? "") ?? .infinity
+            #expect(length <= 2.1, "the output lasts \(length) s")
+        }
+        print("damaged stts delta: status \(result.status) in \(String(format: "%.1f", seconds)) s")
+    }
+
     /// Issue 18: of lightly damaged copies (bit errors past the header, as a flaky card or
     /// link leaves them), dropcut renders at least as many as ffmpeg renders with video —
     /// before damaged packets were concealed it rendered almost none.

@@ -345,14 +345,15 @@ import TestSupport
         #expect(last.average >= 35, "\(last)")
         #expect(wrong.average < 25, "\(wrong)")
 
-        for (name, size) in [("wide.jpg", "17000x16"), ("huge.jpg", "12000x9000")] {
+        for (name, size, problem) in [("wide.jpg", "17000x16", "it is 17000 pixels wide, more than 16384"),
+                                      ("huge.jpg", "12000x9000", "it is 108.0 megapixels, more than 100")] {
             let path = dir.file(name)
             try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                               "-i", "color=c=gray:s=\(size)", "-frames:v", "1", path])
             let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: \(name), duration: 1 }\n", name: "\(name).yaml")
             let refused = try DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("\(name).mp4"), clip])
             #expect(refused.status == 1, "\(name): \(refused.stderr)")
-            #expect(refused.stderr.contains("\(path): its picture is \(size) pixels; dropcut reads pictures of at most 16384 pixels a side and 100 megapixels"),
+            #expect(refused.stderr.contains("\(path)") && refused.stderr.contains("the picture is \(size) pixels: \(problem); dropcut reads pictures of at most 16384 pixels a side, 100 megapixels and 400 MB decoded"),
                     "\(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir.file("\(name).mp4")))
         }
@@ -398,6 +399,53 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.stderr.contains(cut + ": "), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).isEmpty)
+    }
+
+    /// Issue 28: a truncated JPEG rendered with a flat green lower part (exit 0). Now the
+    /// render fails naming it, and no output is left.
+    @Test func aTruncatedJPEGFailsTheRenderNamingIt() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let whole = try Self.jpeg(dir, "whole.jpg", source: "testsrc=size=320x240", orientation: 1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir.file("cut.jpg")
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: cut.jpg, duration: 1 }\n")
+        let output = dir.file("out.mp4")
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(cut + ": "), "\(result.stderr)")
+        #expect(result.stderr.contains("truncated or damaged"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Issue 28: a 16-bit RGBA PNG of 16384x6102 (about 1 MB, 800 MB decoded) as a clip
+    /// is refused from its header, naming the file and the byte limit, within a bounded
+    /// peak memory (it took 1.77 GB and 21.6 s before).
+    @Test func aSixteenBitPNGBombIsRefusedInBoundedMemory() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let bomb = dir.file("bomb.png")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=gray:size=16384x6102", "-frames:v", "1", "-pix_fmt", "rgba64be", bomb])
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: bomb.png, duration: 1 }\n")
+        let output = dir.file("out.mp4")
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        let run = try PeakMemory.run(dropcut, ["render", "--recipe", recipe, "--output", output, clip])
+        // Against the same render of a small PNG, measured the same way (a spawned child's
+        // peak also counts what it shared with this test process before exec).
+        _ = try Self.png(dir, "small.png", source: "testsrc=size=320x240")
+        let small = try Self.recipe(dir, "version: 1\nclips:\n  - { source: small.png, duration: 1 }\n", name: "small.yaml")
+        let baseline = try PeakMemory.run(dropcut, ["render", "--recipe", small, "--output", dir.file("small.mp4"), clip])
+        print("16-bit PNG bomb: refused in \(String(format: "%.2f", run.seconds)) s, peak \(Int(run.peakMiB)) MiB (a small still's render: \(Int(baseline.peakMiB)) MiB)")
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains(bomb), "\(run.stderr)")
+        #expect(run.stderr.contains("it takes 799 MB decoded (8 bytes a pixel), more than 400 MB"), "\(run.stderr)")
+        #expect(baseline.status == 0, "\(baseline.stderr)")
+        #expect(run.peakMiB < baseline.peakMiB + 50, "peak \(run.peakMiB) MiB against \(baseline.peakMiB) MiB")
+        #expect(!FileManager.default.fileExists(atPath: output))
     }
 
     @Test func probeAndPlanShowTheStill() throws {
