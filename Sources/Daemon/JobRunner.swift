@@ -508,7 +508,10 @@ struct JobRunner: Sendable {
         DurableFiles.removeTree(claimedDirectory(record, folder))
         var log = log ?? logger(for: record, folder: folder)
         log[metadataKey: "DROPCUT_OUTPUT"] = "\(errorFile)"
-        log.error("failed \(record.input): \(reason)", metadata: ["MESSAGE_ID": "\(MessageID.jobFailed.rawValue)"])
+        // The reason names the clip already when it is about the clip ("clip.mov: is not a
+        // video…"): said once.
+        let cause = reason.hasPrefix(record.input + ": ") ? String(reason.dropFirst(record.input.count + 2)) : reason
+        log.error("failed \(record.input): \(cause)", metadata: ["MESSAGE_ID": "\(MessageID.jobFailed.rawValue)"])
     }
 }
 

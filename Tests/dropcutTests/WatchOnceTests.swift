@@ -111,6 +111,9 @@ import TestSupport
         }
         #expect(failedEntries.count == 3)
         #expect(failedEntries.allSatisfy { $0["PRIORITY"] == "3" })
+        // The clip named once, then the cause in words.
+        #expect(failedEntries.contains { $0["MESSAGE"]?.hasPrefix("failed corrupt.mov: is not a video or audio file dropcut can read\n  detail: ") == true },
+                "\(failedEntries.map { $0["MESSAGE"] ?? "" })")
         for entry in failedEntries {
             #expect(try JournalCatalog.missingFields(for: MessageID.jobFailed.rawValue, in: entry) == [])
         }
