@@ -24,9 +24,9 @@ public struct VideoEncoderSettings: Sendable, Hashable {
     /// characteristics SEI naming HLG).
     public var color: ColorDescription
 
-    /// Settings with dropcut's recipe defaults for the quality knobs (crf 20, veryfast).
-    public init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = 20,
-                preset: String = "veryfast", pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709) {
+    /// Settings with dropcut's recipe defaults for the quality knobs (`EncodingDefaults`).
+    public init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = EncodingDefaults.crf,
+                preset: String = EncodingDefaults.preset, pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709) {
         self.codec = codec
         self.size = size
         self.frameDuration = frameDuration

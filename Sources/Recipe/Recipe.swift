@@ -66,8 +66,8 @@ public struct Recipe: Sendable, Hashable {
         public var codec: Codec = .h264
         /// True when the recipe names the codec (an HDR output then needs it to be HEVC).
         public var codecIsExplicit = false
-        public var crf: Int = 20
-        public var preset: String = "veryfast"
+        public var crf: Int = EncodingDefaults.crf
+        public var preset: String = EncodingDefaults.preset
     }
 
     public struct AudioCodec: Sendable, Hashable {

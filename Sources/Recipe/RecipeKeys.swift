@@ -1,4 +1,5 @@
 import Foundation
+import Timeline
 
 /// One key of the recipe language, as the reference documents it.
 ///
@@ -82,9 +83,9 @@ public enum RecipeReference {
                   "Video encoding."),
         RecipeKey("output.video.codec", "`h264` or `hevc`", default: "`h264`; `hevc` for HDR outputs", example: "hevc",
                   "H.264 (libx264) or HEVC (libx265). HDR outputs are HEVC: `h264` with `dynamic_range: hdr` or `source` is an error."),
-        RecipeKey("output.video.crf", "whole number \(RecipeLimits.crf.lowerBound) to \(RecipeLimits.crf.upperBound)", default: "`20`", example: "18",
+        RecipeKey("output.video.crf", "whole number \(RecipeLimits.crf.lowerBound) to \(RecipeLimits.crf.upperBound)", default: "`\(EncodingDefaults.crf)`", example: "18",
                   "Constant rate factor: lower is better quality and larger files."),
-        RecipeKey("output.video.preset", "an x264 preset, `ultrafast` to `placebo`", default: "`veryfast`", example: "medium",
+        RecipeKey("output.video.preset", "an x264 preset, `ultrafast` to `placebo`", default: "`\(EncodingDefaults.preset)`", example: "medium",
                   "Encoder speed against compression."),
         RecipeKey("output.audio", "mapping", default: "see `output.audio.*`", example: "{ codec: aac, bitrate: 160k }",
                   "Audio encoding and level."),

@@ -8,9 +8,9 @@ public struct ExportSettings: Sendable, Hashable {
     /// SDR (8-bit BT.709) or HLG (10-bit BT.2020, HEVC only: Main 10).
     public var dynamicRange: OutputDynamicRange = .sdr
     /// x264/x265 constant rate factor.
-    public var crf = 20
+    public var crf = EncodingDefaults.crf
     /// x264/x265 speed preset.
-    public var preset = "veryfast"
+    public var preset = EncodingDefaults.preset
     /// AAC bits per second.
     public var audioBitrate = 160_000
     /// Output sample rate; nil: the first audio source's, when AAC has it, else 48 kHz.
