@@ -276,12 +276,9 @@ final class OverlayRenderer {
             throw PreparationError(path: path, reason: "\(error.function): \(error.message)")
         }
         // The size it is drawn at, checked before anything that size is made.
-        let drawn = width.map { width in
-            let targetWidth = max(1, min(width, Double(limit.width) + 1).rounded())
-            return (targetWidth, (Double(decoded.height) * targetWidth / Double(decoded.width)).rounded())
-        } ?? (Double(decoded.width), Double(decoded.height))
-        guard drawn.0 <= Double(limit.width), drawn.1 <= Double(limit.height) else {
-            throw PreparationError(path: path, reason: "drawn at \(Int(drawn.0))x\(Int(min(drawn.1, 1e9))) it is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output): give it a smaller width")
+        let drawn = Self.drawnSize(of: decoded.size, width: width)
+        guard drawn.width <= limit.width, drawn.height <= limit.height else {
+            throw PreparationError(path: path, reason: "drawn at \(drawn) it is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output): give it a smaller width")
         }
         let premultiplied = try VideoFrame(width: decoded.width, height: decoded.height, pixelFormat: .rgba)
         decoded.withPlane(0) { source, sourceStride in
@@ -296,10 +293,17 @@ final class OverlayRenderer {
                 }
             }
         }
-        guard let width, Int(width.rounded()) != decoded.width else { return premultiplied }
+        guard drawn != decoded.size else { return premultiplied }
+        return try resize(premultiplied, to: drawn)
+    }
+
+    /// A picture of `size` drawn `width` wide (its own width when nil), height by aspect
+    /// ratio. The width is a recipe length (at most 32768 px), so the sizes fit an Int.
+    private static func drawnSize(of size: PixelSize, width: Double?) -> PixelSize {
+        guard let width else { return size }
         let targetWidth = max(1, Int(width.rounded()))
-        let targetHeight = max(1, Int((Double(decoded.height) * Double(targetWidth) / Double(decoded.width)).rounded()))
-        return try resize(premultiplied, to: PixelSize(width: targetWidth, height: targetHeight))
+        return PixelSize(width: targetWidth,
+                         height: max(1, Int((Double(size.height) * Double(targetWidth) / Double(size.width)).rounded())))
     }
 
     /// A premultiplied RGBA picture resampled with Lanczos (premultiplied, so edges do not
