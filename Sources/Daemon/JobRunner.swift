@@ -64,7 +64,7 @@ struct JobRunner: Sendable {
     /// A reason as the person who dropped the clip reads it: the clip and its sidecars by
     /// the names they were dropped with (`broken.mp4: is not a video…`), not by their
     /// claimed paths. Journal fields keep the full paths (`droppedPath`).
-    func droppedNames(_ text: String, _ record: JobRecord, _ folder: FolderConfig) -> String {
+    func namedAsDropped(_ text: String, _ record: JobRecord, _ folder: FolderConfig) -> String {
         text.replacingOccurrences(of: claimedDirectory(record, folder) + "/", with: "")
     }
 
@@ -278,14 +278,14 @@ struct JobRunner: Sendable {
                 if let lost = keeper.lostReason(record.id) { throw JobFailure.lost(lost) }
                 throw CancellationError()
             }
-            record.recordAttempt(droppedNames(failure.reason, record, folder))
+            record.recordAttempt(namedAsDropped(failure.reason, record, folder))
             if exit.outcome == nil || exit.stoppedBy != nil {
                 var log = log
                 log[metadataKey: "DROPCUT_WORKER_PID"] = "\(pid)"
                 if let signal = exit.signal { log[metadataKey: "SIGNAL"] = "\(signal)" }
                 // A crash's report (a trap's message, the backtrace): what a bug report needs.
                 if !exit.stderr.isEmpty { log[metadataKey: "DROPCUT_WORKER_STDERR"] = "\(exit.stderr)" }
-                log.error("\(record.input): attempt \(record.attempts): \(droppedNames(failure.reason, record, folder))",
+                log.error("\(record.input): attempt \(record.attempts): \(namedAsDropped(failure.reason, record, folder))",
                           metadata: ["MESSAGE_ID": "\(MessageID.workerFailed.rawValue)"])
             }
             throw failure
@@ -354,10 +354,10 @@ struct JobRunner: Sendable {
         // symlink dropped into an inbox could name any file the daemon can read).
         if lstat(input, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw JobFailure.permanent("\(droppedNames(input, record, folder)): not a regular file (a symlink, FIFO or device is never read)", errno: nil)
+                throw JobFailure.permanent("\(namedAsDropped(input, record, folder)): not a regular file (a symlink, FIFO or device is never read)", errno: nil)
             }
             if info.st_size == 0 {
-                throw JobFailure.permanent("\(droppedNames(input, record, folder)): the file is empty (0 bytes)", errno: nil)
+                throw JobFailure.permanent("\(namedAsDropped(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
         }
         // From here on the clip is read by its worker only: a daemon death is no strike.
@@ -451,7 +451,7 @@ struct JobRunner: Sendable {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
         // Named before the fence: it renames the claimed folder the reason's paths are in.
-        let reason = droppedNames(failure.reason, record, folder)
+        let reason = namedAsDropped(failure.reason, record, folder)
         try fence(&record, folder: folder)
         record.error = reason
         record.state = .failing

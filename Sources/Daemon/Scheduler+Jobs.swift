@@ -239,7 +239,7 @@ extension Scheduler {
                 waitingFor[record.id] = failure.reason
             } else {
                 waitingFor[record.id] = nil
-                log.warning("\(record.input): \(runner.droppedNames(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
+                log.warning("\(record.input): \(runner.namedAsDropped(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
                             metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
             }
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
