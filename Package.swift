@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "dropcut", targets: ["dropcut"]),
+        .library(name: "Support", targets: ["Support"]),
         .library(name: "Timeline", targets: ["Timeline"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "Render", targets: ["Render"]),
@@ -33,28 +34,31 @@ let package = Package(
         // Linux calls Swift cannot make itself (variadic prctl).
         .systemLibrary(name: "CLinux"),
 
+        // The low-level pieces every layer uses: threads, cancellation, a bounded queue,
+        // blocking work, text files, file names, system errors. No C import.
+        .target(name: "Support"),
         // Pure Swift editing model: no C import.
         .target(name: "Timeline"),
-        .target(name: "MediaIO", dependencies: ["CFFmpeg", "Timeline", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "MediaIO", dependencies: ["CFFmpeg", "Support", "Timeline", .product(name: "Logging", package: "swift-log")]),
         // Hand-vectorised inner loops of Render, chosen at run time by CPU (each has a Swift twin).
         .target(name: "RenderKernels"),
         .target(name: "Render", dependencies: [
-            "Timeline", "MediaIO", "CFreeType", "RenderKernels", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "MediaIO", "CFreeType", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "Recipe", dependencies: ["Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Recipe", dependencies: ["Support", "Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [
-            "Timeline", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "CLinux", "Pipeline", "Recipe", "Render", "MediaIO",
+            "CSystemd", "CLinux", "Support", "Recipe", "Pipeline",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(
             name: "dropcut",
             dependencies: [
-                "Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon",
+                "Support", "Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -67,11 +71,12 @@ let package = Package(
         // Test helpers shared by the test targets: temp dirs, fixture generation with the
         // ffmpeg CLI (tests only), a real journald.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "TimelineTests", dependencies: [
             "Timeline", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport", "CFFmpeg", "CFreeType"]),
-        .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Timeline", "TestSupport"]),
+        .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Support", "Timeline", "TestSupport"]),
         .testTarget(name: "RenderTests", dependencies: [
             "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -83,9 +88,9 @@ let package = Package(
         // Started many at once by DaemonTests: processes publishing to one name (real concurrency).
         .executableTarget(name: "PublishRacer", dependencies: ["Daemon"], path: "Tests/PublishRacer"),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Pipeline", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
+            "Daemon", "Pipeline", "Support", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "TestSupport"], exclude: ["sandbox_exec.py"]),
+        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "Support", "TestSupport"], exclude: ["sandbox_exec.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Foundation
 import Recipe
-import Timeline
+import Support
 
 /// A config that cannot be used: every problem, each at its file:line:column.
 public struct ConfigError: Error, Sendable, CustomStringConvertible {

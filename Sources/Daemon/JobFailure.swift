@@ -1,7 +1,5 @@
 import Foundation
-import MediaIO
-import Recipe
-import Render
+import Pipeline
 
 /// Why a job did not produce its output, sorted by what to do about it.
 public enum JobFailure: Error, Sendable, CustomStringConvertible {
@@ -21,31 +19,13 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
     /// lease (paused, hung): the job is abandoned here, with nothing published or moved.
     case lost(String)
 
-    /// errno values that say "try again later", not "this clip is bad": a full or busy
-    /// machine, and a network share that is briefly away (read-only while it remounts,
-    /// not connected, host down, stale handle, timed out).
-    static let transientErrnos: Set<Int32> = [ENOSPC, EDQUOT, EIO, EMFILE, ENFILE, ENOMEM, EAGAIN, EBUSY, ETIMEDOUT, ESTALE,
-                                              EROFS, ENOTCONN, EHOSTDOWN, EHOSTUNREACH, ENETDOWN, ENETUNREACH, ECONNRESET]
-
-    /// Sorts any error a job can meet.
+    /// Sorts any error a job can meet: its own, else as the pipeline sorts render errors.
     public static func classify(_ error: any Error) -> JobFailure {
-        switch error {
-        case let failure as JobFailure:
-            return failure
-        case ExportError.cancelled, is CancellationError:
-            return .cancelled
-        case let error as FFmpegError:
-            // FFmpeg returns AVERROR(e) = -e for system errors.
-            let code = -error.code
-            return transientErrnos.contains(code) ? .transient(error.description, errno: code)
-                : .permanent(error.description, errno: code > 0 && code < 4096 ? code : nil)
-        case let error as DetachedThread.StartError:
-            return .transient(error.description, errno: error.errno)
-        case let error as SystemError:
-            return transientErrnos.contains(error.errno) ? .transient(error.description, errno: error.errno)
-                : .permanent(error.description, errno: error.errno)
-        default:
-            return .permanent(String(describing: error), errno: nil)
+        if let failure = error as? JobFailure { return failure }
+        switch RenderFailure.classify(error) {
+        case .cancelled: return .cancelled
+        case let .transient(reason, code): return .transient(reason, errno: code)
+        case let .permanent(reason, code): return .permanent(reason, errno: code)
         }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Pipeline
+import Support
 import Synchronization
-import Timeline
 
 /// The claim/commit protocol for one clip (DESIGN.md "The daemon", steps 3–5): every step
 /// writes the job record before it moves files, so `resume` can pick up a job from any

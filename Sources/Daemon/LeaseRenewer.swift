@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import ServiceLifecycle
+import Support
 
 /// Renews the leases of the scheduler's claims every third of `lease_timeout`, a `Service`
 /// beside the scheduler: each lease file gets a new beat, which other hosts see change.

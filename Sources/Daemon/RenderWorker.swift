@@ -1,7 +1,6 @@
 internal import CLinux
 import Foundation
 import Logging
-import MediaIO
 import Pipeline
 import Recipe
 
@@ -31,7 +30,7 @@ public enum RenderWorker {
         for (key, value) in request.logFields { log[metadataKey: key] = "\(value)" }
         var ffmpegLog = log
         ffmpegLog.logLevel = .warning
-        FFmpegLog.route(to: ffmpegLog)
+        EngineLog.route(to: ffmpegLog)
         let events = WorkerEventSink(descriptor: WorkerProcess.eventDescriptor)
         do {
             let recipe = request.recipes.isEmpty ? Recipe(name: "identity")

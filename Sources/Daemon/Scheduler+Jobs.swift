@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Pipeline
+import Support
 
 /// Starting, claiming, running and finishing jobs: what `dispatch` sets in motion.
 extension Scheduler {

@@ -1,6 +1,6 @@
 import Foundation
 import Pipeline
-import Timeline
+import Support
 
 /// Start-up: the state folder's lock, the folders, and crash recovery.
 extension Scheduler {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import ServiceLifecycle
+import Support
 
 /// The daemon's heart, a swift-service-lifecycle `Service`: recovers unfinished jobs,
 /// says READY=1, then polls the inboxes, claims settled clips oldest first while a worker

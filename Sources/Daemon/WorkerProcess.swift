@@ -1,6 +1,6 @@
 internal import CLinux
 import Foundation
-import Render
+import Support
 
 /// One job's worker: a child process running `dropcut worker` (the same binary), which
 /// parses, probes and renders the job the daemon hands it on its standard input. Whatever

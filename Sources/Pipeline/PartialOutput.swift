@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Timeline
 
 /// Where a render is written until it is complete: a hidden file in the folder of its

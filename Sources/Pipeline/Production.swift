@@ -3,6 +3,7 @@ import Logging
 import MediaIO
 import Recipe
 import Render
+import Support
 import Synchronization
 import Timeline
 

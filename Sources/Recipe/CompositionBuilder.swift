@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Timeline
 
 /// Turns a recipe plus probed media into the Timeline model, the way an AVFoundation app

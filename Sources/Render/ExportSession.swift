@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MediaIO
+import Support
 import Timeline
 
 /// Renders a composition to a movie file (AVAssetExportSession's role): every output

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import Support
 import Timeline
 
 /// The decoding + compositing stage, on its own thread: plans each frame, fetches the

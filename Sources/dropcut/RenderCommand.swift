@@ -31,7 +31,7 @@ struct RenderCommand: AsyncParsableCommand {
         let recipe = try options.loadRecipe(command: "render")
         var logger = Logger(label: "dropcut")
         logger.logLevel = .warning
-        FFmpegLog.route(to: logger)
+        EngineLog.route(to: logger)
         let interrupt = InterruptHandler()
         var failed = false
         for input in options.inputs {

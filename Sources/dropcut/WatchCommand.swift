@@ -2,7 +2,7 @@ import ArgumentParser
 import Daemon
 import Foundation
 import Logging
-import MediaIO
+import Pipeline
 import ServiceLifecycle
 
 /// `dropcut watch [--config FILE] [--once]`: the daemon (DESIGN.md "The daemon"). The
@@ -32,7 +32,7 @@ struct WatchCommand: AsyncParsableCommand {
         let logger = Logger(label: "dropcut") { _ in JournalLogHandler() }
         var ffmpegLogger = logger
         ffmpegLogger.logLevel = .warning
-        FFmpegLog.route(to: ffmpegLogger)
+        EngineLog.route(to: ffmpegLogger)
 
         let identity: HostIdentity
         do {

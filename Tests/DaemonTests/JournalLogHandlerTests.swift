@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Support
 import Testing
 import Daemon
 import MediaIO

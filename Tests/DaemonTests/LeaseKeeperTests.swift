@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Render
+import Support
 import Testing
 @testable import Daemon
 import TestSupport

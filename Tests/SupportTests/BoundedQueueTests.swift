@@ -1,6 +1,6 @@
 import Foundation
+import Support
 import Testing
-@testable import Render
 
 @Suite struct BoundedQueueTests {
     @Test func deliversInOrderAcrossThreads() {

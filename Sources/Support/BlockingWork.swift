@@ -1,5 +1,4 @@
 import Foundation
-import Render
 
 /// Runs blocking work — probing, measuring sound, fsync, copies across filesystems — on a
 /// thread of its own, so it never occupies one of the few threads of Swift's cooperative

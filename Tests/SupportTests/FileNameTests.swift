@@ -1,5 +1,5 @@
+import Support
 import Testing
-import Timeline
 
 @Suite struct FileNameTests {
     @Test func namesAreCutOnCharactersToFitNameMax() {

@@ -6,14 +6,14 @@ import Foundation
 /// it, `put` drops and `take` returns nil, which is how cancellation reaches a stage
 /// blocked in the queue.
 // @unchecked: waiting needs a condition variable (NSCondition), which Mutex does not offer.
-final class BoundedQueue<Element>: @unchecked Sendable {
+package final class BoundedQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element?]
     private var head = 0, count = 0
     private var closed = false
-    let capacity: Int
+    package let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity
         items = Array(repeating: nil, count: capacity)   // a ring: no allocation per element
@@ -21,7 +21,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
 
     /// Appends `element`, waiting for room; returns false (dropping it) once closed.
     @discardableResult
-    func put(_ element: Element) -> Bool {
+    package func put(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while count == capacity && !closed { condition.wait() }
@@ -33,7 +33,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     }
 
     /// The oldest element, waiting for one; nil once closed.
-    func take() -> Element? {
+    package func take() -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while count == 0 && !closed { condition.wait() }
@@ -47,7 +47,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     }
 
     /// Wakes every waiter; from now on nothing goes in or comes out.
-    func close() {
+    package func close() {
         condition.lock()
         closed = true
         condition.broadcast()

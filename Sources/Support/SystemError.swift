@@ -13,7 +13,7 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The error of the call that just failed.
-    static func last(_ function: String, _ path: String) -> SystemError {
+    package static func last(_ function: String, _ path: String) -> SystemError {
         SystemError(errno: Glibc.errno, function: function, path: path)
     }
 
@@ -22,7 +22,7 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Runs a system call that returns -1 and sets errno on failure, retrying on EINTR.
 @discardableResult
-func sys<T: FixedWidthInteger>(_ function: String, _ path: String, _ call: () -> T) throws(SystemError) -> T {
+package func sys<T: FixedWidthInteger>(_ function: String, _ path: String, _ call: () -> T) throws(SystemError) -> T {
     while true {
         let result = call()
         if result != -1 { return result }

@@ -1,6 +1,6 @@
 import Foundation
+import Support
 import Testing
-@testable import Pipeline
 
 @Suite struct BlockingWorkTests {
     /// The work runs on its own named thread, not on the cooperative pool.
