@@ -66,7 +66,7 @@ import TestSupport
         record(files.flatMap(Self.layerViolations))
         // The render and daemon paths share the pipeline: both import it.
         #expect(files.contains { $0.path == "Sources/dropcut/RenderCommand.swift" && $0.imports.contains { $0.module == "Pipeline" } })
-        #expect(files.contains { $0.path == "Sources/Daemon/JobRunner.swift" && $0.imports.contains { $0.module == "Pipeline" } })
+        #expect(files.contains { $0.path == "Sources/Daemon/Worker/RenderWorker.swift" && $0.imports.contains { $0.module == "Pipeline" } })
     }
 
     /// The rules on a made-up file: they catch what they are for, and not names in doc
