@@ -3,5 +3,5 @@ import Foundation
 /// A start-up problem of the daemon itself (not of a clip).
 public struct DaemonError: Error, CustomStringConvertible {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

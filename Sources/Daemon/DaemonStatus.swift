@@ -3,48 +3,48 @@ import Support
 
 /// What the running daemon is doing, written to `<state_dir>/status.json` (atomically, at
 /// most about once a second while rendering) for `dropcut status`.
-public struct DaemonStatus: Codable, Sendable, Hashable {
-    public struct Running: Codable, Sendable, Hashable {
-        public var job: String
-        public var folder: String
-        public var input: String
+package struct DaemonStatus: Codable, Sendable, Hashable {
+    package struct Running: Codable, Sendable, Hashable {
+        package var job: String
+        package var folder: String
+        package var input: String
         /// 0...1.
-        public var progress: Double
-        public var started: Date
+        package var progress: Double
+        package var started: Date
     }
 
-    public struct Queued: Codable, Sendable, Hashable {
-        public var folder: String
-        public var input: String
+    package struct Queued: Codable, Sendable, Hashable {
+        package var folder: String
+        package var input: String
         /// Set for a job waiting to retry after a transient error.
-        public var retryAt: Date?
+        package var retryAt: Date?
     }
 
     /// A claim in one of the inboxes — this daemon's or another host's — as this daemon
     /// last read it.
-    public struct Claim: Codable, Sendable, Hashable {
+    package struct Claim: Codable, Sendable, Hashable {
         /// The folder (of the config) whose inbox holds it.
-        public var folder: String
+        package var folder: String
         /// The claim folder's name in `<inbox>/.dropcut/claimed/`.
-        public var claim: String
+        package var claim: String
         /// The holder's job.
-        public var job: String
+        package var job: String
         /// The clip, its job's state and the holder, as its lease says (nil: unreadable).
-        public var input: String?
-        public var state: String?
-        public var owner: HostIdentity?
+        package var input: String?
+        package var state: String?
+        package var owner: HostIdentity?
         /// Whether this daemon holds it.
-        public var mine: Bool
+        package var mine: Bool
         /// When this daemon last saw its lease change, or first read it — by this host's
         /// clock, so only ever compared with this host's time.
-        public var unchangedSince: Date
+        package var unchangedSince: Date
         /// Whether a change was seen (else: unchanged since the first reading).
-        public var changeSeen: Bool
+        package var changeSeen: Bool
         /// Why its lease cannot be read; nil when it can.
-        public var problem: String?
+        package var problem: String?
 
         /// The claim of `sighting` in `folder`; `mine` when this daemon holds it.
-        public init(folder: String, sighting: ClaimObserver.Sighting, mine: Bool) {
+        package init(folder: String, sighting: ClaimObserver.Sighting, mine: Bool) {
             self.folder = folder
             claim = sighting.name.description
             job = sighting.name.job
@@ -64,25 +64,25 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         }
     }
 
-    public var pid: Int32
-    public var started: Date
-    public var updated: Date
-    public var config: String
-    public var running: [Running]
-    public var queued: [Queued]
+    package var pid: Int32
+    package var started: Date
+    package var updated: Date
+    package var config: String
+    package var running: [Running]
+    package var queued: [Queued]
     /// Inboxes that cannot be read now, with the reason.
-    public var unavailable: [String: String]
+    package var unavailable: [String: String]
     /// Every host's claims in the inboxes (nil from a daemon before leases existed).
-    public var claims: [Claim]?
+    package var claims: [Claim]?
     /// The daemon's lease_timeout in seconds: a claim unchanged this long is expired.
-    public var leaseTimeout: Double?
+    package var leaseTimeout: Double?
     /// Who this daemon is, as its leases say.
-    public var host: HostIdentity?
+    package var host: HostIdentity?
     /// The running daemon's version (`DropcutVersion`; nil from a daemon before it was kept).
-    public var version: String?
+    package var version: String?
 
     /// The status line for systemd (`STATUS=`): "2 queued, rendering clip.mov 43%".
-    public var summary: String {
+    package var summary: String {
         var parts = ["\(queued.count) queued"]
         for job in running { parts.append("rendering \(job.input) \(Int(job.progress * 100))%") }
         if running.isEmpty { parts.append("idle") }
@@ -104,7 +104,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     }
 
     /// The last status the daemon wrote, if any.
-    public static func read(stateDirectory: String) -> DaemonStatus? {
+    package static func read(stateDirectory: String) -> DaemonStatus? {
         guard let data = FileManager.default.contents(atPath: path(stateDirectory: stateDirectory)) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -112,5 +112,5 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     }
 
     /// Whether the process that wrote it still runs.
-    public var isAlive: Bool { kill(pid, 0) == 0 || errno == EPERM }
+    package var isAlive: Bool { kill(pid, 0) == 0 || errno == EPERM }
 }

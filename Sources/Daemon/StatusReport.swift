@@ -7,24 +7,24 @@ import Pipeline
 /// and every host's claims in the inboxes, with their owners and the age of their leases
 /// as this host saw them (the running daemon's observations; when it does not run, the
 /// leases read now, each "just seen").
-public struct StatusReport: Sendable {
-    public let daemon: DaemonStatus?
-    public let jobs: [JobRecord]
-    public let recent: Int
+package struct StatusReport: Sendable {
+    package let daemon: DaemonStatus?
+    package let jobs: [JobRecord]
+    package let recent: Int
     /// Every host's claims, by folder; with `inboxes`, read now when the daemon is not running.
-    public let claims: [DaemonStatus.Claim]
+    package let claims: [DaemonStatus.Claim]
     /// The inboxes by folder name (for the text).
     let inboxes: [String: String]
     /// lease_timeout in seconds.
     let leaseTimeout: Double
 
-    public init(stateDirectory: String, recent: Int = 10) {
+    package init(stateDirectory: String, recent: Int = 10) {
         self.init(stateDirectory: stateDirectory, folders: [], leaseTimeout: DaemonConfig(path: "", stateDirectory: "", folders: []).leaseTimeout,
                   recent: recent)
     }
 
     /// The status of the daemon of `config`, with the claims in its folders' inboxes.
-    public init(config: DaemonConfig, recent: Int = 10) {
+    package init(config: DaemonConfig, recent: Int = 10) {
         self.init(stateDirectory: config.stateDirectory, folders: config.folders, leaseTimeout: config.leaseTimeout, recent: recent)
     }
 
@@ -63,7 +63,7 @@ public struct StatusReport: Sendable {
     var unfinished: [JobRecord] { jobs.filter { !$0.isFinished } }
 
     /// For people.
-    public func text() -> String {
+    package func text() -> String {
         var lines: [String] = []
         if let daemon, isRunning {
             lines.append("dropcut is running (pid \(daemon.pid), since \(Self.time(daemon.started))): \(daemon.summary)")
@@ -131,7 +131,7 @@ public struct StatusReport: Sendable {
     /// For scripts: `{"running": bool, "daemon": {...}, "unfinished": [...], "failures": [...],
     /// "done": [...], "claims": [...]}`; each claim with its `owner`, and `lease_age_seconds`
     /// (null: just seen) with `lease_seen` and `expired`.
-    public func json() -> String {
+    package func json() -> String {
         struct Claim: Encodable {
             var folder: String
             var inbox: String?

@@ -11,22 +11,22 @@ import Support
 ///
 /// Others judge a lease only by whether it changes, timed by their own monotonic clock
 /// (`ClaimObserver`): no clock of another host is ever read or compared.
-public struct ClaimLease: Codable, Sendable, Hashable {
+package struct ClaimLease: Codable, Sendable, Hashable {
     /// The lease's name in its claim folder (hidden: never taken for a clip or a sidecar).
-    public static let fileName = ".lease"
+    package static let fileName = ".lease"
     /// The format; a lease of another version is not one this daemon can judge.
-    public var version: Int
+    package var version: Int
     /// Who holds the claim.
-    public var owner: HostIdentity
+    package var owner: HostIdentity
     /// The holder's job id (the claim folder's name, before any `.committing-N`).
-    public var job: String
+    package var job: String
     /// Renewals so far.
-    public var beat: UInt64
+    package var beat: UInt64
     /// The job, as its holder last recorded it.
-    public var record: JobRecord
+    package var record: JobRecord
 
     /// The lease of `record`'s claim, held by `owner`, at renewal `beat`.
-    public init(owner: HostIdentity, record: JobRecord, beat: UInt64 = 0) {
+    package init(owner: HostIdentity, record: JobRecord, beat: UInt64 = 0) {
         version = 1
         self.owner = owner
         job = record.id
@@ -38,7 +38,7 @@ public struct ClaimLease: Codable, Sendable, Hashable {
     static let maximumBytes = 1 << 20
 
     /// The lease's path in a claim folder.
-    public static func path(in claimDirectory: String) -> String {
+    package static func path(in claimDirectory: String) -> String {
         (claimDirectory as NSString).appendingPathComponent(fileName)
     }
 
@@ -49,7 +49,7 @@ public struct ClaimLease: Codable, Sendable, Hashable {
     /// file keeps its size from one renewal to the next. A share that caches file sizes
     /// (sshfs, NFS: for a second or more) reads a lease replaced since by the size it had
     /// cached: a lease whose length changed by a digit came out cut short, not JSON.
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -64,12 +64,12 @@ public struct ClaimLease: Codable, Sendable, Hashable {
     /// Writes the lease into `claimDirectory` atomically (temporary name, rename):
     /// `durable` fsyncs it (steps of the job); renewals only need to be seen to change.
     /// Fails with ENOENT when the folder is gone — taken over by another host.
-    public func write(in claimDirectory: String, durable: Bool) throws(SystemError) {
+    package func write(in claimDirectory: String, durable: Bool) throws(SystemError) {
         try DurableFiles.write(encoded(), to: Self.path(in: claimDirectory), durable: durable)
     }
 
     /// What a claim folder's lease file holds, as an observer reads it.
-    public enum Reading: Sendable, Hashable {
+    package enum Reading: Sendable, Hashable {
         /// No lease file: a claim a moment old (its lease not written yet), or one made
         /// by an older dropcut.
         case missing
@@ -81,7 +81,7 @@ public struct ClaimLease: Codable, Sendable, Hashable {
 
     /// Reads the lease of the claim folder `directory` (its name is `name`): the reading
     /// and a fingerprint of the file's bytes, which changes whenever the file does.
-    public static func read(claimDirectory directory: String, name: ClaimName) -> (reading: Reading, fingerprint: UInt64) {
+    package static func read(claimDirectory directory: String, name: ClaimName) -> (reading: Reading, fingerprint: UInt64) {
         let file = path(in: directory)
         var info = stat()
         if lstat(file, &info) != 0 && errno == ENOENT { return (.missing, 0) }

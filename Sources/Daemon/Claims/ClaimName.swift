@@ -8,25 +8,25 @@ import Foundation
 /// Job ids are unique across hosts and never reused, so the name says who holds the claim:
 /// a taker renames the folder to its own new job id, and from then on no name the old
 /// holder knows exists any more — its renewals and fences fail, by name.
-public struct ClaimName: Sendable, Hashable, CustomStringConvertible {
+package struct ClaimName: Sendable, Hashable, CustomStringConvertible {
     /// The holder's job id.
-    public var job: String
+    package var job: String
     /// 0 while working; n after the n-th fence.
-    public var fences: Int
+    package var fences: Int
 
     /// At most this many fences a job passes (each retry of a commit passes one more).
     static let maximumFences = 1_000_000
     static let committing = ".committing-"
 
     /// The name of job `job`'s claim after `fences` fences.
-    public init(job: String, fences: Int = 0) {
+    package init(job: String, fences: Int = 0) {
         self.job = job
         self.fences = fences
     }
 
     /// Parses an entry of the claimed folder; nil for names the protocol never makes
     /// (hidden names, empty ids, a fence count out of range).
-    public init?(_ name: String) {
+    package init?(_ name: String) {
         guard !name.hasPrefix("."), !name.contains("/"), name.utf8.count <= Int(NAME_MAX) else { return nil }
         if let range = name.range(of: Self.committing) {
             let id = String(name[..<range.lowerBound])
@@ -41,13 +41,13 @@ public struct ClaimName: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The folder's name.
-    public var description: String { fences == 0 ? job : job + Self.committing + String(fences) }
+    package var description: String { fences == 0 ? job : job + Self.committing + String(fences) }
 
     /// The name after one more fence.
-    public var fenced: ClaimName { ClaimName(job: job, fences: fences + 1) }
+    package var fenced: ClaimName { ClaimName(job: job, fences: fences + 1) }
 
     /// Whether the holder had passed a fence: it may have published its output already.
-    public var isCommitting: Bool { fences > 0 }
+    package var isCommitting: Bool { fences > 0 }
 
     /// The entries of `claimedDirectory` that belong to job `id` (normally one).
     static func entries(of id: String, in claimedDirectory: String) -> [ClaimName] {

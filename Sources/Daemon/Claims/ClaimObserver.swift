@@ -6,38 +6,38 @@ import Foundation
 /// daemon last saw it change (or first read it: a claim seen for the first time is "just
 /// seen", however old it may be). A lease unchanged for `leaseTimeout` has expired; no
 /// clock of another host is read, so hosts whose clocks disagree still agree on that.
-public struct ClaimObserver: Sendable {
+package struct ClaimObserver: Sendable {
     /// One claim folder as last read.
-    public struct Sighting: Sendable {
+    package struct Sighting: Sendable {
         /// The claim folder's name.
-        public var name: ClaimName
+        package var name: ClaimName
         /// Its lease as last read.
-        public var reading: ClaimLease.Reading
+        package var reading: ClaimLease.Reading
         /// When this daemon last saw the lease change, or first read it.
-        public var since: ContinuousClock.Instant
+        package var since: ContinuousClock.Instant
         /// `since` on this host's wall clock: for `dropcut status` on this same host only
         /// (never compared with another host's time).
-        public var sinceDate: Date
+        package var sinceDate: Date
         /// Whether a change has been seen (else `since` is the first reading).
-        public var changeSeen: Bool
+        package var changeSeen: Bool
         /// The fingerprint of the lease file as read (`ClaimLease.read`).
-        public var fingerprint: UInt64
+        package var fingerprint: UInt64
 
         /// The lease as read, if it is one.
-        public var lease: ClaimLease? {
+        package var lease: ClaimLease? {
             if case let .lease(lease) = reading { return lease }
             return nil
         }
     }
 
     /// `<inbox>/.dropcut/claimed`.
-    public let claimedDirectory: String
+    package let claimedDirectory: String
     /// How long a lease may stay the same before it has expired.
-    public var leaseTimeout: Duration
+    package var leaseTimeout: Duration
     private var byName: [String: Sighting] = [:]
 
     /// An observer that has seen nothing yet: every claim it reads first is "just seen".
-    public init(claimedDirectory: String, leaseTimeout: Duration) {
+    package init(claimedDirectory: String, leaseTimeout: Duration) {
         self.claimedDirectory = claimedDirectory
         self.leaseTimeout = leaseTimeout
     }
@@ -45,7 +45,7 @@ public struct ClaimObserver: Sendable {
     /// Reads every claim folder's lease now. Entries that are not claim folders the
     /// protocol makes (hidden names, files, symlinks, folders of another user) are left
     /// out: nobody's claim, never taken over. An unreadable claimed folder lists nothing.
-    public mutating func observe(now: ContinuousClock.Instant = .now, wallClock: Date = Date()) -> [Sighting] {
+    package mutating func observe(now: ContinuousClock.Instant = .now, wallClock: Date = Date()) -> [Sighting] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: claimedDirectory)) ?? []
         var seen: [String: Sighting] = [:]
         for entry in names {
@@ -67,27 +67,27 @@ public struct ClaimObserver: Sendable {
     }
 
     /// Every claim folder as last read, in job order.
-    public var sightings: [Sighting] {
+    package var sightings: [Sighting] {
         byName.values.sorted { ($0.name.job, $0.name.fences) < ($1.name.job, $1.name.fences) }
     }
 
     /// How long the lease has gone unchanged, by this daemon's clock.
-    public func age(of sighting: Sighting, now: ContinuousClock.Instant = .now) -> Duration {
+    package func age(of sighting: Sighting, now: ContinuousClock.Instant = .now) -> Duration {
         now - sighting.since
     }
 
     /// Whether the lease has gone unchanged for `leaseTimeout`.
-    public func isExpired(_ sighting: Sighting, now: ContinuousClock.Instant = .now) -> Bool {
+    package func isExpired(_ sighting: Sighting, now: ContinuousClock.Instant = .now) -> Bool {
         age(of: sighting, now: now) >= leaseTimeout
     }
 
     /// The claim folder `entry` as last read.
-    public func sighting(_ entry: String) -> Sighting? {
+    package func sighting(_ entry: String) -> Sighting? {
         byName[entry]
     }
 
     /// Forgets a claim folder (taken over, renamed by its holder).
-    public mutating func forget(_ entry: String) {
+    package mutating func forget(_ entry: String) {
         byName[entry] = nil
     }
 }

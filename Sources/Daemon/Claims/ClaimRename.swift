@@ -9,9 +9,9 @@ import Support
 /// the repeat finds its source gone — moved by the first, successful, send — and reports
 /// ENOENT. So ENOENT is resolved by looking: the destination is a name only this process
 /// uses (a fresh job id), so if something is there, this process put it there.
-public enum ClaimRename {
+package enum ClaimRename {
     /// What came of a rename.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// It is at the destination.
         case renamed
         /// The source was gone and is not at the destination: someone else moved it first.
@@ -20,7 +20,7 @@ public enum ClaimRename {
 
     /// Renames `source` to `destination` (a name nobody else uses). Throws for errors
     /// other than a missing source.
-    public static func rename(_ source: String, to destination: String) throws(SystemError) -> Outcome {
+    package static func rename(_ source: String, to destination: String) throws(SystemError) -> Outcome {
         try rename(Array(source.utf8CString), to: destination, describedAs: source)
     }
 

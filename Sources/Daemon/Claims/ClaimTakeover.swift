@@ -5,13 +5,13 @@ import Support
 /// the taker's new job id, only if its lease is still the one the taker watched expire.
 /// Of several hosts that find the same lease expired at once, exactly one rename succeeds
 /// (the others find the name gone); the holder's later renewals and fences fail by name.
-public enum ClaimTakeover {
+package enum ClaimTakeover {
     /// Takes the claim folder of `sighting` (in `claimedDirectory`) as `job` (a new job id:
     /// a name no one else uses). Returns false — and changes nothing — when the lease has
     /// changed since it was judged expired (its holder is alive) or when another host took
     /// the claim first. The taker then reads the lease inside (the holder's last word)
     /// and writes its own.
-    public static func attempt(_ sighting: ClaimObserver.Sighting, in claimedDirectory: String,
+    package static func attempt(_ sighting: ClaimObserver.Sighting, in claimedDirectory: String,
                                as job: String) throws(SystemError) -> Bool {
         let source = (claimedDirectory as NSString).appendingPathComponent(sighting.name.description)
         // Looked at once more just before: a holder that renewed since is alive. (It may

@@ -7,20 +7,20 @@ import Foundation
 /// or clocks of hosts — ownership is the claim folder's name (see `ClaimLease`).
 public struct HostIdentity: Codable, Sendable, Hashable {
     /// The host name (`gethostname`), or `DROPCUT_HOSTNAME`.
-    public var host: String
+    package var host: String
     /// 32 lower-case hex digits, or "unknown" where the file is missing (a bare container).
-    public var machineID: String
+    package var machineID: String
     /// 32 lower-case hex digits (dashes removed), or "unknown".
-    public var bootID: String
+    package var bootID: String
     /// The daemon's process id.
-    public var pid: Int32
+    package var pid: Int32
 
     enum CodingKeys: String, CodingKey {
         case host, machineID = "machine_id", bootID = "boot_id", pid
     }
 
     /// An identity as given (tests; `current()` reads this host's).
-    public init(host: String, machineID: String, bootID: String, pid: Int32) {
+    package init(host: String, machineID: String, bootID: String, pid: Int32) {
         self.host = host
         self.machineID = machineID
         self.bootID = bootID

@@ -12,9 +12,9 @@ import Synchronization
 /// another host judged the lease expired and renamed the folder to its own job id. Then
 /// every later write or fence of this daemon fails by name, and the job is abandoned: its
 /// render is cancelled (`attach`), nothing is published.
-public final class LeaseKeeper: Sendable {
+package final class LeaseKeeper: Sendable {
     /// Who holds the claims (written into each lease).
-    public let owner: HostIdentity
+    package let owner: HostIdentity
     private let claims = Mutex<[String: Held]>([:])
 
     /// A claim this daemon holds.
@@ -43,15 +43,15 @@ public final class LeaseKeeper: Sendable {
     }
 
     /// A claim found lost by a renewal.
-    public struct Lost: Sendable {
+    package struct Lost: Sendable {
         /// The job whose claim is lost.
-        public let job: String
+        package let job: String
         /// What was found, for the log.
-        public let reason: String
+        package let reason: String
     }
 
     /// A keeper holding nothing yet, writing `owner` into the leases it writes.
-    public init(owner: HostIdentity) {
+    package init(owner: HostIdentity) {
         self.owner = owner
     }
 
@@ -102,7 +102,7 @@ public final class LeaseKeeper: Sendable {
     /// Renews every lease held (a new beat; not fsynced: it only has to be seen to
     /// change). Returns the claims found lost, whose renders are cancelled; logs a lease
     /// that cannot be written (once per cause), since others will take it over if that lasts.
-    public func renew(logger: Logger) -> [Lost] {
+    package func renew(logger: Logger) -> [Lost] {
         let all = claims.withLock { Array($0) }
         var lost: [Lost] = []
         for (id, held) in all {

@@ -4,7 +4,7 @@ import Support
 
 /// A config that cannot be used: every problem, each at its file:line:column.
 public struct ConfigError: Error, Sendable, CustomStringConvertible {
-    public var diagnostics: [RecipeDiagnostic]
+    package var diagnostics: [RecipeDiagnostic]
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
@@ -30,7 +30,7 @@ public enum ConfigLoader {
     }
 
     /// Validates `yaml` as if read from `path`.
-    public static func load(yaml: String, path: String) throws(ConfigError) -> DaemonConfig {
+    package static func load(yaml: String, path: String) throws(ConfigError) -> DaemonConfig {
         let root: RecipeNode
         do {
             root = try RecipeNode.parse(yaml: yaml, file: path)

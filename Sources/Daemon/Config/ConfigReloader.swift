@@ -29,7 +29,7 @@ public struct ConfigReloader: Service {
     }
 
     /// Reloads once (what SIGHUP does).
-    public func reload() async {
+    package func reload() async {
         notifier.reloading()
         var log = logger
         log[metadataKey: "DROPCUT_CONFIG"] = "\(path)"

@@ -8,25 +8,25 @@ public struct DaemonConfig: Sendable, Hashable {
     /// Job records, the status file and the lock live here.
     public var stateDirectory: String
     /// How often each inbox is listed (inotify may wake the scanner sooner).
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// Size, mtime and ctime unchanged this long = the file has fully arrived.
-    public var settle: Duration
+    package var settle: Duration
     /// Jobs rendered at once.
-    public var workers: Int
+    package var workers: Int
     /// How long SIGTERM lets running jobs finish before cancelling them (their inputs stay
     /// claimed and are redone at the next start). The unit's TimeoutStopSec must be longer.
-    public var stopTimeout: Duration
+    package var stopTimeout: Duration
     /// The wait before the first retry of a transient failure; doubled for each further one.
-    public var retryDelay: Duration
+    package var retryDelay: Duration
     /// A claim whose lease has not changed this long (by this daemon's clock) is taken
     /// over: its holder is taken for dead, paused or cut off. Each holder renews its leases
     /// every third of it. Hosts sharing an inbox should use the same value.
-    public var leaseTimeout: Duration = .seconds(60)
+    package var leaseTimeout: Duration = .seconds(60)
     /// What each job's worker process may use, and how long it may take.
-    public var limits = WorkerLimits()
+    package var limits = WorkerLimits()
     public var folders: [FolderConfig]
 
-    public init(path: String, stateDirectory: String, pollInterval: Duration = .seconds(2), settle: Duration = .seconds(3),
+    package init(path: String, stateDirectory: String, pollInterval: Duration = .seconds(2), settle: Duration = .seconds(3),
                 workers: Int = 1, stopTimeout: Duration = .seconds(30), retryDelay: Duration = .seconds(5),
                 folders: [FolderConfig]) {
         self.path = path
@@ -41,10 +41,10 @@ public struct DaemonConfig: Sendable, Hashable {
 
     /// How often leases are renewed: a third of `leaseTimeout`, so two renewals can be
     /// late before the claim is taken over.
-    public var leaseRenewal: Duration { leaseTimeout / 3 }
+    package var leaseRenewal: Duration { leaseTimeout / 3 }
 
     /// The folder named `name`.
-    public func folder(named name: String) -> FolderConfig? {
+    package func folder(named name: String) -> FolderConfig? {
         folders.first { $0.name == name }
     }
 }
@@ -52,28 +52,28 @@ public struct DaemonConfig: Sendable, Hashable {
 /// One watched pipeline: an inbox, where results and failures go, and its recipe.
 public struct FolderConfig: Sendable, Hashable {
     /// What happens to an original once its output is safely in the outbox.
-    public enum AfterSuccess: String, Sendable, Hashable, CaseIterable {
+    package enum AfterSuccess: String, Sendable, Hashable, CaseIterable {
         case archive, delete
     }
 
     public var name: String
     public var inbox: String
     public var outbox: String
-    public var failed: String
-    public var afterSuccess: AfterSuccess
+    package var failed: String
+    package var afterSuccess: AfterSuccess
     /// Where originals go with `after_success: archive`.
-    public var archive: String?
+    package var archive: String?
     /// The folder's default recipe; nil: the identity recipe (orientation fixed, re-encoded).
-    public var recipe: String?
-    public var assets: [String]
+    package var recipe: String?
+    package var assets: [String]
     /// Retries of a transient failure (disk full, I/O error) before the clip is failed.
-    public var retries: Int
+    package var retries: Int
     /// Permission bits of outputs, archived originals and error files.
-    public var outputMode: mode_t
+    package var outputMode: mode_t
     /// Group given to outputs (nil: the daemon's own).
-    public var outputGroup: gid_t?
+    package var outputGroup: gid_t?
 
-    public init(name: String, inbox: String, outbox: String, failed: String, afterSuccess: AfterSuccess = .archive,
+    package init(name: String, inbox: String, outbox: String, failed: String, afterSuccess: AfterSuccess = .archive,
                 archive: String? = nil, recipe: String? = nil, assets: [String] = [], retries: Int = 2,
                 outputMode: mode_t = 0o644, outputGroup: gid_t? = nil) {
         self.name = name
@@ -90,7 +90,7 @@ public struct FolderConfig: Sendable, Hashable {
     }
 
     /// `<inbox>/.dropcut`: the daemon's own corner of the inbox, never scanned.
-    public var workDirectory: String { (inbox as NSString).appendingPathComponent(".dropcut") }
+    package var workDirectory: String { (inbox as NSString).appendingPathComponent(".dropcut") }
     /// `<inbox>/.dropcut/claimed`: one folder per claimed job.
-    public var claimedDirectory: String { (workDirectory as NSString).appendingPathComponent("claimed") }
+    package var claimedDirectory: String { (workDirectory as NSString).appendingPathComponent("claimed") }
 }

@@ -3,14 +3,14 @@
 /// job records recovery resumes from, and the status `dropcut status` reads. Moving it live
 /// would leave a second daemon free to start on the old folder, and `status` looking in the
 /// new one. The old value stays in force until a restart; the rest of the config applies.
-public struct ReloadRefusal: Sendable, Hashable, CustomStringConvertible {
+package struct ReloadRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The key as the config file spells it.
-    public let key: String
+    package let key: String
     /// The value in force, and the one the file now gives.
-    public let kept: String
-    public let wanted: String
+    package let kept: String
+    package let wanted: String
 
-    public var description: String { "\(key) stays \(kept) (the file now says \(wanted))" }
+    package var description: String { "\(key) stays \(kept) (the file now says \(wanted))" }
 
     /// The keys `new` changes that cannot change live.
     static func refusals(from old: DaemonConfig, to new: DaemonConfig) -> [ReloadRefusal] {

@@ -4,16 +4,16 @@ import Support
 /// File moves that survive a crash or power loss at any point: data and directory
 /// entries are fsynced before the step that depends on them, and nothing is ever
 /// overwritten or unlinked before its copy is safe.
-public enum DurableFiles {
+package enum DurableFiles {
     /// fsyncs the file or directory at `path`.
-    public static func sync(_ path: String) throws(SystemError) {
+    package static func sync(_ path: String) throws(SystemError) {
         let fd = try sys("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
         try sys("fsync", path) { fsync(fd) }
     }
 
     /// fsyncs the folder holding `path`, so a rename or link into it is on disk.
-    public static func syncParent(of path: String) throws(SystemError) {
+    package static func syncParent(of path: String) throws(SystemError) {
         try sync((path as NSString).deletingLastPathComponent)
     }
 
@@ -22,7 +22,7 @@ public enum DurableFiles {
     /// half. `durable: false` skips the fsyncs (still atomic for readers, not across power
     /// loss): for status files. The temporary name is cut to fit NAME_MAX however long
     /// `path`'s name.
-    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644, durable: Bool = true) throws(SystemError) {
+    package static func write(_ data: Data, to path: String, mode: mode_t = 0o644, durable: Bool = true) throws(SystemError) {
         let hidden = FileName.hidden((path as NSString).lastPathComponent, suffix: ".tmp-\(getpid())")
         let temporary = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(hidden)
         let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
@@ -49,7 +49,7 @@ public enum DurableFiles {
     /// `.<name>.copying-<tag>`, which `finishMoves(in:tag:)` removes after a crash.
     /// Returns the final path.
     @discardableResult
-    public static func writeUnique(_ data: Data, into directory: String, name: String, tag: String,
+    package static func writeUnique(_ data: Data, into directory: String, name: String, tag: String,
                                    mode: mode_t = 0o644) throws(SystemError) -> String {
         let temporary = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
         unlink(temporary)   // a crashed attempt's, under this job's own tag
@@ -87,7 +87,7 @@ public enum DurableFiles {
     /// renameat2(RENAME_NOREPLACE), else an exclusive placeholder); then fsyncs the folder.
     /// `tag` (the job's id) lets the job's recovery take back a placeholder it left in a
     /// crash; `from` skips methods (tests of the fallbacks). Returns the final path.
-    public static func linkUnique(_ source: String, into directory: String, name: String, tag: String? = nil,
+    package static func linkUnique(_ source: String, into directory: String, name: String, tag: String? = nil,
                                   from first: PublishMethod = .link) throws(SystemError) -> String {
         for n in 0..<10_000 {
             let candidate = (directory as NSString).appendingPathComponent(numbered(name, n))
@@ -107,7 +107,7 @@ public enum DurableFiles {
     /// `.copying-` until fsynced), so a crash leaves something `finishMoves(in:tag:)` can
     /// put in place and nothing half-written under a visible name.
     @discardableResult
-    public static func move(_ source: String, into directory: String, name: String, tag: String,
+    package static func move(_ source: String, into directory: String, name: String, tag: String,
                             mode: mode_t? = nil, group: gid_t? = nil) throws(SystemError) -> String {
         try move(source, into: directory, name: name, tag: tag, mode: mode, group: group) { hidden throws(SystemError) in
             try linkUnique(hidden, into: directory, name: name, tag: tag)
@@ -163,7 +163,7 @@ public enum DurableFiles {
     /// the job moves (a shortened temporary name is matched back to its name); returns
     /// the final paths.
     @discardableResult
-    public static func finishMoves(in directory: String, tag: String, names: [String] = []) throws(SystemError) -> [String] {
+    package static func finishMoves(in directory: String, tag: String, names: [String] = []) throws(SystemError) -> [String] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var finished: [String] = []
         for entry in entries where entry.hasPrefix(".") {
@@ -234,7 +234,7 @@ public enum DurableFiles {
     }
 
     /// Creates `path` and its missing parents.
-    public static func makeDirectories(_ path: String) throws(SystemError) {
+    package static func makeDirectories(_ path: String) throws(SystemError) {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path && access(parent, F_OK) != 0 { try makeDirectories(parent) }
         try sys("mkdir", path) { mkdirIfMissing(path) }
@@ -246,7 +246,7 @@ public enum DurableFiles {
     /// later rename, unlink and removal would then act outside the inbox.
     /// With `missingIsFine`, a path that does not exist passes (a job's folder already
     /// removed before a crash: nothing is left to act on).
-    public static func requireOwnDirectory(_ path: String, missingIsFine: Bool = false) throws(SystemError) {
+    package static func requireOwnDirectory(_ path: String, missingIsFine: Bool = false) throws(SystemError) {
         var info = stat()
         if lstat(path, &info) != 0 {
             if missingIsFine && errno == ENOENT { return }
@@ -269,7 +269,7 @@ public enum DurableFiles {
     /// FUSE share (sshfs) a file unlinked while another process still reads it lingers as
     /// `.fuse_hidden…` until that reader closes it — a claim folder whose lease was being
     /// read by a watching daemon was left behind, empty, by a single try.
-    public static func removeTree(_ path: String) {
+    package static func removeTree(_ path: String) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {

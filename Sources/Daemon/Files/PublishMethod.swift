@@ -1,7 +1,7 @@
 /// How a finished file gets its visible name without ever replacing a file that has it,
 /// in the order `DurableFiles.publishExclusively` tries them: each where the filesystem
 /// has it, the next where it reports it has not.
-public enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
+package enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
     /// link(2), then unlink of the temporary name: EEXIST on a taken name (local
     /// filesystems, NFS, sshfs with its hard-link extension). A crash between the two
     /// leaves both names on one inode, which recovery recognises.
@@ -15,5 +15,5 @@ public enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
     /// created that way.
     case placeholder
 
-    public static func < (a: PublishMethod, b: PublishMethod) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: PublishMethod, b: PublishMethod) -> Bool { a.rawValue < b.rawValue }
 }

@@ -14,38 +14,38 @@ import Foundation
 /// written `\xHH` (`caf<E9>.mov` is `caf\xE9.mov`, `a<LF>b.mov` is `a\x0Ab.mov`). Since
 /// every name with a backslash is escaped, a name that is literally `caf\xE9.mov` is shown
 /// as `caf\\xE9.mov`: the printable form is unique to its bytes and can be read back.
-public struct RawFileName: Sendable, Hashable, CustomStringConvertible {
+package struct RawFileName: Sendable, Hashable, CustomStringConvertible {
     /// The name on disk.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The name as dropcut shows and uses it: valid UTF-8, no control characters.
-    public let printable: String
+    package let printable: String
 
     /// The name `bytes` (as read from a directory).
-    public init(bytes: some Collection<UInt8>) {
+    package init(bytes: some Collection<UInt8>) {
         self.bytes = Array(bytes)
         printable = Self.escape(self.bytes)
     }
 
     /// The name whose printable form is `printable`; nil when `printable` holds a
     /// backslash that is not one of the escapes (`\\`, `\xHH`), so it is no such form.
-    public init?(printable: String) {
+    package init?(printable: String) {
         guard let bytes = Self.unescape(printable) else { return nil }
         self.bytes = bytes
         self.printable = printable
     }
 
     /// Whether the printable form differs from the bytes (they need to be given back).
-    public var isEscaped: Bool { Self.isEscaped(printable) }
+    package var isEscaped: Bool { Self.isEscaped(printable) }
 
-    public var description: String { printable }
+    package var description: String { printable }
 
     /// Whether `printable` is an escaped form: only those hold a backslash.
-    public static func isEscaped(_ printable: String) -> Bool {
+    package static func isEscaped(_ printable: String) -> Bool {
         printable.utf8.contains(UInt8(ascii: "\\"))
     }
 
     /// The printable form of the name `bytes`.
-    public static func escape(_ bytes: [UInt8]) -> String {
+    package static func escape(_ bytes: [UInt8]) -> String {
         // Nearly every name: plain UTF-8, returned as it is.
         if let plain = String(validating: bytes, as: UTF8.self), !plain.unicodeScalars.contains(where: needsEscape) {
             return plain
@@ -96,7 +96,7 @@ public struct RawFileName: Sendable, Hashable, CustomStringConvertible {
 
     /// The bytes of the printable form `text`, or nil when a backslash in it does not start
     /// `\\` or `\xHH`.
-    public static func unescape(_ text: String) -> [UInt8]? {
+    package static func unescape(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)
         guard utf8.contains(UInt8(ascii: "\\")) else { return utf8 }
         var out: [UInt8] = []
@@ -135,7 +135,7 @@ public struct RawFileName: Sendable, Hashable, CustomStringConvertible {
 
     /// The NUL-terminated path `directory/<bytes>` (just the name when `directory` is nil),
     /// to pass to `rename`, `link` or `fstatat`: how a name that is not UTF-8 reaches them.
-    public func path(in directory: String?) -> [CChar] {
+    package func path(in directory: String?) -> [CChar] {
         var path: [UInt8] = []
         if let directory {
             path.append(contentsOf: directory.utf8)

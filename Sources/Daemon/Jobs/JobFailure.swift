@@ -2,7 +2,7 @@ import Foundation
 import Pipeline
 
 /// Why a job did not produce its output, sorted by what to do about it.
-public enum JobFailure: Error, Sendable, CustomStringConvertible {
+package enum JobFailure: Error, Sendable, CustomStringConvertible {
     /// The clip or its recipe can never render (bad recipe, undecodable media): it goes
     /// to the failed folder at once.
     case permanent(String, errno: Int32?)
@@ -20,7 +20,7 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
     case lost(String)
 
     /// Sorts any error a job can meet: its own, else as the pipeline sorts render errors.
-    public static func classify(_ error: any Error) -> JobFailure {
+    package static func classify(_ error: any Error) -> JobFailure {
         if let failure = error as? JobFailure { return failure }
         switch RenderFailure.classify(error) {
         case .cancelled: return .cancelled
@@ -29,14 +29,14 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case let .permanent(reason, _), let .transient(reason, _), let .unavailable(reason), let .lost(reason): return reason
         case .cancelled: return "cancelled by shutdown"
         }
     }
 
-    public var errno: Int32? {
+    package var errno: Int32? {
         switch self {
         case let .permanent(_, code), let .transient(_, code): return code
         case .unavailable: return ENOTCONN
@@ -44,5 +44,5 @@ public enum JobFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -2,10 +2,10 @@ import Foundation
 
 /// What the daemon knows of one clip it claimed, written to `<state_dir>/jobs/<id>.json`
 /// before every step that changes the files, so a crash at any point can be resumed.
-public struct JobRecord: Codable, Sendable, Hashable {
+package struct JobRecord: Codable, Sendable, Hashable {
     /// Where the job is. The files are always consistent with the state: the state is
     /// written (fsynced) before the files move into the next one.
-    public enum State: String, Codable, Sendable, Hashable {
+    package enum State: String, Codable, Sendable, Hashable {
         /// About to rename the clip into the claimed folder (which exists, empty).
         case claiming
         /// The clip (and its sidecars) are in the claimed folder; nothing rendered yet.
@@ -33,51 +33,51 @@ public struct JobRecord: Codable, Sendable, Hashable {
         case abandoned
     }
 
-    public var id: String
-    public var folder: String
+    package var id: String
+    package var folder: String
     /// The clip's file name as it was dropped.
-    public var input: String
+    package var input: String
     /// Sidecars claimed with it (`clip.yaml`, `clip.AAE`).
-    public var sidecars: [String]
+    package var sidecars: [String]
     /// The names as dropped of the files claimed under another name — their printable
     /// form (`RawFileName`: not UTF-8, control characters or backslashes), shortened when
     /// that did not fit — by claimed name: the archive and failed/ give them back their
     /// bytes. Nil or missing: every name is as dropped.
-    public var dropped: [String: String]?
-    public var state: State
-    public var claimedAt: Date
-    public var updatedAt: Date
+    package var dropped: [String: String]?
+    package var state: State
+    package var claimedAt: Date
+    package var updatedAt: Date
     /// Renders started (1 for the first), counted before anything of the job is read; an
     /// attempt the daemon did not survive while its worker rendered is given back.
-    public var attempts: Int = 0
+    package var attempts: Int = 0
     /// How many times the daemon died while it was preparing an attempt (`preparing`):
     /// at `maximumInterruptedPreparations` the clip is quarantined. Nil: none.
-    public var interruptedPreparations: Int?
+    package var interruptedPreparations: Int?
     /// What ended each attempt that did not produce the output ("attempt 2: killed by
     /// signal 11 (SIGSEGV) after 3.1 s while rendering"), oldest first; nil: none yet
     /// (records written before it existed decode too).
-    public var history: [String]?
-    public var retryAt: Date?
-    public var temporaryOutput: String?
+    package var history: [String]?
+    package var retryAt: Date?
+    package var temporaryOutput: String?
     /// The finished temporary output's inode: finds its final name after a crash mid-commit.
-    public var temporaryInode: UInt64?
-    public var output: String?
+    package var temporaryInode: UInt64?
+    package var output: String?
     /// The recipe files merged for this job, most general first ("identity" when none).
-    public var recipes: [String] = []
-    public var error: String?
+    package var recipes: [String] = []
+    package var error: String?
     /// How long the render took and how fast it was against the output's duration.
-    public var elapsedMilliseconds: Int?
-    public var speed: Double?
+    package var elapsedMilliseconds: Int?
+    package var speed: Double?
     /// The process that works on it (for `dropcut status`).
-    public var pid: Int32 = getpid()
+    package var pid: Int32 = getpid()
     /// The jobs that held this clip's claim before this one, oldest first, when it was
     /// taken over from other hosts (their ids tag what they may have left half-moved).
-    public var previousJobs: [String]?
+    package var previousJobs: [String]?
     /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
     /// (`<id>.committing-1`); nil: the job id.
-    public var claimName: String?
+    package var claimName: String?
 
-    public init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
+    package init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
         self.id = id
         self.folder = folder
         self.input = input
@@ -89,7 +89,7 @@ public struct JobRecord: Codable, Sendable, Hashable {
 
     /// A new job id: UTC time to the second and 48 random bits, so ids sort by claim time
     /// and never collide between processes or hosts sharing an inbox.
-    public static func newID(now: Date = Date()) -> String {
+    package static func newID(now: Date = Date()) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -99,7 +99,7 @@ public struct JobRecord: Codable, Sendable, Hashable {
     }
 
     /// Adds what ended the current attempt to `history`.
-    public mutating func recordAttempt(_ outcome: String) {
+    package mutating func recordAttempt(_ outcome: String) {
         note("attempt \(attempts): \(outcome)")
     }
 
@@ -119,7 +119,7 @@ public struct JobRecord: Codable, Sendable, Hashable {
 
     /// After this many daemon deaths while preparing its attempts, a clip is quarantined
     /// (whatever `retries` is: these are not renders).
-    public static let maximumInterruptedPreparations = 3
+    package static let maximumInterruptedPreparations = 3
 
     /// Puts a job whose daemon stopped without ending its step (`who`: "dropcut stopped",
     /// or "<host> stopped renewing its lease") back to `claimed`, to be rendered again. A
@@ -128,7 +128,7 @@ public struct JobRecord: Codable, Sendable, Hashable {
     /// nothing about the clip. A death while the daemon itself read the clip's files (`preparing`) is
     /// counted in `interruptedPreparations`. Returns the reason to quarantine the clip
     /// when that reached its bound, else nil.
-    public mutating func interrupted(_ who: String) -> String? {
+    package mutating func interrupted(_ who: String) -> String? {
         switch state {
         case .rendering:
             note("attempt \(attempts): interrupted: \(who) while its worker was rendering (not counted against the clip)")
@@ -152,23 +152,23 @@ public struct JobRecord: Codable, Sendable, Hashable {
 
     /// The name `claimed` (the input or a sidecar) had in the inbox, when it was claimed
     /// under another one.
-    public func droppedName(_ claimed: String) -> RawFileName? {
+    package func droppedName(_ claimed: String) -> RawFileName? {
         droppedNames[claimed]
     }
 
     /// `dropped`, read back: the names as dropped by claimed name — plain names only (a
     /// record read back is checked for that when parsed; this never yields a path).
-    public var droppedNames: [String: RawFileName] {
+    package var droppedNames: [String: RawFileName] {
         (dropped ?? [:]).compactMapValues { RawFileName(printable: $0) }.filter { $0.value.isPlainName }
     }
 
     /// Whether the job has ended (its files are where they will stay).
-    public var isFinished: Bool { state == .done || state == .failed || state == .abandoned }
+    package var isFinished: Bool { state == .done || state == .failed || state == .abandoned }
 
     /// The tags of the hidden names this clip's moves may have left half-done in the
     /// archive or failed/ (`.moving-<tag>`): this job's, and its earlier holders'.
-    public var moveTags: [String] { [id] + (previousJobs ?? []).reversed() }
+    package var moveTags: [String] { [id] + (previousJobs ?? []).reversed() }
 
     /// The claim folder's current name.
-    public var claim: ClaimName { claimName.flatMap(ClaimName.init) ?? ClaimName(job: id) }
+    package var claim: ClaimName { claimName.flatMap(ClaimName.init) ?? ClaimName(job: id) }
 }

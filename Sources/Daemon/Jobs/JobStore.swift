@@ -4,15 +4,15 @@ import Support
 /// The job records in `<state_dir>/jobs/`, one JSON file per job, each replaced
 /// atomically (write temp, fsync, rename, fsync folder) so a crash leaves the old or the
 /// new record, never half of one.
-public struct JobStore: Sendable {
-    public let directory: String
+package struct JobStore: Sendable {
+    package let directory: String
 
-    public init(stateDirectory: String) {
+    package init(stateDirectory: String) {
         directory = (stateDirectory as NSString).appendingPathComponent("jobs")
     }
 
     /// Creates the folder.
-    public func prepare() throws(SystemError) {
+    package func prepare() throws(SystemError) {
         try DurableFiles.makeDirectories(directory)
     }
 
@@ -21,7 +21,7 @@ public struct JobStore: Sendable {
     }
 
     /// Writes `record` (its `updatedAt` set to now) durably.
-    public func save(_ record: inout JobRecord) throws(SystemError) {
+    package func save(_ record: inout JobRecord) throws(SystemError) {
         record.updatedAt = Date()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -31,16 +31,16 @@ public struct JobStore: Sendable {
         try DurableFiles.write(data, to: path(of: record.id))
     }
 
-    public func remove(_ id: String) {
+    package func remove(_ id: String) {
         unlink(path(of: id))
     }
 
     /// A record file that cannot be read back as a job (cut short by a full disk, edited
     /// by hand, written by another version).
-    public struct UnreadableRecord: Sendable, Hashable {
-        public let id: String
-        public let path: String
-        public let reason: String
+    package struct UnreadableRecord: Sendable, Hashable {
+        package let id: String
+        package let path: String
+        package let reason: String
     }
 
     /// The largest record read: a job record is a few KB.
@@ -48,11 +48,11 @@ public struct JobStore: Sendable {
 
     /// Every readable record, oldest claim first. Unreadable files (not JSON, another
     /// version) are left out: `dropcut status` must work whatever else is in the folder.
-    public func all() -> [JobRecord] { load().records }
+    package func all() -> [JobRecord] { load().records }
 
     /// Every record, oldest claim first, and the files that are not readable records
     /// (recovery sends their clips to the failed folder instead of leaving them hidden).
-    public func load() -> (records: [JobRecord], unreadable: [UnreadableRecord]) {
+    package func load() -> (records: [JobRecord], unreadable: [UnreadableRecord]) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return ([], []) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -83,7 +83,7 @@ public struct JobStore: Sendable {
     }
 
     /// Renames an unreadable record to `<id>.json.unreadable`: kept for a look, never read again.
-    public func setAside(_ record: UnreadableRecord) {
+    package func setAside(_ record: UnreadableRecord) {
         _ = rename(record.path, record.path + ".unreadable")
     }
 
@@ -98,7 +98,7 @@ public struct JobStore: Sendable {
     }
 
     /// Removes finished records beyond the newest `keep`, so the folder does not grow forever.
-    public func prune(keep: Int = 200) {
+    package func prune(keep: Int = 200) {
         let finished = all().filter(\.isFinished).sorted { $0.updatedAt > $1.updatedAt }
         for record in finished.dropFirst(keep) { remove(record.id) }
     }

@@ -1,18 +1,18 @@
 import Foundation
 
 /// A clip in an inbox that has fully arrived, with the sidecars that go with it.
-public struct SettledClip: Sendable, Hashable {
+package struct SettledClip: Sendable, Hashable {
     /// The printable form of its name (`RawFileName`): the name itself, unless it is not
     /// UTF-8 or holds control characters or backslashes. Unique to the name's bytes.
-    public var name: String
+    package var name: String
     /// `clip.yaml`, `clip.AAE`... beside it (any letter case of the extension), printable.
-    public var sidecars: [String]
+    package var sidecars: [String]
     /// Modification time, for oldest-first order.
-    public var modified: Date
+    package var modified: Date
 }
 
 /// What one listing of an inbox found.
-public enum InboxListing: Sendable, Hashable {
+package enum InboxListing: Sendable, Hashable {
     /// Clips that have settled, oldest first, and how many are still arriving.
     case listed(settled: [SettledClip], arriving: Int)
     /// The inbox cannot be listed, or is not the folder it was (unmounted): never "empty".
@@ -36,7 +36,7 @@ public enum InboxListing: Sendable, Hashable {
 /// Names are read as bytes and listed in their printable form (`RawFileName`), so a name
 /// that is not UTF-8 (`caf<E9>.mov` from a Latin-1 client) is listed as `caf\xE9.mov`
 /// — and claimed, rendered and reported — instead of being skipped for ever.
-public struct InboxScanner: Sendable {
+package struct InboxScanner: Sendable {
     struct Signature: Hashable, Sendable {
         var size: Int64, modified: Int64, changed: Int64
     }
@@ -45,17 +45,17 @@ public struct InboxScanner: Sendable {
         var since: ContinuousClock.Instant
     }
 
-    public let inbox: String
-    public var settle: Duration
+    package let inbox: String
+    package var settle: Duration
     private var observations: [String: Observation] = [:]
     /// When the soonest of the files still arriving will have settled if it stays as it is
     /// (nil: none arriving), so the scheduler can look again right then.
-    public private(set) var nextSettle: ContinuousClock.Instant?
+    package private(set) var nextSettle: ContinuousClock.Instant?
     /// The inbox's mount point at the first good listing: another one later means the
     /// share was unmounted (an empty mount point is not an empty inbox).
     private var mountPoint: String?
 
-    public init(inbox: String, settle: Duration) {
+    package init(inbox: String, settle: Duration) {
         self.inbox = inbox
         self.settle = settle
     }
@@ -64,7 +64,7 @@ public struct InboxScanner: Sendable {
     static let sidecarExtensions = ["yaml", "yml", "aae"]
 
     /// Whether a name is never a clip.
-    public static func isIgnored(_ name: String) -> Bool {
+    package static func isIgnored(_ name: String) -> Bool {
         if name.hasPrefix(".") { return true }
         let lower = name.lowercased()
         if skippedSuffixes.contains(where: { lower.hasSuffix($0) }) { return true }
@@ -93,7 +93,7 @@ public struct InboxScanner: Sendable {
     }
 
     /// Lists the inbox now (`now`: this process's clock, for settling).
-    public mutating func scan(now: ContinuousClock.Instant = .now) -> InboxListing {
+    package mutating func scan(now: ContinuousClock.Instant = .now) -> InboxListing {
         var info = stat()
         guard stat(inbox, &info) == 0 else {
             return .unavailable("cannot read the inbox \(inbox): \(String(cString: strerror(errno)))")
@@ -160,7 +160,7 @@ public struct InboxScanner: Sendable {
     }
 
     /// Forgets a clip (claimed by this or another process).
-    public mutating func forget(_ name: String) {
+    package mutating func forget(_ name: String) {
         observations[name] = nil
     }
 }

@@ -79,7 +79,7 @@ extension Scheduler {
     /// Claims `LeaseRenewer` found taken over by other hosts: a job waiting for a retry is
     /// given up now; a running one stops by itself (its render is cancelled, and its next
     /// fence fails).
-    public func claimsLost(_ lost: [LeaseKeeper.Lost]) {
+    package func claimsLost(_ lost: [LeaseKeeper.Lost]) {
         for claim in lost {
             guard case let .waiting(record, folder, _) = jobs[claim.job] else { continue }
             jobs[claim.job] = nil

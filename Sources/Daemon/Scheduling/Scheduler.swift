@@ -34,7 +34,7 @@ public actor Scheduler: Service {
     let store: JobStore
     let runner: JobRunner
     /// The leases of the claims this daemon holds; renewed by `LeaseRenewer`.
-    public nonisolated let keeper: LeaseKeeper
+    package nonisolated let keeper: LeaseKeeper
     let notifier = SystemdNotifier()
     let wakeup = Wakeup()
     let stop = StopRequest()
@@ -131,7 +131,7 @@ public actor Scheduler: Service {
     }
 
     /// Asks the loop to stop as on SIGTERM (for embedding without a ServiceGroup).
-    public nonisolated func requestStop() {
+    package nonisolated func requestStop() {
         stop.request()
         wakeup.signal()
     }
@@ -141,7 +141,7 @@ public actor Scheduler: Service {
     /// while the daemon runs (`ReloadRefusal`) keep their value; they are returned, for
     /// the reload's message, and the rest is applied.
     @discardableResult
-    public func apply(_ new: DaemonConfig) throws(SystemError) -> [ReloadRefusal] {
+    package func apply(_ new: DaemonConfig) throws(SystemError) -> [ReloadRefusal] {
         let refused = ReloadRefusal.refusals(from: config, to: new)
         for folder in new.folders { try prepare(folder) }
         var kept: [String: InboxScanner] = [:]
@@ -176,10 +176,10 @@ public actor Scheduler: Service {
     }
 
     /// The status line (as sent with STATUS=).
-    public var summary: String { lastSummary }
+    package var summary: String { lastSummary }
 
     /// How often `LeaseRenewer` renews the leases (a third of `lease_timeout`).
-    public var leaseRenewal: Duration { config.leaseRenewal }
+    package var leaseRenewal: Duration { config.leaseRenewal }
 
     // MARK: The loop
 

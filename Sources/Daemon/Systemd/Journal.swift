@@ -2,16 +2,16 @@ internal import CSystemd
 
 /// Sends structured entries to systemd-journald with `sd_journal_sendv`
 /// (`sd_journal_send` is variadic and cannot be called from Swift).
-public enum Journal {
+package enum Journal {
     /// A failed send: the negative errno `sd_journal_sendv` returned.
-    public struct SendError: Error, Hashable, Sendable, CustomStringConvertible {
-        public let errno: Int32
-        public var description: String { "sd_journal_sendv failed: errno \(-errno)" }
+    package struct SendError: Error, Hashable, Sendable, CustomStringConvertible {
+        package let errno: Int32
+        package var description: String { "sd_journal_sendv failed: errno \(-errno)" }
     }
 
     /// Sends one entry. `fields` are journal field names (upper case, e.g. `MESSAGE`,
     /// `PRIORITY`, `DROPCUT_JOB`) with their values; values may contain newlines.
-    public static func send(_ fields: [(name: String, value: String)]) throws(SendError) {
+    package static func send(_ fields: [(name: String, value: String)]) throws(SendError) {
         // One contiguous buffer of "NAME=value" items, pointed into by the iovecs.
         var bytes: [UInt8] = []
         var spans: [(offset: Int, count: Int)] = []

@@ -13,11 +13,11 @@ public struct JournalLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
-    public let identifier: String
+    package let identifier: String
     /// Whether entries go to journald (false: only stderr lines).
-    public let toJournal: Bool
+    package let toJournal: Bool
     /// Whether human-readable lines go to stderr.
-    public let toStandardError: Bool
+    package let toStandardError: Bool
 
     public init(identifier: String = "dropcut", toJournal: Bool = true, toStandardError: Bool = !JournalLogHandler.standardErrorIsJournal()) {
         self.identifier = identifier

@@ -1,7 +1,7 @@
 /// The journal MESSAGE_IDs of the daemon's events: fixed 128-bit ids (generated once,
 /// never to change), so `journalctl MESSAGE_ID=…` finds every occurrence of an event and
 /// the catalog (`systemd/dropcut.catalog`) can explain it with `journalctl -x`.
-public enum MessageID: String, CaseIterable, Sendable {
+package enum MessageID: String, CaseIterable, Sendable {
     /// A clip was claimed from an inbox: a job started.
     case jobClaimed = "bf20093dcb3d41c285f2219511fbdd55"
     /// A job's output is in the outbox and its original archived or deleted.
@@ -29,7 +29,7 @@ public enum MessageID: String, CaseIterable, Sendable {
     case jobAbandoned = "a50954c59cbe4b89b4e15e0825c1e0a0"
 
     /// The event's name, as in the catalog and the README.
-    public var name: String {
+    package var name: String {
         switch self {
         case .jobClaimed: return "job-claimed"
         case .jobDone: return "job-done"

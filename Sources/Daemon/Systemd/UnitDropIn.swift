@@ -11,12 +11,12 @@ import Foundation
 /// - for folders under `/home`, `/root` or `/run/user`, which `ProtectHome=yes` hides,
 ///   `ProtectHome=tmpfs` with `BindPaths=` (written) or `BindReadOnlyPaths=` (assets);
 ///   for folders in `/tmp` or `/var/tmp`, `PrivateTmp=no`.
-public enum UnitDropIn {
+package enum UnitDropIn {
     /// The drop-in's text for `config`. `exists` tells which folders are there now: a
     /// `ReadWritePaths=` folder that does not exist is ignored by systemd, so for a folder
     /// dropcut will create at start (an outbox, failed or archive folder not made yet) the
     /// nearest existing folder above it is made writable instead.
-    public static func text(for config: DaemonConfig,
+    package static func text(for config: DaemonConfig,
                             exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
         var written: [String] = []
         for folder in config.folders {

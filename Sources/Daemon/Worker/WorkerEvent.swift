@@ -1,7 +1,7 @@
 import Foundation
 
 /// One line a worker writes to the daemon on its event pipe (JSON, one object per line).
-public enum WorkerEvent: Codable, Sendable, Hashable {
+package enum WorkerEvent: Codable, Sendable, Hashable {
     /// The production is built: it renders into `temporary` (recorded by the daemon so a
     /// crash leaves nothing behind), for `output`, lasting `duration` seconds (which sets
     /// the wall-clock limit).

@@ -3,28 +3,28 @@ import Foundation
 /// What one render's worker process may use (config: `memory_limit`, `cpu_limit`,
 /// `open_files`, `job_timeout`, `job_timeout_minimum`, `max_duration`). A worker that
 /// goes past a limit is stopped; that attempt fails, the daemon and its other jobs go on.
-public struct WorkerLimits: Codable, Sendable, Hashable {
+package struct WorkerLimits: Codable, Sendable, Hashable {
     /// The worker's data segment (RLIMIT_DATA: heap, anonymous mappings, thread stacks) in
     /// bytes; nil: unlimited. Not RLIMIT_AS, which also counts the address space glibc
     /// reserves per thread arena and would fail renders that use little memory.
-    public var memoryBytes: UInt64? = 4 << 30
+    package var memoryBytes: UInt64? = 4 << 30
     /// CPU seconds over all the worker's threads (RLIMIT_CPU); nil: unlimited.
-    public var cpuSeconds: UInt64?
+    package var cpuSeconds: UInt64?
     /// Descriptors the worker may hold open (RLIMIT_NOFILE).
-    public var openFiles: UInt64 = 1024
+    package var openFiles: UInt64 = 1024
     /// A render may take this many times the output's duration of wall-clock time...
-    public var timeoutFactor: Double = 20
+    package var timeoutFactor: Double = 20
     /// ...but never less than this (also the bound while the job is still being prepared:
     /// recipe read, media probed, sound measured), in seconds.
-    public var timeoutMinimumSeconds: Double = 600
+    package var timeoutMinimumSeconds: Double = 600
     /// The longest output a job may have, in seconds: longer ones fail before anything is
     /// rendered (a header claiming days of video cannot keep a worker busy for days).
-    public var maxDurationSeconds: Double = 4 * 3600
+    package var maxDurationSeconds: Double = 4 * 3600
 
-    public init() {}
+    package init() {}
 
     /// How long a render of `duration` seconds may take (nil: still preparing).
-    public func timeout(forDuration duration: Double?) -> Duration {
+    package func timeout(forDuration duration: Double?) -> Duration {
         let scaled = duration.map { $0.isFinite && $0 > 0 ? $0 * timeoutFactor : 0 } ?? 0
         let seconds = min(max(scaled, timeoutMinimumSeconds), 366 * 86400)
         return .milliseconds(Int64((seconds * 1000).rounded()))
