@@ -43,15 +43,19 @@ import TestSupport
     }
 
     /// dropcut's own modules, lowest first, and which of them each may import: the
-    /// editing model at the bottom, the pipeline between the engine and the front ends.
+    /// low-level support at the bottom, then the editing model, the engine (MediaIO,
+    /// Render) and the recipe, the pipeline between the engine and the front ends. The
+    /// daemon reaches the engine only through the pipeline: it may not import MediaIO or
+    /// Render.
     static let layers: [String: Set<String>] = [
-        "Timeline": [],
-        "MediaIO": ["Timeline"],
-        "Render": ["Timeline", "MediaIO"],
-        "Recipe": ["Timeline"],
-        "Pipeline": ["Timeline", "MediaIO", "Render", "Recipe"],
-        "Daemon": ["Timeline", "MediaIO", "Render", "Recipe", "Pipeline"],
-        "dropcut": ["Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon"],
+        "Support": [],
+        "Timeline": ["Support"],
+        "MediaIO": ["Support", "Timeline"],
+        "Render": ["Support", "Timeline", "MediaIO"],
+        "Recipe": ["Support", "Timeline"],
+        "Pipeline": ["Support", "Timeline", "MediaIO", "Render", "Recipe"],
+        "Daemon": ["Support", "Timeline", "Recipe", "Pipeline"],
+        "dropcut": ["Support", "Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon"],
     ]
 
     /// The command-line files that drive the daemon; every other command (render, plan,
@@ -67,6 +71,58 @@ import TestSupport
         // The render and daemon paths share the pipeline: both import it.
         #expect(files.contains { $0.path == "Sources/dropcut/RenderCommand.swift" && $0.imports.contains { $0.module == "Pipeline" } })
         #expect(files.contains { $0.path == "Sources/Daemon/Worker/RenderWorker.swift" && $0.imports.contains { $0.module == "Pipeline" } })
+    }
+
+    /// A module imports only what Package.swift lists for it: SwiftPM builds every module
+    /// into one folder, so an unlisted import of a module built anyway compiles today and
+    /// breaks when the graph changes.
+    @Test func modulesImportOnlyWhatPackageSwiftLists() throws {
+        let text = try String(contentsOfFile: Repository.path("Package.swift"), encoding: .utf8)
+        let dependencies = Self.targetDependencies(text)
+        // A parser that found nothing would pass: make sure it read known lists.
+        #expect(dependencies["Daemon"]?.contains("Pipeline") == true, "\(dependencies)")
+        #expect(dependencies["Support"] == [], "\(dependencies)")
+        let files = try Self.sources()
+        let targets = Set(dependencies.keys)
+        for file in files {
+            let listed = dependencies[file.module] ?? []
+            for imported in file.imports where targets.contains(imported.module) && imported.module != file.module {
+                if !listed.contains(imported.module) {
+                    record([Violation(path: file.path, line: imported.line,
+                                      message: "\(file.module) imports \(imported.module), which Package.swift does not list for it")])
+                }
+            }
+        }
+    }
+
+    /// The parser on a made-up manifest: names in products and comments are not dependencies.
+    @Test func packageSwiftParserReadsOnlyTargetDependencies() {
+        let text = """
+            products: [.library(name: "A", targets: ["A"])],
+            // .target(name: "Old", dependencies: ["Gone"]),
+            .target(name: "A"),
+            .target(name: "B", dependencies: [
+                "A", "CZ", // why
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+            .executableTarget(name: "tool", dependencies: ["B"], path: "x"),
+            .testTarget(name: "BTests", dependencies: ["B"]),
+            """
+        #expect(Self.targetDependencies(text) == ["A": [], "B": ["A", "CZ"], "tool": ["B"], "BTests": ["B"]])
+    }
+
+    /// The daemon lives in rooms by concept (Claims/, Files/, Jobs/, Worker/, Scheduling/,
+    /// Systemd/, Config/), with a few files at its top, and its public API is what a
+    /// library user calls; what only the package's targets and tests need is `package`.
+    @Test func daemonIsInRoomsWithASmallPublicAPI() throws {
+        let files = try Self.sources().filter { $0.module == "Daemon" }
+        let top = files.filter { $0.path.split(separator: "/").count == 3 }
+        #expect(top.count <= 12, "\(top.count) files at the top of Sources/Daemon: \(top.map(\.path))")
+        #expect(files.count > top.count, "no rooms under Sources/Daemon")
+        let declarations = files.flatMap { file in Self.publicDeclarations(file).map { "\(file.path):\($0.line): \($0.head)" } }
+        #expect(declarations.count <= 40, "Daemon declares \(declarations.count) public symbols:\n\(declarations.joined(separator: "\n"))")
+        // A pattern that counted nothing would pass: the known entry point is seen.
+        #expect(declarations.contains { $0.contains("public static func run(logger: Logger) async -> Int32") }, "\(declarations)")
     }
 
     /// The rules on a made-up file: they catch what they are for, and not names in doc
@@ -98,6 +154,11 @@ import TestSupport
         #expect(Self.layerViolations(recipe).map(\.line) == [1])
         let daemon = SourceFile(path: "Sources/Daemon/X.swift", module: "Daemon", text: "@testable import dropcut\n")
         #expect(Self.daemonViolations(daemon).map(\.line) == [1])
+        let engine = SourceFile(path: "Sources/Daemon/Jobs/X.swift", module: "Daemon",
+                                text: "import Pipeline\nimport Render\nimport Support\nimport MediaIO\n")
+        #expect(Self.layerViolations(engine).map(\.line) == [2, 4])
+        let support = SourceFile(path: "Sources/Support/X.swift", module: "Support", text: "import Foundation\nimport Timeline\n")
+        #expect(Self.layerViolations(support).map(\.line) == [2])
     }
 
     /// One issue per violation, located at the offending line (so an editor shows it there).
@@ -176,6 +237,46 @@ import TestSupport
             }
             return nil
         }
+    }
+
+    /// Each target's and test target's dependencies by name (products excluded), read
+    /// from a manifest's `.target(name:dependencies:)` calls; comments are skipped.
+    static func targetDependencies(_ manifest: String) -> [String: Set<String>] {
+        let code = manifest.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
+            .joined(separator: "\n")
+        var result: [String: Set<String>] = [:]
+        let target = #/\.(?:target|executableTarget|testTarget)\(\s*name:\s*"(?<name>[^"]+)"/#
+        for match in code.matches(of: target) {
+            var names: Set<String> = []
+            let rest = code[match.range.upperBound...]
+            // The call's own text: up to the parenthesis that closes it.
+            var depth = 1, end = rest.startIndex
+            while end < rest.endIndex, depth > 0 {
+                if rest[end] == "(" { depth += 1 } else if rest[end] == ")" { depth -= 1 }
+                end = rest.index(after: end)
+            }
+            let call = rest[..<end]
+            if let list = call.range(of: "dependencies:") {
+                // Quoted names at the list's own level; `.product(name: ...)` is one level deeper.
+                var level = 0, index = list.upperBound, started = false
+                while index < call.endIndex {
+                    let character = call[index]
+                    if character == "[" { level += 1; started = true } else if character == "]" { level -= 1 }
+                    else if character == "(" { level += 1 } else if character == ")" { level -= 1 }
+                    else if character == "\"", level == 1 {
+                        let after = call.index(after: index)
+                        guard let close = call[after...].firstIndex(of: "\"") else { break }
+                        names.insert(String(call[after..<close]))
+                        index = close
+                    }
+                    if started && level == 0 { break }
+                    index = call.index(after: index)
+                }
+            }
+            result[String(match.output.name)] = names
+        }
+        return result
     }
 
     // MARK: The sources
