@@ -13,45 +13,34 @@ import Timeline
 /// `plan` prints is what `export` renders, and a library user cannot forget a step.
 ///
 /// `dropcut render`, `dropcut plan` and the daemon's jobs all make one with
-/// `Production.prepare` and nothing else.
+/// `Production.prepare` and nothing else. What the builder made is kept as it was handed
+/// over (`built`) and read through it — `production.composition`, `.videoComposition`,
+/// `.audioMix`, `.overlays`, `.outputFilename`, `.music`, `.audioItems`, `.clipLevels`,
+/// `.slowMotionSidecars` are the `BuiltComposition`'s — so a field added to it reaches
+/// every front end without being copied here.
+@dynamicMemberLookup
 public struct Production: Sendable {
     /// The dropped clip `{input}` stood for.
     public let input: String
-    public let composition: Composition
-    public let videoComposition: VideoComposition
-    public let audioMix: AudioMix
-    /// Drawn over the video, in order (later on top).
-    public let overlays: [OverlayLayer]
+    /// What the builder made of the recipe and the media.
+    public let built: BuiltComposition
     /// Codecs and quality from the recipe's `output`, audio format and creation time
     /// from the probed sources.
     public let settings: ExportSettings
-    /// The output file name, the recipe's template filled in.
-    public let outputFilename: String
-    /// The music bed, ducked, if the recipe has music.
-    public let music: MusicBed?
-    /// The recipe's audio items, as placed.
-    public let audioItems: [AudioItemPlacement]
-    /// The clips' own sound level over time, when the music ducks under it.
-    public let clipLevels: SoundLevels?
-    /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied.
-    public let slowMotionSidecars: [SlowMotionSidecar]
+
+    /// The builder's result, read-only: `production.composition` is
+    /// `production.built.composition`.
+    public subscript<Value>(dynamicMember member: KeyPath<BuiltComposition, Value>) -> Value {
+        built[keyPath: member]
+    }
 
     /// Builds the production for `input` through `recipe`: probes every file through
     /// `probe` and, when the music ducks under the clips, measures their sound through
     /// `levels`. Pure given those two, so tests can hand it media descriptions directly.
     public init(recipe: Recipe, input: String, date: Date = Date(), probe: any MediaProbing,
                 levels: any SoundLevelMeasuring) throws(CompositionBuildError) {
-        let built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels).build(input: input, date: date)
+        built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels).build(input: input, date: date)
         self.input = input
-        composition = built.composition
-        videoComposition = built.videoComposition
-        audioMix = built.audioMix
-        overlays = built.overlays
-        outputFilename = built.outputFilename
-        music = built.music
-        audioItems = built.audioItems
-        clipLevels = built.clipLevels
-        slowMotionSidecars = built.slowMotionSidecars
         settings = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
     }
 
@@ -79,9 +68,9 @@ public struct Production: Sendable {
                                media: [String: ProbedMedia]) -> ExportSettings {
         var settings = ExportSettings()
         settings.dynamicRange = dynamicRange(output.dynamicRange, composition: composition, media: media)
-        // HDR is HEVC Main 10: the codec follows unless the recipe names one (and the
-        // recipe loader rejects `h264` with HDR).
-        settings.videoCodec = settings.dynamicRange == .hlg && !output.video.codecIsExplicit ? .hevc : output.video.codec
+        // The recipe loader has rejected a named codec that cannot carry HDR.
+        settings.videoCodec = .forOutput(hdr: settings.dynamicRange == .hlg, recipeCodec: output.video.codec,
+                                         named: output.video.codecIsExplicit)
         settings.crf = output.video.crf
         settings.preset = output.video.preset
         settings.audioBitrate = output.audio.bitrate
@@ -117,17 +106,17 @@ public struct Production: Sendable {
     /// (`ExportSession`'s muxer removes what it wrote).
     public func export(to path: String, logger: Logger,
                        progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
-        for sidecar in slowMotionSidecars {
+        for sidecar in built.slowMotionSidecars {
             logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
                                                               "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
         }
-        let session = ExportSession(composition: composition, videoComposition: videoComposition, audioMix: audioMix,
-                                    overlays: overlays, settings: settings, logger: logger)
+        let session = ExportSession(composition: built.composition, videoComposition: built.videoComposition,
+                                    audioMix: built.audioMix, overlays: built.overlays, settings: settings, logger: logger)
         try await session.export(to: path, progress: progress)
         // Never report success for an output that has not been read back.
         do {
-            try await BlockingWork.run("dropcut-check") { [composition, videoComposition] _ in
-                try OutputCheck.verify(path, composition: composition, frameDuration: videoComposition.frameDuration)
+            try await BlockingWork.run("dropcut-check") { [built] _ in
+                try OutputCheck.verify(path, composition: built.composition, frameDuration: built.videoComposition.frameDuration)
             }
         } catch {
             _ = unlink(path)

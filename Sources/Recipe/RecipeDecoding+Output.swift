@@ -72,9 +72,10 @@ extension Recipe {
                 output.video.codecIsExplicit = true
                 // HDR is written as HEVC Main 10 (with HLG's SEI, which x264 cannot write):
                 // asking for H.264 as well is a contradiction to point out, not to overrule.
-                if codec == .h264, output.dynamicRange != .sdr, let range = f["dynamic_range"] {
-                    reader.error("output.dynamic_range: \(output.dynamicRange.rawValue) needs output.video.codec: hevc (HDR is written as HEVC Main 10); "
-                                 + "leave the codec out or set it to hevc (got h264 at \(c.location.line):\(c.location.column))", at: range.location)
+                if !codec.carriesHDR, output.dynamicRange != .sdr, let range = f["dynamic_range"] {
+                    let hdr = VideoCodecID.hdr.rawValue
+                    reader.error("output.dynamic_range: \(output.dynamicRange.rawValue) needs output.video.codec: \(hdr) (HDR is written as HEVC Main 10); "
+                                 + "leave the codec out or set it to \(hdr) (got \(codec.rawValue) at \(c.location.line):\(c.location.column))", at: range.location)
                 }
             }
             if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: RecipeLimits.crf) ?? output.video.crf }

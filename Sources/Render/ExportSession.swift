@@ -159,9 +159,8 @@ public final class ExportSession: Sendable {
         problems += videoComposition.validate(for: composition).map(\.description)
         // Never an empty file reported as a render.
         if composition.duration <= .zero { problems.append("the composition is empty (it lasts 0 s)") }
-        // HLG is written as HEVC Main 10 with its SEI; x264 has no such SEI to carry.
-        if settings.dynamicRange == .hlg && settings.videoCodec != .hevc {
-            problems.append("HDR (HLG) output needs the HEVC codec (got \(settings.videoCodec.rawValue))")
+        if settings.dynamicRange == .hlg && !settings.videoCodec.carriesHDR {
+            problems.append("HDR (HLG) output needs the \(VideoCodecID.hdr.rawValue.uppercased()) codec (got \(settings.videoCodec.rawValue))")
         }
         if !videoComposition.renderSize.isEven {
             problems.append("render size \(videoComposition.renderSize) is odd; 4:2:0 video needs even width and height")
