@@ -217,7 +217,7 @@ import TestSupport
     /// Every name ending in `.md` (with any folders before it) in `text`, with its line.
     static func mentions(in text: String) -> [(line: Int, name: String)] {
         var out: [(line: Int, name: String)] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(".md") {
             for match in line.matches(of: #/[A-Za-z0-9_.\/-]+\.md(?![A-Za-z0-9_])/#) {
                 out.append((index + 1, String(match.0)))
             }
