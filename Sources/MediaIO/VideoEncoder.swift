@@ -92,7 +92,7 @@ public final class VideoEncoder {
             var parameters = "log-level=warning"
             // HLG: the alternative transfer characteristics SEI (payload 147) with HLG (18)
             // as the preferred transfer, on every random-access picture — what ETSI TS
-            // 101 154 asks HLG10 streams to carry — beside the VUI's own HLG tag (README
+            // 101 154 asks HLG10 streams to carry — beside the VUI's own HLG tag (docs/hdr.md
             // "Keeping HDR" has why both). No mastering-display or light-level SEI: HLG
             // needs none, and x265 writes them only when told to.
             if settings.color.transfer == .hlg { parameters += ":atc-sei=18" }

@@ -1,6 +1,6 @@
 import Timeline
 
-/// A validated recipe (DESIGN.md "Recipe (YAML, version 1)"): what to make of a dropped
+/// A validated recipe (docs/recipes.md, `version: 1`): what to make of a dropped
 /// clip. Every field has its default filled in; asset paths are resolved and checked.
 /// Fields that can only be checked against probed media keep their source location, so
 /// the builder's errors point into the recipe too.

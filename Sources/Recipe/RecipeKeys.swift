@@ -5,7 +5,7 @@ import Timeline
 ///
 /// The decoder takes the keys it accepts from `RecipeReference.keys` (through
 /// `RecipeReference.allowedKeys(in:)`), so a key cannot be accepted without a row here, and
-/// the README's reference is generated from the same rows.
+/// the reference in docs/recipes.md is generated from the same rows.
 public struct RecipeKey: Sendable, Hashable {
     /// Where the key lives: `output.video.crf`; `[]` marks the items of a list
     /// (`clips[].speed[].rate`).
@@ -304,7 +304,7 @@ public enum RecipeReference {
     private static let lengthPercent = "\(formatNumber(RecipeLimits.maximumLengthPercent))%"
 
     /// The reference as Markdown: a table of the top-level keys, then one per section, each
-    /// row with the key's type, default, an example and what it does. The README holds this
+    /// row with the key's type, default, an example and what it does. docs/recipes.md holds this
     /// text between `<!-- recipe-reference:begin -->` and `<!-- recipe-reference:end -->`.
     public static func markdown() -> String {
         var out = "<!-- Generated from Sources/Recipe/RecipeKeys.swift by scripts/docs: edit there, not here. -->\n"

@@ -7,7 +7,7 @@ import Timeline
 /// and trap there (`Int(1e19)`, Int64 tick overflow, a 1e12-character frame number): the
 /// bounds are chosen far above any real use and far below where the arithmetic downstream
 /// (Int64 ticks at timescales up to 2^31, Int pixel counts, Int32 sample times) overflows.
-/// `RecipeReference.keys` writes its documented ranges from these constants, so the README's
+/// `RecipeReference.keys` writes its documented ranges from these constants, so docs/recipes.md's
 /// reference cannot drift from what the decoder accepts.
 public enum RecipeLimits {
     // MARK: Times

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Pipeline
 
-/// `dropcut`: the command-line face of the engine and the daemon (DESIGN.md "Command line").
+/// `dropcut`: the command-line face of the engine and the daemon (docs/features.md lists the commands).
 @main
 struct DropcutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

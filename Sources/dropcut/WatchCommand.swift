@@ -5,7 +5,7 @@ import Logging
 import Pipeline
 import ServiceLifecycle
 
-/// `dropcut watch [--config FILE] [--once]`: the daemon (DESIGN.md "The daemon"). The
+/// `dropcut watch [--config FILE] [--once]`: the daemon (docs/daemon.md). The
 /// scheduler and the SIGHUP reloader run as services of one `ServiceGroup`, which turns
 /// SIGTERM and SIGINT into a graceful shutdown.
 struct WatchCommand: AsyncParsableCommand {

@@ -121,7 +121,7 @@ import TestSupport
         #expect(text.contains("\(path):9:20: after_success must be one of archive | delete"), "\(text)")
     }
 
-    /// Issue 17: what a job's worker may use, with DESIGN.md's defaults.
+    /// Issue 17: what a job's worker may use, with the defaults docs/daemon.md gives.
     @Test func workerLimitsDecodeWithTheirDefaults() throws {
         let dir = try folderSet()
         let folders = "folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete } ]\n"

@@ -23,7 +23,7 @@ import TestSupport
             try "clip \(id)".write(toFile: (folder as NSString).appendingPathComponent("clip.mov"), atomically: true, encoding: .utf8)
             try ClaimLease(owner: ClaimLeaseTests.owner, record: ClaimLeaseTests.record(id)).write(in: folder, durable: false)
         }
-        // Directory entries cached 1 s, as the README asks of inboxes on sshfs.
+        // Directory entries cached 1 s, as docs/scale-out.md asks of inboxes on sshfs.
         let mounts = try server.map { server in try (0..<2).map { _ in try SSHFSMount(server, options: ["dcache_timeout=1"]) } } ?? []
         defer { for mount in mounts { mount.unmount() } }
         let racers = 6

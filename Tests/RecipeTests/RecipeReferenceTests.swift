@@ -4,28 +4,28 @@ import Testing
 import TestSupport
 
 /// The key table in `RecipeKeys.swift`: the decoder's only source of accepted keys, every
-/// row's example valid, and the README's reference exactly the Markdown made from it.
+/// row's example valid, and the reference in docs/recipes.md exactly the Markdown made from it.
 @Suite struct RecipeReferenceTests {
     static let begin = "<!-- recipe-reference:begin -->\n"
     static let end = "<!-- recipe-reference:end -->"
 
-    /// README.md holds `RecipeReference.markdown()` between the markers. With
+    /// docs/recipes.md holds `RecipeReference.markdown()` between the markers. With
     /// `DROPCUT_UPDATE_DOCS=1` (what `scripts/docs` sets) it rewrites that part instead.
-    @Test func readmeHoldsTheGeneratedReference() throws {
-        let path = Repository.path("README.md")
-        let readme = try String(contentsOfFile: path, encoding: .utf8)
-        let start = try #require(readme.range(of: Self.begin), "README.md has no \(Self.begin)")
-        let stop = try #require(readme.range(of: Self.end, range: start.upperBound..<readme.endIndex), "README.md has no \(Self.end)")
-        let current = String(readme[start.upperBound..<stop.lowerBound])
+    @Test func recipesDocHoldsTheGeneratedReference() throws {
+        let path = Repository.path("docs/recipes.md")
+        let document = try String(contentsOfFile: path, encoding: .utf8)
+        let start = try #require(document.range(of: Self.begin), "docs/recipes.md has no \(Self.begin)")
+        let stop = try #require(document.range(of: Self.end, range: start.upperBound..<document.endIndex), "docs/recipes.md has no \(Self.end)")
+        let current = String(document[start.upperBound..<stop.lowerBound])
         let generated = RecipeReference.markdown()
         if ProcessInfo.processInfo.environment["DROPCUT_UPDATE_DOCS"] == "1" {
             if current != generated {
-                try Data((readme[..<start.upperBound] + generated + readme[stop.lowerBound...]).utf8)
+                try Data((document[..<start.upperBound] + generated + document[stop.lowerBound...]).utf8)
                     .write(to: URL(fileURLWithPath: path))
             }
             return
         }
-        #expect(current == generated, "README.md's recipe reference is out of date: run scripts/docs")
+        #expect(current == generated, "docs/recipes.md's recipe reference is out of date: run scripts/docs")
     }
 
     @Test func everyKeyIsDocumentedOnceWithItsParent() {

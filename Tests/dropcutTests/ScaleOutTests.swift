@@ -41,7 +41,7 @@ import Glibc
                 let server = try SFTPServer()
                 self.server = server
                 root = server.export
-                // Directory entries cached 1 s, as the README asks of inboxes on sshfs.
+                // Directory entries cached 1 s, as docs/scale-out.md asks of inboxes on sshfs.
                 mount = try SSHFSMount(server, options: ["dcache_timeout=1"])
             }
             for folder in ["inbox", "outbox", "failed", "archive"] {

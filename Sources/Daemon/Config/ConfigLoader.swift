@@ -8,7 +8,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
-/// Reads and validates `/etc/dropcut/dropcut.yaml` (DESIGN.md "The daemon"). Relative
+/// Reads and validates `/etc/dropcut/dropcut.yaml` (docs/daemon.md). Relative
 /// paths are taken from the config file's folder. Checks what would otherwise fail at the
 /// first clip: inboxes exist, nothing is written inside an inbox, recipes load with the
 /// folder's asset folders, asset folders exist.

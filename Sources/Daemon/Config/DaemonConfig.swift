@@ -1,6 +1,6 @@
 import Foundation
 
-/// The daemon's configuration (DESIGN.md "The daemon"), validated: every folder's inbox
+/// The daemon's configuration (docs/daemon.md), validated: every folder's inbox
 /// exists, its outbox is not inside it, its recipe loads. Built by `ConfigLoader`.
 public struct DaemonConfig: Sendable, Hashable {
     /// The file it was read from (reloaded from there on SIGHUP).

@@ -4,7 +4,7 @@ import Pipeline
 import Support
 import Synchronization
 
-/// The claim/commit protocol for one clip (DESIGN.md "The daemon", steps 3–5): every step
+/// The claim/commit protocol for one clip (docs/daemon.md, steps 2–5): every step
 /// writes the job record before it moves files, so `resume` can pick up a job from any
 /// state a crash left it in, and nothing is lost or done twice.
 struct JobRunner: Sendable {

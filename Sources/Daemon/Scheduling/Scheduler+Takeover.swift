@@ -107,8 +107,8 @@ extension Scheduler {
             taker = "; \(lease.owner.description) has it now as job \(name.job)"
             log[metadataKey: "DROPCUT_TAKEN_OVER_BY"] = "\(lease.owner.host)"
         }
-        // Published before the claim was lost (the one window fencing leaves: see the
-        // README): the taker finds the output by its inode and only archives.
+        // Published before the claim was lost (the one window fencing leaves: see
+        // docs/scale-out.md, "Fencing"): the taker finds the output by its inode and only archives.
         let done = published
             ? "its output \(record.output ?? "?") was published before, the original is left to that host"
             : "nothing of it was published, archived or moved by this host"

@@ -28,7 +28,7 @@ package enum MessageID: String, CaseIterable, Sendable {
     /// was paused, hung or down) and abandoned the job: nothing of it was published here.
     case jobAbandoned = "a50954c59cbe4b89b4e15e0825c1e0a0"
 
-    /// The event's name, as in the catalog and the README.
+    /// The event's name, as in the catalog and docs/daemon.md.
     package var name: String {
         switch self {
         case .jobClaimed: return "job-claimed"
