@@ -62,7 +62,7 @@ import TestSupport
 /// cut short. (sshfs and the kernel cache a file's size for a while; a lease replaced by a
 /// longer one was read at the old length — not JSON — until leases were padded to a fixed
 /// size.)
-@Suite(.serialized) struct ClaimObserverOverSSHFSTests {
+@Suite(.serialized, .tags(.slow)) struct ClaimObserverOverSSHFSTests {
     @Test func leasesRenewedOnTheServerAreReadWholeThroughTheMount() throws {
         let server = try SFTPServer()
         let claimed = server.export + "/claimed"

@@ -7,7 +7,7 @@ import TestSupport
 /// over — on the local disk (ext4 here) and tmpfs with each of the methods, and over
 /// sshfs with and without hard links (two mounts of one share, as two hosts; without
 /// them only the placeholder is exclusive).
-@Suite(.serialized) struct ConcurrentPublishTests {
+@Suite(.serialized, .tags(.slow)) struct ConcurrentPublishTests {
     static let racers = 6
 
     @Test(arguments: ["link", "renameNoReplace", "placeholder"])

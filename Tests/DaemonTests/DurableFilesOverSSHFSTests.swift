@@ -6,7 +6,7 @@ import TestSupport
 /// Removing a folder on sshfs while another process still reads a file in it (a daemon
 /// watching the claim's lease): FUSE keeps the unlinked file as `.fuse_hidden…` until it
 /// is closed, and the folder is removed all the same, once it is.
-@Suite(.serialized) struct DurableFilesOverSSHFSTests {
+@Suite(.serialized, .tags(.slow)) struct DurableFilesOverSSHFSTests {
     @Test func aFolderWhoseFileIsStillOpenIsRemovedOnceTheReaderCloses() throws {
         let server = try SFTPServer()
         let share = try SSHFSMount(server)

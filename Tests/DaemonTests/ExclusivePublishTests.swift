@@ -114,7 +114,7 @@ import TestSupport
     /// Over sshfs without hard links, link() fails (EPERM) and renameat2 NOREPLACE is
     /// unsupported (EINVAL): publishing falls through to the placeholder on its own, and
     /// still never replaces. Dropped names that are not UTF-8 take the same way.
-    @Test func sshfsWithoutHardLinksFallsBackToThePlaceholder() throws {
+    @Test(.tags(.slow)) func sshfsWithoutHardLinksFallsBackToThePlaceholder() throws {
         let server = try SFTPServer()
         let mount = try SSHFSMount(server, hardLinks: false)
         try Self.write("taken", mount.file("out.mp4"))

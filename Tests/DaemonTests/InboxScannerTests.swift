@@ -116,7 +116,7 @@ import TestSupport
     /// The same over sshfs, where a file's ctime is its mtime (SFTP carries no ctime): a
     /// clip whose server clock is 10 minutes behind looks unchanged for 10 minutes from
     /// the first byte — exactly what a first-sight shortcut by file times claimed mid-upload.
-    @Test func overSSHFSAFileTimedByASlowServerClockIsNotSettledAtFirstSight() throws {
+    @Test(.tags(.slow)) func overSSHFSAFileTimedByASlowServerClockIsNotSettledAtFirstSight() throws {
         let server = try SFTPServer()
         let mount = try SSHFSMount(server)
         try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: mount.file("uploading.mp4")))

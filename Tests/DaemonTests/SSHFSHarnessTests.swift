@@ -5,7 +5,7 @@ import TestSupport
 /// The SFTP/sshfs harness itself: a real sshd on 127.0.0.1 and real sshfs mounts, one with
 /// hard links and one without, torn down completely. What these tests pin down about
 /// sshfs (which calls fail, with which errno) is what DurableFiles' publishing relies on.
-@Suite(.serialized) struct SSHFSHarnessTests {
+@Suite(.serialized, .tags(.slow)) struct SSHFSHarnessTests {
     /// renameat2(2) through dlsym: Swift's Glibc module does not declare it (_GNU_SOURCE).
     static func renameNoReplace(_ from: String, _ to: String) -> (rc: Int32, errno: Int32) {
         typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32

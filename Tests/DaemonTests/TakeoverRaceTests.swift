@@ -9,7 +9,7 @@ import TestSupport
 /// Through the directory, and through two sshfs mounts of it, half the racers each (the
 /// test's own sshd: each mount its own connection and caches, every rename a request the
 /// server decides — racers on the directory itself would always be first).
-@Suite(.serialized) struct TakeoverRaceTests {
+@Suite(.serialized, .tags(.slow)) struct TakeoverRaceTests {
     @Test(arguments: [false, true])
     func exactlyOneOfSeveralProcessesTakesEachExpiredClaim(throughSSHFS: Bool) throws {
         let dir = try TemporaryDirectory()

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `systemd/dropcut.catalog`: journald's own parser takes it, and it explains every
 /// MESSAGE_ID the daemon defines, and nothing else.
-@Suite struct CatalogTests {
+@Suite(.tags(.slow)) struct CatalogTests {
     @Test func everyMessageIDHasAnEntryWithSubjectAndExplanation() throws {
         let entries = try JournalCatalog.entries()
         #expect(Set(entries.keys) == Set(MessageID.allCases.map(\.rawValue)))

@@ -5,7 +5,7 @@ import TestSupport
 /// `scripts/install` into a temporary root: every file where it belongs with its mode, the
 /// dropcut user and the example's folders created, idempotent, and `--uninstall` removing
 /// exactly what it installed.
-@Suite(.serialized) struct InstallScriptTests {
+@Suite(.serialized, .tags(.slow)) struct InstallScriptTests {
     /// Every file the install must put in place, with its mode.
     static let expected: [(path: String, mode: Int)] = [
         ("/usr/local/bin/dropcut", 0o755),

@@ -6,7 +6,7 @@ import TestSupport
 /// OS in a throwaway systemd-nspawn container with dropcut installed and enabled, and
 /// checks start-up (READY=1), STATUS=, the watchdog, a render inside the unit's whole
 /// sandbox, reload, the catalog in `journalctl -x` and a clean stop.
-@Suite struct ServiceUnderSystemdTests {
+@Suite(.tags(.slow)) struct ServiceUnderSystemdTests {
     @Test func theServiceWorksUnderSystemdInItsSandbox() throws {
         let result = try Command.run(Repository.path("scripts/check-service"), [],
                                      environment: ["DROPCUT_BINARY": try BuildProducts.executable(named: "dropcut")])

@@ -6,7 +6,7 @@ import TestSupport
 /// `systemd/dropcut.service` and `dropcut@.service`, as installed: systemd's own checker
 /// accepts them (with the folders drop-in the config produces), their sandbox rates
 /// "safe", and their timeouts agree with the daemon's.
-@Suite(.serialized) struct UnitFileTests {
+@Suite(.serialized, .tags(.slow)) struct UnitFileTests {
     /// A config whose folders live in `dir`, and the drop-in `dropcut watch --check
     /// --unit-drop-in` writes for it, installed where scripts/install puts it.
     func installDropIn(in root: InstalledRoot, folders dir: TemporaryDirectory) throws -> String {

@@ -5,7 +5,7 @@ import TestSupport
 /// Anamorphic sources (non-square stored pixels) render at their display size in square
 /// pixels, judged by ffprobe's display aspect ratio of the source and by ffmpeg's own
 /// `scale=…,setsar=1` of it (PSNR).
-@Suite struct AnamorphicRenderTests {
+@Suite(.tags(.slow)) struct AnamorphicRenderTests {
     /// A 640×480 clip with 16:9 pixels (shown 2.37:1) and NTSC DV's 720×480 with 10:11
     /// pixels (shown 654×480), in MP4 and MOV.
     @Test(arguments: [(640, 480, "16/9", "mp4", 1138), (720, 480, "10/11", "mov", 654)])

@@ -5,7 +5,7 @@ import TestSupport
 /// Audio items rendered by `dropcut render` and measured in the output's decoded samples
 /// (Goertzel levels, zero crossings): a voice-over replacing the clip's sound over its
 /// range, a sound effect mixed on top, a pitch shift of an octave.
-@Suite struct AudioItemRenderTests {
+@Suite(.tags(.slow)) struct AudioItemRenderTests {
     /// A 6 s 320x240 clip with a 1 kHz tone (−18 dBFS, ffmpeg's `sine`).
     static func makeToneClip(_ dir: TemporaryDirectory, seconds: Int = 6) throws -> String {
         try Fixtures.makeGenerated(in: dir.path, name: "clip.mp4", seconds: Double(seconds),

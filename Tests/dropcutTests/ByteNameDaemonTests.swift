@@ -9,7 +9,7 @@ import Timeline
 /// Shift-JIS), hold control characters, or read like escapes, through the real
 /// `dropcut watch --once`: rendered like any other, shown escaped in outputs, logs and
 /// error files, archived or failed under the bytes they were dropped with.
-@Suite struct ByteNameDaemonTests {
+@Suite(.tags(.slow)) struct ByteNameDaemonTests {
     /// `café` in Latin-1: not UTF-8.
     static let latin1: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
 

@@ -10,7 +10,7 @@ import Glibc
 /// the old folder, so `status` looked in the new one and a second daemon started there
 /// without meeting the lock. Keys that cannot change live are refused by name, with what
 /// stays in force; the rest of the config is applied.
-@Suite struct ConfigReloadTests {
+@Suite(.tags(.slow)) struct ConfigReloadTests {
     @Test func aReloadRefusesANewStateDirByNameAndAppliesTheRest() throws {
         let h = try DaemonHarness()
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))

@@ -6,7 +6,7 @@ import TestSupport
 /// `ken_burns` whose two rectangles are the same few pixels) is drawn by sampling only
 /// what shows: the exact path used to scale the whole frame first (a zoom of 12 on 1080p
 /// asked for a 23040x12960 picture and failed; 11 took 680 MB).
-@Suite struct ConstantZoomRenderTests {
+@Suite(.tags(.slow)) struct ConstantZoomRenderTests {
     static let asOutput = "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
 
     /// A soft 640x360 clip (blurred, so two correct resamplers agree), 10 frames.

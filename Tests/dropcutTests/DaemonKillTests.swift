@@ -10,7 +10,7 @@ import Glibc
 /// `systemctl kill`, a power cut, an upgrade) says nothing about the clip it was rendering
 /// and must never cost it an attempt, whatever `retries` is; the worker's own death still
 /// does.
-@Suite struct DaemonKillTests {
+@Suite(.tags(.slow)) struct DaemonKillTests {
     @Test func killingTheDaemonMidRenderThreeTimesCostsNoClipAnAttempt() throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0)
         _ = try h.clip(seconds: 2)

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The daemon as systemd runs it: a long-running `dropcut watch` with a real
 /// NOTIFY_SOCKET, signalled with SIGHUP and SIGTERM.
-@Suite struct DaemonLifecycleTests {
+@Suite(.tags(.slow)) struct DaemonLifecycleTests {
     @Test func runningDaemonRendersDroppedClipsAndTalksToSystemd() throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness(settle: 0.3)

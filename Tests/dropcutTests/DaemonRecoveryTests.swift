@@ -9,7 +9,7 @@ import Glibc
 /// Recovery from each state a crash can leave a job in, set up exactly (the kill -9 test
 /// hits them at random): the next start must finish every job once, never render a
 /// committed one again, and leave nothing behind.
-@Suite struct DaemonRecoveryTests {
+@Suite(.tags(.slow)) struct DaemonRecoveryTests {
     @Test func everyInterruptedStateIsFinishedExactlyOnce() throws {
         let h = try DaemonHarness()
         let claimedRoot = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")

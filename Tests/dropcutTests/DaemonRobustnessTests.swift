@@ -9,7 +9,7 @@ import Glibc
 /// What the daemon must survive: slow writers, kill -9 at any moment, a second daemon on
 /// the same inbox, a full disk. Each ends with every input exactly once in the outbox or
 /// the failed folder and nothing left half-done.
-@Suite struct DaemonRobustnessTests {
+@Suite(.tags(.slow)) struct DaemonRobustnessTests {
     @Test func aFileStillBeingWrittenIsNotClaimedUntilTheWriterStops() throws {
         let h = try DaemonHarness(settle: 1.0, poll: 0.1)
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))

@@ -6,7 +6,7 @@ import TestSupport
 /// error aborted it at that frame, where ffmpeg renders the file). Damage is concealed as
 /// ffmpeg does — the packet is skipped, the picture holds the last good frame, a warning
 /// gives the count — and a render fails only past half of the stream's packets.
-@Suite struct DamagedPacketTests {
+@Suite(.tags(.slow)) struct DamagedPacketTests {
     /// A 2 s, 60-frame clip whose video packets at `indices` announce a NAL unit longer
     /// than the packet ("Invalid NAL unit size"): what a bit flip in a length field does.
     static func damagedClip(in dir: TemporaryDirectory, name: String, packets indices: [Int]) throws -> String {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `scripts/demo`, the README's "run it", with small clips and the debug build: it runs to
 /// completion and leaves the outputs it promises.
-@Suite struct DemoScriptTests {
+@Suite(.tags(.slow)) struct DemoScriptTests {
     @Test func demoRendersBothFoldersAndRefusesTheBrokenClip() throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-demo")
         let result = try Command.run(Repository.path("scripts/demo"), [],

@@ -5,7 +5,7 @@ import TestSupport
 /// A clip whose edit lists show less than its media holds (a trimmed recording) renders
 /// what the edit lists show: their length, and no picture from past their end — judged
 /// against the ffmpeg CLI's reading of the same file.
-@Suite struct EditListRenderTests {
+@Suite(.tags(.slow)) struct EditListRenderTests {
     @Test func editListTrimIsTheClipsLength() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

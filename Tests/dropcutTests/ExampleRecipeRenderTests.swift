@@ -9,7 +9,7 @@ import TestSupport
 ///
 /// Each recipe gets the shortest 320x240 test clip (with a 440 Hz tone) it accepts, to keep
 /// the 1080-pixel renders quick.
-@Suite struct ExampleRecipeRenderTests {
+@Suite(.tags(.slow)) struct ExampleRecipeRenderTests {
     /// What one example makes of a `clipSeconds`-long 320x240 30 fps clip named `clip.mp4`.
     struct Expected: Sendable {
         var clipSeconds: Int

@@ -10,7 +10,7 @@ import Glibc
 /// write in `.dropcut/`. A lease (or a job record) whose names or paths lead out of the
 /// folders — `../`, its escaped form `..\x2F`, an absolute path — is unreadable: its clip
 /// goes to failed/ with the reason, and nothing is written outside the folders.
-@Suite struct ForgedLeaseTests {
+@Suite(.tags(.slow)) struct ForgedLeaseTests {
     /// A record of a forged claim and what the daemon must say about it.
     struct Forgery: Sendable {
         let clip: String

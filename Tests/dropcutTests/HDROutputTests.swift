@@ -6,7 +6,7 @@ import TestSupport
 /// outputs, their tags (VUI, `colr`, the alternative transfer characteristics SEI) and
 /// their pixels, read back with `ffprobe`/`ffmpeg` — HLG sources kept, SDR sources and
 /// overlays mapped up with their white at HLG 75 %, PQ converted by display light.
-@Suite struct HDROutputTests {
+@Suite(.tags(.slow)) struct HDROutputTests {
     static let ffmpeg = HDRRenderTests.ffmpeg
     static let render = HDRRenderTests.render
 

@@ -6,7 +6,7 @@ import TestSupport
 /// the `ffmpeg` CLI from known values (`zscale` for SDR greys placed in HLG — SDR white at
 /// HLG 75 % with npl=203, as BT.2408 places it — and raw 10-bit codes for the highlights),
 /// the outputs read back with `ffmpeg` and `ffprobe`.
-@Suite struct HDRRenderTests {
+@Suite(.tags(.slow)) struct HDRRenderTests {
     static func ffmpeg(_ args: [String]) throws {
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + args)
     }

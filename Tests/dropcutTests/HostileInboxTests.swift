@@ -6,7 +6,7 @@ import Timeline
 
 /// Files in an inbox or on the command line that were made to hurt: the CLI and the daemon
 /// refuse them at once, with the file and the cause, and go on.
-@Suite struct HostileInboxTests {
+@Suite(.tags(.slow)) struct HostileInboxTests {
     /// A 1 KB recipe of nested aliases ("billion laughs") is refused in well under a
     /// second and a few MB — it used to take 3.7 GB and crash.
     @Test func billionLaughsIsRefusedQuicklyInLittleMemory() throws {

@@ -6,7 +6,7 @@ import TestSupport
 /// states its field order or only its frames are flagged — judged by the ffmpeg CLI — its
 /// `bwdif=mode=send_field` of the same file (PSNR), the progressive clip the fields were
 /// cut from, and its `idet` comb detector — and kept woven with `deinterlace: off`.
-@Suite struct InterlacedRenderTests {
+@Suite(.tags(.slow)) struct InterlacedRenderTests {
     /// Two seconds of a moving 50p pattern woven into 25i (`tinterlace`), coded as
     /// interlaced H.264 (lossless) with the field order flagged; returns the interlaced
     /// file and the progressive original.

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `output.audio.loudness`: the final mix brought to an integrated loudness, checked with
 /// ffmpeg's own EBU R128 meter as the oracle.
-@Suite struct LoudnessTargetTests {
+@Suite(.tags(.slow)) struct LoudnessTargetTests {
     @Test func mixIsBroughtToTheTargetLoudness() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

@@ -5,7 +5,7 @@ import TestSupport
 /// `dropcut render` on clips whose containers misstate their duration (issue 17): they
 /// render with their real durations, as quickly as any 2 s clip. ffprobe and ffmpeg's own
 /// decode are the oracles.
-@Suite struct MisstatedDurationRenderTests {
+@Suite(.tags(.slow)) struct MisstatedDurationRenderTests {
     /// A fragmented MP4 whose segment index claims ~39 hours for 2 s of packets used to
     /// fail with "no decodable video frames" after planning 4,194,350 frames (and, where
     /// the reader could hold the last frame, to render for hours).

@@ -8,7 +8,7 @@ import TestSupport
 /// Operation not permitted`: FFmpeg's MP3 demuxer would not seek in it. Each format
 /// dropcut takes as music, a short bed under a 6 s silent clip, must render and be
 /// heard across the whole length.
-@Suite struct MusicBedLoopTests {
+@Suite(.tags(.slow)) struct MusicBedLoopTests {
     static let quiet = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
     /// The bed: a 330 Hz tone at amplitude 0.5, 2.2 s long.
     static let tone = "aevalsrc=0.5*sin(2*PI*330*t):s=44100:d=2.2"

@@ -5,7 +5,7 @@ import TestSupport
 /// The music bed under a clip, measured in the rendered file with the music and the
 /// clip's sound told apart by frequency (a 200 Hz bed, a 1 kHz "voice"): ducking depth
 /// and timing, seamless loops, fades that end with the video, and bad music files.
-@Suite struct MusicDuckingTests {
+@Suite(.tags(.slow)) struct MusicDuckingTests {
     /// A 1 kHz tone in [1, 3] and [5, 7] s over a 200 Hz bed at −6 dB ducked by −12 dB:
     /// the bed sits at −18 dB under the tone, −6 dB in the pauses, and goes down over the
     /// attack and back up over the release.

@@ -6,7 +6,7 @@ import TestSupport
 /// be) through `dropcut render` and through the daemon: no signal, no hang, every failure
 /// is exit 1 with a message naming the file, nothing half-written left behind. Bounded
 /// for the suite (a few seconds); `scripts/fuzz` runs the same for as long as you like.
-@Suite struct MutatedClipFuzzTests {
+@Suite(.tags(.slow)) struct MutatedClipFuzzTests {
     /// Mutation ratios from a flipped bit here and there to a clip shot through with noise.
     static let ratios = ["0.0001", "0.001", "0.004", "0.01"]
 

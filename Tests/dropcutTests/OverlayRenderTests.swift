@@ -9,7 +9,7 @@ import TestSupport
 /// Backgrounds are solid dark clips (BT.709-tagged, so no BT.601 conversion is involved)
 /// and the outputs are encoded at a low crf, so a logo's edges are clean and it can be
 /// found by thresholding the decoded luma.
-@Suite struct OverlayRenderTests {
+@Suite(.tags(.slow)) struct OverlayRenderTests {
     /// The nine anchors, as the recipe spells them.
     static let anchors = ["top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right"]
 

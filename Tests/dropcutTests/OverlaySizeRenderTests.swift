@@ -5,7 +5,7 @@ import TestSupport
 /// What only the font or the picture tells (a long line of text, a tall image drawn at a
 /// width) is bounded by the output too: refused before anything that size is allocated,
 /// naming the overlay, with peak memory that of an ordinary render.
-@Suite struct OverlaySizeRenderTests {
+@Suite(.tags(.slow)) struct OverlaySizeRenderTests {
     private func render(_ dir: TemporaryDirectory, overlays: String) throws -> PeakMemory.Result {
         let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1, audio: false)
         let recipe = dir.file("overlay.yaml")

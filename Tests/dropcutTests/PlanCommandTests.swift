@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct PlanCommandTests {
+@Suite(.tags(.slow)) struct PlanCommandTests {
     @Test func planPrintsTheCompositionAndDrawsTheTimeline() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `dropcut probe` as a user runs it: a subprocess of the built executable.
-@Suite struct ProbeCommandTests {
+@Suite(.tags(.slow)) struct ProbeCommandTests {
     @Test func probePrintsBothStreamsInFileOrder() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

@@ -7,7 +7,7 @@ import TestSupport
 /// mistake a person makes: a file that is not media, one still being written, a codec
 /// FFmpeg lacks, a picture without a duration, an unreadable recipe, a missing asset, an
 /// audio item that is not sound.
-@Suite struct ReadableErrorTests {
+@Suite(.tags(.slow)) struct ReadableErrorTests {
     let dir: TemporaryDirectory
     init() throws { dir = try TemporaryDirectory(prefix: "dropcut-errors") }
 

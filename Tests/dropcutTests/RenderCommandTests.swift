@@ -7,7 +7,7 @@ import TestSupport
 ///
 /// Fixtures are BT.709-tagged (what phones write) unless a test is about colour, so the
 /// pixel comparisons do not depend on how a BT.601 source is converted.
-@Suite struct RenderCommandTests {
+@Suite(.tags(.slow)) struct RenderCommandTests {
     /// One frame at 30 fps, plus a millisecond for container rounding.
     static let frame = 1.0 / 30 + 0.001
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `dropcut render` stopped half way, and the metadata it carries over.
-@Suite struct RenderInterruptTests {
+@Suite(.tags(.slow)) struct RenderInterruptTests {
     @Test func ctrlCStopsTheRenderAndLeavesNothingBehind() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

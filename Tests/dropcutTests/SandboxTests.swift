@@ -9,7 +9,7 @@ import TestSupport
 /// PROT_EXEC mprotect, and check-service runs under that) and SystemCallFilter= (a
 /// seccomp allow-list computed from the unit's own SystemCallFilter= lines, refusing the
 /// rest with EPERM as SystemCallErrorNumber= says), then runs the daemon on real clips.
-@Suite struct SandboxTests {
+@Suite(.tags(.slow)) struct SandboxTests {
     static let helper = Repository.path("Tests/dropcutTests/sandbox_exec.py")
 
     /// The system calls in `item`: a name, or a systemd group (`@system-service`) expanded

@@ -14,7 +14,7 @@ import Glibc
 /// Hosts are killed (SIGKILL) and paused (SIGSTOP, the daemon and its worker both, as a
 /// paused VM is) for real; the journal is a real journald. Serialized: the lease timings
 /// must not compete with each other for the two cores.
-@Suite(.serialized) struct ScaleOutTests {
+@Suite(.serialized, .tags(.slow)) struct ScaleOutTests {
     /// How host B reaches the shared folders.
     enum Reach: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case directory, sshfs

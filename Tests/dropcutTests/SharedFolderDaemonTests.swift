@@ -6,7 +6,7 @@ import TestSupport
 /// failed/ on an sshfs mount whose server refuses hard links, so every name is published
 /// through the placeholder (`DurableFiles.publishExclusively`). Names that are taken stay
 /// as they were; nothing is left behind.
-@Suite struct SharedFolderDaemonTests {
+@Suite(.tags(.slow)) struct SharedFolderDaemonTests {
     @Test func watchOnceOverSSHFSWithoutHardLinksNeverReplacesANameAndLeavesNothing() throws {
         let server = try SFTPServer()
         let share = try SSHFSMount(server, hardLinks: false)

@@ -5,7 +5,7 @@ import TestSupport
 /// iPhone originals whose slow motion lives in an `.AAE` sidecar: dropcut finds the
 /// sidecar next to the clip (any letter case), slows its regions with stepped edges, lets
 /// a recipe's own speeds win, and refuses a broken sidecar by name.
-@Suite struct SlowMotionSidecarRenderTests {
+@Suite(.tags(.slow)) struct SlowMotionSidecarRenderTests {
     /// The example region (2.805 s + 13.09 s at a quarter speed, timescale 1e9) on
     /// a 16.5 s clip: `plan` lists the sidecar and the slowed segments, and the composition
     /// lasts what the stepped ramps and the quarter-speed middle add up to.

@@ -5,7 +5,7 @@ import TestSupport
 /// Slow motion's pictures, checked frame by frame on generated clips whose frames say
 /// which source frame they are: exact frame choice at 240 fps, repeat vs blend at 30 fps,
 /// and picture/sound sync through a slowed section.
-@Suite struct SlowMotionVideoTests {
+@Suite(.tags(.slow)) struct SlowMotionVideoTests {
     /// A 240 fps clip slowed 8× into 30 fps shows every source frame of the slowed range
     /// exactly once, in order; outside it, every eighth frame.
     @Test func slowedHighFrameRateShowsEverySourceFrameOnce() throws {

@@ -5,7 +5,7 @@ import TestSupport
 /// A clip slowed to half speed over one second: the picture and the sound both last
 /// a second longer, and the sound keeps its pitch — or, with `audio: varispeed`, drops
 /// an octave like tape.
-@Suite struct SlowedAudioTests {
+@Suite(.tags(.slow)) struct SlowedAudioTests {
     @Test(arguments: ["preserve-pitch", "varispeed"])
     func slowedSectionKeepsItsPitchUnlessVarispeed(mode: String) throws {
         let dir = try TemporaryDirectory()

@@ -8,7 +8,7 @@ import TestSupport
 ///
 /// References are converted by ffmpeg to what dropcut writes — BT.709 video-range 4:2:0 —
 /// so the comparison measures placement and resampling, not the RGB-to-YUV matrix.
-@Suite struct StillClipRenderTests {
+@Suite(.tags(.slow)) struct StillClipRenderTests {
     /// ffmpeg's picture in dropcut's output format, for the second input of a `PSNR` graph.
     static let asOutput = "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
 

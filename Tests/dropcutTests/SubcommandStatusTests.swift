@@ -4,7 +4,7 @@ import TestSupport
 
 /// Every `dropcut` subcommand does real work: each succeeds on minimal valid input and
 /// none claims to be pending. Update the table when a subcommand is added.
-@Suite struct SubcommandStatusTests {
+@Suite(.tags(.slow)) struct SubcommandStatusTests {
     enum Status { case real, pending }
 
     static let table: [String: Status] = [

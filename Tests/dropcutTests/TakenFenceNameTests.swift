@@ -10,7 +10,7 @@ import Glibc
 /// the inbox used to stall an innocent job for ever (the fence's rename failed with
 /// ENOTEMPTY, the finished render was deleted, and `critical` was logged every
 /// `retry_delay`). The fence steps over the taken name, logs it once, and the job ends.
-@Suite struct TakenFenceNameTests {
+@Suite(.tags(.slow)) struct TakenFenceNameTests {
     @Test func aPlantedFenceFolderIsSteppedOverOnceAndTheJobEnds() throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, retryDelay: 0.1)
         _ = try h.clip(seconds: 2)

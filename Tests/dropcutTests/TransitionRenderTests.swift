@@ -6,7 +6,7 @@ import TestSupport
 /// middle of a 1 s transition from a red clip to a blue one, the left half of the
 /// picture is still red and the right half already blue; a quarter in, three quarters
 /// are red.
-@Suite struct TransitionRenderTests {
+@Suite(.tags(.slow)) struct TransitionRenderTests {
     static func solid(_ color: String, in dir: TemporaryDirectory) throws -> String {
         let path = dir.file("\(color).mp4")
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",

@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 
 /// `dropcut validate` as a user runs it: exit status and `file:line:col: message` output.
-@Suite struct ValidateCommandTests {
+@Suite(.tags(.slow)) struct ValidateCommandTests {
     @Test func validRecipeIsReportedOK() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

@@ -10,7 +10,7 @@ import Glibc
 /// Issue 28: one version, set in one place (`DropcutVersion`), shown by `dropcut
 /// --version`, `dropcut status --json` (the reader's and the running daemon's) and the
 /// journal's "ready" line.
-@Suite struct VersionTests {
+@Suite(.tags(.slow)) struct VersionTests {
     @Test func theVersionIsTheSameEverywhereItIsShown() throws {
         let version = DropcutVersion.current
         #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil }, "\(version)")

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `dropcut watch --once` end to end: real clips in a real inbox, real renders, real
 /// journald entries read back with journalctl.
-@Suite struct WatchOnceTests {
+@Suite(.tags(.slow)) struct WatchOnceTests {
     @Test func threeClipsAndASidecarRecipeAreRenderedArchivedAndJournaled() throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness()

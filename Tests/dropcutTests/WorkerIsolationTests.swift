@@ -10,7 +10,7 @@ import Glibc
 /// does to its worker — a crash, a hang, memory exhausted — fails that attempt only, the
 /// daemon and the other clips go on, and a clip that does it every time is quarantined in
 /// failed/ after `retries + 1` attempts with what happened each time.
-@Suite struct WorkerIsolationTests {
+@Suite(.tags(.slow)) struct WorkerIsolationTests {
     /// The processes whose parent is `parent` (from /proc/<pid>/stat: the 4th field,
     /// after the command name in parentheses, which may itself hold spaces).
     static func children(of parent: Int32) -> [Int32] {

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `scripts/test --fast` skips what is tagged `.slow` by name (swift test cannot filter by
+/// tag yet), found by a line pattern in the script. This keeps the two in step: every
+/// suite or test carrying the tag is one the script lists, and nothing else is.
+@Suite struct TestTierTests {
+    @Test func theFastTierSkipsExactlyWhatIsTaggedSlow() throws {
+        let tagged = try Self.taggedSlow()
+        // A scan that found nothing would agree with an empty list: the known ones are seen.
+        #expect(tagged.isSuperset(of: ["SSHFSHarnessTests", "ServiceUnderSystemdTests", "ScaleOutTests", "TakeoverRaceTests"]),
+                "\(tagged.sorted())")
+        let listed = try Command.run("bash", [Repository.path("scripts/test"), "--list-slow"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let names = Set(listed.stdout.split(separator: "\n").map(String.init))
+        #expect(names == tagged, "tagged but not skipped: \(tagged.subtracting(names).sorted()); skipped but not tagged: \(names.subtracting(tagged).sorted())")
+        // The in-process suites of this target stay in the fast tier.
+        #expect(!names.contains("ModuleBoundaryTests") && !names.contains("DocumentationTests") && !names.contains("TestTierTests"))
+    }
+
+    /// The names of the suites and tests whose attributes carry `.tags(... .slow ...)`,
+    /// wherever the attribute is written: the declaration after it names them.
+    static func taggedSlow() throws -> Set<String> {
+        let root = Repository.path("Tests")
+        guard let walk = FileManager.default.enumerator(atPath: root) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: root])
+        }
+        let attribute = #/@(?:Suite|Test)\((?<arguments>[^{]*?)\)\s*(?:@\w+\s+)*(?:(?:final|public|private|fileprivate|internal|static|mutating|nonisolated)\s+)*(?:struct|class|enum|actor|func)\s+(?<name>\w+)/#
+        var names: Set<String> = []
+        while let relative = walk.nextObject() as? String {
+            guard relative.hasSuffix(".swift"), !relative.hasSuffix("TestTierTests.swift") else { continue }
+            let text = try String(contentsOfFile: (root as NSString).appendingPathComponent(relative), encoding: .utf8)
+            for match in text.matches(of: attribute) where match.output.arguments.contains(#/\.tags\([^)]*\.slow\b/#) {
+                names.insert(String(match.output.name))
+            }
+        }
+        return names
+    }
+}
