@@ -81,7 +81,7 @@ let package = Package(
             "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "PipelineTests", dependencies: [
-            "Pipeline", "Recipe", "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "Pipeline", "Recipe", "Render", "Support", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         // Several processes racing to take over the same expired claims (TakeoverRaceTests).
         .executableTarget(name: "TakeoverRace", dependencies: ["Daemon"], path: "Tests/TakeoverRace"),
