@@ -25,6 +25,16 @@ struct PlanCommand: AsyncParsableCommand {
         let recipe = try options.loadRecipe(command: "plan")
         var failed = false
         for input in options.inputs {
+            if !recipe.outputs.isEmpty {
+                do {
+                    let deliverables = try await Deliverables.prepare(recipe: recipe, input: input)
+                    print(Self.describe(deliverables), terminator: "")
+                } catch {
+                    printError("dropcut plan: \(error)")
+                    failed = true
+                }
+                continue
+            }
             let production: Production
             do {
                 production = try await Production.prepare(recipe: recipe, input: input)
@@ -64,6 +74,39 @@ struct PlanCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// `clip.mov -> 4 deliverables` and a line per deliverable (kind, name, size, codecs or
+    /// the poster's time), the manifest, then the timeline of the first (the others differ
+    /// in size, fit and encoding, not in timing).
+    static func describe(_ deliverables: Deliverables) -> String {
+        var text = "\(deliverables.input) -> \(deliverables.items.count) deliverable\(deliverables.items.count == 1 ? "" : "s"), each rendered on its own\n"
+        for item in deliverables.items {
+            let production = item.production
+            let size = production.videoComposition.renderSize
+            switch item.kind {
+            case .video:
+                let settings = production.settings
+                let fps = production.videoComposition.frameDuration.seconds > 0 ? 1 / production.videoComposition.frameDuration.seconds : 0
+                text += "  video  \(item.filename) \(size) \(String(format: "%g", (fps * 1000).rounded() / 1000)) fps "
+                    + "\(settings.videoCodec.rawValue) crf \(settings.crf) \(settings.preset)"
+                    + (production.composition.tracks(of: .audio).isEmpty ? ", no audio" : ", aac \(settings.audioBitrate / 1000)k")
+                    + " \(String(format: "%.3f", production.composition.duration.seconds)) s\n"
+            case let .poster(poster):
+                let at: String
+                switch poster.time {
+                case let .at(time): at = "at \(String(format: "%.3f", time.seconds)) s"
+                case .best: at = "at best (the sharpest well-exposed of \(RecipeLimits.posterCandidates) frames)"
+                }
+                text += "  poster \(item.filename) \(size) \(poster.format.rawValue) \(at)\n"
+            }
+        }
+        text += "  manifest \(deliverables.manifestFilename) (written last)\n"
+        if let first = deliverables.items.first {
+            text += TimelineDescription.text(composition: first.production.composition, videoComposition: first.production.videoComposition,
+                                             audioMix: first.production.audioMix)
+        }
+        return text
     }
 
     /// `ducking: tracks 3, 4 down -12 dB under the clips' sound above -30 dBFS (attack

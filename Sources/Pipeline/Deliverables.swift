@@ -1,0 +1,215 @@
+import Foundation
+import Logging
+import MediaIO
+import Recipe
+import Render
+import Support
+import Timeline
+
+/// Every deliverable of a recipe with `outputs:` for one dropped clip: each entry its own
+/// `Production` (its size, fit, rate and encoding; overlays placed on its own canvas), a
+/// video or a poster, and the manifest that lists them.
+///
+/// For now each video is its own render — the clip is decoded once per video output;
+/// sharing one decode across outputs is a later step (issue 30). Everything is written
+/// under hidden temporary names (`PartialOutput`) and renamed into place only when every
+/// file is complete; the manifest `{name}.dropcut.json` comes last. On any failure nothing
+/// is left, neither temporary files nor published ones.
+public struct Deliverables: Sendable {
+    /// The dropped clip.
+    public let input: String
+    public let items: [Item]
+    /// `{name}.dropcut.json`: written last, beside the deliverables.
+    public let manifestFilename: String
+
+    public struct Item: Sendable {
+        /// The file's name (templated for this clip).
+        public let filename: String
+        public let kind: Recipe.Deliverable.Kind
+        /// The composition as this deliverable shows it.
+        public let production: Production
+        /// The `outputs:` entry it comes from.
+        public let location: SourceLocation
+    }
+
+    /// One file written: what the manifest says of it.
+    public struct File: Sendable, Hashable, Codable {
+        public var name: String
+        /// `video`, `poster` or `manifest`.
+        public var kind: String
+        public var bytes: Int64
+        public var width: Int
+        public var height: Int
+        /// Seconds; videos only.
+        public var duration: Double?
+        /// A poster's time in the output, seconds.
+        public var time: Double?
+        public var sha256: String
+    }
+
+    /// Prepares every entry of `recipe.outputs` (the recipe must have some) for `input`:
+    /// each probed and built as `Production.prepare` does; file names must stay distinct
+    /// once rendered for this clip, and a poster's time must lie within the output.
+    public static func prepare(recipe: Recipe, input: String, date: Date = Date()) async throws -> Deliverables {
+        guard !recipe.outputs.isEmpty else {
+            throw DeliverablesError("\(recipe.name): the recipe has no outputs: list")
+        }
+        var items: [Item] = []
+        var names: [String: SourceLocation] = [:]
+        let manifest = FileName.fitting(FilenameTemplate.manifest.render(.init(inputPath: input, recipeName: recipe.name, date: date)))
+        for deliverable in recipe.outputs {
+            try Task.checkCancellation()
+            let production = try await Production.prepare(recipe: deliverable.recipe(from: recipe), input: input, date: date)
+            let filename = production.outputFilename
+            if let earlier = names[filename.lowercased()] {
+                throw DeliverablesError("\(deliverable.location): \(filename) is also the name of the deliverable at \(earlier.line):\(earlier.column); give each its own filename")
+            }
+            if filename.lowercased() == manifest.lowercased() {
+                throw DeliverablesError("\(deliverable.location): \(filename) is the manifest's name")
+            }
+            names[filename.lowercased()] = deliverable.location
+            if case let .poster(poster) = deliverable.kind, case let .at(time) = poster.time, time >= production.composition.duration {
+                throw DeliverablesError("\(poster.location): poster.at \(time.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
+            }
+            items.append(Item(filename: filename, kind: deliverable.kind, production: production, location: deliverable.location))
+        }
+        return Deliverables(input: input, items: items, manifestFilename: manifest)
+    }
+
+    /// Renders every item into `directory` under temporary names (tagged `tag`), then
+    /// renames them into place and writes the manifest last. `progress` is called with
+    /// a video's index and its progress. Returns the files as the manifest lists them
+    /// (the manifest itself last). On any failure, and on cancellation, nothing is left:
+    /// no temporary file, no deliverable, no manifest.
+    public func render(into directory: String, tag: String, logger: Logger,
+                       progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
+        var partials: [(partial: PartialOutput, item: Item)] = []
+        var files: [File] = []
+        do {
+            for (index, item) in items.enumerated() {
+                try Task.checkCancellation()
+                let partial = PartialOutput(directory: directory, filename: item.filename, tag: tag)
+                partials.append((partial, item))
+                let size = item.production.videoComposition.renderSize
+                var time: Double?
+                switch item.kind {
+                case .video:
+                    try await item.production.export(to: partial.path, logger: logger) { progress(index, $0) }
+                case let .poster(poster):
+                    time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                }
+                let kind: String
+                if case .poster = item.kind { kind = "poster" } else { kind = "video" }
+                files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
+                                                     duration: kind == "video" ? item.production.composition.duration.seconds : nil,
+                                                     time: time))
+            }
+        } catch {
+            for written in partials { written.partial.remove() }
+            throw error
+        }
+        // Publish: every file renamed into place; a failure takes back what was published.
+        var published: [String] = []
+        func undo() {
+            for path in published { _ = unlink(path) }
+            for written in partials { written.partial.remove() }
+        }
+        for written in partials {
+            let destination = (directory as NSString).appendingPathComponent(written.item.filename)
+            guard rename(written.partial.path, destination) == 0 else {
+                let error = SystemError(errno: errno, function: "rename", path: destination)
+                undo()
+                throw error
+            }
+            published.append(destination)
+        }
+        // The manifest last: its presence says the set is complete.
+        let manifestPartial = PartialOutput(directory: directory, filename: manifestFilename, tag: tag)
+        let manifestPath = (directory as NSString).appendingPathComponent(manifestFilename)
+        do {
+            let data = try Self.manifest(input: input, files: files)
+            guard FileManager.default.createFile(atPath: manifestPartial.path, contents: data) else {
+                throw SystemError(errno: errno == 0 ? EIO : errno, function: "open", path: manifestPartial.path)
+            }
+            guard rename(manifestPartial.path, manifestPath) == 0 else {
+                throw SystemError(errno: errno, function: "rename", path: manifestPath)
+            }
+        } catch {
+            manifestPartial.remove()
+            undo()
+            throw error
+        }
+        let manifestFile = File(name: manifestFilename, kind: "manifest", bytes: Int64(try Self.size(of: manifestPath)),
+                                width: 0, height: 0, duration: nil, time: nil, sha256: "")
+        return files + [manifestFile]
+    }
+
+    /// The manifest's JSON: the input's name and every file, in the recipe's order.
+    static func manifest(input: String, files: [File]) throws -> Data {
+        struct Manifest: Codable {
+            var input: String
+            var generator: String
+            var files: [File]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(Manifest(input: (input as NSString).lastPathComponent, generator: "dropcut \(DropcutVersion.current)", files: files))
+        data.append(0x0A)
+        return data
+    }
+
+    static func size(of path: String) throws -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemError(errno: errno, function: "stat", path: path) }
+        return Int(info.st_size)
+    }
+
+    static func describe(_ path: String, name: String, kind: String, size: PixelSize, duration: Double?,
+                         time: Double?) async throws -> File {
+        let bytes = try Self.size(of: path)
+        let sha = try await BlockingWork.run("dropcut-checksum") { _ in try SHA256.hex(ofFile: path) }
+        return File(name: name, kind: kind, bytes: Int64(bytes), width: size.width, height: size.height,
+                    duration: duration, time: time, sha256: sha)
+    }
+}
+
+/// A deliverable set that cannot be made as the recipe asks (permanent).
+public struct DeliverablesError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension FilenameTemplate {
+    /// `{name}.dropcut.json`: the manifest of a deliverable set.
+    static let manifest = try! FilenameTemplate("{name}.dropcut.json")
+}
+
+extension Production {
+    /// Writes the poster `poster` asks for to `path` — the frame showing at its time, or
+    /// the best of `RecipeLimits.posterCandidates` frames — composited as this
+    /// production's video shows it, encoded by the path's format. Returns the frame's
+    /// time in the output.
+    public func writePoster(_ poster: Recipe.Poster, to path: String, logger: Logger) async throws -> MediaTime {
+        try await BlockingWork.run("dropcut-poster") { [built, settings] cancellation in
+            var sdr = settings
+            sdr.dynamicRange = .sdr
+            let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
+                                              overlays: built.overlays, settings: sdr)
+            let index: Int
+            switch poster.time {
+            case let .at(time):
+                index = renderer.frameIndex(at: time)
+            case .best:
+                let best = try renderer.bestFrame(candidates: RecipeLimits.posterCandidates, isCancelled: { cancellation.isCancelled })
+                index = best.index
+                logger.debug("poster best frame", metadata: [
+                    "frame": "\(index)", "scores": "\(best.scores.map { "\($0.index): \(String(format: "%.0f", $0.score.value))" }.joined(separator: ", "))"])
+            }
+            let bytes = try PictureEncoder.encode(try renderer.frame(index), as: poster.format)
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw SystemError(errno: errno == 0 ? EIO : errno, function: "open", path: path)
+            }
+            return built.videoComposition.frameDuration.multiplied(by: Int64(index), dividedBy: 1)
+        }
+    }
+}
