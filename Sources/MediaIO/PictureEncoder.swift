@@ -34,10 +34,16 @@ public enum PictureEncoder {
         }
         // A 4:2:0 picture has even sides (a poster is a video frame, so it does).
         let picture = try VideoFrame(width: frame.width, height: frame.height, pixelFormat: pixelFormat)
-        if format == .jpeg {
+        switch format {
+        case .jpeg:
             // JFIF: full range, BT.601 — what every JPEG reader (and ffmpeg's decoder) assumes.
             picture.frame.pointee.colorspace = AVCOL_SPC_BT470BG
             picture.frame.pointee.color_range = AVCOL_RANGE_JPEG
+        case .webp:
+            // WebP's lossy format is BT.601 video range, whatever the picture's size.
+            picture.frame.pointee.colorspace = AVCOL_SPC_BT470BG
+        case .png:
+            break
         }
         let region = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
         try Scaler(filter: .bicubic).scale(frame, region: region, into: picture, region: region)
