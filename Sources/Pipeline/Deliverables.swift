@@ -35,14 +35,14 @@ public struct Deliverables: Sendable {
     /// One file written: what the manifest says of it.
     public struct File: Sendable, Hashable, Codable {
         public var name: String
-        /// `video`, `poster` or `manifest`.
+        /// `video`, `poster`, `preview` or `manifest`.
         public var kind: String
         public var bytes: Int64
         public var width: Int
         public var height: Int
-        /// Seconds; videos only.
+        /// Seconds; videos and previews.
         public var duration: Double?
-        /// A poster's time in the output, seconds.
+        /// A poster's time in the output, or where a preview starts, seconds.
         public var time: Double?
         public var sha256: String
     }
@@ -71,6 +71,9 @@ public struct Deliverables: Sendable {
             if case let .poster(poster) = deliverable.kind, case let .at(time) = poster.time, time >= production.composition.duration {
                 throw DeliverablesError("\(poster.location): poster.at \(time.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
             }
+            if case let .preview(preview) = deliverable.kind, preview.from >= production.composition.duration {
+                throw DeliverablesError("\(preview.location): preview.from \(preview.from.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
+            }
             items.append(Item(filename: filename, kind: deliverable.kind, production: production, location: deliverable.location))
         }
         return Deliverables(input: input, items: items, manifestFilename: manifest)
@@ -90,20 +93,30 @@ public struct Deliverables: Sendable {
                 try Task.checkCancellation()
                 let partial = PartialOutput(directory: directory, filename: item.filename, tag: tag)
                 partials.append((partial, item))
-                let size = item.production.videoComposition.renderSize
+                var size = item.production.videoComposition.renderSize
                 var time: Double?
+                var duration: Double?
+                let kind: String
                 switch item.kind {
                 case .video:
+                    kind = "video"
                     try await item.production.export(to: partial.path, logger: logger) { progress(index, $0) }
+                    duration = item.production.composition.duration.seconds
                 case let .poster(poster):
+                    kind = "poster"
                     time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                case let .preview(preview):
+                    kind = "preview"
+                    let made = try await item.production.writePreview(preview, to: partial.path)
+                    size = made.size
+                    duration = made.duration.seconds
+                    time = preview.from.seconds
                 }
-                let kind: String
-                if case .poster = item.kind { kind = "poster" } else { kind = "video" }
                 files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
-                                                     duration: kind == "video" ? item.production.composition.duration.seconds : nil,
-                                                     time: time))
+                                                     duration: duration, time: time))
             }
+            // Cancelled after the last file: still nothing published.
+            try Task.checkCancellation()
         } catch {
             for written in partials { written.partial.remove() }
             throw error
@@ -211,5 +224,54 @@ extension Production {
             }
             return built.videoComposition.frameDuration.multiplied(by: Int64(index), dividedBy: 1)
         }
+    }
+}
+
+extension Production {
+    /// A preview's size for this production: `preview.width` (at most the render's
+    /// width, even) by the render's shape, rounded to even, at least 2.
+    public func previewSize(_ preview: Recipe.Preview) -> PixelSize {
+        let render = built.videoComposition.renderSize
+        let width = Swift.min(preview.width, render.width - render.width % 2)
+        let exact = Double(width) * Double(render.height) / Double(render.width)
+        let height = 2 * Int((exact / 2).rounded())
+        return PixelSize(width: Swift.max(2, width), height: Swift.max(2, height))
+    }
+
+    /// The preview's frames: one every 1/fps from `from`, for `duration` or to the
+    /// output's end, whichever comes first (at least one).
+    public func previewTimes(_ preview: Recipe.Preview) -> [MediaTime] {
+        let end = Swift.min(preview.from + preview.duration, built.composition.duration)
+        var times: [MediaTime] = []
+        var k: Int64 = 0
+        while true {
+            let time = preview.from + MediaTime(value: k, timescale: Int32(preview.fps))
+            guard time < end || times.isEmpty else { break }
+            times.append(time)
+            k += 1
+        }
+        return times
+    }
+
+    /// Writes `preview` as an animated WebP to `path`: the frames at `previewTimes`,
+    /// composited as this production's video shows them (in SDR), scaled to
+    /// `previewSize`, silent, looping for ever. Returns its size and length.
+    public func writePreview(_ preview: Recipe.Preview, to path: String) async throws -> (size: PixelSize, duration: MediaTime) {
+        let size = previewSize(preview)
+        let times = previewTimes(preview)
+        let frameDuration = MediaTime(value: 1, timescale: Int32(preview.fps))
+        try await BlockingWork.run("dropcut-preview") { [built, settings] cancellation in
+            var sdr = settings
+            sdr.dynamicRange = .sdr
+            let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
+                                              overlays: built.overlays, settings: sdr)
+            let writer = try AnimationWriter(path: path, size: size, frameDuration: frameDuration)
+            for time in times {
+                if cancellation.isCancelled { throw ExportError.cancelled }
+                try writer.add(try renderer.frame(renderer.frameIndex(at: time)))
+            }
+            try writer.finish()
+        }
+        return (size, frameDuration.multiplied(by: Int64(times.count), dividedBy: 1))
     }
 }

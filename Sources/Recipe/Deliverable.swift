@@ -23,6 +23,9 @@ extension Recipe {
             /// One picture of the composition, composited as the video of the same size
             /// would show it.
             case poster(Poster)
+            /// A short silent looping animation (animated WebP) of a stretch of the
+            /// composition, scaled down.
+            case preview(Preview)
         }
 
         /// The recipe a video or poster of this entry is built from: the recipe with this
@@ -53,6 +56,29 @@ extension Recipe {
         public init(time: Time, format: PictureFormat, location: SourceLocation) {
             self.time = time
             self.format = format
+            self.location = location
+        }
+    }
+
+    /// `outputs[].preview`.
+    public struct Preview: Sendable, Hashable {
+        /// Where it starts, in output time.
+        public var from: MediaTime
+        /// How long it lasts (cut at the output's end).
+        public var duration: MediaTime
+        /// Its width in pixels (even; never wider than the output); the height keeps the
+        /// output's shape.
+        public var width: Int
+        /// Frames per second.
+        public var fps: Int
+        /// Where the entry's `preview` is written.
+        public var location: SourceLocation
+
+        public init(from: MediaTime, duration: MediaTime, width: Int, fps: Int, at location: SourceLocation) {
+            self.from = from
+            self.duration = duration
+            self.width = width
+            self.fps = fps
             self.location = location
         }
     }

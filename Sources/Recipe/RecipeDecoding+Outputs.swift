@@ -6,7 +6,7 @@ import Timeline
 
 extension Recipe {
     /// Entry kinds of issue 30 not built yet: refused by name, never ignored.
-    static let notYetSupportedKinds = ["preview", "hls"]
+    static let notYetSupportedKinds = ["hls"]
 
     /// `1080p` or `{ max: WIDTHxHEIGHT }`; nil (and no error) for anything else but a
     /// mapping, whose mistakes are reported here.
@@ -80,8 +80,8 @@ extension Recipe {
         // Named so a recipe using them hears why, rather than "unknown key" or nothing.
         var unsupported = false
         for entry in allEntries where notYetSupportedKinds.contains(entry.key) {
-            reader.error("\(what).\(entry.key): \(entry.key == "hls" ? "HLS ladders are" : "previews are") not supported yet; "
-                         + "outputs: renders videos and posters for now", at: entry.keyLocation)
+            reader.error("\(what).\(entry.key): HLS ladders are not supported yet; "
+                         + "outputs: renders videos, posters and previews for now", at: entry.keyLocation)
             unsupported = true
         }
         let entries = allEntries.filter { !notYetSupportedKinds.contains($0.key) }
@@ -107,7 +107,19 @@ extension Recipe {
         let sample = output.filename.render(.init(inputPath: "clip.mov", recipeName: "recipe"))
         let ext = sample.contains(".") ? String(sample.split(separator: ".").last ?? "") : ""
         let at = f["filename"]?.location ?? location
-        if let n = f["poster"] {
+        if f["poster"] != nil && f["preview"] != nil {
+            reader.error("\(what) is one deliverable: give poster or preview, not both", at: location)
+            return nil
+        }
+        if let n = f["preview"] {
+            guard let preview = decodePreview(n, what: "\(what).preview", &reader) else { return nil }
+            guard ext.lowercased() == "webp" else {
+                reader.error("\(what).filename must end in .webp for a preview (an animated WebP; GIF is not supported yet) (got \"\(output.filename)\")", at: at)
+                return nil
+            }
+            kind = .preview(preview)
+            output.dynamicRange = .sdr
+        } else if let n = f["poster"] {
             guard let time = decodePosterTime(n, what: "\(what).poster", &reader) else { return nil }
             guard let format = PictureFormat(pathExtension: ext) else {
                 reader.error("\(what).filename must end in \(PictureFormat.extensionList) for a poster (got \"\(output.filename)\")", at: at)
@@ -147,6 +159,47 @@ extension Recipe {
             reader.error("\(what): \(error)", at: n.location)
             return nil
         }
+    }
+
+    /// `preview: { from: 0s, duration: 3s, width: 320, fps: 10 }`.
+    private static func decodePreview(_ node: RecipeNode, what: String, _ reader: inout RecipeReader) -> Preview? {
+        guard let f = reader.fields(node, what, allowed: RecipeReference.allowedKeys(in: "outputs[].preview")) else { return nil }
+        var ok = true
+        let from = f["from"].map { n -> MediaTime in
+            guard let t = reader.duration(n, "\(what).from") else { ok = false; return .zero }
+            return t
+        } ?? .zero
+        var duration = MediaTime(seconds: 3)
+        if let n = f["duration"] {
+            if let t = reader.duration(n, "\(what).duration") {
+                if t <= .zero || t > MediaTime(seconds: RecipeLimits.maximumPreviewSeconds) {
+                    reader.error("\(what).duration must be more than 0 and at most \(RecipeLimits.maximumPreviewSeconds) s (got \(formatNumber(t.seconds)))", at: n.location)
+                    ok = false
+                } else {
+                    duration = t
+                }
+            } else {
+                ok = false
+            }
+        }
+        var width = 320
+        if let n = f["width"] {
+            if let w = reader.integer(n, "\(what).width", in: RecipeLimits.previewWidth) {
+                if w % 2 != 0 {
+                    reader.error("\(what).width must be even for 4:2:0 pictures (got \(w))", at: n.location)
+                    ok = false
+                } else {
+                    width = w
+                }
+            } else {
+                ok = false
+            }
+        }
+        var fps = 10
+        if let n = f["fps"] {
+            if let r = reader.integer(n, "\(what).fps", in: RecipeLimits.previewFrameRate) { fps = r } else { ok = false }
+        }
+        return ok ? Preview(from: from, duration: duration, width: width, fps: fps, at: node.location) : nil
     }
 
     /// `poster: { at: 2s }` or `poster: { at: best }`.

@@ -52,7 +52,7 @@ public enum RecipeReference {
                   "What file to make: name, size, frame rate, encoding."),
         RecipeKey("outputs", "list of at most \(RecipeLimits.maximumOutputs) mappings", default: "none (the one file `output` describes)",
                   example: "[ { filename: \"{name}.square.mp4\", size: 1080x1080, fit: fill }, { filename: \"{name}.poster.jpg\", poster: { at: 2s } } ]",
-                  "Several deliverables from one drop: videos and posters, each `output` with the entry's keys merged in; a manifest `{name}.dropcut.json` lists them."),
+                  "Several deliverables from one drop: videos, posters and previews, each `output` with the entry's keys merged in; a manifest `{name}.dropcut.json` lists them."),
         RecipeKey("orientation", "`auto`, `0`, `90`, `180` or `270`", default: "`auto`", example: "auto",
                   "`auto` turns each clip as its display matrix says; degrees turn the stored pixels clockwise, whatever the matrix says."),
         RecipeKey("clips", "list of mappings (at least one)", default: "the dropped clip, whole", example: "[ { source: intro.mp4 }, { source: \"{input}\" } ]",
@@ -102,7 +102,7 @@ public enum RecipeReference {
                   "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
 
         // outputs
-        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster", default: "`output.filename`",
+        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` for a preview", default: "`output.filename`",
                   example: "\"{name}.square.mp4\"", "The deliverable's name, distinct from the others'; placeholders as in `output.filename`."),
         RecipeKey("outputs[].size", "as `output.size`", default: "`output.size`", example: "1080x1080", "The deliverable's frame size."),
         RecipeKey("outputs[].fit", "as `output.fit`", default: "`output.fit`", example: "fill", "How clips go into its frame."),
@@ -117,6 +117,16 @@ public enum RecipeReference {
                   "Makes the deliverable a picture of the composition, drawn exactly as the video of the same size shows it (orientation, fit, overlays)."),
         RecipeKey("outputs[].poster.at", "time in output time, or `best`", default: "required", example: "2s",
                   "Which frame: the one showing at that time, or `best`, the sharpest well-exposed of at most \(RecipeLimits.posterCandidates) frames spread over the output."),
+        RecipeKey("outputs[].preview", "mapping", default: "none (a video)", example: "{ from: 0s, duration: 3s, width: 320, fps: 10 }",
+                  "Makes the deliverable a short silent animation that loops for ever (an animated WebP: the filename ends in `.webp`), drawn as the video shows it, scaled down."),
+        RecipeKey("outputs[].preview.from", "time in output time, before its end", default: "`0`", example: "1.5",
+                  "Where the preview starts."),
+        RecipeKey("outputs[].preview.duration", "seconds, more than 0, at most \(RecipeLimits.maximumPreviewSeconds)", default: "`3`", example: "2s",
+                  "How long it lasts; cut at the output's end."),
+        RecipeKey("outputs[].preview.width", "even pixels, \(RecipeLimits.previewWidth.lowerBound) to \(RecipeLimits.previewWidth.upperBound)", default: "`320`", example: "480",
+                  "Its width (never wider than the output); the height keeps the output's shape, rounded to even."),
+        RecipeKey("outputs[].preview.fps", "whole number \(RecipeLimits.previewFrameRate.lowerBound) to \(RecipeLimits.previewFrameRate.upperBound)", default: "`10`", example: "12",
+                  "Frames per second: each shows the output's frame at its time."),
 
         // clips
         RecipeKey("clips[].source", "`{input}` or a media file: a video, or a PNG or JPEG still image", default: "`{input}`", example: "intro.mp4",

@@ -137,6 +137,13 @@ public enum RecipeLimits {
     /// `poster: { at: best }`: the frames scored, spread over the output (each one
     /// decoded and composited; memory is one frame).
     public static let posterCandidates = 32
+    /// `outputs[].preview.duration`: a preview is a glimpse, every frame of it kept in
+    /// the animation encoder until the end.
+    public static let maximumPreviewSeconds: Int64 = 30
+    /// `outputs[].preview.width`: pixels.
+    public static let previewWidth: ClosedRange<Int> = 16...1920
+    /// `outputs[].preview.fps`.
+    public static let previewFrameRate: ClosedRange<Int> = 1...30
 }
 
 extension RecipeLimits {

@@ -99,6 +99,10 @@ struct PlanCommand: AsyncParsableCommand {
                 case .best: at = "at best (the sharpest well-exposed of \(RecipeLimits.posterCandidates) frames)"
                 }
                 text += "  poster \(item.filename) \(size) \(poster.format.rawValue) \(at)\n"
+            case let .preview(preview):
+                let times = production.previewTimes(preview)
+                text += "  preview \(item.filename) \(production.previewSize(preview)) webp from \(String(format: "%.3f", preview.from.seconds)) s, "
+                    + "\(times.count) frames at \(preview.fps) fps, silent, looping\n"
             }
         }
         text += "  manifest \(deliverables.manifestFilename) (written last)\n"

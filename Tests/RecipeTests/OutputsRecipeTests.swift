@@ -33,17 +33,27 @@ import Timeline
         #expect(recipe.outputs[3].location.line == 7)
     }
 
-    /// The issue's preview entry: named and refused, at its key, never ignored.
-    @Test func previewAndHLSAreRefusedByName() {
-        let yaml = Self.issueExample + """
+    /// The issue's whole example, its preview too; an HLS entry is named and refused at
+    /// its key, never ignored.
+    @Test func thePreviewIsAcceptedAndHLSRefusedByName() throws {
+        let example = Self.issueExample + """
               - { filename: "{name}.preview.webp", preview: { from: 0s, duration: 3s, width: 320, fps: 10 } }
-              - { filename: "{name}.m3u8", hls: { heights: [1080, 720] } }
 
             """
-        let lines = problems(yaml)
-        #expect(lines.count == 2, "\(lines)")
-        #expect(lines.first?.hasPrefix("8:40: outputs[4].preview: previews are not supported yet") == true, "\(lines)")
-        #expect(lines.last?.hasPrefix("9:32: outputs[5].hls: HLS ladders are not supported yet") == true, "\(lines)")
+        let recipe = try loadRecipe(example).get()
+        #expect(recipe.outputs.count == 5)
+        #expect(recipe.outputs[4].kind == .preview(Recipe.Preview(from: .zero, duration: MediaTime(seconds: 3), width: 320, fps: 10,
+                                                                  at: SourceLocation(file: "test.yaml", line: 8, column: 49))))
+        // Defaults: from 0, 3 s, 320 wide, 10 fps.
+        let defaults = try loadRecipe("version: 1\noutputs:\n  - { filename: p.webp, preview: {} }\n").get()
+        #expect(defaults.outputs[0].kind == .preview(Recipe.Preview(from: .zero, duration: MediaTime(seconds: 3), width: 320, fps: 10,
+                                                                    at: SourceLocation(file: "test.yaml", line: 3, column: 34))))
+        let lines = problems(example + """
+              - { filename: "{name}.m3u8", hls: { heights: [1080, 720] } }
+
+            """)
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.hasPrefix("9:32: outputs[5].hls: HLS ladders are not supported yet") == true, "\(lines)")
     }
 
     @Test func entriesMergeOutputKeyByKey() throws {
@@ -98,6 +108,15 @@ import Timeline
         ("- { filename: a.mp4, dynamic_range: hdr, video: { codec: h264 } }", "4:5: outputs[0]: dynamic_range hdr needs video.codec hevc"),
         ("- { filename: a.dropcut.json, poster: { at: 1 } }", "4:17: outputs[0].filename must end in .jpg, .jpeg, .png or .webp for a poster (got \"a.dropcut.json\")"),
         ("- a.mp4", "4:5: outputs[0] must be a mapping of keys"),
+        ("- { filename: p.gif, preview: {} }", "4:17: outputs[0].filename must end in .webp for a preview"),
+        ("- { filename: p.webp, preview: { width: 321 } }", "4:43: outputs[0].preview.width must be even for 4:2:0 pictures (got 321)"),
+        ("- { filename: p.webp, preview: { width: 9999 } }", "4:43: outputs[0].preview.width must be between 16 and 1920 (got 9999)"),
+        ("- { filename: p.webp, preview: { fps: 0 } }", "4:41: outputs[0].preview.fps must be between 1 and 30 (got 0)"),
+        ("- { filename: p.webp, preview: { duration: 0 } }", "4:46: outputs[0].preview.duration must be more than 0 and at most 30 s (got 0)"),
+        ("- { filename: p.webp, preview: { duration: 31 } }", "4:46: outputs[0].preview.duration must be more than 0 and at most 30 s (got 31)"),
+        ("- { filename: p.webp, preview: { from: -1 } }", "4:42: outputs[0].preview.from must not be negative (got -1)"),
+        ("- { filename: p.webp, preview: { size: 1 } }", "4:36: unknown key 'size' in outputs[0].preview; expected one of: from, duration, width, fps"),
+        ("- { filename: p.webp, preview: {}, poster: { at: 1 } }", "4:5: outputs[0] is one deliverable: give poster or preview, not both"),
     ])
     func entryProblems(entries: String, expected: String) {
         let yaml = "version: 1\noutput: { fps: 30 }\noutputs:\n  \(entries)\n"

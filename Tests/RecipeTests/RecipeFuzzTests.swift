@@ -145,7 +145,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// `outputs:` with every entry key, `size` classes and bounds, posters at a time and at
-    /// `best`: mutated (bytes, lines, types, numbers past
+    /// `best`, a preview: mutated (bytes, lines, types, numbers past
     /// their bounds), each mutant is valid or rejected with positions in its file, never a
     /// trap.
     @Test func mutatedOutputsAreValidOrErrorsWithPositions() throws {
@@ -158,6 +158,7 @@ struct SplitMix64: RandomNumberGenerator {
               - { filename: "{name}.wide.m4v", size: { max: 1280x720 }, deinterlace: off, dynamic_range: source, video: { codec: hevc } }
               - { filename: "{name}.poster.jpg", poster: { at: 2.5s } }
               - { filename: "{name}.best.png", size: 2160p, poster: { at: best } }
+              - { filename: "{name}.preview.webp", preview: { from: 0.5s, duration: 3s, width: 320, fps: 10 } }
 
             """
         let dir = try TemporaryDirectory(prefix: "dropcut-outputs-fuzz")
