@@ -28,7 +28,8 @@ public enum PictureEncoder {
         }
         let pixelFormat: PixelFormat
         switch format {
-        case .jpeg: pixelFormat = .yuvj420p
+        // yuv420p tagged full range rather than yuvj420p, which swscale warns is deprecated.
+        case .jpeg: pixelFormat = .yuv420p
         case .png: pixelFormat = PixelFormat(rawValue: AV_PIX_FMT_RGB24)
         case .webp: pixelFormat = .yuv420p
         }
