@@ -13,6 +13,7 @@ import TestSupport
           - { filename: "{name}.vertical.mp4", size: 180x320, fit: fill }
           - { filename: "{name}.wide.mp4", size: 720p }
           - { filename: "{name}.poster.png", size: 180x320, fit: fill, poster: { at: 0.5 } }
+          - { filename: "{name}.preview.webp", preview: { width: 160, fps: 5 } }
 
         """
 
@@ -27,7 +28,7 @@ import TestSupport
 
         let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", out, clip])
         #expect(result.status == 0, "\(result.stderr)")
-        let names = ["clip.vertical.mp4", "clip.wide.mp4", "clip.poster.png", "clip.dropcut.json"]
+        let names = ["clip.vertical.mp4", "clip.wide.mp4", "clip.poster.png", "clip.preview.webp", "clip.dropcut.json"]
         #expect(result.stdout == names.map { "\(clip) -> \(out)/\($0)\n" }.joined())
         // Nothing hidden left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == names.sorted())
@@ -54,11 +55,12 @@ import TestSupport
         let result = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(Array(lines.prefix(5)) == [
-            "\(clip) -> 3 deliverables, each rendered on its own",
+        #expect(Array(lines.prefix(6)) == [
+            "\(clip) -> 4 deliverables, each rendered on its own",
             "  video  clip.vertical.mp4 180x320 30 fps h264 crf 23 ultrafast, aac 160k 1.000 s",
             "  video  clip.wide.mp4 320x240 30 fps h264 crf 23 ultrafast, aac 160k 1.000 s",
             "  poster clip.poster.png 180x320 png at 0.500 s",
+            "  preview clip.preview.webp 160x120 webp from 0.000 s, 5 frames at 5 fps, silent, looping",
             "  manifest clip.dropcut.json (written last)",
         ], "\(result.stdout)")
         // Nothing written.
