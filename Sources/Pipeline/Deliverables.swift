@@ -253,7 +253,7 @@ extension Production {
         return times
     }
 
-    /// Writes `preview` as an animated WebP to `path`: the frames at `previewTimes`,
+    /// Writes `preview` as an animated WebP or GIF to `path`: the frames at `previewTimes`,
     /// composited as this production's video shows them (in SDR), scaled to
     /// `previewSize`, silent, looping for ever. Returns its size and length.
     public func writePreview(_ preview: Recipe.Preview, to path: String) async throws -> (size: PixelSize, duration: MediaTime) {
@@ -265,7 +265,8 @@ extension Production {
             sdr.dynamicRange = .sdr
             let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
                                               overlays: built.overlays, settings: sdr)
-            let writer = try AnimationWriter(path: path, size: size, frameDuration: frameDuration)
+            let writer = try AnimationWriter(path: path, format: preview.format == .gif ? .gif : .webp, size: size,
+                                             frameDuration: frameDuration)
             for time in times {
                 if cancellation.isCancelled { throw ExportError.cancelled }
                 try writer.add(try renderer.frame(renderer.frameIndex(at: time)))

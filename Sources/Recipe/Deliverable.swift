@@ -23,7 +23,7 @@ extension Recipe {
             /// One picture of the composition, composited as the video of the same size
             /// would show it.
             case poster(Poster)
-            /// A short silent looping animation (animated WebP) of a stretch of the
+            /// A short silent looping animation (animated WebP or GIF) of a stretch of the
             /// composition, scaled down.
             case preview(Preview)
         }
@@ -62,6 +62,14 @@ extension Recipe {
 
     /// `outputs[].preview`.
     public struct Preview: Sendable, Hashable {
+        /// By the filename's extension.
+        public enum Format: String, Sendable, Hashable, CaseIterable {
+            /// Animated WebP (libwebp, lossy, quality 75).
+            case webp
+            /// GIF: a fixed 256-colour palette, ordered dithering.
+            case gif
+        }
+
         /// Where it starts, in output time.
         public var from: MediaTime
         /// How long it lasts (cut at the output's end).
@@ -71,10 +79,12 @@ extension Recipe {
         public var width: Int
         /// Frames per second.
         public var fps: Int
+        public var format: Format
         /// Where the entry's `preview` is written.
         public var location: SourceLocation
 
-        public init(from: MediaTime, duration: MediaTime, width: Int, fps: Int, at location: SourceLocation) {
+        public init(from: MediaTime, duration: MediaTime, width: Int, fps: Int, format: Format = .webp, at location: SourceLocation) {
+            self.format = format
             self.from = from
             self.duration = duration
             self.width = width

@@ -112,11 +112,12 @@ extension Recipe {
             return nil
         }
         if let n = f["preview"] {
-            guard let preview = decodePreview(n, what: "\(what).preview", &reader) else { return nil }
-            guard ext.lowercased() == "webp" else {
-                reader.error("\(what).filename must end in .webp for a preview (an animated WebP; GIF is not supported yet) (got \"\(output.filename)\")", at: at)
+            guard var preview = decodePreview(n, what: "\(what).preview", &reader) else { return nil }
+            guard let format = Preview.Format(rawValue: ext.lowercased()) else {
+                reader.error("\(what).filename must end in .webp or .gif for a preview (got \"\(output.filename)\")", at: at)
                 return nil
             }
+            preview.format = format
             kind = .preview(preview)
             output.dynamicRange = .sdr
         } else if let n = f["poster"] {

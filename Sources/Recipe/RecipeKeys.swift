@@ -102,7 +102,7 @@ public enum RecipeReference {
                   "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
 
         // outputs
-        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` for a preview", default: "`output.filename`",
+        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` or `.gif` for a preview", default: "`output.filename`",
                   example: "\"{name}.square.mp4\"", "The deliverable's name, distinct from the others'; placeholders as in `output.filename`."),
         RecipeKey("outputs[].size", "as `output.size`", default: "`output.size`", example: "1080x1080", "The deliverable's frame size."),
         RecipeKey("outputs[].fit", "as `output.fit`", default: "`output.fit`", example: "fill", "How clips go into its frame."),
@@ -118,7 +118,7 @@ public enum RecipeReference {
         RecipeKey("outputs[].poster.at", "time in output time, or `best`", default: "required", example: "2s",
                   "Which frame: the one showing at that time, or `best`, the sharpest well-exposed of at most \(RecipeLimits.posterCandidates) frames spread over the output."),
         RecipeKey("outputs[].preview", "mapping", default: "none (a video)", example: "{ from: 0s, duration: 3s, width: 320, fps: 10 }",
-                  "Makes the deliverable a short silent animation that loops for ever (an animated WebP: the filename ends in `.webp`), drawn as the video shows it, scaled down."),
+                  "Makes the deliverable a short silent animation that loops for ever (animated WebP or GIF, by the filename's extension), drawn as the video shows it, scaled down."),
         RecipeKey("outputs[].preview.from", "time in output time, before its end", default: "`0`", example: "1.5",
                   "Where the preview starts."),
         RecipeKey("outputs[].preview.duration", "seconds, more than 0, at most \(RecipeLimits.maximumPreviewSeconds)", default: "`3`", example: "2s",

@@ -101,7 +101,7 @@ struct PlanCommand: AsyncParsableCommand {
                 text += "  poster \(item.filename) \(size) \(poster.format.rawValue) \(at)\n"
             case let .preview(preview):
                 let times = production.previewTimes(preview)
-                text += "  preview \(item.filename) \(production.previewSize(preview)) webp from \(String(format: "%.3f", preview.from.seconds)) s, "
+                text += "  preview \(item.filename) \(production.previewSize(preview)) \(preview.format.rawValue) from \(String(format: "%.3f", preview.from.seconds)) s, "
                     + "\(times.count) frames at \(preview.fps) fps, silent, looping\n"
             }
         }

@@ -48,6 +48,9 @@ import Timeline
         let defaults = try loadRecipe("version: 1\noutputs:\n  - { filename: p.webp, preview: {} }\n").get()
         #expect(defaults.outputs[0].kind == .preview(Recipe.Preview(from: .zero, duration: MediaTime(seconds: 3), width: 320, fps: 10,
                                                                     at: SourceLocation(file: "test.yaml", line: 3, column: 34))))
+        let gif = try loadRecipe("version: 1\noutputs:\n  - { filename: p.GIF, preview: { fps: 12 } }\n").get()
+        guard case let .preview(preview) = gif.outputs[0].kind else { Issue.record("not a preview"); return }
+        #expect(preview.format == .gif && preview.fps == 12)
         let lines = problems(example + """
               - { filename: "{name}.m3u8", hls: { heights: [1080, 720] } }
 
@@ -108,7 +111,7 @@ import Timeline
         ("- { filename: a.mp4, dynamic_range: hdr, video: { codec: h264 } }", "4:5: outputs[0]: dynamic_range hdr needs video.codec hevc"),
         ("- { filename: a.dropcut.json, poster: { at: 1 } }", "4:17: outputs[0].filename must end in .jpg, .jpeg, .png or .webp for a poster (got \"a.dropcut.json\")"),
         ("- a.mp4", "4:5: outputs[0] must be a mapping of keys"),
-        ("- { filename: p.gif, preview: {} }", "4:17: outputs[0].filename must end in .webp for a preview"),
+        ("- { filename: p.png, preview: {} }", "4:17: outputs[0].filename must end in .webp or .gif for a preview (got \"p.png\")"),
         ("- { filename: p.webp, preview: { width: 321 } }", "4:43: outputs[0].preview.width must be even for 4:2:0 pictures (got 321)"),
         ("- { filename: p.webp, preview: { width: 9999 } }", "4:43: outputs[0].preview.width must be between 16 and 1920 (got 9999)"),
         ("- { filename: p.webp, preview: { fps: 0 } }", "4:41: outputs[0].preview.fps must be between 1 and 30 (got 0)"),
