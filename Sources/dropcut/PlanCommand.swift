@@ -26,12 +26,31 @@ struct PlanCommand: AsyncParsableCommand {
         var failed = false
         for input in options.inputs {
             if !recipe.outputs.isEmpty {
+                let deliverables: Deliverables
                 do {
-                    let deliverables = try await Deliverables.prepare(recipe: recipe, input: input)
-                    print(Self.describe(deliverables), terminator: "")
+                    deliverables = try await Deliverables.prepare(recipe: recipe, input: input)
                 } catch {
                     printError("dropcut plan: \(error)")
                     failed = true
+                    continue
+                }
+                print(Self.describe(deliverables), terminator: "")
+                // The timeline drawn is the first deliverable's (the others differ in size
+                // and encoding, not in timing).
+                if let svg, let first = deliverables.items.first?.production {
+                    let drawing = TimelineSVG.render(
+                        composition: first.composition, videoComposition: first.videoComposition, audioMix: first.audioMix,
+                        title: "\(input) -> \(deliverables.items.map(\.filename).joined(separator: ", "))",
+                        envelope: first.clipLevels.map {
+                            TimelineSVG.LevelEnvelope(window: $0.window, decibels: $0.decibels, tracks: first.music?.trackIDs ?? [])
+                        },
+                        overlays: first.overlays)
+                    do {
+                        try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+                    } catch {
+                        printError("dropcut plan: cannot write \(svg): \(error.localizedDescription)")
+                        throw ExitCode(1)
+                    }
                 }
                 continue
             }

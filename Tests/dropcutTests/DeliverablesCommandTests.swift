@@ -52,7 +52,7 @@ import TestSupport
         let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = dir.file("set.yaml")
         try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
-        let result = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(Array(lines.prefix(6)) == [
@@ -63,8 +63,9 @@ import TestSupport
             "  preview clip.preview.webp 160x120 webp from 0.000 s, 5 frames at 5 fps, silent, looping",
             "  manifest clip.dropcut.json (written last)",
         ], "\(result.stdout)")
-        // Nothing written.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip.mp4", "set.yaml"])
+        // Nothing written but the timeline asked for.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip.mp4", "set.yaml", "t.svg"])
+        #expect(try String(contentsOfFile: dir.file("t.svg"), encoding: .utf8).contains("clip.vertical.mp4, clip.wide.mp4"))
     }
 
     /// The daemon has no all-or-nothing publication of several files yet: a dropped recipe
