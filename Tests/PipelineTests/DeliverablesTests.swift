@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import Pipeline
-import Recipe
+@testable import Recipe
 import Render
 import Support
 import Synchronization
@@ -333,5 +333,51 @@ import Timeline
         } throws: { error in
             "\(error)".hasSuffix("deliverables.yaml:3:38: poster.at 5.0 s is not within the output, which lasts 1.000 s")
         }
+    }
+}
+
+/// The deliverables of one drop probe each file once and measure each distinct
+/// composition's sound once, not once per deliverable.
+@Suite struct SharedPreparationTests {
+    final class CountingProbe: MediaProbing, @unchecked Sendable {
+        let calls = Mutex(0)
+        func probe(_ path: String) throws -> ProbedMedia {
+            calls.withLock { $0 += 1 }
+            return ProbedMedia(path: path, duration: MediaTime(seconds: 4),
+                               video: path.hasSuffix(".wav") ? nil : .init(trackID: 1, timeRange: TimeRange(start: .zero, duration: MediaTime(seconds: 4)),
+                                            naturalSize: PixelSize(width: 1920, height: 1080), frameDuration: MediaTime(value: 1, timescale: 30)),
+                               audio: path.hasSuffix(".wav") || path.hasSuffix(".mov")
+                                   ? .init(trackID: path.hasSuffix(".wav") ? 1 : 2, timeRange: TimeRange(start: .zero, duration: MediaTime(seconds: 4)),
+                                           sampleRate: 48_000, channels: 2) : nil)
+        }
+    }
+
+    final class CountingMeter: SoundLevelMeasuring, @unchecked Sendable {
+        let calls = Mutex(0)
+        func levels(of composition: Composition, audioMix: AudioMix, tracks: [TrackID]) throws -> SoundLevels {
+            calls.withLock { $0 += 1 }
+            return SoundLevels(window: MediaTime(value: 1, timescale: 10), decibels: Array(repeating: -60, count: 40))
+        }
+    }
+
+    @Test func eachFileProbedOnceEachCompositionMeasuredOnce() throws {
+        let probe = CountingProbe(), meter = CountingMeter()
+        let shared = SharedProbe(probe), levels = SharedMeter(meter)
+        var recipe = Recipe(name: "set")
+        recipe.music = Recipe.Music(source: "/in/bed.wav", gain: Gain(decibels: -6), duck: Recipe.Duck(),
+                                    location: SourceLocation(file: "set.yaml", line: 2, column: 1))
+        var sizes: [Recipe.Output] = []
+        for size in [PixelSize(width: 1080, height: 1920), PixelSize(width: 1080, height: 1080), PixelSize(width: 1280, height: 720)] {
+            var output = Recipe.Output()
+            output.size = size
+            sizes.append(output)
+        }
+        for output in sizes {
+            var single = recipe
+            single.output = output
+            _ = try Production(recipe: single, input: "/in/clip.mov", probe: shared, levels: levels)
+        }
+        #expect(probe.calls.withLock { $0 } == 2, "the clip and the bed, once each")
+        #expect(meter.calls.withLock { $0 } == 1, "the same timing: measured once")
     }
 }
