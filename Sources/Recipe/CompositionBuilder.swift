@@ -82,7 +82,9 @@ public struct CompositionBuilder: Sendable {
             }
         }
 
-        let renderSize = recipe.output.size ?? clips[0].video.naturalSize.applying(orientation(of: clips[0].video)).evenRoundedDown
+        let sourceSize = clips[0].video.naturalSize.applying(orientation(of: clips[0].video))
+        // `size: 1080p` / `{ max: ... }`: the source's shape fitted into the bound, never upscaled.
+        let renderSize = recipe.output.size ?? recipe.output.sizeBound.map { $0.size(for: sourceSize) } ?? sourceSize.evenRoundedDown
         for i in clips.indices {
             clips[i].transform = Timeline.AffineTransform.placing(naturalSize: clips[i].video.naturalSize, preferredTransform: orientation(of: clips[i].video),
                                           in: renderSize, mode: recipe.output.fit)

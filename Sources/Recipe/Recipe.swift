@@ -18,6 +18,9 @@ public struct Recipe: Sendable, Hashable {
     /// `audio:` — sound files placed on the output timeline (voice-overs, music, effects).
     public var audio: [AudioItem] = []
     public var originalAudio: OriginalAudio = .keep
+    /// `outputs:` — the deliverables, each `output` merged with the entry's keys; empty:
+    /// the one file `output` describes.
+    public var outputs: [Deliverable] = []
 
     public init(name: String) {
         self.name = name
@@ -25,8 +28,11 @@ public struct Recipe: Sendable, Hashable {
 
     public struct Output: Sendable, Hashable {
         public var filename = try! FilenameTemplate("{name}.dropcut.mp4")
-        /// Nil: the oriented size of the first clip.
+        /// Nil: the oriented size of the first clip (fitted into `sizeBound` when set).
         public var size: PixelSize?
+        /// `size: 1080p` or `size: { max: 1920x1080 }`: the first clip's oriented size,
+        /// fitted into this bound (never upscaled). Only when `size` is nil.
+        public var sizeBound: OutputSizeBound?
         public var fit: ContentMode = .fit
         /// Frames per second; nil: the highest source rate, capped at 60.
         public var fps: MediaTime?

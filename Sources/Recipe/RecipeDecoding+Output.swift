@@ -6,8 +6,9 @@ import Timeline
 extension Recipe {
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
-    static func decodeOutput(_ node: RecipeNode, _ reader: inout RecipeReader) -> Output {
-        var output = Output()
+    /// `base`: what the keys are merged into (`output:` for an `outputs:` entry).
+    static func decodeOutput(_ node: RecipeNode, _ reader: inout RecipeReader, base: Output = Output()) -> Output {
+        var output = base
         guard let f = reader.fields(node, "output", allowed: RecipeReference.allowedKeys(in: "output")) else { return output }
         if let n = f["filename"], let text = reader.string(n, "output.filename") {
             if text.utf8.count > RecipeLimits.maximumFilenameBytes {
@@ -32,6 +33,12 @@ extension Recipe {
         if let n = f["size"] {
             if case .scalar("source", _, _) = n {
                 output.size = nil
+                output.sizeBound = nil
+            } else if let bound = decodeSizeBound(n, &reader) {
+                output.size = nil
+                output.sizeBound = bound
+            } else if case .mapping = n {
+                // decodeSizeBound reported it.
             } else if case let .scalar(text, _, _) = n, let size = PixelSizeParser.parse(text) {
                 let sides = RecipeLimits.outputSide
                 if !sides.contains(size.width) || !sides.contains(size.height) {
@@ -40,9 +47,10 @@ extension Recipe {
                     reader.error("output.size must have even width and height for 4:2:0 video (got \(size))", at: n.location)
                 } else {
                     output.size = size
+                    output.sizeBound = nil
                 }
             } else {
-                reader.error("output.size must be WIDTHxHEIGHT (like 1080x1920) or source; got \(reader.describe(n))", at: n.location)
+                reader.error("output.size must be WIDTHxHEIGHT (like 1080x1920), a class (480p, 720p, 1080p, 2160p), { max: WIDTHxHEIGHT } or source; got \(reader.describe(n))", at: n.location)
             }
         }
         if let n = f["fit"] { output.fit = reader.choice(n, "output.fit", ContentMode.self) ?? .fit }

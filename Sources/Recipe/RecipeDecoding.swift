@@ -23,6 +23,7 @@ extension Recipe {
             reader.error("version is missing: start the recipe with 'version: \(supportedVersion)'", at: top.location)
         }
         if let node = top["output"] { recipe.output = decodeOutput(node, &reader) }
+        if let node = top["outputs"] { recipe.outputs = decodeOutputs(node, base: recipe.output, &reader) }
         if let node = top["orientation"] { recipe.orientation = decodeOrientation(node, &reader) }
         if let node = top["clips"] { recipe.clips = decodeClips(node, &reader, resolver) }
         if let node = top["transition"] { recipe.transition = decodeTransition(node, &reader) }
@@ -35,6 +36,14 @@ extension Recipe {
         let side = RecipeLimits.outputSide.upperBound
         for problem in OverlaySizeCheck.problems(in: recipe.overlays, output: recipe.output.size ?? PixelSize(width: side, height: side)) {
             reader.error(problem.message, at: problem.location)
+        }
+        // Each deliverable of its own size too (the same problem is reported once).
+        var reported = Set(reader.diagnostics)
+        for size in Set(recipe.outputs.compactMap(\.output.size)) where size != recipe.output.size {
+            for problem in OverlaySizeCheck.problems(in: recipe.overlays, output: size) {
+                let diagnostic = RecipeDiagnostic(problem.message, at: problem.location)
+                if reported.insert(diagnostic).inserted { reader.error(problem.message, at: problem.location) }
+            }
         }
         if let node = top["music"] { recipe.music = decodeMusic(node, &reader, resolver) }
         if let node = top["audio"] { recipe.audio = decodeAudioItems(node, &reader, resolver) }

@@ -128,6 +128,22 @@ public enum RecipeLimits {
     public static let maximumTextBytes = 4_096
     /// `output.filename`: the template, at most a file name's length on Linux (NAME_MAX).
     public static let maximumFilenameBytes = 255
+
+    // MARK: Deliverables
+
+    /// `outputs:`: deliverables per drop. Each video is its own render for now, so a list
+    /// this long already takes many times one render.
+    public static let maximumOutputs = 16
+    /// `poster: { at: best }`: the frames scored, spread over the output (each one
+    /// decoded and composited; memory is one frame).
+    public static let posterCandidates = 32
+    /// `outputs[].preview.duration`: a preview is a glimpse, every frame of it kept in
+    /// the animation encoder until the end.
+    public static let maximumPreviewSeconds: Int64 = 30
+    /// `outputs[].preview.width`: pixels.
+    public static let previewWidth: ClosedRange<Int> = 16...1920
+    /// `outputs[].preview.fps`.
+    public static let previewFrameRate: ClosedRange<Int> = 1...30
 }
 
 extension RecipeLimits {

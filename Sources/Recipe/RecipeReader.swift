@@ -1,3 +1,4 @@
+import Foundation
 import Timeline
 
 /// Reads typed values out of `RecipeNode`s, collecting every problem with its position
@@ -7,6 +8,17 @@ public struct RecipeReader {
     public private(set) var diagnostics: [RecipeDiagnostic] = []
 
     public init() {}
+
+    /// Rewrites the messages added since `count` to name `to` where they name `from`
+    /// (`output.size` -> `outputs[2].size`): `output:`'s decoder reads the entries too.
+    mutating func renameSubject(since count: Int, from: String, to: String) {
+        for i in diagnostics.indices.dropFirst(count) {
+            var message = diagnostics[i].message
+            message = message.replacingOccurrences(of: "\(from).", with: "\(to).")
+            if message.hasPrefix("\(from):") { message = to + message.dropFirst(from.count) }
+            diagnostics[i].message = message
+        }
+    }
 
     public mutating func error(_ message: String, at location: SourceLocation) {
         diagnostics.append(RecipeDiagnostic(message, at: location))

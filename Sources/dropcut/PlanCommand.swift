@@ -25,6 +25,35 @@ struct PlanCommand: AsyncParsableCommand {
         let recipe = try options.loadRecipe(command: "plan")
         var failed = false
         for input in options.inputs {
+            if !recipe.outputs.isEmpty {
+                let deliverables: Deliverables
+                do {
+                    deliverables = try await Deliverables.prepare(recipe: recipe, input: input)
+                } catch {
+                    printError("dropcut plan: \(error)")
+                    failed = true
+                    continue
+                }
+                print(Self.describe(deliverables), terminator: "")
+                // The timeline drawn is the first deliverable's (the others differ in size
+                // and encoding, not in timing).
+                if let svg, let first = deliverables.items.first?.production {
+                    let drawing = TimelineSVG.render(
+                        composition: first.composition, videoComposition: first.videoComposition, audioMix: first.audioMix,
+                        title: "\(input) -> \(deliverables.items.map(\.filename).joined(separator: ", "))",
+                        envelope: first.clipLevels.map {
+                            TimelineSVG.LevelEnvelope(window: $0.window, decibels: $0.decibels, tracks: first.music?.trackIDs ?? [])
+                        },
+                        overlays: first.overlays)
+                    do {
+                        try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+                    } catch {
+                        printError("dropcut plan: cannot write \(svg): \(error.localizedDescription)")
+                        throw ExitCode(1)
+                    }
+                }
+                continue
+            }
             let production: Production
             do {
                 production = try await Production.prepare(recipe: recipe, input: input)
@@ -64,6 +93,43 @@ struct PlanCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// `clip.mov -> 4 deliverables` and a line per deliverable (kind, name, size, codecs or
+    /// the poster's time), the manifest, then the timeline of the first (the others differ
+    /// in size, fit and encoding, not in timing).
+    static func describe(_ deliverables: Deliverables) -> String {
+        var text = "\(deliverables.input) -> \(deliverables.items.count) deliverable\(deliverables.items.count == 1 ? "" : "s"), each rendered on its own\n"
+        for item in deliverables.items {
+            let production = item.production
+            let size = production.videoComposition.renderSize
+            switch item.kind {
+            case .video:
+                let settings = production.settings
+                let fps = production.videoComposition.frameDuration.seconds > 0 ? 1 / production.videoComposition.frameDuration.seconds : 0
+                text += "  video  \(item.filename) \(size) \(String(format: "%g", (fps * 1000).rounded() / 1000)) fps "
+                    + "\(settings.videoCodec.rawValue) crf \(settings.crf) \(settings.preset)"
+                    + (production.composition.tracks(of: .audio).isEmpty ? ", no audio" : ", aac \(settings.audioBitrate / 1000)k")
+                    + " \(String(format: "%.3f", production.composition.duration.seconds)) s\n"
+            case let .poster(poster):
+                let at: String
+                switch poster.time {
+                case let .at(time): at = "at \(String(format: "%.3f", time.seconds)) s"
+                case .best: at = "at best (the sharpest well-exposed of \(RecipeLimits.posterCandidates) frames)"
+                }
+                text += "  poster \(item.filename) \(size) \(poster.format.rawValue) \(at)\n"
+            case let .preview(preview):
+                let times = production.previewTimes(preview)
+                text += "  preview \(item.filename) \(production.previewSize(preview)) \(preview.format.rawValue) from \(String(format: "%.3f", preview.from.seconds)) s, "
+                    + "\(times.count) frames at \(preview.fps) fps, silent, looping\n"
+            }
+        }
+        text += "  manifest \(deliverables.manifestFilename) (written last)\n"
+        if let first = deliverables.items.first {
+            text += TimelineDescription.text(composition: first.production.composition, videoComposition: first.production.videoComposition,
+                                             audioMix: first.production.audioMix)
+        }
+        return text
     }
 
     /// `ducking: tracks 3, 4 down -12 dB under the clips' sound above -30 dBFS (attack

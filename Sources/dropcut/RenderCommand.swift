@@ -56,6 +56,7 @@ struct RenderCommand: AsyncParsableCommand {
     }
 
     private func render(_ input: String, recipe: Recipe, logger: Logger, interrupt: InterruptHandler) async throws -> String {
+        if !recipe.outputs.isEmpty { return try await renderDeliverables(input, recipe: recipe, logger: logger, interrupt: interrupt) }
         let bar = ProgressBar(label: (input as NSString).lastPathComponent)
         // Probing, measuring and exporting all run in one task, so an interrupt at any
         // point cancels what is running.
@@ -84,6 +85,47 @@ struct RenderCommand: AsyncParsableCommand {
             bar.finish(success: false)
             throw error
         }
+    }
+
+    /// A recipe with `outputs:`: every deliverable into `--output` (a directory) or beside
+    /// the input, published together with the manifest last, or nothing at all.
+    private func renderDeliverables(_ input: String, recipe: Recipe, logger: Logger, interrupt: InterruptHandler) async throws -> String {
+        let directory: String
+        if let output {
+            guard Self.isDirectory(output) else {
+                throw RenderCommandError("--output \(output) is not a directory: a recipe with outputs: writes several files, give a directory")
+            }
+            directory = output
+        } else {
+            directory = (input as NSString).deletingLastPathComponent
+        }
+        let task = Task { () throws -> [Deliverables.File] in
+            let deliverables = try await Deliverables.prepare(recipe: recipe, input: input)
+            for item in deliverables.items {
+                let destination = (directory as NSString).appendingPathComponent(item.filename)
+                if Self.sameFile(destination, input) {
+                    throw RenderCommandError("\(input): the deliverable \(destination) would overwrite the input; choose another --output or filename")
+                }
+            }
+            let bars = deliverables.items.map { ProgressBar(label: $0.filename) }
+            do {
+                let files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger) { bars[$0].update($1) }
+                for (i, item) in deliverables.items.enumerated() {
+                    if case .video = item.kind { bars[i].finish(success: true) }
+                }
+                return files
+            } catch {
+                for (i, item) in deliverables.items.enumerated() {
+                    if case .video = item.kind { bars[i].finish(success: false) }
+                }
+                throw error
+            }
+        }
+        interrupt.onInterrupt { task.cancel() }
+        defer { interrupt.onInterrupt(nil) }
+        let files = try await task.value
+        // One "input -> file" line per file written, the manifest last.
+        return files.map { (directory as NSString).appendingPathComponent($0.name) }.joined(separator: "\n\(input) -> ")
     }
 
     /// `--output` as a file, `--output` directory + recipe filename, or the recipe

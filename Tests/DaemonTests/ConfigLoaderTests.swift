@@ -216,6 +216,16 @@ import TestSupport
         #expect(text.contains("\(dir.file("r.yaml")):2:"), "\(text)")
     }
 
+    /// A folder's recipe with `outputs:` is refused when the config loads (the daemon
+    /// publishes one file a job for now); a dropped one fails its job (DeliverablesCommandTests).
+    @Test func aFolderRecipeWithOutputsIsAConfigError() throws {
+        let dir = try folderSet()
+        try "version: 1\noutputs:\n  - { filename: a.mp4 }\n  - { filename: b.jpg, poster: { at: 1 } }\n"
+            .write(toFile: dir.file("set.yaml"), atomically: true, encoding: .utf8)
+        let text = errors("folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete, recipe: set.yaml } ]\n", in: dir)
+        #expect(text.contains("recipe \(dir.file("set.yaml")) has outputs: (several deliverables), which only `dropcut render` renders for now"), "\(text)")
+    }
+
     @Test func yamlSyntaxErrorsHaveAPosition() throws {
         let dir = try folderSet()
         let text = errors("folders: [ { inbox: in\n", in: dir)

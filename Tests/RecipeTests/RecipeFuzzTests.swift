@@ -143,4 +143,46 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(rejected > 1000 && valid > 0 && namingABound > 500, "valid \(valid), rejected \(rejected), naming a bound \(namingABound)")
         #expect(ContinuousClock.now - started < .seconds(60))
     }
+
+    /// `outputs:` with every entry key, `size` classes and bounds, posters at a time and at
+    /// `best`, a preview: mutated (bytes, lines, types, numbers past
+    /// their bounds), each mutant is valid or rejected with positions in its file, never a
+    /// trap.
+    @Test func mutatedOutputsAreValidOrErrorsWithPositions() throws {
+        let seed = """
+            version: 1
+            output: { size: { max: 1920x1080 }, fps: 30, video: { codec: h264, crf: 20, preset: veryfast }, audio: { codec: aac, bitrate: 160k } }
+            outputs:
+              - { filename: "{name}.vertical.mp4", size: 1080x1920, fit: fill, video: { crf: 28 } }
+              - { filename: "{name}.square.mov", size: 720p, fit: stretch, fps: 25, audio: { bitrate: 96k, loudness: -16LUFS } }
+              - { filename: "{name}.wide.m4v", size: { max: 1280x720 }, deinterlace: off, dynamic_range: source, video: { codec: hevc } }
+              - { filename: "{name}.poster.jpg", poster: { at: 2.5s } }
+              - { filename: "{name}.best.png", size: 2160p, poster: { at: best } }
+              - { filename: "{name}.preview.webp", preview: { from: 0.5s, duration: 3s, width: 320, fps: 10 } }
+
+            """
+        let dir = try TemporaryDirectory(prefix: "dropcut-outputs-fuzz")
+        defer { withExtendedLifetime(dir) {} }
+        let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: []))
+        var rng = SplitMix64(state: 0x0_07_9075)
+        var valid = 0, rejected = 0
+        for iteration in 0..<1500 {
+            var bytes = Array(seed.utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { bytes = Self.mutate(bytes, using: &rng) }
+            let path = dir.file("outputs-\(iteration % 8).yaml")
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            do {
+                _ = try loader.load([path])
+                valid += 1
+            } catch {
+                rejected += 1
+                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
+                for diagnostic in error.diagnostics {
+                    #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
+                            && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
+                }
+            }
+        }
+        #expect(valid > 100 && rejected > 700, "valid \(valid), rejected \(rejected)")
+    }
 }

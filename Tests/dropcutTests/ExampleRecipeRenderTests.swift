@@ -42,15 +42,49 @@ import TestSupport
         "spinning-watermark.yaml": Expected(clipSeconds: 8, filename: "clip.spinning.mp4", width: 320, height: 240, seconds: 8),
     ]
 
-    static let recipes: [String] = {
+    /// Examples with `outputs:`: every file they make (name, width, height; a video's
+    /// length as above), the manifest last.
+    static let deliverables: [String: (clipSeconds: Int, seconds: Double, files: [(name: String, width: Int, height: Int)])] = [
+        // A 320x240 clip: 720p keeps it at its own size (never upscaled).
+        "deliverables.yaml": (2, 2, [("clip.vertical.mp4", 1080, 1920), ("clip.square.mp4", 1080, 1080), ("clip.wide.mp4", 320, 240),
+                                     ("clip.poster.jpg", 1080, 1920)]),
+    ]
+
+    static let allRecipes: [String] = {
         let files = try? FileManager.default.contentsOfDirectory(atPath: Repository.path("recipes"))
         return (files ?? []).filter { $0.hasSuffix(".yaml") }.sorted()
     }()
 
+    static let recipes: [String] = allRecipes.filter { deliverables[$0] == nil }
+
     /// A new example must come with what it should render to.
     @Test func everyExampleRecipeHasAnExpectation() {
         #expect(Self.recipes.count >= 5, "recipes/ listed")
-        #expect(Set(Self.recipes) == Set(Self.expected.keys))
+        #expect(Set(Self.allRecipes) == Set(Self.expected.keys).union(Self.deliverables.keys))
+    }
+
+    @Test(arguments: deliverables.keys.sorted())
+    func deliverablesExampleRendersAsShipped(recipe name: String) throws {
+        let expected = try #require(Self.deliverables[name])
+        let dir = try TemporaryDirectory(prefix: "dropcut-example")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: expected.clipSeconds)
+        let outbox = dir.file("out")
+        try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: false)
+
+        let result = try DropcutProcess.run(["render", "--recipe", Repository.path("recipes/\(name)"), "--output", outbox, clip])
+        #expect(result.status == 0, "\(name): \(result.stderr)")
+        let names = expected.files.map(\.name) + ["clip.dropcut.json"]
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted() == names.sorted())
+        for file in expected.files {
+            let path = (outbox as NSString).appendingPathComponent(file.name)
+            let video = try #require(try FFprobe.stream("video", of: path), "\(file.name)")
+            #expect(video.width == file.width && video.height == file.height, "\(file.name): \(video.width ?? 0)x\(video.height ?? 0)")
+            guard file.name.hasSuffix(".mp4") else { continue }
+            #expect(try FFprobe.streams(of: path).map { $0.codecName ?? "?" } == ["h264", "aac"], "\(file.name)")
+            #expect(video.frameRate == "30/1", "\(file.name)")
+            #expect(abs((video.duration ?? 0) - expected.seconds) <= 1.0 / 30 + 1e-6, "\(file.name)")
+        }
     }
 
     @Test(arguments: recipes)

@@ -36,6 +36,13 @@ public enum RenderWorker {
             let recipe = request.recipes.isEmpty ? Recipe(name: "identity")
                 : try RecipeLoader(resolver: AssetResolver(assetDirectories: request.assets))
                     .load(request.recipes, dropped: Set(request.droppedRecipes))
+            // Several files need a publication of their own (all or nothing, recovered
+            // after a crash); until the daemon has one, such a recipe is refused, never
+            // half-published.
+            guard recipe.outputs.isEmpty else {
+                throw JobFailure.permanent("recipe \(recipe.name): outputs: (several deliverables) is rendered by `dropcut render` only for now; "
+                                           + "the daemon renders recipes with one output:", errno: nil)
+            }
             let production = try await Production.prepare(recipe: recipe, input: request.input)
             let duration = production.composition.duration.seconds
             guard duration <= request.limits.maxDurationSeconds else {

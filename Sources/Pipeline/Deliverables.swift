@@ -1,0 +1,342 @@
+import Foundation
+import Logging
+import MediaIO
+import Recipe
+import Render
+import Support
+import Synchronization
+import Timeline
+
+/// Every deliverable of a recipe with `outputs:` for one dropped clip: each entry its own
+/// `Production` (its size, fit, rate and encoding; overlays placed on its own canvas), a
+/// video or a poster, and the manifest that lists them.
+///
+/// For now each video is its own render — the clip is decoded once per video output;
+/// sharing one decode across outputs is a later step (issue 30). Everything is written
+/// under hidden temporary names (`PartialOutput`) and renamed into place only when every
+/// file is complete; the manifest `{name}.dropcut.json` comes last. On any failure nothing
+/// is left, neither temporary files nor published ones.
+public struct Deliverables: Sendable {
+    /// The dropped clip.
+    public let input: String
+    public let items: [Item]
+    /// `{name}.dropcut.json`: written last, beside the deliverables.
+    public let manifestFilename: String
+
+    public struct Item: Sendable {
+        /// The file's name (templated for this clip).
+        public let filename: String
+        public let kind: Recipe.Deliverable.Kind
+        /// The composition as this deliverable shows it.
+        public let production: Production
+        /// The `outputs:` entry it comes from.
+        public let location: SourceLocation
+    }
+
+    /// One file written: what the manifest says of it.
+    public struct File: Sendable, Hashable, Codable {
+        public var name: String
+        /// `video`, `poster`, `preview` or `manifest`.
+        public var kind: String
+        public var bytes: Int64
+        public var width: Int
+        public var height: Int
+        /// Seconds; videos and previews.
+        public var duration: Double?
+        /// A poster's time in the output, or where a preview starts, seconds.
+        public var time: Double?
+        public var sha256: String
+    }
+
+    /// Prepares every entry of `recipe.outputs` (the recipe must have some) for `input`:
+    /// each built as `Production.prepare` builds one (`prepareProductions`); file names must stay distinct
+    /// once rendered for this clip, and a poster's time must lie within the output.
+    public static func prepare(recipe: Recipe, input: String, date: Date = Date()) async throws -> Deliverables {
+        guard !recipe.outputs.isEmpty else {
+            throw DeliverablesError("\(recipe.name): the recipe has no outputs: list")
+        }
+        var items: [Item] = []
+        var names: [String: SourceLocation] = [:]
+        let manifest = FileName.fitting(FilenameTemplate.manifest.render(.init(inputPath: input, recipeName: recipe.name, date: date)))
+        let productions = try await prepareProductions(recipe.outputs.map { $0.recipe(from: recipe) }, input: input, date: date)
+        for (deliverable, production) in zip(recipe.outputs, productions) {
+            let filename = production.outputFilename
+            if let earlier = names[filename.lowercased()] {
+                throw DeliverablesError("\(deliverable.location): \(filename) is also the name of the deliverable at \(earlier.line):\(earlier.column); give each its own filename")
+            }
+            if filename.lowercased() == manifest.lowercased() {
+                throw DeliverablesError("\(deliverable.location): \(filename) is the manifest's name")
+            }
+            names[filename.lowercased()] = deliverable.location
+            if case let .poster(poster) = deliverable.kind, case let .at(time) = poster.time, time >= production.composition.duration {
+                throw DeliverablesError("\(poster.location): poster.at \(time.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
+            }
+            if case let .preview(preview) = deliverable.kind, preview.from >= production.composition.duration {
+                throw DeliverablesError("\(preview.location): preview.from \(preview.from.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
+            }
+            items.append(Item(filename: filename, kind: deliverable.kind, production: production, location: deliverable.location))
+        }
+        return Deliverables(input: input, items: items, manifestFilename: manifest)
+    }
+
+    /// Builds a production per recipe, as `Production.prepare` does, on one thread of its
+    /// own (cancellable), probing each file once and measuring the clips' sound once per
+    /// distinct composition (the entries differ in size and encoding, rarely in timing),
+    /// not once per deliverable.
+    static func prepareProductions(_ recipes: [Recipe], input: String, date: Date) async throws -> [Production] {
+        try await BlockingWork.run("dropcut-prepare") { cancellation in
+            let probe = SharedProbe(AssetProbe())
+            let meter = SharedMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
+            var productions: [Production] = []
+            for recipe in recipes {
+                if cancellation.isCancelled { throw CancellationError() }
+                do {
+                    productions.append(try Production(recipe: recipe, input: input, date: date, probe: probe, levels: meter))
+                } catch CompositionBuildError.cancelled {
+                    throw CancellationError()
+                } catch {
+                    // The measuring error itself (its errno), as `Production.prepare` reports it.
+                    throw meter.failure ?? error
+                }
+            }
+            return productions
+        }
+    }
+
+    /// Renders every item into `directory` under temporary names (tagged `tag`), then
+    /// renames them into place and writes the manifest last. `progress` is called with
+    /// a video's index and its progress. Returns the files as the manifest lists them
+    /// (the manifest itself last). On any failure, and on cancellation, nothing is left:
+    /// no temporary file, no deliverable, no manifest.
+    public func render(into directory: String, tag: String, logger: Logger,
+                       progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
+        var partials: [(partial: PartialOutput, item: Item)] = []
+        var files: [File] = []
+        do {
+            for (index, item) in items.enumerated() {
+                try Task.checkCancellation()
+                let partial = PartialOutput(directory: directory, filename: item.filename, tag: tag)
+                partials.append((partial, item))
+                var size = item.production.videoComposition.renderSize
+                var time: Double?
+                var duration: Double?
+                let kind: String
+                switch item.kind {
+                case .video:
+                    kind = "video"
+                    try await item.production.export(to: partial.path, logger: logger) { progress(index, $0) }
+                    duration = item.production.composition.duration.seconds
+                case let .poster(poster):
+                    kind = "poster"
+                    time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                case let .preview(preview):
+                    kind = "preview"
+                    let made = try await item.production.writePreview(preview, to: partial.path)
+                    size = made.size
+                    duration = made.duration.seconds
+                    time = preview.from.seconds
+                }
+                files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
+                                                     duration: duration, time: time))
+            }
+            // Cancelled after the last file: still nothing published.
+            try Task.checkCancellation()
+        } catch {
+            for written in partials { written.partial.remove() }
+            throw error
+        }
+        // Publish: every file renamed into place; a failure takes back what was published.
+        var published: [String] = []
+        func undo() {
+            for path in published { _ = unlink(path) }
+            for written in partials { written.partial.remove() }
+        }
+        for written in partials {
+            let destination = (directory as NSString).appendingPathComponent(written.item.filename)
+            guard rename(written.partial.path, destination) == 0 else {
+                let error = SystemError(errno: errno, function: "rename", path: destination)
+                undo()
+                throw error
+            }
+            published.append(destination)
+        }
+        // The manifest last: its presence says the set is complete.
+        let manifestPartial = PartialOutput(directory: directory, filename: manifestFilename, tag: tag)
+        let manifestPath = (directory as NSString).appendingPathComponent(manifestFilename)
+        do {
+            let data = try Self.manifest(input: input, files: files)
+            guard FileManager.default.createFile(atPath: manifestPartial.path, contents: data) else {
+                throw SystemError(errno: errno == 0 ? EIO : errno, function: "open", path: manifestPartial.path)
+            }
+            guard rename(manifestPartial.path, manifestPath) == 0 else {
+                throw SystemError(errno: errno, function: "rename", path: manifestPath)
+            }
+        } catch {
+            manifestPartial.remove()
+            undo()
+            throw error
+        }
+        let manifestFile = File(name: manifestFilename, kind: "manifest", bytes: Int64(try Self.size(of: manifestPath)),
+                                width: 0, height: 0, duration: nil, time: nil, sha256: "")
+        return files + [manifestFile]
+    }
+
+    /// The manifest's JSON: the input's name and every file, in the recipe's order.
+    static func manifest(input: String, files: [File]) throws -> Data {
+        struct Manifest: Codable {
+            var input: String
+            var generator: String
+            var files: [File]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(Manifest(input: (input as NSString).lastPathComponent, generator: "dropcut \(DropcutVersion.current)", files: files))
+        data.append(0x0A)
+        return data
+    }
+
+    static func size(of path: String) throws -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemError(errno: errno, function: "stat", path: path) }
+        return Int(info.st_size)
+    }
+
+    static func describe(_ path: String, name: String, kind: String, size: PixelSize, duration: Double?,
+                         time: Double?) async throws -> File {
+        let bytes = try Self.size(of: path)
+        let sha = try await BlockingWork.run("dropcut-checksum") { _ in try SHA256.hex(ofFile: path) }
+        return File(name: name, kind: kind, bytes: Int64(bytes), width: size.width, height: size.height,
+                    duration: duration, time: time, sha256: sha)
+    }
+}
+
+/// Probes each file once for all the deliverables.
+final class SharedProbe: MediaProbing, @unchecked Sendable {
+    private let probe: any MediaProbing
+    private let cache = Mutex<[String: ProbedMedia]>([:])
+
+    init(_ probe: any MediaProbing) { self.probe = probe }
+
+    func probe(_ path: String) throws -> ProbedMedia {
+        if let known = cache.withLock({ $0[path] }) { return known }
+        let media = try probe.probe(path)
+        cache.withLock { $0[path] = media }
+        return media
+    }
+}
+
+/// Measures the sound of each distinct composition once, and keeps the error it threw.
+final class SharedMeter: SoundLevelMeasuring, @unchecked Sendable {
+    private struct Key: Hashable { var composition: Composition; var audioMix: AudioMix; var tracks: [TrackID] }
+    private let meter: any SoundLevelMeasuring
+    private let cache = Mutex<[Key: SoundLevels]>([:])
+    private let recorded = Mutex<(any Error)?>(nil)
+
+    init(_ meter: any SoundLevelMeasuring) { self.meter = meter }
+
+    var failure: (any Error)? { recorded.withLock { $0 } }
+
+    func levels(of composition: Composition, audioMix: AudioMix, tracks: [TrackID]) throws -> SoundLevels {
+        let key = Key(composition: composition, audioMix: audioMix, tracks: tracks)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        do {
+            let levels = try meter.levels(of: composition, audioMix: audioMix, tracks: tracks)
+            cache.withLock { $0[key] = levels }
+            return levels
+        } catch {
+            recorded.withLock { $0 = error }
+            throw error
+        }
+    }
+}
+
+/// A deliverable set that cannot be made as the recipe asks (permanent).
+public struct DeliverablesError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension FilenameTemplate {
+    /// `{name}.dropcut.json`: the manifest of a deliverable set.
+    static let manifest = try! FilenameTemplate("{name}.dropcut.json")
+}
+
+extension Production {
+    /// Writes the poster `poster` asks for to `path` — the frame showing at its time, or
+    /// the best of `RecipeLimits.posterCandidates` frames — composited as this
+    /// production's video shows it, encoded by the path's format. Returns the frame's
+    /// time in the output.
+    public func writePoster(_ poster: Recipe.Poster, to path: String, logger: Logger) async throws -> MediaTime {
+        try await BlockingWork.run("dropcut-poster") { [built, settings] cancellation in
+            var sdr = settings
+            sdr.dynamicRange = .sdr
+            let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
+                                              overlays: built.overlays, settings: sdr)
+            let index: Int
+            switch poster.time {
+            case let .at(time):
+                index = renderer.frameIndex(at: time)
+            case .best:
+                let best = try renderer.bestFrame(candidates: RecipeLimits.posterCandidates, isCancelled: { cancellation.isCancelled })
+                index = best.index
+                logger.debug("poster best frame", metadata: [
+                    "frame": "\(index)", "scores": "\(best.scores.map { "\($0.index): \(String(format: "%.0f", $0.score.value))" }.joined(separator: ", "))"])
+            }
+            let bytes = try PictureEncoder.encode(try renderer.frame(index), as: poster.format)
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw SystemError(errno: errno == 0 ? EIO : errno, function: "open", path: path)
+            }
+            return built.videoComposition.frameDuration.multiplied(by: Int64(index), dividedBy: 1)
+        }
+    }
+}
+
+extension Production {
+    /// A preview's size for this production: `preview.width` (at most the render's
+    /// width, even) by the render's shape, rounded to even, at least 2.
+    public func previewSize(_ preview: Recipe.Preview) -> PixelSize {
+        let render = built.videoComposition.renderSize
+        let width = Swift.min(preview.width, render.width - render.width % 2)
+        let exact = Double(width) * Double(render.height) / Double(render.width)
+        let height = 2 * Int((exact / 2).rounded())
+        return PixelSize(width: Swift.max(2, width), height: Swift.max(2, height))
+    }
+
+    /// The preview's frames: one every 1/fps from `from`, for `duration` or to the
+    /// output's end, whichever comes first (at least one).
+    public func previewTimes(_ preview: Recipe.Preview) -> [MediaTime] {
+        let end = Swift.min(preview.from + preview.duration, built.composition.duration)
+        var times: [MediaTime] = []
+        var k: Int64 = 0
+        while true {
+            let time = preview.from + MediaTime(value: k, timescale: Int32(preview.fps))
+            guard time < end || times.isEmpty else { break }
+            times.append(time)
+            k += 1
+        }
+        return times
+    }
+
+    /// Writes `preview` as an animated WebP or GIF to `path`: the frames at `previewTimes`,
+    /// composited as this production's video shows them (in SDR), scaled to
+    /// `previewSize`, silent, looping for ever. Returns its size and length.
+    public func writePreview(_ preview: Recipe.Preview, to path: String) async throws -> (size: PixelSize, duration: MediaTime) {
+        let size = previewSize(preview)
+        let times = previewTimes(preview)
+        let frameDuration = MediaTime(value: 1, timescale: Int32(preview.fps))
+        try await BlockingWork.run("dropcut-preview") { [built, settings] cancellation in
+            var sdr = settings
+            sdr.dynamicRange = .sdr
+            let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
+                                              overlays: built.overlays, settings: sdr)
+            let writer = try AnimationWriter(path: path, format: preview.format == .gif ? .gif : .webp, size: size,
+                                             frameDuration: frameDuration)
+            for time in times {
+                if cancellation.isCancelled { throw ExportError.cancelled }
+                try writer.add(try renderer.frame(renderer.frameIndex(at: time)))
+            }
+            try writer.finish()
+        }
+        return (size, frameDuration.multiplied(by: Int64(times.count), dividedBy: 1))
+    }
+}

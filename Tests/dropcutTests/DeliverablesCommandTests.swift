@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `outputs:` through the command line: `dropcut render` writes every deliverable and the
+/// manifest, `dropcut plan` lists them, and the daemon refuses such a recipe (permanently,
+/// naming it) rather than publishing half a set.
+@Suite(.tags(.slow)) struct DeliverablesCommandTests {
+    static let recipe = """
+        version: 1
+        output: { fps: 30, video: { crf: 23, preset: ultrafast } }
+        outputs:
+          - { filename: "{name}.vertical.mp4", size: 180x320, fit: fill }
+          - { filename: "{name}.wide.mp4", size: 720p }
+          - { filename: "{name}.poster.png", size: 180x320, fit: fill, poster: { at: 0.5 } }
+          - { filename: "{name}.preview.webp", preview: { width: 160, fps: 5 } }
+
+        """
+
+    @Test func renderWritesEveryDeliverableAndTheManifest() throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-cli")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = dir.file("set.yaml")
+        try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
+        let out = dir.file("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+
+        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", out, clip])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = ["clip.vertical.mp4", "clip.wide.mp4", "clip.poster.png", "clip.preview.webp", "clip.dropcut.json"]
+        #expect(result.stdout == names.map { "\(clip) -> \(out)/\($0)\n" }.joined())
+        // Nothing hidden left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == names.sorted())
+        // 720p never upscales: the 320x240 clip stays 320x240.
+        #expect(try FFprobe.stream("video", of: (out as NSString).appendingPathComponent("clip.wide.mp4")).map { [$0.width, $0.height] } == [320, 240])
+        #expect(try FFprobe.stream("video", of: (out as NSString).appendingPathComponent("clip.vertical.mp4")).map { [$0.width, $0.height] } == [180, 320])
+        #expect(try FFprobe.streams(of: (out as NSString).appendingPathComponent("clip.poster.png")).first?.codecName == "png")
+
+        // Beside the clip without --output; a file as --output is refused.
+        let beside = try DropcutProcess.run(["render", "--recipe", recipe, clip])
+        #expect(beside.status == 0, "\(beside.stderr)")
+        #expect(names.allSatisfy { FileManager.default.fileExists(atPath: dir.file($0)) })
+        let file = try DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("x.mp4"), clip])
+        #expect(file.status == 1)
+        #expect(file.stderr.contains("is not a directory: a recipe with outputs: writes several files, give a directory"), "\(file.stderr)")
+    }
+
+    @Test func planListsEveryDeliverable() throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-plan")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = dir.file("set.yaml")
+        try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
+        let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(6)) == [
+            "\(clip) -> 4 deliverables, each rendered on its own",
+            "  video  clip.vertical.mp4 180x320 30 fps h264 crf 23 ultrafast, aac 160k 1.000 s",
+            "  video  clip.wide.mp4 320x240 30 fps h264 crf 23 ultrafast, aac 160k 1.000 s",
+            "  poster clip.poster.png 180x320 png at 0.500 s",
+            "  preview clip.preview.webp 160x120 webp from 0.000 s, 5 frames at 5 fps, silent, looping",
+            "  manifest clip.dropcut.json (written last)",
+        ], "\(result.stdout)")
+        // Nothing written but the timeline asked for.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip.mp4", "set.yaml", "t.svg"])
+        #expect(try String(contentsOfFile: dir.file("t.svg"), encoding: .utf8).contains("clip.vertical.mp4, clip.wide.mp4"))
+    }
+
+    /// The daemon has no all-or-nothing publication of several files yet: a dropped recipe
+    /// with `outputs:` fails the job permanently, naming the recipe, and nothing reaches
+    /// the outbox.
+    @Test func theDaemonRefusesOutputsForNow() throws {
+        let h = try DaemonHarness(retries: 2)
+        try h.drop("clip.mp4")
+        try h.write("clip.yaml", Self.recipe)
+
+        let result = try h.runOnce()
+        #expect(result.status == 1, "stderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("0 done, 1 failed"), "\(result.stdout)")
+        #expect(h.files(h.outbox, hidden: true) == [])
+        let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("clip.mp4.error.txt"), encoding: .utf8)
+        #expect(text.contains("recipe clip: outputs: (several deliverables) is rendered by `dropcut render` only for now"), "\(text)")
+        // Permanent: failed at once, not retried.
+        #expect(!result.stderr.contains("retry"), "\(result.stderr)")
+    }
+}
