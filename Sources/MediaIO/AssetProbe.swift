@@ -76,11 +76,15 @@ public struct AssetProbe: MediaProbing {
                                 preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: shown) ?? .identity,
                                 frameDuration: nominalFrameDuration(video),
                                 color: video.color?.resolved(width: size.width, height: size.height))
+            media.video?.codec = video.codecName
+            media.video?.pixelFormat = video.pixelFormat
+            media.video?.isVariableFrameRate = video.isVariableFrameRate
         }
         if let audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),
                                 timeRange: TimeRange(start: .zero, duration: extent(audio)),
-                                sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
+                                sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2,
+                                codec: audio.codecName)
         }
         return media
     }

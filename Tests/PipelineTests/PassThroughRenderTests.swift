@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import Testing
+@testable import Pipeline
+import Recipe
+import Render
+import TestSupport
+import Timeline
+
+/// Pass-through end to end, on real files made with the ffmpeg CLI: what is copied
+/// decodes to the very frames of the source (ffmpeg's framemd5 as the oracle), its
+/// packets are the source's, and the output passes `OutputCheck` (`export` reads it back).
+@Suite struct PassThroughRenderTests {
+    static var quiet: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// The per-frame (or per-packet, with `copy`) MD5 lines of one stream kind, without
+    /// ffmpeg's header comments.
+    static func framemd5(_ path: String, _ stream: String, copy: Bool = false) throws -> [String] {
+        let output = try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", path,
+                                                       "-map", "0:\(stream)"] + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"])
+        return output.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
+
+    /// The hashes alone (the last field): timestamps may be written in another time base.
+    static func hashes(_ lines: [String]) -> [String] {
+        lines.map { String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// An upright 320x240 30 fps H.264 (with B-frames, a keyframe every second) / AAC clip.
+    static func clip(_ dir: TemporaryDirectory, seconds: Int = 2) throws -> String {
+        let path = dir.file("clip.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=\(seconds)",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                                          "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
+                                          "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", path])
+        return path
+    }
+
+    static func render(_ yaml: String, _ clip: String, to output: String) async throws -> Production {
+        let recipe = try RecipeLoader().load(yaml: yaml, file: "/tmp/passthrough.yaml")
+        let production = try await Production.prepare(recipe: recipe, input: clip)
+        try await production.export(to: output, logger: quiet)
+        return production
+    }
+
+    @Test func theIdentityRecipeCopiesAnUprightClipFrameForFrame() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\n", clip, to: output)
+        #expect(production.passThrough.lines == ["video: copied from clip.mp4 (stream 0)", "audio: copied from clip.mp4 (stream 1)"])
+        let source = try Self.framemd5(clip, "v")
+        #expect(source.count == 60)
+        #expect(try Self.framemd5(output, "v") == source)
+        // The sound's packets are the source's, byte for byte.
+        #expect(Self.hashes(try Self.framemd5(output, "a", copy: true)) == Self.hashes(try Self.framemd5(clip, "a", copy: true)))
+        #expect(try FFprobe.streams(of: output).map(\.codecName) == ["h264", "aac"])
+    }
+
+    @Test func aMusicBedCopiesTheVideoAndEncodesOnlyTheSound() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let bed = try Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 3, audio: "sine=frequency=200:sample_rate=48000")
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\nmusic: { source: \(bed), gain: -12dB }\n", clip, to: output)
+        #expect(production.passThrough.lines == ["video: copied from clip.mp4 (stream 0)", "audio: re-encoded: a music bed is mixed in"])
+        let copied = try Self.framemd5(output, "v")
+        #expect(copied == (try Self.framemd5(clip, "v")))
+        let mixed = Self.hashes(try Self.framemd5(output, "a", copy: true))
+        let original = Self.hashes(try Self.framemd5(clip, "a", copy: true))
+        #expect(!mixed.isEmpty && mixed != original)
+        #expect(try FFprobe.streams(of: output).map(\.codecName) == ["h264", "aac"])
+    }
+
+    @Test func aCutOnKeyframesCopiesThoseFrames() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, seconds: 3)
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\nclips: [{ trim: [1, 2] }]\n", clip, to: output)
+        #expect(production.passThrough.video.copy != nil, "\(production.passThrough.lines)")
+        #expect(production.passThrough.audio.copy == nil)
+        #expect(Self.hashes(try Self.framemd5(output, "v")) == Array(Self.hashes(try Self.framemd5(clip, "v"))[30..<60]))
+    }
+
+    @Test func reencodeAlwaysAndAnOverlayReencode() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let source = Self.hashes(try Self.framemd5(clip, "v"))
+        for yaml in ["version: 1\noutput: { video: { reencode: always } }\n", "version: 1\noverlays: [{ text: hello }]\n"] {
+            let output = dir.file("out-\(yaml.count).mp4")
+            let production = try await Self.render(yaml, clip, to: output)
+            #expect(production.passThrough.video.copy == nil)
+            let frames = Self.hashes(try Self.framemd5(output, "v"))
+            #expect(frames.count == source.count && frames != source, "\(yaml)")
+        }
+    }
+
+    /// A cancelled copy leaves nothing behind, as a cancelled encode does.
+    @Test func aCancelledCopyLeavesNoFile() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let recipe = try RecipeLoader().load(yaml: "version: 1\n", file: "/tmp/passthrough.yaml")
+        let production = try await Production.prepare(recipe: recipe, input: clip)
+        let output = dir.file("out.mp4")
+        let task = Task { try await production.export(to: output, logger: Self.quiet) { _ in Thread.sleep(forTimeInterval: 0.01) } }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        await #expect(throws: (any Error).self) { try await task.value }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
