@@ -32,11 +32,14 @@ public final class StreamCopier {
     private var holding = false
     private var ended = false
     private var skippingToKeyframe: Bool
+    /// H.264/HEVC: the size of each NAL unit's length prefix; nil for other codecs.
+    private let nalLengthSize: Int?
+    private var lastDecodeTime: Int64?
     /// How many packets have been written.
     public private(set) var packetsCopied = 0
 
     /// Opens track `trackID` (stream index + 1) of `path` for copying `range`.
-    public init(path: String, trackID: TrackID, range: TimeRange) throws(FFmpegError) {
+    public init(path: String, trackID: TrackID, range: TimeRange) throws {
         self.path = path
         demuxer = try Demuxer(path: path)
         index = Int(trackID) - 1
@@ -56,7 +59,44 @@ public final class StreamCopier {
         cutsStart = range.start > .zero
         skippingToKeyframe = cutsStart
         packet = try Packet()
+        nalLengthSize = try Self.nalLengthSize(of: demuxer, stream: index)
         if cutsStart { try demuxer.seek(stream: index, to: origin + range.start) }
+    }
+
+    /// H.264 and HEVC in MP4/MOV/Matroska: the bytes before each NAL unit that give its
+    /// length (avcC/hvcC `lengthSizeMinusOne` + 1), so every packet can be checked whole
+    /// before it is copied; nil for other codecs. Throws `StreamCopyUnsuitable` for H.264 or
+    /// HEVC without such a header (Annex B start codes, a transport stream's): not checkable.
+    private static func nalLengthSize(of demuxer: Demuxer, stream index: Int) throws(StreamCopyUnsuitable) -> Int? {
+        guard let parameters = demuxer.codecParameters(ofStream: index) else { return nil }
+        let codec = parameters.pointee.codec_id
+        guard codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC else { return nil }
+        let count = Int(parameters.pointee.extradata_size)
+        guard let extradata = parameters.pointee.extradata, count > 0, extradata[0] == 1 else {
+            throw StreamCopyUnsuitable(path: demuxer.path, stream: index, reason: "its packets are not length-prefixed NAL units")
+        }
+        if codec == AV_CODEC_ID_H264, count >= 7 { return Int(extradata[4] & 3) + 1 }
+        if codec == AV_CODEC_ID_HEVC, count >= 23 { return Int(extradata[21] & 3) + 1 }
+        throw StreamCopyUnsuitable(path: demuxer.path, stream: index, reason: "its codec header is too short")
+    }
+
+    /// Whether the packet's NAL units fill it exactly, each length prefix within it: the
+    /// damage a flipped bit in a length does ("Invalid NAL unit size"), which a decoder
+    /// would conceal and a copy would hand on.
+    private func packetIsWhole() -> Bool {
+        guard let lengthSize = nalLengthSize else { return true }
+        let size = Int(packet.packet.pointee.size)
+        guard let data = packet.packet.pointee.data, size > 0 else { return false }
+        var offset = 0
+        while offset < size {
+            guard size - offset >= lengthSize else { return false }
+            var length = 0
+            for i in 0..<lengthSize { length = length << 8 | Int(data[offset + i]) }
+            offset += lengthSize
+            guard length > 0, length <= size - offset else { return false }
+            offset += length
+        }
+        return true
     }
 
     /// Adds the output stream, carrying the source's codec parameters; returns its index.
@@ -68,7 +108,7 @@ public final class StreamCopier {
     }
 
     /// The output decode time of the next packet to copy; nil when the range is done.
-    public func nextTime() throws(FFmpegError) -> MediaTime? {
+    public func nextTime() throws -> MediaTime? {
         guard try fill() else { return nil }
         let ticks = (packet.dts ?? packet.pts ?? shift) - shift
         return timeBase.multiplied(by: ticks, dividedBy: 1)
@@ -77,7 +117,7 @@ public final class StreamCopier {
     /// Copies the packets decoded before output time `time` (all that are left when nil);
     /// returns how many.
     @discardableResult
-    public func copy(until time: MediaTime?, into muxer: Muxer) throws(FFmpegError) -> Int {
+    public func copy(until time: MediaTime?, into muxer: Muxer) throws -> Int {
         var count = 0
         while let next = try nextTime() {
             if let time, next >= time { break }
@@ -88,7 +128,7 @@ public final class StreamCopier {
     }
 
     /// Copies the next packet; false when the range is done.
-    public func copyNext(into muxer: Muxer) throws(FFmpegError) -> Bool {
+    public func copyNext(into muxer: Muxer) throws -> Bool {
         guard try fill() else { return false }
         try writeHeld(into: muxer)
         return true
@@ -109,7 +149,7 @@ public final class StreamCopier {
     }
 
     /// Reads ahead to the next packet of the stream that belongs to the range.
-    private func fill() throws(FFmpegError) -> Bool {
+    private func fill() throws -> Bool {
         if holding { return true }
         guard !ended else { return false }
         while try demuxer.read(into: packet) {
@@ -125,6 +165,18 @@ public final class StreamCopier {
             if packet.isKeyframe, let pts, pts >= endTicks {
                 break
             }
+            // Decode times must rise: a damaged sample table's would make the muxer
+            // refuse the packet or stretch the stream.
+            if let dts = packet.dts {
+                if let last = lastDecodeTime, dts <= last {
+                    throw StreamCopyUnsuitable(path: path, stream: index, reason: "its decode times go back at packet \(packetsCopied + 1)")
+                }
+                lastDecodeTime = dts
+            }
+            guard packetIsWhole() else {
+                throw StreamCopyUnsuitable(path: path, stream: index,
+                                           reason: "packet \(packetsCopied + 1) is damaged (its NAL unit lengths do not fill it)")
+            }
             holding = true
             return true
         }
@@ -132,6 +184,17 @@ public final class StreamCopier {
         ended = true
         return false
     }
+}
+
+/// A stream that cannot be copied as it is after all — a damaged packet, a form whose
+/// packets cannot be checked: the export encodes it instead (the decoder conceals what
+/// it can, as for any clip).
+public struct StreamCopyUnsuitable: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let stream: Int
+    public let reason: String
+
+    public var description: String { "\(path): stream \(stream) cannot be copied: \(reason)" }
 }
 
 /// Where the keyframes of a track lie: read from its packets (no decoding).

@@ -71,6 +71,21 @@ public final class ExportSession: Sendable {
     private func run(to path: String, cancelled: Cancellation,
                      progress: @Sendable (ExportProgress) -> Void) throws {
         try validate()
+        do {
+            try run(to: path, settings: settings, cancelled: cancelled, progress: progress)
+        } catch let unsuitable as StreamCopyUnsuitable where settings.videoCopy != nil || settings.audioCopy != nil {
+            // What was written is gone (the muxer abandoned it): encode every stream, as
+            // for any clip, so the decoder conceals the damage as it does elsewhere.
+            logger.warning("pass-through abandoned, re-encoding", metadata: ["output": "\(path)", "reason": "\(unsuitable)"])
+            var encoded = settings
+            encoded.videoCopy = nil
+            encoded.audioCopy = nil
+            try run(to: path, settings: encoded, cancelled: cancelled, progress: progress)
+        }
+    }
+
+    private func run(to path: String, settings: ExportSettings, cancelled: Cancellation,
+                     progress: @Sendable (ExportProgress) -> Void) throws {
         let scheduler = FrameScheduler(composition: composition, videoComposition: videoComposition)
         let frameCount = scheduler.frameCount
         let renderSize = videoComposition.renderSize
@@ -80,10 +95,10 @@ public final class ExportSession: Sendable {
         // Open the sources before the encoders, as the ffmpeg CLI opens its inputs first:
         // their stream probing then peaks while the encoders' buffers do not exist yet.
         // A copied stream (pass-through) needs only its source.
-        let videoCopier = try settings.videoCopy.map { copy throws(FFmpegError) in
+        let videoCopier = try settings.videoCopy.map { copy in
             try StreamCopier(path: copy.asset, trackID: copy.trackID, range: copy.range)
         }
-        let audioCopier = try settings.audioCopy.map { copy throws(FFmpegError) in
+        let audioCopier = try settings.audioCopy.map { copy in
             try StreamCopier(path: copy.asset, trackID: copy.trackID, range: copy.range)
         }
         var stage: FrameProducer?

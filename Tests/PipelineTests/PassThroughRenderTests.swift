@@ -107,9 +107,21 @@ import Timeline
         let recipe = try RecipeLoader().load(yaml: "version: 1\n", file: "/tmp/passthrough.yaml")
         let production = try await Production.prepare(recipe: recipe, input: clip)
         let output = dir.file("out.mp4")
-        let task = Task { try await production.export(to: output, logger: Self.quiet) { _ in Thread.sleep(forTimeInterval: 0.01) } }
-        try await Task.sleep(for: .milliseconds(50))
+        // The first packet's progress waits until the task is cancelled.
+        let copying = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await production.export(to: output, logger: Self.quiet) { progress in
+                if progress.framesWritten == 1 {
+                    copying.signal()
+                    cancelled.wait()
+                }
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { copying.wait(); continuation.resume() }
+        }
         task.cancel()
+        cancelled.signal()
         await #expect(throws: (any Error).self) { try await task.value }
         #expect(!FileManager.default.fileExists(atPath: output))
     }
