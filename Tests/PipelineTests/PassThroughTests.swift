@@ -93,6 +93,16 @@ import Timeline
         #expect(decision.lines.first == "video: re-encoded: output.video.reencode is always")
     }
 
+    @Test func reencodeIsAutoOrAlways() throws {
+        #expect(try RecipeLoader().load(yaml: "version: 1\n", file: Self.media.file("a.yaml")).output.video.reencode == .auto)
+        do {
+            _ = try RecipeLoader().load(yaml: "version: 1\noutput: { video: { reencode: never } }\n", file: Self.media.file("b.yaml"))
+            Issue.record("reencode: never was accepted")
+        } catch {
+            #expect("\(error)".contains("2:30: output.video.reencode must be one of auto | always (got 'never')"), "\(error)")
+        }
+    }
+
     @Test func aMusicBedCopiesTheVideoAndEncodesTheSound() throws {
         let decision = try Self.decide("version: 1\nmusic: { source: /media/bed.m4a }\n")
         #expect(decision.video.copy != nil)
