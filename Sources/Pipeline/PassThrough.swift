@@ -130,8 +130,11 @@ public struct PassThrough: Sendable, Hashable {
         }
         reasons += sourceReasons(probed, settings: settings, output: built.videoComposition)
         reasons += drawingReasons(trackID: picked.track.trackID, built: built, size: probed.naturalSize)
-        reasons += cutReasons(source.timeRange, of: probed.timeRange, noun: "video",
-                              keyframes: { keyframes(source.track.asset, source.track.trackID) })
+        // Finding the keyframes reads the file: only when nothing else stands in the way.
+        if reasons.isEmpty {
+            reasons += cutReasons(source.timeRange, of: probed.timeRange, noun: "video",
+                                  keyframes: { keyframes(source.track.asset, source.track.trackID) })
+        }
         guard reasons.isEmpty else { return .encoded(reasons) }
         return .copied(StreamCopy(asset: source.track.asset, trackID: source.track.trackID, range: source.timeRange))
     }

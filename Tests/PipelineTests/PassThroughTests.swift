@@ -3,6 +3,7 @@ import Testing
 @testable import Pipeline
 import Recipe
 import Render
+import Synchronization
 import TestSupport
 import Timeline
 
@@ -190,6 +191,16 @@ import Timeline
         // A cut at the end only: the sound is copied up to it.
         let tail = try Self.decide("version: 1\nclips: [{ trim: [0, 3] }]\n", keyframes: [0, 3].map { MediaTime(seconds: $0) })
         #expect(tail.video.copy != nil && tail.audio.copy?.range.end == MediaTime(seconds: 3), "\(tail.lines)")
+    }
+
+    /// Finding keyframes reads the whole file: never for a clip re-encoded anyway.
+    @Test func keyframesAreAskedOnlyWhenTheCutIsAllThatDecides() throws {
+        let recipe = try RecipeLoader().load(yaml: "version: 1\nclips: [{ trim: [1, 3] }]\noutput: { size: 640x360 }\n",
+                                             file: Self.media.file("cut.yaml"))
+        let asked = Mutex(0)
+        let production = try Production(recipe: recipe, input: "/inbox/clip.mp4", probe: Probe(table: ["clip.mp4": Self.clip()]),
+                                        levels: Silence(), keyframes: { _, _ in asked.withLock { $0 += 1 }; return nil })
+        #expect(production.passThrough.video.copy == nil && asked.withLock { $0 } == 0)
     }
 
     @Test func theCodecMustBeTheOutputs() throws {
