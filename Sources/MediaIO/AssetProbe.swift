@@ -79,6 +79,9 @@ public struct AssetProbe: MediaProbing {
             media.video?.codec = video.codecName
             media.video?.pixelFormat = video.pixelFormat
             media.video?.isVariableFrameRate = video.isVariableFrameRate
+            media.video?.colorIsStated = video.color.map {
+                $0.primaries != .unknown && $0.transfer != .unknown && $0.matrix != .unknown
+            } ?? false
         }
         if let audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),

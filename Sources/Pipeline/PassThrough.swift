@@ -10,9 +10,9 @@ import Timeline
 /// A stream is copied only when the output would change nothing of it. The video: one
 /// clip filling the whole output from one source track, at speed 1, upright (no display
 /// matrix), square pixels, at its stored size, at its own rate (not variable, not
-/// interlaced), 8-bit 4:2:0 SDR in BT.709 or BT.601 video range, in the output's codec,
-/// drawn with no transform, crop, fade or other layer and no overlay, and cut (if at
-/// all) on keyframes. The audio: one clip's sound filling the whole output, whole, at
+/// interlaced), 8-bit 4:2:0 SDR stating video-range BT.709 (what the output states), in
+/// the output's codec, drawn with no transform, crop, fade or other layer and no overlay,
+/// and cut (if at all) on keyframes. The audio: one clip's sound filling the whole output, whole, at
 /// speed 1 and unity volume (no music, audio items, ducking, fades or pitch), no loudness
 /// normalisation, AAC at the rate and channel count the output would choose anyway, not cut at its start.
 /// `output.video.reencode: always` copies nothing.
@@ -153,15 +153,15 @@ public struct PassThrough: Sendable, Hashable {
         if settings.dynamicRange != .sdr {
             reasons.append("the output is HDR (HLG, 10-bit)")
         }
-        if let color = probed.color {
-            if color.isHDR {
-                reasons.append("the source is HDR (\(color.dynamicRangeName)), the output SDR")
-            } else if color.transfer != .sdr || color.fullRange || ![.bt709, .bt601].contains(color.primaries)
-                        || ![.bt709, .bt601].contains(color.matrix) {
-                reasons.append("the source's colour is not video-range BT.709 or BT.601 SDR")
-            }
-        } else {
-            reasons.append("the source's colour is not known")
+        // What dropcut writes in SDR is video-range BT.709, said so in the stream: a copy
+        // is that only when the source says so itself (an untagged clip is re-encoded,
+        // and tagged, as before).
+        if let color = probed.color, color.isHDR {
+            reasons.append("the source is HDR (\(color.dynamicRangeName)), the output SDR")
+        } else if !probed.colorIsStated {
+            reasons.append("the source does not state its colour (the output says BT.709)")
+        } else if let color = probed.color, color.primaries != .bt709 || color.transfer != .sdr || color.matrix != .bt709 || color.fullRange {
+            reasons.append("the source's colour is not video-range BT.709, the output's")
         }
         if probed.isInterlaced { reasons.append("the source is interlaced") }
         if probed.isVariableFrameRate { reasons.append("the source's frame rate is variable") }

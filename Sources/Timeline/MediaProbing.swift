@@ -38,6 +38,9 @@ public struct ProbedMedia: Sendable, Hashable {
         /// True when the frames do not come at one rate (phones in low light): the
         /// average rate differs from the nominal one.
         public var isVariableFrameRate = false
+        /// True when the stream itself states its primaries, transfer and matrix (`color`
+        /// then needs no default filled in).
+        public var colorIsStated = false
 
         /// A track whose frame is shown at `naturalSize`; stored at `encodedSize` (default:
         /// the natural size, square pixels).

@@ -30,14 +30,16 @@ import Timeline
         lines.map { String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces) }
     }
 
-    /// An upright 320x240 30 fps H.264 (with B-frames, a keyframe every second) / AAC clip.
-    static func clip(_ dir: TemporaryDirectory, seconds: Int = 2) throws -> String {
-        let path = dir.file("clip.mp4")
+    /// An upright 320x240 30 fps H.264 (with B-frames, a keyframe every second, tagged
+    /// BT.709 as phones tag theirs; `tagged: false` states no colour) / AAC clip.
+    static func clip(_ dir: TemporaryDirectory, seconds: Int = 2, tagged: Bool = true) throws -> String {
+        let path = dir.file(tagged ? "clip.mp4" : "untagged.mp4")
+        let tags = tagged ? ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"] : []
         try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=\(seconds)",
                                           "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
                                           "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
-                                          "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", path])
+                                          "-pix_fmt", "yuv420p"] + tags + ["-c:a", "aac", "-ac", "2", path])
         return path
     }
 
@@ -98,6 +100,42 @@ import Timeline
             let frames = Self.hashes(try Self.framemd5(output, "v"))
             #expect(frames.count == source.count && frames != source, "\(yaml)")
         }
+    }
+
+    /// A clip that states no colour is re-encoded, and the output says BT.709 as every
+    /// SDR output of dropcut does.
+    @Test func anUntaggedClipIsReencodedAndTagged() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, tagged: false)
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\n", clip, to: output)
+        #expect(production.passThrough.video.reasons == ["the source does not state its colour (the output says BT.709)"])
+        #expect(production.passThrough.audio.copy != nil)
+        let colour = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                        "stream=color_primaries,color_transfer,color_space", "-of", "csv=p=0", output])
+        #expect(colour.trimmingCharacters(in: .whitespacesAndNewlines) == "bt709,bt709,bt709")
+    }
+
+    /// A damaged packet (a NAL length flipped past the packet's end, as DamagedPacketTests
+    /// makes it) is never copied: the copy is abandoned and the clip re-encoded, the
+    /// decoder concealing the damage — all 60 frames, none of them the damaged one's bytes.
+    @Test func aDamagedPacketIsNeverCopied() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let listing = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                         "packet=pos,size", "-of", "csv=p=0", clip])
+        let packet = listing.split(separator: "\n")[30].split(separator: ",").compactMap { Int($0) }
+        var data = try Data(contentsOf: URL(fileURLWithPath: clip))
+        withUnsafeBytes(of: UInt32(packet[0] + 1000).bigEndian) { data.replaceSubrange(packet[1]..<(packet[1] + 4), with: $0) }
+        let damaged = dir.file("damaged.mp4")
+        try data.write(to: URL(fileURLWithPath: damaged))
+
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\n", damaged, to: output)
+        #expect(production.passThrough.video.copy != nil)   // decided before the damage shows
+        let frames = Self.hashes(try Self.framemd5(output, "v"))
+        let source = Self.hashes(try Self.framemd5(clip, "v"))
+        #expect(frames.count == 60 && frames != source)
     }
 
     /// A cancelled copy leaves nothing behind, as a cancelled encode does.

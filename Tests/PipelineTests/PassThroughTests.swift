@@ -35,6 +35,7 @@ import Timeline
                                       frameDuration: MediaTime(value: 1, timescale: 30), color: .bt709)
         video.codec = "h264"
         video.pixelFormat = "yuv420p"
+        video.colorIsStated = true
         var media = ProbedMedia(path: name, duration: range.duration, video: video,
                                 audio: .init(trackID: 2, timeRange: range, sampleRate: 48000, channels: 2, codec: "aac"))
         edit(&media)
@@ -165,8 +166,11 @@ import Timeline
 
     @Test func otherColourIsConverted() throws {
         Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color = .hlg }), "the source is HDR (HLG)")
-        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color?.fullRange = true }), "colour")
-        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color = nil }), "colour is not known")
+        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color?.fullRange = true }), "not video-range BT.709")
+        let bt601 = ColorDescription(primaries: .bt601, transfer: .sdr, matrix: .bt601)
+        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color = bt601 }), "not video-range BT.709")
+        // An untagged clip is shown as BT.709 by players, but the output says BT.709: re-encoded.
+        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.colorIsStated = false }), "does not state its colour")
         // An HDR output re-encodes even an SDR clip (mapped up to HLG).
         Self.expectVideoRefused(try Self.decide("version: 1\noutput: { dynamic_range: hdr }\n"), "the output is HDR")
         // HDR is never copied, into an HDR output either.

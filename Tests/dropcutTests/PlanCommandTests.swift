@@ -34,7 +34,13 @@ import TestSupport
     @Test func planSaysWhichStreamsAreCopied() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, seconds: 1)
+        // Tagged BT.709, as phones tag their clips (an untagged one is re-encoded and tagged).
+        let clip = dir.file("clip.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
+                                          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-color_primaries", "bt709",
+                                          "-color_trc", "bt709", "-colorspace", "bt709", "-c:a", "aac", clip])
         let identity = try DropcutProcess.run(["plan", clip])
         #expect(identity.status == 0, "\(identity.stderr)")
         #expect(identity.stdout.contains("\nvideo: copied from clip.mp4 (stream 0)\naudio: copied from clip.mp4 (stream 1)\n"), "\(identity.stdout)")
