@@ -102,6 +102,28 @@ import Timeline
         }
     }
 
+    /// HEVC is copied into an HEVC output, tagged `hvc1` as dropcut's own HEVC is.
+    @Test func hevcIsCopiedIntoAnHEVCOutput() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("hevc.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+                                          "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
+                                          "-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709",
+                                          "-colorspace", "bt709", clip])
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\noutput: { video: { codec: hevc } }\n", clip, to: output)
+        #expect(production.passThrough.lines == ["video: copied from hevc.mp4 (stream 0)"])
+        let copied = try Self.framemd5(output, "v"), source = try Self.framemd5(clip, "v")
+        #expect(copied.count == 30 && copied == source)
+        let tag = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_tag_string",
+                                                     "-of", "csv=p=0", output])
+        #expect(tag.trimmingCharacters(in: .whitespacesAndNewlines) == "hvc1")
+        // Into the default H.264 output it is re-encoded.
+        let h264 = try await Self.render("version: 1\n", clip, to: dir.file("h264.mp4"))
+        #expect(h264.passThrough.video.reasons == ["the source's codec is hevc, the output's h264"])
+    }
+
     /// A clip that states no colour is re-encoded, and the output says BT.709 as every
     /// SDR output of dropcut does.
     @Test func anUntaggedClipIsReencodedAndTagged() async throws {
