@@ -76,11 +76,18 @@ public struct AssetProbe: MediaProbing {
                                 preferredTransform: video.displayMatrix?.preferredTransform(naturalSize: shown) ?? .identity,
                                 frameDuration: nominalFrameDuration(video),
                                 color: video.color?.resolved(width: size.width, height: size.height))
+            media.video?.codec = video.codecName
+            media.video?.pixelFormat = video.pixelFormat
+            media.video?.isVariableFrameRate = video.isVariableFrameRate
+            media.video?.colorIsStated = video.color.map {
+                $0.primaries != .unknown && $0.transfer != .unknown && $0.matrix != .unknown
+            } ?? false
         }
         if let audio {
             media.audio = .init(trackID: TrackID(audio.index + 1),
                                 timeRange: TimeRange(start: .zero, duration: extent(audio)),
-                                sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2)
+                                sampleRate: audio.sampleRate ?? 48000, channels: audio.channels ?? 2,
+                                codec: audio.codecName)
         }
         return media
     }

@@ -209,6 +209,12 @@ public final class Demuxer {
         return context.pointee.streams[index]!.pointee.codecpar
     }
 
+    /// Stream `index` itself, for copying its parameters (`Muxer.addStream(copying:stream:)`).
+    func stream(at index: Int) -> UnsafeMutablePointer<AVStream>? {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams) else { return nil }
+        return context.pointee.streams[index]
+    }
+
     /// Reads the next packet of any stream into `packet`; false at the end of the file.
     func read(into packet: Packet) throws(FFmpegError) -> Bool {
         packet.unref()

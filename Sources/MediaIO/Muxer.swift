@@ -96,6 +96,30 @@ public final class Muxer {
         return Int(stream.pointee.index)
     }
 
+    /// Adds a stream carrying the packets of stream `index` of `demuxer` as they are
+    /// (`StreamCopier`): its codec parameters copied, the tag left for the container to
+    /// choose (HEVC: `hvc1`, as for encoded HEVC); returns its stream index.
+    func addStream(copying demuxer: Demuxer, stream index: Int) throws(FFmpegError) -> Int {
+        guard let context, state == .configuring, let source = demuxer.stream(at: index) else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "avformat_new_stream", path: path)
+        }
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_new_stream", path: path)
+        }
+        let output = Int(stream.pointee.index)
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy",
+                  path: path, stream: output)
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC {
+            stream.pointee.codecpar.pointee.codec_tag = Self.tag("h", "v", "c", "1")
+        }
+        stream.pointee.time_base = source.pointee.time_base
+        stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
+        stream.pointee.r_frame_rate = source.pointee.r_frame_rate
+        stream.pointee.disposition = source.pointee.disposition & AV_DISPOSITION_DEFAULT
+        return output
+    }
+
     /// Adds an audio stream carrying `encoder`'s output; returns its stream index.
     @discardableResult
     public func addStream(for encoder: AudioEncoder) throws(FFmpegError) -> Int {

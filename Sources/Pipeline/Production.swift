@@ -27,6 +27,9 @@ public struct Production: Sendable {
     /// Codecs and quality from the recipe's `output`, audio format and creation time
     /// from the probed sources.
     public let settings: ExportSettings
+    /// Which streams are copied from a source rather than encoded, and why the others are
+    /// not (`settings.videoCopy` / `audioCopy` carry the copies).
+    public let passThrough: PassThrough
 
     /// The builder's result, read-only: `production.composition` is
     /// `production.built.composition`.
@@ -37,11 +40,17 @@ public struct Production: Sendable {
     /// Builds the production for `input` through `recipe`: probes every file through
     /// `probe` and, when the music ducks under the clips, measures their sound through
     /// `levels`. Pure given those two, so tests can hand it media descriptions directly.
+    ///
+    /// `keyframes` gives the keyframes' source times of a file's track, asked only when
+    /// the one clip whose video could be copied is cut (`PassThrough`); nil: not known.
     public init(recipe: Recipe, input: String, date: Date = Date(), probe: any MediaProbing,
-                levels: any SoundLevelMeasuring) throws(CompositionBuildError) {
+                levels: any SoundLevelMeasuring,
+                keyframes: (String, TrackID) -> [MediaTime]? = { _, _ in nil }) throws(CompositionBuildError) {
         built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels).build(input: input, date: date)
         self.input = input
-        settings = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
+        let encoded = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
+        passThrough = PassThrough(built: built, settings: encoded, reencode: recipe.output.video.reencode, keyframes: keyframes)
+        settings = passThrough.applied(to: encoded)
     }
 
     /// Builds the production from the real files: probed with FFmpeg and the clips' sound
@@ -51,7 +60,8 @@ public struct Production: Sendable {
         try await BlockingWork.run("dropcut-prepare") { cancellation in
             let meter = RecordingMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
             do {
-                return try Production(recipe: recipe, input: input, date: date, probe: AssetProbe(), levels: meter)
+                return try Production(recipe: recipe, input: input, date: date, probe: AssetProbe(), levels: meter,
+                                      keyframes: { path, track in try? KeyframeIndex.presentationTimes(path: path, trackID: track) })
             } catch CompositionBuildError.cancelled {
                 throw CancellationError()
             } catch {
@@ -110,6 +120,26 @@ public struct Production: Sendable {
             logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
                                                               "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
         }
+        for line in passThrough.lines {
+            logger.info("stream", metadata: ["input": "\(input)", "plan": "\(line)"])
+        }
+        do {
+            try await render(to: path, settings: settings, logger: logger, progress: progress)
+        } catch let failure as OutputCheck.Failure where settings.videoCopy != nil || settings.audioCopy != nil {
+            // A copied stream whose timestamps were not what the probe made of them (a
+            // damaged sample table): encode every stream, as for any clip.
+            logger.warning("pass-through output rejected, re-encoding", metadata: ["input": "\(input)", "reason": "\(failure.reason)"])
+            var encoded = settings
+            encoded.videoCopy = nil
+            encoded.audioCopy = nil
+            try await render(to: path, settings: encoded, logger: logger, progress: progress)
+        }
+    }
+
+    /// Exports with `settings` and reads the output back (`OutputCheck`); on any error
+    /// nothing is left at `path`.
+    private func render(to path: String, settings: ExportSettings, logger: Logger,
+                        progress: @escaping @Sendable (ExportProgress) -> Void) async throws {
         let session = ExportSession(composition: built.composition, videoComposition: built.videoComposition,
                                     audioMix: built.audioMix, overlays: built.overlays, settings: settings, logger: logger)
         try await session.export(to: path, progress: progress)

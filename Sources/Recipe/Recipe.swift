@@ -74,6 +74,16 @@ public struct Recipe: Sendable, Hashable {
         public var codecIsExplicit = false
         public var crf: Int = EncodingDefaults.crf
         public var preset: String = EncodingDefaults.preset
+        /// `auto`: streams the output would not change are copied, not re-encoded.
+        public var reencode: Reencode = .auto
+    }
+
+    /// `output.video.reencode`.
+    public enum Reencode: String, Sendable, Hashable, CaseIterable {
+        /// Copy a stream's packets when the output changes nothing of it (pass-through).
+        case auto
+        /// Decode and encode every stream, whatever it needs.
+        case always
     }
 
     public struct AudioCodec: Sendable, Hashable {

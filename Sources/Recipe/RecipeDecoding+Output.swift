@@ -86,6 +86,7 @@ extension Recipe {
                                  + "leave the codec out or set it to \(hdr) (got \(codec.rawValue) at \(c.location.line):\(c.location.column))", at: range.location)
                 }
             }
+            if let c = v["reencode"] { output.video.reencode = reader.choice(c, "output.video.reencode", Reencode.self) ?? .auto }
             if let c = v["crf"] { output.video.crf = reader.integer(c, "output.video.crf", in: RecipeLimits.crf) ?? output.video.crf }
             if let c = v["preset"], let preset = reader.string(c, "output.video.preset") {
                 if x264Presets.contains(preset) {

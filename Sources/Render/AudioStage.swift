@@ -4,7 +4,7 @@ import Timeline
 
 /// The audio half of the encoding stage: mixes blocks of the encoder's frame size, keeps
 /// their peaks under the ceiling and encodes them, keeping pace with the video.
-final class AudioStage {
+final class AudioStage: AudioOutput {
     let encoder: AudioEncoder
     let stream: Int
     let mixer: AudioMixer
@@ -79,5 +79,32 @@ final class AudioStage {
         try encode(until: MediaTime(value: totalSamples, timescale: Int32(mixer.sampleRate)), into: muxer)
         try encoder.send(nil)
         try muxer.drain(encoder, into: stream)
+    }
+}
+
+/// The output's audio stream as the encoding stage drives it: written up to a time as the
+/// video goes, and finished after it.
+protocol AudioOutput: AnyObject {
+    /// Writes the audio up to output time `time`.
+    func encode(until time: MediaTime, into muxer: Muxer) throws
+    /// Writes the rest.
+    func finish(into muxer: Muxer) throws
+}
+
+/// The output's audio copied from a source stream as it is (pass-through): no mixing,
+/// no encoding.
+final class AudioCopyStage: AudioOutput {
+    let copier: StreamCopier
+
+    init(copier: StreamCopier) {
+        self.copier = copier
+    }
+
+    func encode(until time: MediaTime, into muxer: Muxer) throws {
+        try copier.copy(until: time, into: muxer)
+    }
+
+    func finish(into muxer: Muxer) throws {
+        try copier.copy(until: nil, into: muxer)
     }
 }

@@ -71,20 +71,45 @@ public final class ExportSession: Sendable {
     private func run(to path: String, cancelled: Cancellation,
                      progress: @Sendable (ExportProgress) -> Void) throws {
         try validate()
+        do {
+            try run(to: path, settings: settings, cancelled: cancelled, progress: progress)
+        } catch let unsuitable as StreamCopyUnsuitable where settings.videoCopy != nil || settings.audioCopy != nil {
+            // What was written is gone (the muxer abandoned it): encode every stream, as
+            // for any clip, so the decoder conceals the damage as it does elsewhere.
+            logger.warning("pass-through abandoned, re-encoding", metadata: ["output": "\(path)", "reason": "\(unsuitable)"])
+            var encoded = settings
+            encoded.videoCopy = nil
+            encoded.audioCopy = nil
+            try run(to: path, settings: encoded, cancelled: cancelled, progress: progress)
+        }
+    }
+
+    private func run(to path: String, settings: ExportSettings, cancelled: Cancellation,
+                     progress: @Sendable (ExportProgress) -> Void) throws {
         let scheduler = FrameScheduler(composition: composition, videoComposition: videoComposition)
         let frameCount = scheduler.frameCount
         let renderSize = videoComposition.renderSize
-        let audioFormat = try audioFormat()
         let creationTime = settings.creationTime ?? firstVideoCreationTime()
         let started = ContinuousClock.now
 
         // Open the sources before the encoders, as the ffmpeg CLI opens its inputs first:
         // their stream probing then peaks while the encoders' buffers do not exist yet.
-        let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange)
-        let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
+        // A copied stream (pass-through) needs only its source.
+        let videoCopier = try settings.videoCopy.map { copy in
+            try StreamCopier(path: copy.asset, trackID: copy.trackID, range: copy.range)
+        }
+        let audioCopier = try settings.audioCopy.map { copy in
+            try StreamCopier(path: copy.asset, trackID: copy.trackID, range: copy.range)
+        }
+        var stage: FrameProducer?
+        if videoCopier == nil {
+            let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange)
+            stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
                                       poolSize: Self.framePoolSize, deinterlace: settings.deinterlace,
                                       dynamicRange: settings.dynamicRange)
-        try stage.openFirstSources()
+            try stage?.openFirstSources()
+        }
+        let audioFormat = audioCopier == nil ? try audioFormat() : nil
         // Loudness normalisation measures the whole mix first (a second decode of the
         // sound only), so one gain serves the whole output.
         var loudnessGain: Float = 1
@@ -100,13 +125,21 @@ public final class ExportSession: Sendable {
 
         let muxer = try Muxer(path: path)
         do {
-            let video = try VideoEncoder(settings: VideoEncoderSettings(
-                codec: settings.videoCodec, size: renderSize, frameDuration: videoComposition.frameDuration,
-                crf: settings.crf, preset: settings.preset, pixelFormat: settings.dynamicRange.pixelFormat,
-                color: settings.dynamicRange.color), globalHeader: muxer.needsGlobalHeader)
-            let videoStream = try muxer.addStream(for: video)
-            var audio: AudioStage?
-            if let mixer {
+            var video: (encoder: VideoEncoder, stream: Int)?
+            if let videoCopier {
+                try videoCopier.addStream(to: muxer)
+            } else {
+                let encoder = try VideoEncoder(settings: VideoEncoderSettings(
+                    codec: settings.videoCodec, size: renderSize, frameDuration: videoComposition.frameDuration,
+                    crf: settings.crf, preset: settings.preset, pixelFormat: settings.dynamicRange.pixelFormat,
+                    color: settings.dynamicRange.color), globalHeader: muxer.needsGlobalHeader)
+                video = (encoder, try muxer.addStream(for: encoder))
+            }
+            var audio: (any AudioOutput)?
+            if let audioCopier {
+                try audioCopier.addStream(to: muxer)
+                audio = AudioCopyStage(copier: audioCopier)
+            } else if let mixer {
                 let encoder = try AudioEncoder(settings: AudioEncoderSettings(
                     sampleRate: mixer.sampleRate, channels: mixer.channels, bitrate: settings.audioBitrate),
                     globalHeader: muxer.needsGlobalHeader)
@@ -117,16 +150,37 @@ public final class ExportSession: Sendable {
             try muxer.writeHeader(creationTime: creationTime)
             logger.debug("export started", metadata: [
                 "output": "\(path)", "size": "\(renderSize)", "frames": "\(frameCount)",
-                "audio": "\(mixer.map { "\($0.sampleRate) Hz \($0.channels) ch" } ?? "none")"])
+                "video": "\(videoCopier == nil ? "encoded" : "copied")",
+                "audio": "\(audioCopier != nil ? "copied" : mixer.map { "\($0.sampleRate) Hz \($0.channels) ch" } ?? "none")"])
 
+            if let videoCopier {
+                // Pass-through: the video's packets as they are, the audio kept up with
+                // them by decode time.
+                var written = 0
+                while let time = try videoCopier.nextTime() {
+                    if cancelled.isCancelled { throw ExportError.cancelled }
+                    try audio?.encode(until: time, into: muxer)
+                    _ = try videoCopier.copyNext(into: muxer)
+                    written += 1
+                    progress(ExportProgress(framesWritten: min(written, frameCount), frameCount: frameCount))
+                }
+                if cancelled.isCancelled { throw ExportError.cancelled }
+                try audio?.finish(into: muxer)
+                try muxer.finish()
+                let seconds = (ContinuousClock.now - started) / .seconds(1)
+                logger.debug("export finished", metadata: [
+                    "output": "\(path)", "packets": "\(written)", "seconds": "\(seconds)", "video": "copied"])
+                return
+            }
+            guard let stage, let video else { throw ExportError.invalidComposition(["no video stage"]) }
             try stage.start()
             var written = 0
             while let item = stage.filled.take() {
                 if cancelled.isCancelled { throw ExportError.cancelled }
                 switch item {
                 case let .frame(canvas, index):
-                    try video.send(canvas)
-                    try muxer.drain(video, into: videoStream)
+                    try video.encoder.send(canvas)
+                    try muxer.drain(video.encoder, into: video.stream)
                     stage.free.put(canvas)
                     let frameEnd = videoComposition.frameDuration.multiplied(by: Int64(index + 1), dividedBy: 1)
                     try audio?.encode(until: frameEnd, into: muxer)
@@ -135,8 +189,8 @@ public final class ExportSession: Sendable {
                 case let .failed(error):
                     throw error
                 case .end:
-                    try video.send(nil)
-                    try muxer.drain(video, into: videoStream)
+                    try video.encoder.send(nil)
+                    try muxer.drain(video.encoder, into: video.stream)
                     try audio?.finish(into: muxer)
                     try muxer.finish()
                     stage.stop()
@@ -148,7 +202,7 @@ public final class ExportSession: Sendable {
             }
             throw cancelled.isCancelled ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
         } catch {
-            stage.stop()
+            stage?.stop()
             muxer.abandon()
             throw error
         }

@@ -27,6 +27,13 @@ public struct ExportSettings: Sendable, Hashable {
     public var deinterlace = true
     /// Integrated loudness (LUFS, EBU R128) to bring the mix to; nil: as mixed.
     public var loudnessTarget: Double?
+    /// The video stream's packets copied from a source instead of decoding, compositing
+    /// and encoding (pass-through); nil: encoded. Whoever sets it has checked that the
+    /// output would change none of its pixels (`PassThrough` in Pipeline).
+    public var videoCopy: StreamCopy?
+    /// The audio stream's packets copied from a source instead of mixing and encoding;
+    /// nil: mixed and encoded.
+    public var audioCopy: StreamCopy?
 
     public init() {}
 
@@ -48,4 +55,20 @@ public struct ExportProgress: Sendable, Hashable {
     public var frameCount: Int
     /// 0...1.
     public var fraction: Double { frameCount == 0 ? 1 : Double(framesWritten) / Double(frameCount) }
+}
+
+/// One source stream whose packets an export copies as they are: the output's stream is
+/// `range` of track `trackID` of `asset` (source time, as the composition's segments
+/// count it), starting at output time 0.
+public struct StreamCopy: Sendable, Hashable {
+    public var asset: String
+    /// AVFoundation-style: stream index + 1.
+    public var trackID: TrackID
+    public var range: TimeRange
+
+    public init(asset: String, trackID: TrackID, range: TimeRange) {
+        self.asset = asset
+        self.trackID = trackID
+        self.range = range
+    }
 }

@@ -29,6 +29,18 @@ public struct ProbedMedia: Sendable, Hashable {
         /// picture, no time of its own — `timeRange` is empty at 0 and `frameDuration` zero;
         /// a composition holds it for as long as it likes (`CompositionTrack.insertHold`).
         public var isStillImage: Bool
+        /// The codec's FFmpeg name (`h264`, `hevc`, ...); nil when not known (a still
+        /// picture, a description made by hand).
+        public var codec: String?
+        /// The stored pixel format's FFmpeg name (`yuv420p`, `yuv420p10le`, ...); nil when
+        /// not known.
+        public var pixelFormat: String?
+        /// True when the frames do not come at one rate (phones in low light): the
+        /// average rate differs from the nominal one.
+        public var isVariableFrameRate = false
+        /// True when the stream itself states its primaries, transfer and matrix (`color`
+        /// then needs no default filled in).
+        public var colorIsStated = false
 
         /// A track whose frame is shown at `naturalSize`; stored at `encodedSize` (default:
         /// the natural size, square pixels).
@@ -68,12 +80,15 @@ public struct ProbedMedia: Sendable, Hashable {
         public var timeRange: TimeRange
         public var sampleRate: Int
         public var channels: Int
+        /// The codec's FFmpeg name (`aac`, `mp3`, ...); nil when not known.
+        public var codec: String?
 
-        public init(trackID: TrackID, timeRange: TimeRange, sampleRate: Int = 48000, channels: Int = 2) {
+        public init(trackID: TrackID, timeRange: TimeRange, sampleRate: Int = 48000, channels: Int = 2, codec: String? = nil) {
             self.trackID = trackID
             self.timeRange = timeRange
             self.sampleRate = sampleRate
             self.channels = channels
+            self.codec = codec
         }
     }
 

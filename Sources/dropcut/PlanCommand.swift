@@ -67,6 +67,7 @@ struct PlanCommand: AsyncParsableCommand {
             print(TimelineDescription.text(composition: production.composition, videoComposition: production.videoComposition,
                                            audioMix: production.audioMix), terminator: "")
             for overlay in production.overlays { print(Self.describe(overlay)) }
+            for line in production.passThrough.lines { print(line) }
             for item in production.audioItems { print(Self.describe(item, music: production.music != nil)) }
             if let music = production.music, let duck = music.duck {
                 let items = production.audioItems.contains(where: \.ducksMusic) ? " and the audio items" : ""

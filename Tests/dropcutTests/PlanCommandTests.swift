@@ -30,6 +30,33 @@ import TestSupport
         #expect(drawing.hasPrefix("<svg") && drawing.contains("class=\"segment\""))
     }
 
+    /// Issue 30: what happens to each stream, and why a stream is not copied.
+    @Test func planSaysWhichStreamsAreCopied() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        // Tagged BT.709, as phones tag their clips (an untagged one is re-encoded and tagged).
+        let clip = dir.file("clip.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
+                                          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-color_primaries", "bt709",
+                                          "-color_trc", "bt709", "-colorspace", "bt709", "-c:a", "aac", clip])
+        let identity = try DropcutProcess.run(["plan", clip])
+        #expect(identity.status == 0, "\(identity.stderr)")
+        #expect(identity.stdout.contains("\nvideo: copied from clip.mp4 (stream 0)\naudio: copied from clip.mp4 (stream 1)\n"), "\(identity.stdout)")
+        let bed = try Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 2, audio: "sine=frequency=200:sample_rate=48000")
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "bed.yaml", contents: """
+        version: 1
+        output: { size: 640x480 }
+        music: { source: \(bed) }
+        """)
+        let music = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        #expect(music.status == 0, "\(music.stderr)")
+        #expect(music.stdout.contains("\nvideo: re-encoded: the size changes from 320x240 to 640x480; the picture is moved, scaled or turned\n"),
+                "\(music.stdout)")
+        #expect(music.stdout.contains("\naudio: re-encoded: a music bed is mixed in\n"), "\(music.stdout)")
+    }
+
     /// The overlays' animations, spin and groups in the listing (seed 003's watermark).
     @Test func planListsOverlayAnimations() throws {
         let dir = try TemporaryDirectory()

@@ -1,0 +1,188 @@
+import Foundation
+import Logging
+import Testing
+@testable import Pipeline
+import Recipe
+import Render
+import TestSupport
+import Timeline
+
+/// Pass-through end to end, on real files made with the ffmpeg CLI: what is copied
+/// decodes to the very frames of the source (ffmpeg's framemd5 as the oracle), its
+/// packets are the source's, and the output passes `OutputCheck` (`export` reads it back).
+@Suite struct PassThroughRenderTests {
+    static var quiet: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// The per-frame (or per-packet, with `copy`) MD5 lines of one stream kind, without
+    /// ffmpeg's header comments.
+    static func framemd5(_ path: String, _ stream: String, copy: Bool = false) throws -> [String] {
+        let output = try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", path,
+                                                       "-map", "0:\(stream)"] + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"])
+        return output.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
+
+    /// The hashes alone (the last field): timestamps may be written in another time base.
+    static func hashes(_ lines: [String]) -> [String] {
+        lines.map { String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// An upright 320x240 30 fps H.264 (with B-frames, a keyframe every second, tagged
+    /// BT.709 as phones tag theirs; `tagged: false` states no colour) / AAC clip.
+    static func clip(_ dir: TemporaryDirectory, seconds: Int = 2, tagged: Bool = true) throws -> String {
+        let path = dir.file(tagged ? "clip.mp4" : "untagged.mp4")
+        let tags = tagged ? ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"] : []
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=\(seconds)",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                                          "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
+                                          "-pix_fmt", "yuv420p"] + tags + ["-c:a", "aac", "-ac", "2", path])
+        return path
+    }
+
+    static func render(_ yaml: String, _ clip: String, to output: String) async throws -> Production {
+        let recipe = try RecipeLoader().load(yaml: yaml, file: "/tmp/passthrough.yaml")
+        let production = try await Production.prepare(recipe: recipe, input: clip)
+        try await production.export(to: output, logger: quiet)
+        return production
+    }
+
+    @Test func theIdentityRecipeCopiesAnUprightClipFrameForFrame() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\n", clip, to: output)
+        #expect(production.passThrough.lines == ["video: copied from clip.mp4 (stream 0)", "audio: copied from clip.mp4 (stream 1)"])
+        let source = try Self.framemd5(clip, "v")
+        #expect(source.count == 60)
+        #expect(try Self.framemd5(output, "v") == source)
+        // The sound's packets are the source's, byte for byte.
+        #expect(Self.hashes(try Self.framemd5(output, "a", copy: true)) == Self.hashes(try Self.framemd5(clip, "a", copy: true)))
+        #expect(try FFprobe.streams(of: output).map(\.codecName) == ["h264", "aac"])
+    }
+
+    @Test func aMusicBedCopiesTheVideoAndEncodesOnlyTheSound() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let bed = try Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 3, audio: "sine=frequency=200:sample_rate=48000")
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\nmusic: { source: \(bed), gain: -12dB }\n", clip, to: output)
+        #expect(production.passThrough.lines == ["video: copied from clip.mp4 (stream 0)", "audio: re-encoded: a music bed is mixed in"])
+        let copied = try Self.framemd5(output, "v")
+        #expect(copied == (try Self.framemd5(clip, "v")))
+        let mixed = Self.hashes(try Self.framemd5(output, "a", copy: true))
+        let original = Self.hashes(try Self.framemd5(clip, "a", copy: true))
+        #expect(!mixed.isEmpty && mixed != original)
+        #expect(try FFprobe.streams(of: output).map(\.codecName) == ["h264", "aac"])
+    }
+
+    @Test func aCutOnKeyframesCopiesThoseFrames() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, seconds: 3)
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\nclips: [{ trim: [1, 2] }]\n", clip, to: output)
+        #expect(production.passThrough.video.copy != nil, "\(production.passThrough.lines)")
+        #expect(production.passThrough.audio.copy == nil)
+        #expect(Self.hashes(try Self.framemd5(output, "v")) == Array(Self.hashes(try Self.framemd5(clip, "v"))[30..<60]))
+    }
+
+    @Test func reencodeAlwaysAndAnOverlayReencode() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let source = Self.hashes(try Self.framemd5(clip, "v"))
+        for yaml in ["version: 1\noutput: { video: { reencode: always } }\n", "version: 1\noverlays: [{ text: hello }]\n"] {
+            let output = dir.file("out-\(yaml.count).mp4")
+            let production = try await Self.render(yaml, clip, to: output)
+            #expect(production.passThrough.video.copy == nil)
+            let frames = Self.hashes(try Self.framemd5(output, "v"))
+            #expect(frames.count == source.count && frames != source, "\(yaml)")
+        }
+    }
+
+    /// HEVC is copied into an HEVC output, tagged `hvc1` as dropcut's own HEVC is.
+    @Test func hevcIsCopiedIntoAnHEVCOutput() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("hevc.mp4")
+        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+                                          "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
+                                          "-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709",
+                                          "-colorspace", "bt709", clip])
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\noutput: { video: { codec: hevc } }\n", clip, to: output)
+        #expect(production.passThrough.lines == ["video: copied from hevc.mp4 (stream 0)"])
+        let copied = try Self.framemd5(output, "v"), source = try Self.framemd5(clip, "v")
+        #expect(copied.count == 30 && copied == source)
+        let tag = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_tag_string",
+                                                     "-of", "csv=p=0", output])
+        #expect(tag.trimmingCharacters(in: .whitespacesAndNewlines) == "hvc1")
+        // Into the default H.264 output it is re-encoded.
+        let h264 = try await Self.render("version: 1\n", clip, to: dir.file("h264.mp4"))
+        #expect(h264.passThrough.video.reasons == ["the source's codec is hevc, the output's h264"])
+    }
+
+    /// A clip that states no colour is re-encoded, and the output says BT.709 as every
+    /// SDR output of dropcut does.
+    @Test func anUntaggedClipIsReencodedAndTagged() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, tagged: false)
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\n", clip, to: output)
+        #expect(production.passThrough.video.reasons == ["the source does not state its colour (the output says BT.709)"])
+        #expect(production.passThrough.audio.copy != nil)
+        let colour = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                        "stream=color_primaries,color_transfer,color_space", "-of", "csv=p=0", output])
+        #expect(colour.trimmingCharacters(in: .whitespacesAndNewlines) == "bt709,bt709,bt709")
+    }
+
+    /// A damaged packet (a NAL length flipped past the packet's end, as DamagedPacketTests
+    /// makes it) is never copied: the copy is abandoned and the clip re-encoded, the
+    /// decoder concealing the damage — all 60 frames, none of them the damaged one's bytes.
+    @Test func aDamagedPacketIsNeverCopied() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let listing = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                         "packet=pos,size", "-of", "csv=p=0", clip])
+        let packet = listing.split(separator: "\n")[30].split(separator: ",").compactMap { Int($0) }
+        var data = try Data(contentsOf: URL(fileURLWithPath: clip))
+        withUnsafeBytes(of: UInt32(packet[0] + 1000).bigEndian) { data.replaceSubrange(packet[1]..<(packet[1] + 4), with: $0) }
+        let damaged = dir.file("damaged.mp4")
+        try data.write(to: URL(fileURLWithPath: damaged))
+
+        let output = dir.file("out.mp4")
+        let production = try await Self.render("version: 1\n", damaged, to: output)
+        #expect(production.passThrough.video.copy != nil)   // decided before the damage shows
+        let frames = Self.hashes(try Self.framemd5(output, "v"))
+        let source = Self.hashes(try Self.framemd5(clip, "v"))
+        #expect(frames.count == 60 && frames != source)
+    }
+
+    /// A cancelled copy leaves nothing behind, as a cancelled encode does.
+    @Test func aCancelledCopyLeavesNoFile() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir)
+        let recipe = try RecipeLoader().load(yaml: "version: 1\n", file: "/tmp/passthrough.yaml")
+        let production = try await Production.prepare(recipe: recipe, input: clip)
+        let output = dir.file("out.mp4")
+        // The first packet's progress waits until the task is cancelled.
+        let copying = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await production.export(to: output, logger: Self.quiet) { progress in
+                if progress.framesWritten == 1 {
+                    copying.signal()
+                    cancelled.wait()
+                }
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { copying.wait(); continuation.resume() }
+        }
+        task.cancel()
+        cancelled.signal()
+        await #expect(throws: (any Error).self) { try await task.value }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
