@@ -237,8 +237,12 @@ import Glibc
         let h = try Share(reach)
         let (a, b) = try Host.pair(h, leaseTimeout: lease)
         try a.start()
-        try Self.drop(["long.mp4"], into: h, seconds: 20, size: "640x480")
+        // Long enough to render that A is still at it after the status checks below (a
+        // 640x480 clip copies its sound now and re-encodes in about 2 s: the worker could
+        // be gone before the kill).
+        try Self.drop(["long.mp4"], into: h, seconds: 20, size: "1280x720")
         #expect(DaemonHarness.waitUntil(.seconds(30)) { a.log.contains("rendering long.mp4") }, "\(a.log)")
+        let worker = try #require(a.workers.first, "A's worker, as soon as A says it renders")
         // B's `dropcut status` before B runs reads the claims itself: each just seen.
         let first = try #require((try b.status()["claims"] as? [[String: Any]])?.first)
         #expect(first["input"] as? String == "long.mp4" && (first["owner"] as? [String: Any])?["host"] as? String == "host-a")
@@ -258,7 +262,7 @@ import Glibc
         #expect((claim["lease_age_seconds"] as? Double).map { $0 < lease } == true, "\(claim)")
         #expect(claim["expired"] as? Bool == false)
 
-        let worker = try #require(a.workers.first, "A's worker")
+        #expect(kill(worker, 0) == 0, "A's worker is still rendering when A is killed")
         a.daemon?.signal(SIGKILL)
         let killed = ContinuousClock.now
         #expect(a.daemon?.wait() == 128 + SIGKILL)
