@@ -14,6 +14,21 @@ import Timeline
 @Suite struct DeliverablesTests {
     static let logger = Logger(label: "dropcut-test")
 
+    /// A 3 s clip and its deliverables: two small videos, rendered in that order, then the
+    /// `extra` entry line.
+    static func twoVideos(in dir: TemporaryDirectory, and extra: String = "") async throws -> (clip: String, Deliverables) {
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        let recipe = try Self.recipe("""
+            version: 1
+            outputs:
+              - { filename: "{name}.a.mp4", size: 160x120 }
+              - { filename: "{name}.b.mp4", size: 240x180 }
+            \(extra)
+
+            """, in: dir)
+        return (clip, try await Deliverables.prepare(recipe: recipe, input: clip))
+    }
+
     static func recipe(_ yaml: String, in dir: TemporaryDirectory) throws -> Recipe {
         let file = dir.file("deliverables.yaml")
         try Data(yaml.utf8).write(to: URL(fileURLWithPath: file))
@@ -238,16 +253,7 @@ import Timeline
     @Test func aFailedRenditionLeavesNothing() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-allornothing")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
-        let recipe = try Self.recipe("""
-            version: 1
-            outputs:
-              - { filename: "{name}.a.mp4", size: 160x120 }
-              - { filename: "{name}.b.mp4", size: 240x180 }
-              - { filename: "{name}.c.jpg", poster: { at: 1 } }
-
-            """, in: dir)
-        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        let (clip, deliverables) = try await Self.twoVideos(in: dir, and: #"  - { filename: "{name}.c.jpg", poster: { at: 1 } }"#)
         let cut = Mutex(false)
         await #expect(throws: (any Error).self) {
             _ = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger) { index, progress in
@@ -264,15 +270,7 @@ import Timeline
     @Test func cancellingLeavesNothing() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-cancel")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
-        let recipe = try Self.recipe("""
-            version: 1
-            outputs:
-              - { filename: "{name}.a.mp4", size: 160x120 }
-              - { filename: "{name}.b.mp4", size: 240x180 }
-
-            """, in: dir)
-        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        let (_, deliverables) = try await Self.twoVideos(in: dir)
         // Cancelled from the second video's progress: deterministic, whatever the speed.
         let holder = Mutex<Task<[Deliverables.File], any Error>?>(nil)
         let task = Task {

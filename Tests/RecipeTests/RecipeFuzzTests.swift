@@ -69,6 +69,22 @@ struct SplitMix64: RandomNumberGenerator {
         return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
     }
 
+    /// Loads the mutant at `path`: nil when it is a valid recipe, else its error, checked
+    /// to carry diagnostics, each with a position in the mutant's file and a message.
+    static func loadChecked(_ path: String, with loader: RecipeLoader, iteration: Int) -> RecipeError? {
+        do {
+            _ = try loader.load([path])
+            return nil
+        } catch {
+            #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
+            for diagnostic in error.diagnostics {
+                #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
+                        && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
+            }
+            return error
+        }
+    }
+
     /// Loads `count` mutants of the example recipes, each made with `rounds` calls of
     /// `mutate`, and checks that every rejection has positions in the mutant's file.
     /// Returns how many loaded, how many were rejected, and how many of those named a bound.
@@ -87,17 +103,11 @@ struct SplitMix64: RandomNumberGenerator {
             for _ in 0..<Int.random(in: rounds, using: &rng) { bytes = mutate(bytes, &rng) }
             let path = dir.file("\(prefix)-\(iteration % 8).yaml")
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-            do {
-                _ = try loader.load([path])
-                valid += 1
-            } catch {
+            if let error = Self.loadChecked(path, with: loader, iteration: iteration) {
                 rejected += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
-                for diagnostic in error.diagnostics {
-                    #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
-                            && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
-                }
                 if error.diagnostics.contains(where: { $0.message.contains("at most") || $0.message.contains("between") }) { namingABound += 1 }
+            } else {
+                valid += 1
             }
         }
         return (valid, rejected, namingABound)
@@ -171,17 +181,7 @@ struct SplitMix64: RandomNumberGenerator {
             for _ in 0..<Int.random(in: 1...3, using: &rng) { bytes = Self.mutate(bytes, using: &rng) }
             let path = dir.file("outputs-\(iteration % 8).yaml")
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-            do {
-                _ = try loader.load([path])
-                valid += 1
-            } catch {
-                rejected += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): an error without diagnostics")
-                for diagnostic in error.diagnostics {
-                    #expect(diagnostic.location.file == path && diagnostic.location.line >= 1 && diagnostic.location.column >= 1
-                            && !diagnostic.message.isEmpty, "iteration \(iteration): \(diagnostic)")
-                }
-            }
+            if Self.loadChecked(path, with: loader, iteration: iteration) != nil { rejected += 1 } else { valid += 1 }
         }
         #expect(valid > 100 && rejected > 700, "valid \(valid), rejected \(rejected)")
     }
