@@ -4,7 +4,6 @@ import MediaIO
 import Recipe
 import Render
 import Support
-import Synchronization
 import Timeline
 
 /// Every deliverable of a recipe with `outputs:` for one dropped clip: each entry its own
@@ -49,7 +48,7 @@ public struct Deliverables: Sendable {
     }
 
     /// Prepares every entry of `recipe.outputs` (the recipe must have some) for `input`:
-    /// each built as `Production.prepare` builds one (`prepareProductions`); file names must stay distinct
+    /// each built as `Production.prepare` builds one (`Production.prepare(recipes:)`); file names must stay distinct
     /// once rendered for this clip, and a poster's time must lie within the output.
     public static func prepare(recipe: Recipe, input: String, date: Date = Date()) async throws -> Deliverables {
         guard !recipe.outputs.isEmpty else {
@@ -58,7 +57,7 @@ public struct Deliverables: Sendable {
         var items: [Item] = []
         var names: [String: SourceLocation] = [:]
         let manifest = FileName.fitting(FilenameTemplate.manifest.render(.init(inputPath: input, recipeName: recipe.name, date: date)))
-        let productions = try await prepareProductions(recipe.outputs.map { $0.recipe(from: recipe) }, input: input, date: date)
+        let productions = try await Production.prepare(recipes: recipe.outputs.map { $0.recipe(from: recipe) }, input: input, date: date)
         for (deliverable, production) in zip(recipe.outputs, productions) {
             let filename = production.outputFilename
             if let earlier = names[filename.lowercased()] {
@@ -77,30 +76,6 @@ public struct Deliverables: Sendable {
             items.append(Item(filename: filename, kind: deliverable.kind, production: production, location: deliverable.location))
         }
         return Deliverables(input: input, items: items, manifestFilename: manifest)
-    }
-
-    /// Builds a production per recipe, as `Production.prepare` does, on one thread of its
-    /// own (cancellable), probing each file once and measuring the clips' sound once per
-    /// distinct composition (the entries differ in size and encoding, rarely in timing),
-    /// not once per deliverable.
-    static func prepareProductions(_ recipes: [Recipe], input: String, date: Date) async throws -> [Production] {
-        try await BlockingWork.run("dropcut-prepare") { cancellation in
-            let probe = SharedProbe(AssetProbe())
-            let meter = SharedMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
-            var productions: [Production] = []
-            for recipe in recipes {
-                if cancellation.isCancelled { throw CancellationError() }
-                do {
-                    productions.append(try Production(recipe: recipe, input: input, date: date, probe: probe, levels: meter))
-                } catch CompositionBuildError.cancelled {
-                    throw CancellationError()
-                } catch {
-                    // The measuring error itself (its errno), as `Production.prepare` reports it.
-                    throw meter.failure ?? error
-                }
-            }
-            return productions
-        }
     }
 
     /// Renders every item into `directory` under temporary names (tagged `tag`), then
@@ -210,45 +185,7 @@ public struct Deliverables: Sendable {
     }
 }
 
-/// Probes each file once for all the deliverables.
-final class SharedProbe: MediaProbing, @unchecked Sendable {
-    private let probe: any MediaProbing
-    private let cache = Mutex<[String: ProbedMedia]>([:])
 
-    init(_ probe: any MediaProbing) { self.probe = probe }
-
-    func probe(_ path: String) throws -> ProbedMedia {
-        if let known = cache.withLock({ $0[path] }) { return known }
-        let media = try probe.probe(path)
-        cache.withLock { $0[path] = media }
-        return media
-    }
-}
-
-/// Measures the sound of each distinct composition once, and keeps the error it threw.
-final class SharedMeter: SoundLevelMeasuring, @unchecked Sendable {
-    private struct Key: Hashable { var composition: Composition; var audioMix: AudioMix; var tracks: [TrackID] }
-    private let meter: any SoundLevelMeasuring
-    private let cache = Mutex<[Key: SoundLevels]>([:])
-    private let recorded = Mutex<(any Error)?>(nil)
-
-    init(_ meter: any SoundLevelMeasuring) { self.meter = meter }
-
-    var failure: (any Error)? { recorded.withLock { $0 } }
-
-    func levels(of composition: Composition, audioMix: AudioMix, tracks: [TrackID]) throws -> SoundLevels {
-        let key = Key(composition: composition, audioMix: audioMix, tracks: tracks)
-        if let known = cache.withLock({ $0[key] }) { return known }
-        do {
-            let levels = try meter.levels(of: composition, audioMix: audioMix, tracks: tracks)
-            cache.withLock { $0[key] = levels }
-            return levels
-        } catch {
-            recorded.withLock { $0 = error }
-            throw error
-        }
-    }
-}
 
 /// A deliverable set that cannot be made as the recipe asks (permanent).
 public struct DeliverablesError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -4,7 +4,6 @@ import MediaIO
 import Recipe
 import Render
 import Support
-import Synchronization
 import Timeline
 
 /// One render, completely described: a recipe applied to a dropped clip — the
@@ -57,18 +56,32 @@ public struct Production: Sendable {
     /// measured, on a thread of its own (`BlockingWork`), cancellably — cancelling the
     /// task throws `CancellationError`.
     public static func prepare(recipe: Recipe, input: String, date: Date = Date()) async throws -> Production {
+        try await prepare(recipes: [recipe], input: input, date: date)[0]
+    }
+
+    /// Builds a production per recipe (the deliverables of one clip), as `prepare` builds
+    /// one, on one thread of its own: each file probed once, the clips' sound measured
+    /// once per distinct composition (the entries differ in size and encoding, rarely in
+    /// timing), keyframes read only where a cut decides a copy.
+    static func prepare(recipes: [Recipe], input: String, date: Date) async throws -> [Production] {
         try await BlockingWork.run("dropcut-prepare") { cancellation in
-            let meter = RecordingMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
-            do {
-                return try Production(recipe: recipe, input: input, date: date, probe: AssetProbe(), levels: meter,
-                                      keyframes: { path, track in try? KeyframeIndex.presentationTimes(path: path, trackID: track) })
-            } catch CompositionBuildError.cancelled {
-                throw CancellationError()
-            } catch {
-                // The measuring error itself (an FFmpegError with its errno), not the
-                // builder's wrapping: a daemon retries an EIO or ENOMEM, not a bad file.
-                throw meter.failure ?? error
+            let probe = SharedProbe(AssetProbe())
+            let meter = SharedMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
+            var productions: [Production] = []
+            for recipe in recipes {
+                if cancellation.isCancelled { throw CancellationError() }
+                do {
+                    productions.append(try Production(recipe: recipe, input: input, date: date, probe: probe, levels: meter,
+                                                      keyframes: { path, track in try? KeyframeIndex.presentationTimes(path: path, trackID: track) }))
+                } catch CompositionBuildError.cancelled {
+                    throw CancellationError()
+                } catch {
+                    // The measuring error itself (an FFmpegError with its errno), not the
+                    // builder's wrapping: a daemon retries an EIO or ENOMEM, not a bad file.
+                    throw meter.failure ?? error
+                }
             }
+            return productions
         }
     }
 
@@ -150,27 +163,6 @@ public struct Production: Sendable {
             }
         } catch {
             _ = unlink(path)
-            throw error
-        }
-    }
-}
-
-/// A sound meter that keeps the error it threw, so `prepare` can rethrow it as it was.
-private final class RecordingMeter: SoundLevelMeasuring {
-    private let meter: any SoundLevelMeasuring
-    private let recorded = Mutex<(any Error)?>(nil)
-
-    init(_ meter: any SoundLevelMeasuring) {
-        self.meter = meter
-    }
-
-    var failure: (any Error)? { recorded.withLock { $0 } }
-
-    func levels(of composition: Composition, audioMix: AudioMix, tracks: [TrackID]) throws -> SoundLevels {
-        do {
-            return try meter.levels(of: composition, audioMix: audioMix, tracks: tracks)
-        } catch {
-            recorded.withLock { $0 = error }
             throw error
         }
     }
