@@ -121,7 +121,8 @@ package struct StatusReport: Sendable {
         }
         lines.append("recently done: \(done.isEmpty ? "none" : "")")
         for job in done {
-            let output = job.output.map { ($0 as NSString).lastPathComponent } ?? "?"
+            let names = job.outputNames   // a set's every file, the manifest last
+            let output = names.isEmpty ? "?" : names.joined(separator: ", ")
             let speed = job.speed.map { String(format: ", %.2fx realtime", $0) } ?? ""
             lines.append("  \(Self.time(job.updatedAt))  \(job.folder)/\(job.input) -> \(output)\(speed)")
         }

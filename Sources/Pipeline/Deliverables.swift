@@ -78,20 +78,24 @@ public struct Deliverables: Sendable {
         return Deliverables(input: input, items: items, manifestFilename: manifest)
     }
 
-    /// Renders every item into `directory` under temporary names (tagged `tag`), then
-    /// renames them into place and writes the manifest last. `progress` is called with
-    /// a video's index and its progress. Returns the files as the manifest lists them
-    /// (the manifest itself last). On any failure, and on cancellation, nothing is left:
-    /// no temporary file, no deliverable, no manifest.
-    public func render(into directory: String, tag: String, logger: Logger,
-                       progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
-        var partials: [(partial: PartialOutput, item: Item)] = []
+    /// The temporary name each item is rendered to in `directory` (tagged `tag`), in the
+    /// recipe's order: what a caller that publishes the set itself (the daemon) records
+    /// before anything is written.
+    public func temporaries(in directory: String, tag: String) -> [String] {
+        items.map { PartialOutput(directory: directory, filename: $0.filename, tag: tag).path }
+    }
+
+    /// Renders every item into `directory` under its temporary name (`temporaries(in:tag:)`)
+    /// and publishes nothing. Returns the files as the manifest lists them, named by their
+    /// final names (the manifest itself not among them). On any failure, and on
+    /// cancellation, no temporary file is left.
+    public func renderTemporaries(into directory: String, tag: String, logger: Logger,
+                                  progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
+        let paths = temporaries(in: directory, tag: tag)
         var files: [File] = []
         do {
-            for (index, item) in items.enumerated() {
+            for (index, (item, path)) in zip(items, paths).enumerated() {
                 try Task.checkCancellation()
-                let partial = PartialOutput(directory: directory, filename: item.filename, tag: tag)
-                partials.append((partial, item))
                 var size = item.production.videoComposition.renderSize
                 var time: Double?
                 var duration: Double?
@@ -99,27 +103,40 @@ public struct Deliverables: Sendable {
                 switch item.kind {
                 case .video:
                     kind = "video"
-                    try await item.production.export(to: partial.path, logger: logger) { progress(index, $0) }
+                    try await item.production.export(to: path, logger: logger) { progress(index, $0) }
                     duration = item.production.composition.duration.seconds
                 case let .poster(poster):
                     kind = "poster"
-                    time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                    time = try await item.production.writePoster(poster, to: path, logger: logger).seconds
                 case let .preview(preview):
                     kind = "preview"
-                    let made = try await item.production.writePreview(preview, to: partial.path)
+                    let made = try await item.production.writePreview(preview, to: path)
                     size = made.size
                     duration = made.duration.seconds
                     time = preview.from.seconds
                 }
-                files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
+                files.append(try await Self.describe(path, name: item.filename, kind: kind, size: size,
                                                      duration: duration, time: time))
             }
-            // Cancelled after the last file: still nothing published.
+            // Cancelled after the last file: still nothing handed on.
             try Task.checkCancellation()
         } catch {
-            for written in partials { written.partial.remove() }
+            for path in paths { PartialOutput(path: path).remove() }
             throw error
         }
+        return files
+    }
+
+    /// Renders every item into `directory` under temporary names (tagged `tag`), then
+    /// renames them into place and writes the manifest last. `progress` is called with
+    /// a video's index and its progress. Returns the files as the manifest lists them
+    /// (the manifest itself last). On any failure, and on cancellation, nothing is left:
+    /// no temporary file, no deliverable, no manifest. (The daemon publishes a set itself,
+    /// durably and never replacing a name: `renderTemporaries` and `manifest`.)
+    public func render(into directory: String, tag: String, logger: Logger,
+                       progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
+        let files = try await renderTemporaries(into: directory, tag: tag, logger: logger, progress: progress)
+        let partials = zip(temporaries(in: directory, tag: tag), items).map { (partial: PartialOutput(path: $0.0), item: $0.1) }
         // Publish: every file renamed into place; a failure takes back what was published.
         var published: [String] = []
         func undo() {
@@ -157,7 +174,7 @@ public struct Deliverables: Sendable {
     }
 
     /// The manifest's JSON: the input's name and every file, in the recipe's order.
-    static func manifest(input: String, files: [File]) throws -> Data {
+    public static func manifest(input: String, files: [File]) throws -> Data {
         struct Manifest: Codable {
             var input: String
             var generator: String

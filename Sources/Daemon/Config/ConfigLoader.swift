@@ -132,13 +132,7 @@ public enum ConfigLoader {
             let file = absolute(text, base: base)
             folder.recipe = file
             do {
-                let recipe = try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load([file])
-                // Until the daemon publishes a set of files all or nothing (and recovers it
-                // after a crash), outputs: is dropcut render's only.
-                if !recipe.outputs.isEmpty {
-                    reader.error("recipe \(file) has outputs: (several deliverables), which only `dropcut render` renders for now; "
-                                 + "give the folder a recipe with one output:", at: node.location)
-                }
+                _ = try RecipeLoader(resolver: AssetResolver(assetDirectories: folder.assets)).load([file])
             } catch {
                 reader.error("recipe \(file) does not load:\n" + error.description, at: node.location)
             }

@@ -71,6 +71,9 @@ package enum DurableFiles {
         }
     }
 
+    /// How many numbered names are tried before a name counts as taken for good.
+    static let maximumNumbered = 10_000
+
     /// `name` with `-1`, `-2`... before its extension: `clip.mp4`, `clip-1.mp4`; the stem
     /// shortened where the number would take the name past NAME_MAX (255 bytes).
     static func numbered(_ name: String, _ n: Int) -> String {
@@ -89,7 +92,7 @@ package enum DurableFiles {
     /// crash; `from` skips methods (tests of the fallbacks). Returns the final path.
     package static func linkUnique(_ source: String, into directory: String, name: String, tag: String? = nil,
                                   from first: PublishMethod = .link) throws(SystemError) -> String {
-        for n in 0..<10_000 {
+        for n in 0..<maximumNumbered {
             let candidate = (directory as NSString).appendingPathComponent(numbered(name, n))
             if try publishExclusively(source, as: candidate, tag: tag, from: first) {
                 try sync(directory)

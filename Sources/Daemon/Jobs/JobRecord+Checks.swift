@@ -59,8 +59,28 @@ extension JobRecord {
         if let temporaryOutput, !Self.isFilePath(temporaryOutput) || !(temporaryOutput as NSString).lastPathComponent.hasPrefix(".") {
             return "the \(source)'s temporary output is not a path to a hidden file"
         }
+        if let deliverables {
+            guard (1...Self.maximumDeliverables).contains(deliverables.count) else {
+                return "the \(source) lists \(deliverables.count) deliverables (1 to \(Self.maximumDeliverables))"
+            }
+            for file in deliverables {
+                guard JobRunner.isPlainName(file.name), file.file.map({ JobRunner.isPlainName($0.name) }) ?? true else {
+                    return "the \(source) lists a deliverable that is not a plain name"
+                }
+                if let output = file.output, !Self.isFilePath(output) { return "the \(source)'s deliverable output is not a path to a file" }
+                if let temporary = file.temporary, !Self.isFilePath(temporary) || !(temporary as NSString).lastPathComponent.hasPrefix(".") {
+                    return "the \(source)'s deliverable temporary file is not a path to a hidden file"
+                }
+            }
+        }
+        if let setSuffix, !(0..<DurableFiles.maximumNumbered).contains(setSuffix) {
+            return "the \(source)'s set suffix \(setSuffix) is out of range"
+        }
         return nil
     }
+
+    /// The most files a set may list (the recipe's outputs and the manifest).
+    static let maximumDeliverables = 64
 
     /// A plain name, or an absolute path without `.` or `..` in it ending in one (what an
     /// output or temporary output is: its name before the commit, its path after).

@@ -20,7 +20,8 @@ package struct JobRecord: Codable, Sendable, Hashable {
         case rendering
         /// A transient failure: waiting until `retryAt` to render again.
         case waiting
-        /// `temporaryOutput` is complete and fsynced; being linked to its final name.
+        /// `temporaryOutput` (or every file of a set: `deliverables`) is complete and
+        /// fsynced; being linked to its final name(s).
         case committing
         /// The output is at `output`; the original is being archived or deleted.
         case committed
@@ -62,6 +63,14 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// The finished temporary output's inode: finds its final name after a crash mid-commit.
     package var temporaryInode: UInt64?
     package var output: String?
+    /// A recipe with `outputs:`: every file of the set, the manifest last (`temporaryOutput`,
+    /// `temporaryInode` and `output` then stay nil until the set is published, when
+    /// `output` is the manifest's path). Nil or missing: a single output.
+    package var deliverables: [DeliverableRecord]?
+    /// The number every name of the set gets (`-1`, `-2`...; 0: the names as they are),
+    /// recorded before the first file is published so that a crash resumes with the same
+    /// one: a set's names always match.
+    package var setSuffix: Int?
     /// The recipe files merged for this job, most general first ("identity" when none).
     package var recipes: [String] = []
     package var error: String?

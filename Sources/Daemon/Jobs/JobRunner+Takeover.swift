@@ -117,6 +117,16 @@ extension JobRunner {
             let here = PartialOutput(directory: folder.outbox, filename: (output as NSString).lastPathComponent, tag: previous.job).path
             return (path as NSString).lastPathComponent == (here as NSString).lastPathComponent ? here : nil
         }
+        // A set's files as this host sees them, under the holder's names (see `partial`).
+        let holderSet = record.deliverables.map { set in
+            set.map { PartialOutput(directory: folder.outbox, filename: $0.name, tag: previous.job).path }
+        }
+        if record.deliverables != nil, ![.committing, .committed, .failing].contains(record.state) {
+            // Rendering: the holder's temporary files go (nothing of the set was published).
+            for path in holderSet ?? [] { PartialOutput(path: path).remove() }
+            record.deliverables = nil
+            record.setSuffix = nil
+        }
         switch record.state {
         case .claiming:
             guard files.contains(record.input) else {
@@ -139,6 +149,8 @@ extension JobRunner {
                 record.error = reason
                 record.state = .failing
             }
+        case .committing where record.deliverables != nil:
+            try takeFinishedSet(&record, holderSet: holderSet ?? [], folder: folder)
         case .committing:
             try takeFinishedOutput(&record, partial: partial, folder: folder)
         case .committed, .failing:
@@ -197,6 +209,38 @@ extension JobRunner {
         record.note("attempt \(record.attempts): rendered, but its output is out of this host's sight (not counted against the clip)")
         record.attempts = max(0, record.attempts - 1)
         record.state = .claimed
+    }
+
+    /// A committing holder's set: each file published already (found by its inode) keeps
+    /// its name; each one still under the holder's temporary name here is renamed to this
+    /// job's (a holder still about to publish it finds it gone); the manifest is written
+    /// again by `commitSet`. A file out of this host's sight makes `commitSet` take the
+    /// published ones back and render the set again.
+    private func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
+        guard var set = record.deliverables, set.count == holderSet.count else { return }
+        for (index, holder) in holderSet.enumerated() {
+            let mine = PartialOutput(directory: folder.outbox, filename: set[index].name, tag: record.id).path
+            // The holder's paths may be another view of the share: names only are kept.
+            set[index].output = set[index].output.map { (folder.outbox as NSString).appendingPathComponent(($0 as NSString).lastPathComponent) }
+            set[index].temporary = mine
+            if set[index].isManifest {
+                set[index].output = nil   // written again for the names the set gets
+                set[index].inode = nil
+                unlink(holder)
+                continue
+            }
+            if let inode = set[index].inode, let linked = Self.entry(withInode: inode, in: folder.outbox, besides: holder) {
+                unlink(holder)
+                set[index].output = linked
+                continue
+            }
+            var info = stat()
+            if lstat(holder, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, try ClaimRename.rename(holder, to: mine) == .renamed,
+               lstat(mine, &info) == 0 {
+                set[index].inode = UInt64(info.st_ino)   // as this host sees it
+            }
+        }
+        record.deliverables = set
     }
 
     /// Ends a taken-over claim that holds nothing to do: its folder and this job's record go.

@@ -180,7 +180,11 @@ struct JobRunner: Sendable {
         case .committing:
             try await offPool(&record, "dropcut-commit") {
                 try fence(&$0, folder: folder)
-                try commit(&$0, folder: folder)
+                if $0.deliverables != nil {
+                    try commitSet(&$0, folder: folder)
+                } else {
+                    try commit(&$0, folder: folder)
+                }
             }
             fallthrough
         case .committed:
@@ -262,6 +266,22 @@ struct JobRunner: Sendable {
                         record.output = output   // the name it will get (a suffix may follow)
                         try? save(&record)
                     }
+                case let .renderingSet(files, manifest, _):
+                    // Every name checked as a single output's is, and the set recorded
+                    // whole before the worker writes its first file.
+                    guard let set = Self.checkedSet(files, manifest: manifest, outbox: folder.outbox, job: request.job) else { return }
+                    box.record.withLock { record in
+                        record.deliverables = set
+                        try? save(&record)
+                    }
+                case let .described(described):
+                    box.record.withLock { record in
+                        guard var set = record.deliverables else { return }
+                        for index in set.indices where !set[index].isManifest {
+                            set[index].file = described.first { $0.name == set[index].name }
+                        }
+                        record.deliverables = set
+                    }
                 case let .progress(fraction):
                     if fraction.isFinite { progress(min(max(fraction, 0), 1)) }
                 case .finished, .failed:
@@ -274,6 +294,7 @@ struct JobRunner: Sendable {
         if let failure = exit.failure(limits: limits) {
             if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
             record.temporaryOutput = nil
+            removeSetTemporaries(&record, folder: folder)
             if case .cancelled? = exit.stoppedBy {
                 if let lost = keeper.lostReason(record.id) { throw JobFailure.lost(lost) }
                 throw CancellationError()
@@ -289,6 +310,13 @@ struct JobRunner: Sendable {
                           metadata: ["MESSAGE_ID": "\(MessageID.workerFailed.rawValue)"])
             }
             throw failure
+        }
+        if record.deliverables != nil {
+            guard case let .finished(milliseconds, speed)? = exit.outcome else {
+                throw JobFailure.transient("the worker reported success without an output", errno: nil)
+            }
+            try await offPool(&record, "dropcut-sync") { try syncSet(&$0, folder: folder, milliseconds: milliseconds, speed: speed) }
+            return
         }
         guard let temporary = record.temporaryOutput, case let .finished(milliseconds, speed)? = exit.outcome else {
             throw JobFailure.transient("the worker reported success without an output", errno: nil)
@@ -335,6 +363,7 @@ struct JobRunner: Sendable {
     private func beginAttempt(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits) throws -> WorkerRequest {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
+        removeSetTemporaries(&record, folder: folder)
         // Before the attempt is counted: a share that is away is not the clip's fault.
         try mounts.require(folder.outbox, role: "outbox")
         try DurableFiles.makeDirectories(folder.outbox)
@@ -435,10 +464,15 @@ struct JobRunner: Sendable {
         try? DurableFiles.sync(folder.claimedDirectory)
         var log = logger(for: record, folder: folder)
         if let output = record.output { log[metadataKey: "DROPCUT_OUTPUT"] = "\(output)" }
+        if let set = record.deliverables {
+            // Every file of a set, the manifest last (DROPCUT_OUTPUT is the manifest).
+            log[metadataKey: "DROPCUT_OUTPUTS"] = "\(set.compactMap(\.output).joined(separator: ","))"
+        }
         log[metadataKey: "DROPCUT_RECIPE"] = "\(record.recipes.joined(separator: ","))"
         if let ms = record.elapsedMilliseconds { log[metadataKey: "DROPCUT_ELAPSED_MS"] = "\(ms)" }
         if let speed = record.speed { log[metadataKey: "DROPCUT_SPEED"] = "\(String(format: "%.2f", speed))" }
-        let output = record.output.map { ($0 as NSString).lastPathComponent } ?? "?"
+        let names = record.outputNames
+        let output = names.isEmpty ? "?" : names.joined(separator: ", ")
         log.notice("done \(record.input) -> \(output)", metadata: ["MESSAGE_ID": "\(MessageID.jobDone.rawValue)"])
     }
 
@@ -450,6 +484,7 @@ struct JobRunner: Sendable {
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
+        removeSetTemporaries(&record, folder: folder)
         // Named before the fence: it renames the claimed folder the reason's paths are in.
         let reason = namedAsDropped(failure.reason, record, folder)
         try fence(&record, folder: folder)

@@ -96,6 +96,7 @@ extension Scheduler {
                     PartialOutput(path: partial).remove()
                 }
                 record.temporaryOutput = nil
+                runner.removeSetTemporaries(&record, folder: folder)
                 let was = record.state
                 // The daemon stopped without ending this step (killed, crashed, the machine
                 // went down): a render in its worker is given back; a death while the

@@ -98,6 +98,7 @@ extension Scheduler {
         keeper.release(record.id)
         if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
         record.temporaryOutput = nil
+        runner.removeSetTemporaries(&record, folder: folder)
         record.state = .abandoned
         record.error = reason
         try? store.save(&record)   // the state folder only: the claim is another host's now
@@ -110,7 +111,7 @@ extension Scheduler {
         // Published before the claim was lost (the one window fencing leaves: see
         // docs/scale-out.md, "Fencing"): the taker finds the output by its inode and only archives.
         let done = published
-            ? "its output \(record.output ?? "?") was published before, the original is left to that host"
+            ? "its output \(record.deliverables == nil ? record.output ?? "?" : record.outputNames.joined(separator: ", ")) was published before, the original is left to that host"
             : "nothing of it was published, archived or moved by this host"
         log.warning("abandoned \(record.input): \(reason)\(taker); \(done)",
                     metadata: ["MESSAGE_ID": "\(MessageID.jobAbandoned.rawValue)"])

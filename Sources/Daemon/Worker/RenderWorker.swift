@@ -6,7 +6,8 @@ import Recipe
 
 /// The worker side of a job (`dropcut worker`, started by the daemon, never by hand):
 /// reads its `WorkerRequest` on stdin, limits itself, then loads the recipe, probes the
-/// media and renders into a temporary file in the outbox, reporting on fd 3
+/// media and renders into a temporary file in the outbox (a recipe with `outputs:`: one
+/// for each deliverable), reporting on fd 3
 /// (`WorkerEvent`s). The daemon does everything else — records, commit, archive — so a
 /// worker that dies leaves the job exactly where the daemon's record says.
 public enum RenderWorker {
@@ -36,12 +37,9 @@ public enum RenderWorker {
             let recipe = request.recipes.isEmpty ? Recipe(name: "identity")
                 : try RecipeLoader(resolver: AssetResolver(assetDirectories: request.assets))
                     .load(request.recipes, dropped: Set(request.droppedRecipes))
-            // Several files need a publication of their own (all or nothing, recovered
-            // after a crash); until the daemon has one, such a recipe is refused, never
-            // half-published.
-            guard recipe.outputs.isEmpty else {
-                throw JobFailure.permanent("recipe \(recipe.name): outputs: (several deliverables) is rendered by `dropcut render` only for now; "
-                                           + "the daemon renders recipes with one output:", errno: nil)
+            if !recipe.outputs.isEmpty {
+                try await renderSet(recipe, request: request, events: events, logger: log)
+                return 0
             }
             let production = try await Production.prepare(recipe: recipe, input: request.input)
             let duration = production.composition.duration.seconds
@@ -68,6 +66,43 @@ public enum RenderWorker {
             if case .permanent = failure { transient = false } else { transient = true }
             events.send(.failed(transient: transient, reason: failure.reason, errno: failure.errno))
             return 1
+        }
+    }
+
+    /// A recipe with `outputs:`: every deliverable rendered into its temporary file in the
+    /// outbox, the whole set announced before the first is written and described once all
+    /// are complete. Publishing (all or nothing, the manifest last) is the daemon's, like
+    /// a single output's commit. On failure `renderTemporaries` has removed what it wrote.
+    static func renderSet(_ recipe: Recipe, request: WorkerRequest, events: WorkerEventSink, logger: Logger) async throws {
+        let set = try await Deliverables.prepare(recipe: recipe, input: request.input)
+        let durations = set.items.map { $0.production.composition.duration.seconds }
+        if let longest = durations.max(), longest > request.limits.maxDurationSeconds {
+            throw JobFailure.permanent(String(format: "%@: the output would last %.0f s, longer than max_duration (%.0f s)",
+                                              request.input, longest, request.limits.maxDurationSeconds), errno: nil)
+        }
+        let duration = durations.reduce(0, +)
+        let temporaries = set.temporaries(in: request.outbox, tag: request.job)
+        let files = zip(set.items, temporaries).map { item, temporary in
+            WorkerEvent.SetFile(temporary: temporary, output: item.filename, kind: Self.kind(item.kind))
+        }
+        events.send(.renderingSet(files: files, manifest: set.manifestFilename, duration: duration))
+        let started = ContinuousClock.now
+        // Progress over the whole set: each item weighs its share of the total length.
+        let before = durations.indices.map { durations[..<$0].reduce(0, +) }
+        let described = try await set.renderTemporaries(into: request.outbox, tag: request.job, logger: logger) { index, progress in
+            guard duration > 0 else { return }
+            events.progress((before[index] + progress.fraction * durations[index]) / duration)
+        }
+        let seconds = (ContinuousClock.now - started).seconds
+        events.send(.described(described))
+        events.send(.finished(elapsedMilliseconds: Int(seconds * 1000), speed: seconds > 0 ? duration / seconds : nil))
+    }
+
+    static func kind(_ kind: Recipe.Deliverable.Kind) -> String {
+        switch kind {
+        case .video: "video"
+        case .poster: "poster"
+        case .preview: "preview"
         }
     }
 

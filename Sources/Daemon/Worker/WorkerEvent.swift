@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// One line a worker writes to the daemon on its event pipe (JSON, one object per line).
 package enum WorkerEvent: Codable, Sendable, Hashable {
@@ -6,12 +7,30 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
     /// crash leaves nothing behind), for `output`, lasting `duration` seconds (which sets
     /// the wall-clock limit).
     case rendering(temporary: String, output: String, duration: Double)
+    /// A recipe with `outputs:`: every deliverable is rendered into its temporary file
+    /// (`temporary` for `output`, of `kind`), in this order, and `manifest` is the set's
+    /// manifest name; `duration` is the sum of their lengths (what the wall-clock limit is
+    /// set from: each video is a render of its own). Sent before any file is written, so
+    /// the daemon has recorded every name a crash could leave behind.
+    case renderingSet(files: [SetFile], manifest: String, duration: Double)
+    /// A set's files are complete: what the manifest says of each (named by its final
+    /// name as the recipe gives it; the daemon writes the published names). Sent just
+    /// before `finished`.
+    case described([Deliverables.File])
     /// The fraction of the render done.
     case progress(Double)
     /// The temporary output is complete.
     case finished(elapsedMilliseconds: Int, speed: Double?)
     /// The job cannot be rendered (`transient`: retry it later), with the reason.
     case failed(transient: Bool, reason: String, errno: Int32?)
+
+    /// One file of a set as the worker renders it.
+    package struct SetFile: Codable, Sendable, Hashable {
+        package var temporary: String
+        package var output: String
+        /// `video`, `poster` or `preview`.
+        package var kind: String
+    }
 
     /// The longest line the daemon reads: a longer one is a broken worker.
     static let maximumLineBytes = 64 * 1024

@@ -135,9 +135,9 @@ final class WorkerProcess {
                     while let newline = lineBuffer.firstIndex(of: 0x0A) {
                         if let event = WorkerEvent(line: lineBuffer[..<newline]) {
                             switch event {
-                            case let .rendering(_, _, seconds): duration = seconds
+                            case let .rendering(_, _, seconds), let .renderingSet(_, _, seconds): duration = seconds
                             case .finished, .failed: outcome = event
-                            case .progress: break
+                            case .progress, .described: break
                             }
                             handle(event)
                         }
