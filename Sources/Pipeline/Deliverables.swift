@@ -45,6 +45,18 @@ public struct Deliverables: Sendable {
         /// A poster's time in the output, or where a preview starts, seconds.
         public var time: Double?
         public var sha256: String
+
+        public init(name: String, kind: String, bytes: Int64, width: Int, height: Int, duration: Double? = nil,
+                    time: Double? = nil, sha256: String) {
+            self.name = name
+            self.kind = kind
+            self.bytes = bytes
+            self.width = width
+            self.height = height
+            self.duration = duration
+            self.time = time
+            self.sha256 = sha256
+        }
     }
 
     /// Prepares every entry of `recipe.outputs` (the recipe must have some) for `input`:

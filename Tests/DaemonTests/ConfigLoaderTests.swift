@@ -216,14 +216,20 @@ import TestSupport
         #expect(text.contains("\(dir.file("r.yaml")):2:"), "\(text)")
     }
 
-    /// A folder's recipe with `outputs:` is refused when the config loads (the daemon
-    /// publishes one file a job for now); a dropped one fails its job (DeliverablesCommandTests).
-    @Test func aFolderRecipeWithOutputsIsAConfigError() throws {
+    /// A folder's recipe with `outputs:` loads (the daemon publishes a deliverable set all
+    /// or nothing: DeliverableSetDaemonTests); a mistake in one of its outputs is still a
+    /// config error that points into the recipe.
+    @Test func aFolderRecipeWithOutputsLoadsAndItsMistakesAreConfigErrors() throws {
         let dir = try folderSet()
         try "version: 1\noutputs:\n  - { filename: a.mp4 }\n  - { filename: b.jpg, poster: { at: 1 } }\n"
             .write(toFile: dir.file("set.yaml"), atomically: true, encoding: .utf8)
-        let text = errors("folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete, recipe: set.yaml } ]\n", in: dir)
-        #expect(text.contains("recipe \(dir.file("set.yaml")) has outputs: (several deliverables), which only `dropcut render` renders for now"), "\(text)")
+        let config = try load("folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete, recipe: set.yaml } ]\n", in: dir)
+        #expect(config.folders.first?.recipe == dir.file("set.yaml"))
+        try "version: 1\noutputs:\n  - { filename: a.mp4 }\n  - { filename: a.mp4, poster: { at: 1 } }\n"
+            .write(toFile: dir.file("bad.yaml"), atomically: true, encoding: .utf8)
+        let text = errors("folders: [ { inbox: in, outbox: out, failed: failed, after_success: delete, recipe: bad.yaml } ]\n", in: dir)
+        #expect(text.contains("recipe \(dir.file("bad.yaml")) does not load"), "\(text)")
+        #expect(text.contains("\(dir.file("bad.yaml")):4:"), "\(text)")
     }
 
     @Test func yamlSyntaxErrorsHaveAPosition() throws {

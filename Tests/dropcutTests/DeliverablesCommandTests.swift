@@ -3,8 +3,7 @@ import Testing
 import TestSupport
 
 /// `outputs:` through the command line: `dropcut render` writes every deliverable and the
-/// manifest, `dropcut plan` lists them, and the daemon refuses such a recipe (permanently,
-/// naming it) rather than publishing half a set.
+/// manifest, `dropcut plan` lists them, and the daemon publishes such a set whole.
 @Suite(.tags(.slow)) struct DeliverablesCommandTests {
     static let recipe = """
         version: 1
@@ -68,21 +67,23 @@ import TestSupport
         #expect(try String(contentsOfFile: dir.file("t.svg"), encoding: .utf8).contains("clip.vertical.mp4, clip.wide.mp4"))
     }
 
-    /// The daemon has no all-or-nothing publication of several files yet: a dropped recipe
-    /// with `outputs:` fails the job permanently, naming the recipe, and nothing reaches
-    /// the outbox.
-    @Test func theDaemonRefusesOutputsForNow() throws {
+    /// The daemon renders a dropped recipe with `outputs:` (a sidecar) as `dropcut render`
+    /// does — every kind, videos, poster and preview — and publishes the whole set with its
+    /// manifest; nothing hidden is left (DeliverableSetDaemonTests: failures and crashes).
+    @Test func theDaemonPublishesASidecarsDeliverables() throws {
         let h = try DaemonHarness(retries: 2)
         try h.drop("clip.mp4")
         try h.write("clip.yaml", Self.recipe)
 
         let result = try h.runOnce()
-        #expect(result.status == 1, "stderr:\n\(result.stderr)")
-        #expect(result.stdout.contains("0 done, 1 failed"), "\(result.stdout)")
-        #expect(h.files(h.outbox, hidden: true) == [])
-        let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("clip.mp4.error.txt"), encoding: .utf8)
-        #expect(text.contains("recipe clip: outputs: (several deliverables) is rendered by `dropcut render` only for now"), "\(text)")
-        // Permanent: failed at once, not retried.
-        #expect(!result.stderr.contains("retry"), "\(result.stderr)")
+        #expect(result.status == 0, "stderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("1 done, 0 failed"), "\(result.stdout)")
+        let names = ["clip.vertical.mp4", "clip.wide.mp4", "clip.poster.png", "clip.preview.webp", "clip.dropcut.json"]
+        #expect(h.files(h.outbox, hidden: true) == names.sorted())
+        #expect(h.files(h.archive) == ["clip.mp4", "clip.yaml"])
+        #expect(try FFprobe.stream("video", of: (h.outbox as NSString).appendingPathComponent("clip.vertical.mp4")).map { [$0.width, $0.height] } == [180, 320])
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: (h.outbox as NSString).appendingPathComponent("clip.dropcut.json")))) as? [String: Any]
+        #expect((manifest?["files"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["video", "video", "poster", "preview"])
+        #expect(result.stderr.contains("done clip.mp4 -> \(names.joined(separator: ", "))"), "\(result.stderr)")
     }
 }

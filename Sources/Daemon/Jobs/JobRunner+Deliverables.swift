@@ -96,7 +96,11 @@ extension JobRunner {
         for index in set.indices {
             guard let output = set[index].output else { continue }
             var info = stat()
-            if !(lstat(output, &info) == 0 && set[index].inode == UInt64(info.st_ino)) { set[index].output = nil }
+            if !(lstat(output, &info) == 0 && set[index].inode == UInt64(info.st_ino)) {
+                set[index].output = nil
+            } else if let temporary = set[index].temporary, lstat(temporary, &info) == 0, set[index].inode == UInt64(info.st_ino) {
+                unlink(temporary)   // linked, and killed before its temporary name went
+            }
         }
         // Published before a crash, by a link or rename the record did not get to say.
         for index in set.indices where set[index].output == nil {

@@ -1,0 +1,291 @@
+import Foundation
+import Testing
+import Daemon
+import Pipeline
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon renders recipes with `outputs:` (a deliverable set) and publishes each set all
+/// or nothing: every file under one suffix, the manifest last and matching, the original
+/// archived after; a failed rendition publishes nothing; a crash at any step of the commit
+/// ends with exactly one complete set (docs/daemon.md, "Deliverable sets").
+@Suite(.tags(.slow)) struct DeliverableSetDaemonTests {
+    /// Two videos and a poster: small and quick (a 1 s 320x240 clip).
+    static let recipe = """
+        version: 1
+        output: { fps: 15, video: { crf: 30, preset: ultrafast } }
+        outputs:
+          - { filename: "{name}.vertical.mp4", size: 120x160, fit: fill }
+          - { filename: "{name}.wide.mp4", size: 160x120 }
+          - { filename: "{name}.poster.png", size: 120x160, fit: fill, poster: { at: 0.5 } }
+
+        """
+    static let kinds = ["vertical.mp4", "wide.mp4", "poster.png"]
+
+    static func names(_ stem: String, suffix: String = "") -> [String] {
+        kinds.map { kind in
+            let ext = (kind as NSString).pathExtension
+            return "\(stem).\((kind as NSString).deletingPathExtension)\(suffix).\(ext)"
+        } + ["\(stem).dropcut\(suffix).json"]
+    }
+
+    /// A harness whose folder's recipe (in the config: no longer refused) is `recipe`.
+    static func harness(retries: Int = 2, recipe text: String = recipe) throws -> DaemonHarness {
+        let h = try DaemonHarness(retries: retries)
+        let recipe = h.dir.file("set.yaml")
+        try text.write(toFile: recipe, atomically: false, encoding: .utf8)
+        // Indented under the folder: a key of the harness's folder.
+        try h.writeConfig(retries: retries, extraFolders: "  recipe: \(recipe)")
+        return h
+    }
+
+    struct Manifest: Decodable {
+        var input: String
+        var files: [Deliverables.File]
+    }
+
+    static func manifest(_ path: String) throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        String(try Command.runChecked("/usr/bin/sha256sum", [path]).prefix(64))
+    }
+
+    /// One `--once` run: a set published as the recipe names it; a second one whose poster
+    /// name is taken gets `-1` on every name, its manifest's too; a set that cannot be made
+    /// (its sidecar's poster lies past the clip's end) fails before anything is written.
+    /// The done line, the record and `dropcut status` list every file.
+    @Test func setsArePublishedWholeUnderOneSuffixWithTheManifestLast() throws {
+        let h = try Self.harness()
+        try h.drop("a.mp4")
+        try h.drop("b.mp4")
+        try h.drop("c.mp4")
+        try h.write("c.yaml", """
+            version: 1
+            outputs:
+              - { filename: "{name}.late.png", poster: { at: 5 } }
+
+            """)
+        try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
+        try "someone else's".write(toFile: (h.outbox as NSString).appendingPathComponent("b.poster.png"), atomically: true, encoding: .utf8)
+
+        let result = try h.runOnce()
+
+        #expect(result.status == 1, "stderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("2 done, 1 failed"), "\(result.stdout)")
+        let a = Self.names("a"), b = Self.names("b", suffix: "-1")
+        // Nothing hidden left: no temporary file, no placeholder.
+        #expect(h.files(h.outbox, hidden: true) == (a + b + ["b.poster.png"]).sorted())
+        #expect(h.files(h.archive) == ["a.mp4", "b.mp4"])
+        #expect(h.files(h.failed) == ["c.mp4", "c.mp4.error.txt", "c.yaml"])
+        #expect(h.claimedLeftovers() == [])
+        let error = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("c.mp4.error.txt"), encoding: .utf8)
+        #expect(error.contains("poster.at 5.0 s is not within the output"), "\(error)")
+        func out(_ name: String) -> String { (h.outbox as NSString).appendingPathComponent(name) }
+        #expect(try String(contentsOfFile: out("b.poster.png"), encoding: .utf8) == "someone else's")
+
+        // Real files: the sizes the recipe asks for.
+        #expect(try FFprobe.stream("video", of: out("a.vertical.mp4")).map { [$0.width, $0.height] } == [120, 160])
+        #expect(try FFprobe.stream("video", of: out("b.wide-1.mp4")).map { [$0.width, $0.height] } == [160, 120])
+        #expect(try FFprobe.streams(of: out("a.poster.png")).first?.codecName == "png")
+        // Each manifest lists its own set by the published names, with their checksums.
+        for (stem, names) in [("a", a), ("b", b)] {
+            let manifest = try Self.manifest(out(names[3]))
+            #expect(manifest.input == "\(stem).mp4")
+            #expect(manifest.files.map(\.name) == Array(names.prefix(3)))
+            #expect(manifest.files.map(\.kind) == ["video", "video", "poster"])
+            for file in manifest.files {
+                #expect(file.sha256 == (try Self.sha256(out(file.name))), "\(file.name)")
+                let size = try FileManager.default.attributesOfItem(atPath: out(file.name))[.size] as? Int
+                #expect(size.map(Int64.init) == file.bytes)
+            }
+        }
+
+        // The journal's done line, the record and `dropcut status` name every file.
+        #expect(result.stderr.contains("done a.mp4 -> \(a.joined(separator: ", "))"), "\(result.stderr)")
+        #expect(result.stderr.contains("done b.mp4 -> \(b.joined(separator: ", "))"), "\(result.stderr)")
+        let store = JobStore(stateDirectory: h.state)
+        let record = try #require(store.all().first { $0.input == "b.mp4" })
+        #expect(record.state == .done && record.setSuffix == 1)
+        #expect(record.deliverables?.map { ($0.output.map { ($0 as NSString).lastPathComponent }) ?? "" } == b)
+        #expect(record.output == out("b.dropcut-1.json"))
+        let status = try DropcutProcess.run(["status", "--config", h.configPath])
+        #expect(status.stdout.contains("/a.mp4 -> \(a.joined(separator: ", "))"), "\(status.stdout)")
+        let json = try h.statusJSON()
+        let done = try #require(json["done"] as? [[String: Any]])
+        let listed = done.first { $0["input"] as? String == "a.mp4" }?["deliverables"] as? [[String: Any]]
+        #expect(listed?.compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } } == a)
+    }
+
+    /// A rendition that fails — its worker killed once the set's first video is written and
+    /// the second is under way — fails the job: nothing is published, every temporary file
+    /// of the set is removed, and the clip goes to failed/ with the reason.
+    @Test func aFailedRenditionPublishesNothingAndLeavesNoTemporaryFile() throws {
+        // The second video is slow (a large, carefully encoded picture): caught under way.
+        let h = try Self.harness(retries: 0, recipe: """
+            version: 1
+            output: { fps: 15, video: { crf: 30, preset: ultrafast } }
+            outputs:
+              - { filename: "{name}.small.mp4", size: 120x160, fit: fill }
+              - { filename: "{name}.large.mp4", size: 1080x1920, fit: fill, fps: 30, video: { crf: 16, preset: veryslow } }
+              - { filename: "{name}.poster.png", size: 120x160, fit: fill, poster: { at: 0.5 } }
+
+            """)
+        try h.drop("k.mp4")
+        let daemon = try h.startDaemon()
+        var killed: Int32?
+        // Both videos' temporary files exist (the first complete): the worker is killed.
+        let caught = DaemonHarness.waitUntil(.seconds(60)) {
+            let partials = h.files(h.outbox, hidden: true).filter { $0.contains(".partial-") }
+            guard partials.count >= 2, let worker = WorkerIsolationTests.children(of: daemon.pid).first else { return false }
+            kill(worker, SIGKILL)
+            killed = worker
+            return true
+        }
+        #expect(caught && killed != nil, "log:\n\(h.daemonLog)")
+        let errorFile = (h.failed as NSString).appendingPathComponent("k.mp4.error.txt")
+        #expect(DaemonHarness.waitUntil(.seconds(30)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        #expect(h.files(h.outbox, hidden: true) == [])
+        #expect(h.files(h.failed) == ["k.mp4", "k.mp4.error.txt"])
+        #expect(h.files(h.archive) == [])
+        #expect(h.claimedLeftovers() == [])
+        let text = try String(contentsOfFile: errorFile, encoding: .utf8)
+        #expect(text.contains("attempt 1: killed by signal 9 (SIGKILL) after"), "\(text)")
+    }
+
+    /// kill -9 at every step of a set's commit, set up exactly (as DaemonRecoveryTests does
+    /// for one output): the next start ends each job with exactly one complete set, its
+    /// manifest matching, the original archived — files already rendered are published,
+    /// not rendered again — and a set killed mid-render is rendered again from scratch.
+    @Test func aSetIsRecoveredAfterACrashAtEveryStep() throws {
+        let h = try Self.harness()
+        let claimedRoot = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
+        for folder in [claimedRoot, h.outbox, h.archive] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let store = JobStore(stateDirectory: h.state)
+        try store.prepare()
+        func out(_ name: String) -> String { (h.outbox as NSString).appendingPathComponent(name) }
+        func inode(_ path: String) -> UInt64 {
+            var info = stat()
+            stat(path, &info)
+            return UInt64(info.st_ino)
+        }
+        /// A claimed clip with a set: its files "rendered" (text) under their temporary
+        /// names and described as the worker describes them; `edit` then publishes some.
+        func job(_ stem: String, _ state: JobRecord.State, rendered: Bool = true,
+                 _ edit: (inout JobRecord, [String]) throws -> Void = { _, _ in }) throws {
+            let id = "\(stem)-job"
+            let dir = (claimedRoot as NSString).appendingPathComponent(id)
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: try h.clip(), toPath: (dir as NSString).appendingPathComponent("\(stem).mp4"))
+            var record = JobRecord(id: id, folder: h.folderName, input: "\(stem).mp4", sidecars: [], state: state)
+            record.recipes = ["set.yaml"]
+            record.attempts = 1
+            let names = Self.names(stem)
+            var set: [DeliverableRecord] = []
+            for (index, name) in names.enumerated() {
+                let temporary = PartialOutput(directory: h.outbox, filename: name, tag: id).path
+                var entry = DeliverableRecord(name: name, kind: index == 3 ? "manifest" : "video", temporary: temporary)
+                if index < 3, rendered {
+                    let text = "rendered \(name)"
+                    try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+                    entry.inode = inode(temporary)
+                    entry.file = Deliverables.File(name: name, kind: "video", bytes: Int64(text.utf8.count), width: 2, height: 2,
+                                                   sha256: try Self.sha256(temporary))
+                }
+                set.append(entry)
+            }
+            record.deliverables = set
+            try edit(&record, names)
+            try store.save(&record)
+        }
+        /// Publishes file `index` of the record's set under its name as `link` leaves it
+        /// (`both`: killed between link and unlink).
+        func publish(_ record: inout JobRecord, _ index: Int, both: Bool = false, recorded: Bool = true) throws {
+            let entry = try #require(record.deliverables?[index])
+            let temporary = try #require(entry.temporary)
+            try #require(link(temporary, out(entry.name)) == 0)
+            if !both { unlink(temporary) }
+            if recorded { record.deliverables?[index].output = out(entry.name) }
+        }
+
+        // r: killed mid-render: one file half written, the rest not begun.
+        try job("r", .rendering, rendered: false) { record, _ in
+            let first = try #require(record.deliverables?.first?.temporary)
+            try "half a render".write(toFile: first, atomically: false, encoding: .utf8)
+        }
+        // s: rendered and recorded (committing), killed before the suffix was chosen.
+        try job("s", .committing)
+        // t: suffix chosen, the first file linked (its temporary name still there), the
+        // second published but not yet recorded, the third not published.
+        try job("t", .committing) { record, _ in
+            record.setSuffix = 0
+            try publish(&record, 0, both: true)
+            try publish(&record, 1, recorded: false)
+        }
+        // u: every file published, killed before the manifest was written.
+        try job("u", .committing) { record, _ in
+            record.setSuffix = 0
+            for index in 0..<3 { try publish(&record, index) }
+        }
+        // v: the manifest written (its inode recorded) and linked, not recorded as published.
+        var manifestInode: UInt64 = 0
+        try job("v", .committing) { record, names in
+            record.setSuffix = 0
+            for index in 0..<3 { try publish(&record, index) }
+            let manifest = try #require(record.deliverables?[3].temporary)
+            try Deliverables.manifest(input: "v.mp4", files: (record.deliverables ?? []).compactMap(\.file))
+                .write(to: URL(fileURLWithPath: manifest))
+            manifestInode = inode(manifest)
+            record.deliverables?[3].inode = manifestInode
+            try #require(link(manifest, out(names[3])) == 0)
+        }
+        // w: committed (the manifest published), killed before the original was archived.
+        try job("w", .committed) { record, names in
+            record.setSuffix = 0
+            for index in 0..<3 { try publish(&record, index) }
+            try "the manifest".write(toFile: out(names[3]), atomically: false, encoding: .utf8)
+            record.deliverables?[3].output = out(names[3])
+            record.deliverables?[3].temporary = nil
+            record.output = out(names[3])
+        }
+
+        let result = try h.runOnce()
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let stems = ["r", "s", "t", "u", "v", "w"]
+        #expect(h.files(h.outbox, hidden: true) == stems.flatMap { Self.names($0) }.sorted())
+        #expect(h.files(h.archive, hidden: true) == stems.map { "\($0).mp4" })
+        #expect(h.claimedLeftovers() == [])
+        #expect(store.all().allSatisfy { $0.state == .done }, "\(store.all().map { "\($0.input) \($0.state)" })")
+        for stem in stems {
+            let names = Self.names(stem)
+            // Rendered files are published as they were, never rendered twice.
+            if stem != "r" {
+                for name in names.prefix(3) {
+                    #expect(try String(contentsOfFile: out(name), encoding: .utf8) == "rendered \(name)")
+                }
+            }
+            if stem == "w" {
+                #expect(try String(contentsOfFile: out(names[3]), encoding: .utf8) == "the manifest")
+                continue
+            }
+            let manifest = try Self.manifest(out(names[3]))
+            #expect(manifest.files.map(\.name) == Array(names.prefix(3)), "\(stem)")
+            for file in manifest.files {
+                #expect(file.sha256 == (try Self.sha256(out(file.name))), "\(file.name)")
+            }
+        }
+        // v's manifest was found by its inode, not written twice.
+        #expect(inode(out("v.dropcut.json")) == manifestInode)
+        // The set killed mid-render is a real, complete one.
+        #expect(try FFprobe.stream("video", of: out("r.vertical.mp4")).map { [$0.width, $0.height] } == [120, 160])
+        #expect(result.stderr.contains("recovering r.mp4: rendering it again"), "\(result.stderr)")
+    }
+}
