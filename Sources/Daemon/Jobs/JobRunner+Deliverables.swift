@@ -146,6 +146,8 @@ extension JobRunner {
             for index in files where set[index].output == nil {
                 guard let temporary = set[index].temporary else { continue }
                 if try DurableFiles.publishExclusively(temporary, as: path(index), tag: record.id) {
+                    // On disk before the record says so, as `linkUnique` does for one output.
+                    try DurableFiles.sync(outbox)
                     set[index].output = path(index)
                     record.deliverables = set
                     try save(&record)
@@ -211,7 +213,12 @@ extension JobRunner {
                 if set[index].isManifest || remove {
                     unlink(output)
                 } else if let temporary = set[index].temporary {
-                    _ = rename(output, temporary)
+                    var left = stat()
+                    if lstat(temporary, &left) == 0, left.st_ino == info.st_ino {
+                        unlink(output)   // both names are the file (a rename would do nothing)
+                    } else {
+                        _ = rename(output, temporary)
+                    }
                 }
             }
             set[index].output = nil

@@ -216,7 +216,7 @@ extension JobRunner {
     /// job's (a holder still about to publish it finds it gone); the manifest is written
     /// again by `commitSet`. A file out of this host's sight makes `commitSet` take the
     /// published ones back and render the set again.
-    private func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
+    func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
         guard var set = record.deliverables, set.count == holderSet.count else { return }
         for (index, holder) in holderSet.enumerated() {
             let mine = PartialOutput(directory: folder.outbox, filename: set[index].name, tag: record.id).path
