@@ -123,27 +123,36 @@ import Glibc
     /// A rendition that fails — its worker killed once the set's first video is written and
     /// the second is under way — fails the job: nothing is published, every temporary file
     /// of the set is removed, and the clip goes to failed/ with the reason.
-    @Test func aFailedRenditionPublishesNothingAndLeavesNoTemporaryFile() throws {
-        // The second video is slow (a large, carefully encoded picture): caught under way.
-        let h = try Self.harness(retries: 0, recipe: """
-            version: 1
-            output: { fps: 15, video: { crf: 30, preset: ultrafast } }
-            outputs:
-              - { filename: "{name}.small.mp4", size: 120x160, fit: fill }
-              - { filename: "{name}.large.mp4", size: 1080x1920, fit: fill, fps: 30, video: { crf: 16, preset: veryslow } }
-              - { filename: "{name}.poster.png", size: 120x160, fit: fill, poster: { at: 0.5 } }
+    /// A set whose second video is slow (a large, carefully encoded picture): caught while
+    /// it renders, its first video complete.
+    static let slowRecipe = """
+        version: 1
+        output: { fps: 15, video: { crf: 30, preset: ultrafast } }
+        outputs:
+          - { filename: "{name}.small.mp4", size: 120x160, fit: fill }
+          - { filename: "{name}.large.mp4", size: 1080x1920, fit: fill, fps: 30, video: { crf: 16, preset: veryslow } }
+          - { filename: "{name}.poster.png", size: 120x160, fit: fill, poster: { at: 0.5 } }
 
-            """)
+        """
+
+    /// Waits until the set's first two temporary files are in the outbox (the second video
+    /// under way), then runs `then` (a kill) once; whether it was caught so.
+    static func whileTheSecondVideoRenders(_ h: DaemonHarness, then act: () -> Void) -> Bool {
+        DaemonHarness.waitUntil(.seconds(60)) {
+            guard h.files(h.outbox, hidden: true).filter({ $0.contains(".partial-") }).count >= 2 else { return false }
+            act()
+            return true
+        }
+    }
+
+    @Test func aFailedRenditionPublishesNothingAndLeavesNoTemporaryFile() throws {
+        let h = try Self.harness(retries: 0, recipe: Self.slowRecipe)
         try h.drop("k.mp4")
         let daemon = try h.startDaemon()
         var killed: Int32?
-        // Both videos' temporary files exist (the first complete): the worker is killed.
-        let caught = DaemonHarness.waitUntil(.seconds(60)) {
-            let partials = h.files(h.outbox, hidden: true).filter { $0.contains(".partial-") }
-            guard partials.count >= 2, let worker = WorkerIsolationTests.children(of: daemon.pid).first else { return false }
-            kill(worker, SIGKILL)
-            killed = worker
-            return true
+        let caught = Self.whileTheSecondVideoRenders(h) {
+            killed = WorkerIsolationTests.children(of: daemon.pid).first
+            if let killed { kill(killed, SIGKILL) }
         }
         #expect(caught && killed != nil, "log:\n\(h.daemonLog)")
         let errorFile = (h.failed as NSString).appendingPathComponent("k.mp4.error.txt")
@@ -156,6 +165,35 @@ import Glibc
         #expect(h.claimedLeftovers() == [])
         let text = try String(contentsOfFile: errorFile, encoding: .utf8)
         #expect(text.contains("attempt 1: killed by signal 9 (SIGKILL) after"), "\(text)")
+    }
+
+    /// kill -9 of the daemon itself while its worker renders a set: the record knows every
+    /// file of the set already; the next start removes the temporary files, renders the
+    /// set again (the attempt not counted) and publishes it once.
+    @Test func killMinus9MidSetLeavesNoTemporaryFileAndTheSetIsPublishedOnce() throws {
+        let h = try Self.harness(retries: 0, recipe: Self.slowRecipe)
+        try h.drop("m.mp4")
+        let daemon = try h.startDaemon()
+        let caught = Self.whileTheSecondVideoRenders(h) { daemon.signal(SIGKILL) }
+        #expect(caught, "log:\n\(h.daemonLog)")
+        #expect(daemon.wait() == 128 + SIGKILL)
+        let store = JobStore(stateDirectory: h.state)
+        let killed = try #require(store.all().first)
+        #expect(killed.state == .rendering)
+        #expect(killed.deliverables?.map(\.name) == ["m.small.mp4", "m.large.mp4", "m.poster.png", "m.dropcut.json"])
+        #expect(h.files(h.outbox, hidden: true).allSatisfy { $0.contains(".partial-\(killed.id)") }, "\(h.files(h.outbox, hidden: true))")
+        // The clip's next render is quick: the folder's recipe now makes the small set.
+        try Self.recipe.write(toFile: h.dir.file("set.yaml"), atomically: false, encoding: .utf8)
+
+        let result = try h.runOnce()
+
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(h.files(h.outbox, hidden: true) == Self.names("m").sorted())
+        #expect(h.files(h.archive) == ["m.mp4"])
+        #expect(h.claimedLeftovers() == [])
+        let record = try #require(store.all().first)
+        #expect(record.state == .done && record.attempts == 1, "\(record.state) \(record.attempts)")
+        #expect(record.history == ["attempt 1: interrupted: dropcut stopped while its worker was rendering (not counted against the clip)"])
     }
 
     /// kill -9 at every step of a set's commit, set up exactly (as DaemonRecoveryTests does
