@@ -70,4 +70,37 @@ import Testing
         record.temporaryOutput = "/srv/out/clip.mp4"
         #expect(record.problem(in: "job record")?.contains("temporary output is not a path to a hidden file") == true)
     }
+
+    /// A deliverable set's record: read back as written; a record written before sets
+    /// existed (no `deliverables`, no `setSuffix`) still loads as a single output's; a
+    /// set's names and paths are checked as one output's are.
+    @Test func aSetsRecordRoundTripsAndOldRecordsStillLoad() throws {
+        var record = record(.committing)
+        var file = DeliverableRecord(name: "clip.wide.mp4", kind: "video",
+                                     temporary: "/srv/out/.clip.wide.partial-20261127T010000Z-0123456789ab.mp4")
+        file.inode = 42
+        file.output = "/srv/out/clip.wide-1.mp4"
+        record.deliverables = [file, DeliverableRecord(name: "clip.dropcut.json", kind: "manifest", temporary: nil)]
+        record.setSuffix = 1
+        #expect(record.problem(in: "job record") == nil)
+        let decoded = try JSONDecoder().decode(JobRecord.self, from: JSONEncoder().encode(record))
+        #expect(decoded == record)
+        #expect(decoded.outputNames == ["clip.wide-1.mp4", "clip.dropcut.json"])
+
+        var old = try JSONSerialization.jsonObject(with: JSONEncoder().encode(self.record(.done))) as? [String: Any] ?? [:]
+        old["deliverables"] = nil
+        old["setSuffix"] = nil
+        old["output"] = "/srv/out/clip.dropcut.mp4"
+        let loaded = try JSONDecoder().decode(JobRecord.self, from: JSONSerialization.data(withJSONObject: old))
+        #expect(loaded.deliverables == nil && loaded.setSuffix == nil && loaded.outputNames == ["clip.dropcut.mp4"])
+
+        record.deliverables?[0].name = "../clip.wide.mp4"
+        #expect(record.problem(in: "lease")?.contains("deliverable that is not a plain name") == true)
+        record.deliverables?[0].name = "clip.wide.mp4"
+        record.deliverables?[0].temporary = "/srv/out/clip.wide.mp4"
+        #expect(record.problem(in: "lease")?.contains("deliverable temporary file is not a path to a hidden file") == true)
+        record.deliverables?[0].temporary = nil
+        record.setSuffix = -1
+        #expect(record.problem(in: "lease")?.contains("set suffix -1 is out of range") == true)
+    }
 }
