@@ -59,6 +59,7 @@ import Glibc
     /// (its sidecar's poster lies past the clip's end) fails before anything is written.
     /// The done line, the record and `dropcut status` list every file.
     @Test func setsArePublishedWholeUnderOneSuffixWithTheManifestLast() throws {
+        try Journald.ensureRunning()
         let h = try Self.harness()
         try h.drop("a.mp4")
         try h.drop("b.mp4")
@@ -107,6 +108,15 @@ import Glibc
         // The journal's done line, the record and `dropcut status` name every file.
         #expect(result.stderr.contains("done a.mp4 -> \(a.joined(separator: ", "))"), "\(result.stderr)")
         #expect(result.stderr.contains("done b.mp4 -> \(b.joined(separator: ", "))"), "\(result.stderr)")
+        var done: [[String: String]] = []
+        DaemonHarness.waitUntil(.seconds(10)) {
+            done = ((try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
+                .filter { $0["MESSAGE_ID"] == MessageID.jobDone.rawValue }
+            return done.count >= 2
+        }
+        let aDone = done.first { $0["DROPCUT_INPUT"]?.hasSuffix("/a.mp4") == true }
+        #expect(aDone?["DROPCUT_OUTPUT"] == out("a.dropcut.json"))
+        #expect(aDone?["DROPCUT_OUTPUTS"] == a.map(out).joined(separator: ","))
         let store = JobStore(stateDirectory: h.state)
         let record = try #require(store.all().first { $0.input == "b.mp4" })
         #expect(record.state == .done && record.setSuffix == 1)
@@ -115,8 +125,8 @@ import Glibc
         let status = try DropcutProcess.run(["status", "--config", h.configPath])
         #expect(status.stdout.contains("/a.mp4 -> \(a.joined(separator: ", "))"), "\(status.stdout)")
         let json = try h.statusJSON()
-        let done = try #require(json["done"] as? [[String: Any]])
-        let listed = done.first { $0["input"] as? String == "a.mp4" }?["deliverables"] as? [[String: Any]]
+        let doneJobs = try #require(json["done"] as? [[String: Any]])
+        let listed = doneJobs.first { $0["input"] as? String == "a.mp4" }?["deliverables"] as? [[String: Any]]
         #expect(listed?.compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } } == a)
     }
 
