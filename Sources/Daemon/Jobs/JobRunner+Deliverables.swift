@@ -61,6 +61,10 @@ extension JobRunner {
     /// gets its mode and group, is fsynced and its inode recorded; the job is `committing`.
     func syncSet(_ record: inout JobRecord, folder: FolderConfig, milliseconds: Int, speed: Double?) throws {
         guard var set = record.deliverables else { return }
+        // A worker that also announced a single output (it never does) gets nothing of it published.
+        if let single = record.temporaryOutput { PartialOutput(path: single).remove() }
+        record.temporaryOutput = nil
+        record.output = nil
         for index in set.indices where !set[index].isManifest {
             guard let temporary = set[index].temporary else {
                 throw JobFailure.transient("the worker's set has no file for \(set[index].name)", errno: nil)
