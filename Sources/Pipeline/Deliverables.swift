@@ -10,8 +10,11 @@ import Timeline
 /// `Production` (its size, fit, rate and encoding; overlays placed on its own canvas), a
 /// video or a poster, and the manifest that lists them.
 ///
-/// For now each video is its own render — the clip is decoded once per video output;
-/// sharing one decode across outputs is a later step (issue 30). Everything is written
+/// The videos that share their timeline and frame grid (the usual case: sizes, fits and
+/// encodings differ) render together from one decode (`MultiExportSession`): each source
+/// frame decoded once, composited per output, the encoders side by side, the sound mixed
+/// once. A video on another frame grid, or one that copies a stream, renders on its own.
+/// Posters and previews decode only up to their frames, each on its own. Everything is written
 /// under hidden temporary names (`PartialOutput`) and renamed into place only when every
 /// file is complete; the manifest `{name}.dropcut.json` comes last. On any failure nothing
 /// is left, neither temporary files nor published ones.
@@ -85,13 +88,47 @@ public struct Deliverables: Sendable {
     /// no temporary file, no deliverable, no manifest.
     public func render(into directory: String, tag: String, logger: Logger,
                        progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
-        var partials: [(partial: PartialOutput, item: Item)] = []
+        try await render(into: directory, tag: tag, logger: logger, progress: progress, shared: { _ in })
+    }
+
+    /// The videos rendered together: indices into `items`, each group's videos sharing
+    /// one decode (`Production.sharesDecode`), in the recipe's order. A video that shares
+    /// with none (another frame rate or timeline, a stream copied) is a group of its own.
+    var videoGroups: [[Int]] {
+        var groups: [[Int]] = []
+        for (index, item) in items.enumerated() {
+            guard case .video = item.kind else { continue }
+            if let group = groups.firstIndex(where: { items[$0[0]].production.sharesDecode(with: item.production) }) {
+                groups[group].append(index)
+            } else {
+                groups.append([index])
+            }
+        }
+        return groups
+    }
+
+    /// `render`, telling `shared` what each shared render decoded (tests).
+    func render(into directory: String, tag: String, logger: Logger,
+                progress: @escaping @Sendable (Int, ExportProgress) -> Void,
+                shared: (MultiExportSession.Statistics) -> Void) async throws -> [File] {
+        let partials = items.map { PartialOutput(directory: directory, filename: $0.filename, tag: tag) }
         var files: [File] = []
         do {
+            // The videos first, each group from one decode; a lone video as before.
+            for group in videoGroups {
+                try Task.checkCancellation()
+                if group.count == 1 {
+                    let index = group[0]
+                    try await items[index].production.export(to: partials[index].path, logger: logger) { progress(index, $0) }
+                } else {
+                    shared(try await Production.export(group.map { (items[$0].production, partials[$0].path) }, logger: logger) {
+                        progress(group[$0], $1)
+                    })
+                }
+            }
             for (index, item) in items.enumerated() {
                 try Task.checkCancellation()
-                let partial = PartialOutput(directory: directory, filename: item.filename, tag: tag)
-                partials.append((partial, item))
+                let partial = partials[index]
                 var size = item.production.videoComposition.renderSize
                 var time: Double?
                 var duration: Double?
@@ -99,7 +136,6 @@ public struct Deliverables: Sendable {
                 switch item.kind {
                 case .video:
                     kind = "video"
-                    try await item.production.export(to: partial.path, logger: logger) { progress(index, $0) }
                     duration = item.production.composition.duration.seconds
                 case let .poster(poster):
                     kind = "poster"
@@ -117,18 +153,18 @@ public struct Deliverables: Sendable {
             // Cancelled after the last file: still nothing published.
             try Task.checkCancellation()
         } catch {
-            for written in partials { written.partial.remove() }
+            for partial in partials { partial.remove() }
             throw error
         }
         // Publish: every file renamed into place; a failure takes back what was published.
         var published: [String] = []
         func undo() {
             for path in published { _ = unlink(path) }
-            for written in partials { written.partial.remove() }
+            for partial in partials { partial.remove() }
         }
-        for written in partials {
-            let destination = (directory as NSString).appendingPathComponent(written.item.filename)
-            guard rename(written.partial.path, destination) == 0 else {
+        for (partial, item) in zip(partials, items) {
+            let destination = (directory as NSString).appendingPathComponent(item.filename)
+            guard rename(partial.path, destination) == 0 else {
                 let error = SystemError(errno: errno, function: "rename", path: destination)
                 undo()
                 throw error

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import Pipeline
+@testable import Recipe
+import Render
+import Support
+import TestSupport
+import Timeline
+
+/// A deliverable set's videos render from one decode (issue 30): each source frame is
+/// decoded once however many videos show it, and each video is what its own render
+/// makes — frame for frame, and sound for sound.
+@Suite struct SharedDecodeTests {
+    static let logger = Logger(label: "dropcut-test")
+
+    /// The decoded frames' MD5s of a file's stream (`v` or `a`), as the ffmpeg CLI decodes it.
+    static func framemd5(_ path: String, _ stream: String) throws -> [String] {
+        try Command.runChecked("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:\(stream)", "-f", "framemd5", "-"])
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+
+    @Test func threeVideosDecodeEachFrameOnceAndMatchTheirOwnRenders() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, reencode: always } }
+            outputs:
+              - { filename: "{name}.v.mp4", size: 120x160, fit: fill }
+              - { filename: "{name}.s.mp4", size: 160x160, fit: fill, video: { crf: 30 } }
+              - { filename: "{name}.w.mp4", size: 192x108, fit: fit, audio: { bitrate: 96k } }
+              - { filename: "{name}.p.jpg", poster: { at: 1 } }
+            overlays:
+              - { image: logo.png, anchor: bottom-right, margin: 4%, width: 15% }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.videoGroups == [[0, 1, 2]])
+        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        let files = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
+                                                  shared: { statistics in decoded.withLock { $0.append(statistics) } })
+        #expect(files.map(\.name) == ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4", "clip.p.jpg", "clip.dropcut.json"])
+        let statistics = decoded.withLock { $0 }
+        #expect(statistics.count == 1)
+        // 60 frames in the clip: decoded once each, not once per video.
+        #expect(statistics.first?.framesDecoded == [clip: 60], "\(statistics)")
+
+        // Each video as its own render makes it: the same pictures and the same sound.
+        for (index, name) in ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4"].enumerated() {
+            let single = dir.file("single-\(index).mp4")
+            try await deliverables.items[index].production.export(to: single, logger: Self.logger)
+            let video = try Self.framemd5(dir.file(name), "v")
+            #expect(video.count == 60, "\(name)")
+            #expect(video == (try Self.framemd5(single, "v")), "\(name): pictures")
+            #expect(try Self.framemd5(dir.file(name), "a") == (try Self.framemd5(single, "a")), "\(name): sound")
+        }
+    }
+
+    /// Videos on different frame grids render apart: each grid its own decode.
+    @Test func differentRatesRenderApart() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-apart")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            outputs:
+              - { filename: "{name}.a.mp4", size: 160x120 }
+              - { filename: "{name}.b.mp4", size: 160x120, fps: 15 }
+              - { filename: "{name}.c.mp4", size: 240x180 }
+              - { filename: "{name}.p.jpg", poster: { at: 0.5 } }
+              - { filename: "{name}.d.mp4", size: 240x180, fps: 15 }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.videoGroups == [[0, 2], [1, 4]])
+    }
+}
