@@ -91,20 +91,52 @@ public struct Deliverables: Sendable {
         try await render(into: directory, tag: tag, logger: logger, progress: progress, shared: { _ in })
     }
 
-    /// The videos rendered together: indices into `items`, each group's videos sharing
-    /// one decode (`Production.sharesDecode`), in the recipe's order. A video that shares
-    /// with none (another frame rate or timeline, a stream copied) is a group of its own.
-    var videoGroups: [[Int]] {
-        var groups: [[Int]] = []
+    /// Deliverables rendered together: videos sharing one decode (`Production.sharesDecode`)
+    /// and the posters (at a time) and previews composited from the frames they decode.
+    /// Indices into `items`.
+    struct RenderGroup: Hashable {
+        var videos: [Int]
+        var pictures: [Int] = []
+    }
+
+    /// The groups, in the recipe's order. A video that shares with none (another frame
+    /// rate or timeline, a stream copied) is a group of its own; a picture that shares
+    /// with no video group (on another grid, or `poster: best`, which weighs frames
+    /// spread over the whole output) is made on its own, as are the pictures of a set
+    /// without a video to decode for.
+    var renderGroups: [RenderGroup] {
+        var groups: [RenderGroup] = []
         for (index, item) in items.enumerated() {
             guard case .video = item.kind else { continue }
-            if let group = groups.firstIndex(where: { items[$0[0]].production.sharesDecode(with: item.production) }) {
-                groups[group].append(index)
+            if let group = groups.firstIndex(where: { items[$0.videos[0]].production.sharesDecode(with: item.production) }) {
+                groups[group].videos.append(index)
             } else {
-                groups.append([index])
+                groups.append(RenderGroup(videos: [index]))
+            }
+        }
+        for (index, item) in items.enumerated() {
+            switch item.kind {
+            case .video:
+                continue
+            case let .poster(poster) where poster.time == .best:
+                continue
+            case .poster, .preview:
+                if let group = groups.firstIndex(where: {
+                    let video = items[$0.videos[0]].production
+                    return video.settings.videoCopy == nil && video.sharesPictures(with: item.production)
+                }) {
+                    groups[group].pictures.append(index)
+                }
             }
         }
         return groups
+    }
+
+    /// What a picture made in a shared render is: the manifest's figures.
+    private struct Picture {
+        var time: Double?
+        var size: PixelSize
+        var duration: Double?
     }
 
     /// `render`, telling `shared` what each shared render decoded (tests).
@@ -114,16 +146,17 @@ public struct Deliverables: Sendable {
         let partials = items.map { PartialOutput(directory: directory, filename: $0.filename, tag: tag) }
         var files: [File] = []
         do {
-            // The videos first, each group from one decode; a lone video as before.
-            for group in videoGroups {
+            // The videos first, each group from one decode (with its pictures); a lone
+            // video as before.
+            var pictures: [Int: Picture] = [:]
+            for group in renderGroups {
                 try Task.checkCancellation()
-                if group.count == 1 {
-                    let index = group[0]
+                if group.videos.count == 1 && group.pictures.isEmpty {
+                    let index = group.videos[0]
                     try await items[index].production.export(to: partials[index].path, logger: logger) { progress(index, $0) }
-                } else {
-                    shared(try await Production.export(group.map { (items[$0].production, partials[$0].path) }, logger: logger) {
-                        progress(group[$0], $1)
-                    })
+                } else if let made = try await renderShared(group, partials: partials, logger: logger, progress: progress) {
+                    shared(made.statistics)
+                    pictures.merge(made.pictures) { $1 }
                 }
             }
             for (index, item) in items.enumerated() {
@@ -139,12 +172,21 @@ public struct Deliverables: Sendable {
                     duration = item.production.composition.duration.seconds
                 case let .poster(poster):
                     kind = "poster"
-                    time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                    if let made = pictures[index] {
+                        time = made.time
+                    } else {
+                        time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                    }
                 case let .preview(preview):
                     kind = "preview"
-                    let made = try await item.production.writePreview(preview, to: partial.path)
-                    size = made.size
-                    duration = made.duration.seconds
+                    if let made = pictures[index] {
+                        size = made.size
+                        duration = made.duration
+                    } else {
+                        let made = try await item.production.writePreview(preview, to: partial.path)
+                        size = made.size
+                        duration = made.duration.seconds
+                    }
                     time = preview.from.seconds
                 }
                 files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
@@ -190,6 +232,59 @@ public struct Deliverables: Sendable {
         let manifestFile = File(name: manifestFilename, kind: "manifest", bytes: Int64(try Self.size(of: manifestPath)),
                                 width: 0, height: 0, duration: nil, time: nil, sha256: "")
         return files + [manifestFile]
+    }
+
+    /// Renders `group` from one decode: its videos (`Production.export(_:taps:)`) and its
+    /// pictures, each written by a `PictureTap` as its frames are composited. Nil when the
+    /// render fell back to one render per video (copied sound unfit to copy): the
+    /// pictures, whose writers are gone with this call, are then made on their own.
+    private func renderShared(_ group: RenderGroup, partials: [PartialOutput], logger: Logger,
+                              progress: @escaping @Sendable (Int, ExportProgress) -> Void) async throws
+        -> (statistics: MultiExportSession.Statistics, pictures: [Int: Picture])? {
+        var taps: [PictureTap] = []
+        var writers: [AnimationWriter] = []
+        var pictures: [Int: Picture] = [:]
+        for index in group.pictures {
+            let production = items[index].production, path = partials[index].path
+            // Pictures are SDR, whatever the videos are (as `writePoster` makes them).
+            var sdr = production.settings
+            sdr.dynamicRange = .sdr
+            let session = ExportSession(composition: production.composition, videoComposition: production.videoComposition,
+                                        audioMix: production.audioMix, overlays: production.overlays, settings: sdr, logger: logger)
+            let scheduler = FrameScheduler(composition: production.composition, videoComposition: production.videoComposition)
+            let frameDuration = production.videoComposition.frameDuration
+            switch items[index].kind {
+            case let .poster(poster):
+                guard case let .at(time) = poster.time else { continue }
+                let frame = scheduler.frameIndex(at: time)
+                taps.append(PictureTap(session: session, frames: [frame]) { picture in
+                    let bytes = try PictureEncoder.encode(picture, as: poster.format)
+                    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                        throw SystemError(errno: errno == 0 ? EIO : errno, function: "open", path: path)
+                    }
+                })
+                pictures[index] = Picture(time: frameDuration.multiplied(by: Int64(frame), dividedBy: 1).seconds,
+                                          size: production.videoComposition.renderSize)
+            case let .preview(preview):
+                let size = production.previewSize(preview), times = production.previewTimes(preview)
+                let step = MediaTime(value: 1, timescale: Int32(preview.fps))
+                let writer = try AnimationWriter(path: path, format: preview.format == .gif ? .gif : .webp, size: size,
+                                                 frameDuration: step)
+                writers.append(writer)
+                taps.append(PictureTap(session: session, frames: times.map { scheduler.frameIndex(at: $0) }) { picture in
+                    try writer.add(picture)
+                })
+                pictures[index] = Picture(time: preview.from.seconds, size: size,
+                                          duration: step.multiplied(by: Int64(times.count), dividedBy: 1).seconds)
+            case .video:
+                continue
+            }
+        }
+        guard let statistics = try await Production.export(group.videos.map { (items[$0].production, partials[$0].path) },
+                                                           taps: taps, logger: logger, progress: { progress(group.videos[$0], $1) })
+        else { return nil }
+        for writer in writers { try writer.finish() }
+        return (statistics, pictures)
     }
 
     /// The manifest's JSON: the input's name and every file, in the recipe's order.

@@ -11,6 +11,13 @@ extension Production {
                       overlays: built.overlays, settings: settings, logger: logger)
     }
 
+    /// Whether `other`'s pictures (a poster, a preview) can be composited from the frames
+    /// this production decodes (`MultiExportSession.sharesPictures`).
+    func sharesPictures(with other: Production) -> Bool {
+        let logger = Logger(label: "dropcut")
+        return MultiExportSession.sharesPictures(session(logger: logger), other.session(logger: logger))
+    }
+
     /// Whether this production and `other` can be rendered from one decode
     /// (`MultiExportSession.sharesDecode`): the same timeline, frame grid and sound,
     /// nothing copied.
@@ -22,11 +29,12 @@ extension Production {
     /// Renders several productions that share their decode (`sharesDecode`) to their
     /// paths at once: each source frame decoded once, the sound mixed once, every output
     /// read back (`OutputCheck`). `progress` is called with a rendition's index in
-    /// `renditions`. On any error nothing is left at any path. Copied sound that turns out
-    /// unfit to copy renders each production on its own, as `export(to:)` renders it
-    /// (re-encoded).
-    static func export(_ renditions: [(production: Production, path: String)], logger: Logger,
-                       progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> MultiExportSession.Statistics {
+    /// `renditions`; `taps` get their pictures as they are composited. On any error nothing
+    /// is left at any path. Copied sound that turns out unfit to copy renders each
+    /// production on its own, as `export(to:)` renders it (re-encoded), and returns nil:
+    /// the taps' pictures are then incomplete.
+    static func export(_ renditions: [(production: Production, path: String)], taps: [PictureTap] = [], logger: Logger,
+                       progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> MultiExportSession.Statistics? {
         for (production, _) in renditions {
             for sidecar in production.built.slowMotionSidecars {
                 logger.info("slow motion from sidecar", metadata: ["input": "\(production.input)", "sidecar": "\(sidecar.path)",
@@ -37,7 +45,7 @@ extension Production {
             }
         }
         let session = MultiExportSession(sessions: renditions.map { $0.production.session(logger: logger) },
-                                         paths: renditions.map(\.path))
+                                         paths: renditions.map(\.path), taps: taps)
         do {
             let statistics = try await session.export(progress: progress)
             // Never report success for an output that has not been read back.
@@ -65,7 +73,7 @@ extension Production {
                 for (_, path) in renditions { _ = unlink(path) }
                 throw error
             }
-            return MultiExportSession.Statistics(framesDecoded: [:])
+            return nil
         }
     }
 }

@@ -48,6 +48,8 @@ final class FrameProducer: @unchecked Sendable {
     }
 
     let outputs: [Output]
+    /// Writers of a few frames (posters, previews), served on this thread.
+    private let taps: [PictureTap.Stage]
     private let sources: VideoSources
     private let finished = DispatchSemaphore(value: 0)
     /// Whether the thread runs (`stop` then waits for it).
@@ -58,10 +60,11 @@ final class FrameProducer: @unchecked Sendable {
     /// A stage for several outputs; their schedulers must plan the same layers from the
     /// same sources at every frame (`MultiExportSession.sharesDecode`) — checked frame by
     /// frame all the same.
-    init(outputs: [Output], deinterlace: Bool) {
+    init(outputs: [Output], taps: [PictureTap.Stage] = [], deinterlace: Bool) {
         precondition(!outputs.isEmpty)
         sources = VideoSources(deinterlace: deinterlace)
         self.outputs = outputs
+        self.taps = taps
     }
 
     convenience init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool,
@@ -131,6 +134,19 @@ final class FrameProducer: @unchecked Sendable {
                     try output.overlays.draw(at: output.plan.time, into: canvas)
                     canvas.pts = Int64(index)
                     guard output.filled.put(.frame(canvas, index: index)) else { return }
+                }
+                for tap in taps where tap.wants(index) {
+                    tap.scheduler.plan(frame: index, into: &tap.plan)
+                    if !Self.sameSources(tap.plan, plan) {
+                        throw ExportError.invalidComposition(["frame \(index): a picture does not show the videos' source frames"])
+                    }
+                    try tap.canvas.makeWritable()
+                    try tap.compositor.composite(tap.plan, frames: frames, into: tap.canvas)
+                    try tap.overlays.draw(at: tap.plan.time, into: tap.canvas)
+                    while tap.wants(index) {
+                        try tap.tap.receive(tap.canvas)
+                        tap.next += 1
+                    }
                 }
             }
             for output in outputs { output.filled.put(.end) }

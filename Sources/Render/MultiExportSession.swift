@@ -20,6 +20,8 @@ import Timeline
 package final class MultiExportSession: Sendable {
     package let sessions: [ExportSession]
     package let paths: [String]
+    /// Posters and previews composited from the same decode.
+    package let taps: [PictureTap]
 
     /// Canvases per output: one being composited or queued while another is encoded, so
     /// the compositing stage does not wait for each encoder in turn.
@@ -34,13 +36,24 @@ package final class MultiExportSession: Sendable {
         }
     }
 
-    /// `sessions[i]` written to `paths[i]`; every session must share its decode with the
-    /// first (`sharesDecode`).
-    package init(sessions: [ExportSession], paths: [String]) {
+    /// `sessions[i]` written to `paths[i]`, and the pictures of `taps`; every session must
+    /// share its decode with the first (`sharesDecode`), every tap its pictures
+    /// (`sharesPictures`).
+    package init(sessions: [ExportSession], paths: [String], taps: [PictureTap] = []) {
         precondition(!sessions.isEmpty && sessions.count == paths.count)
         precondition(sessions.allSatisfy { Self.sharesDecode(sessions[0], $0) }, "outputs that do not share their timeline")
+        precondition(taps.allSatisfy { Self.sharesPictures(sessions[0], $0.session) }, "pictures of another timeline")
         self.sessions = sessions
         self.paths = paths
+        self.taps = taps
+    }
+
+    /// Whether `b`'s pictures can be composited from the source frames `a` decodes: the
+    /// same composition and the same frame grid and instruction timing (how either
+    /// encodes, or copies, does not matter to a picture).
+    package static func sharesPictures(_ a: ExportSession, _ b: ExportSession) -> Bool {
+        a.composition == b.composition && a.settings.deinterlace == b.settings.deinterlace
+            && Timing(a.videoComposition) == Timing(b.videoComposition)
     }
 
     /// Whether `a` and `b` can be rendered from one decode: the same composition (tracks,
@@ -50,11 +63,9 @@ package final class MultiExportSession: Sendable {
     /// is shared too: each output copies its packets (nothing to decode).
     package static func sharesDecode(_ a: ExportSession, _ b: ExportSession) -> Bool {
         guard a.settings.videoCopy == nil, b.settings.videoCopy == nil, a.settings.audioCopy == b.settings.audioCopy else { return false }
-        return a.composition == b.composition && a.audioMix == b.audioMix
-            && a.settings.deinterlace == b.settings.deinterlace
+        return sharesPictures(a, b) && a.audioMix == b.audioMix
             && a.settings.audioSampleRate == b.settings.audioSampleRate && a.settings.audioChannels == b.settings.audioChannels
             && a.settings.loudnessTarget == b.settings.loudnessTarget
-            && Timing(a.videoComposition) == Timing(b.videoComposition)
     }
 
     /// What decides which source frames a video composition draws, and nothing of how
@@ -179,7 +190,8 @@ package final class MultiExportSession: Sendable {
                 renderSize: size, overlays: try OverlayRenderer(layers: session.overlays, renderSize: size, dynamicRange: range),
                 poolSize: Self.framePoolSize, dynamicRange: range))
         }
-        let producer = FrameProducer(outputs: stages, deinterlace: first.settings.deinterlace)
+        let producer = FrameProducer(outputs: stages, taps: try taps.map { try PictureTap.Stage($0) },
+                                     deinterlace: first.settings.deinterlace)
         try producer.openFirstSources()
         let frameCount = FrameScheduler(composition: first.composition, videoComposition: first.videoComposition).frameCount
         // Copied sound (pass-through): each output copies the packets itself.

@@ -34,19 +34,22 @@ import Timeline
               - { filename: "{name}.s.mp4", size: 160x160, fit: fill, video: { crf: 30 } }
               - { filename: "{name}.w.mp4", size: 192x108, fit: fit, audio: { bitrate: 96k } }
               - { filename: "{name}.p.jpg", poster: { at: 1 } }
+              - { filename: "{name}.p.webp", preview: { from: 0.5, duration: 1, width: 96, fps: 10 } }
             overlays:
               - { image: logo.png, anchor: bottom-right, margin: 4%, width: 15% }
 
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
-        #expect(deliverables.videoGroups == [[0, 1, 2]])
+        #expect(deliverables.renderGroups == [.init(videos: [0, 1, 2], pictures: [3, 4])])
         let decoded = Mutex<[MultiExportSession.Statistics]>([])
         let files = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
                                                   shared: { statistics in decoded.withLock { $0.append(statistics) } })
-        #expect(files.map(\.name) == ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4", "clip.p.jpg", "clip.dropcut.json"])
+        #expect(files.map(\.name) == ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4", "clip.p.jpg", "clip.p.webp", "clip.dropcut.json"])
+        #expect(files[3].time == 1 && files[3].width == 320 && files[3].height == 240)
+        #expect(files[4].time == 0.5 && files[4].duration == 1 && files[4].width == 96 && files[4].height == 72)
         let statistics = decoded.withLock { $0 }
         #expect(statistics.count == 1)
-        // 60 frames in the clip: decoded once each, not once per video.
+        // 60 frames in the clip: decoded once each, not once per video, poster or preview.
         #expect(statistics.first?.framesDecoded == [clip: 60], "\(statistics)")
 
         // Each video as its own render makes it: the same pictures and the same sound.
@@ -58,9 +61,20 @@ import Timeline
             #expect(video == (try Self.framemd5(single, "v")), "\(name): pictures")
             #expect(try Self.framemd5(dir.file(name), "a") == (try Self.framemd5(single, "a")), "\(name): sound")
         }
+        // The poster and the preview as made on their own, byte for byte.
+        guard case let .poster(poster) = deliverables.items[3].kind, case let .preview(preview) = deliverables.items[4].kind else {
+            Issue.record("not a poster and a preview"); return
+        }
+        _ = try await deliverables.items[3].production.writePoster(poster, to: dir.file("single.jpg"), logger: Self.logger)
+        _ = try await deliverables.items[4].production.writePreview(preview, to: dir.file("single.webp"))
+        for (shared, single) in [("clip.p.jpg", "single.jpg"), ("clip.p.webp", "single.webp")] {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file(shared))) == Data(contentsOf: URL(fileURLWithPath: dir.file(single))),
+                     "\(shared)")
+        }
     }
 
-    /// Videos on different frame grids render apart: each grid its own decode.
+    /// Videos on different frame grids render apart: each grid its own decode, a poster
+    /// with the videos on its grid.
     @Test func differentRatesRenderApart() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-apart")
         defer { withExtendedLifetime(dir) {} }
@@ -76,6 +90,6 @@ import Timeline
 
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
-        #expect(deliverables.videoGroups == [[0, 2], [1, 4]])
+        #expect(deliverables.renderGroups == [.init(videos: [0, 2], pictures: [3]), .init(videos: [1, 4])])
     }
 }
