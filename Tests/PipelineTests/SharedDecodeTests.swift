@@ -92,4 +92,33 @@ import Timeline
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
         #expect(deliverables.renderGroups == [.init(videos: [0, 2], pictures: [3]), .init(videos: [1, 4])])
     }
+
+    /// Cancelled in the middle of a shared render whose sound is mixed (not copied) and
+    /// which feeds a preview: every thread stops and nothing is left.
+    @Test func cancellingASharedRenderLeavesNothing() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared-cancel")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, reencode: always } }
+            outputs:
+              - { filename: "{name}.a.mp4", size: 160x120 }
+              - { filename: "{name}.b.mp4", size: 120x160, fit: fill }
+              - { filename: "{name}.p.gif", preview: { from: 0, duration: 2, width: 64, fps: 10 } }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.renderGroups == [.init(videos: [0, 1], pictures: [2])])
+        let holder = Mutex<Task<[Deliverables.File], any Error>?>(nil)
+        let task = Task {
+            try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger) { index, progress in
+                if index == 1, progress.framesWritten == 20 { holder.withLock { $0?.cancel() } }
+            }
+        }
+        holder.withLock { $0 = task }
+        guard case let .failure(error) = await task.result else { Issue.record("not cancelled"); return }
+        #expect(error is CancellationError || (error as? ExportError) == .cancelled, "\(error)")
+        #expect(try DeliverablesTests.produced(dir.path, except: ["clip.mp4", "deliverables.yaml"]) == [])
+    }
 }
