@@ -13,8 +13,10 @@ import Timeline
 /// The videos that share their timeline and frame grid (the usual case: sizes, fits and
 /// encodings differ) render together from one decode (`MultiExportSession`): each source
 /// frame decoded once, composited per output, the encoders side by side, the sound mixed
-/// once. A video on another frame grid, or one that copies a stream, renders on its own.
-/// Posters and previews decode only up to their frames, each on its own. Everything is written
+/// once; posters at a time and previews on the same grid are composited from the same
+/// frames (`PictureTap`). A video on another frame grid, or one that copies its picture,
+/// renders on its own, as before; a poster or preview with no such render to join (or a
+/// `best` poster) decodes up to its frames on its own. Everything is written
 /// under hidden temporary names (`PartialOutput`) and renamed into place only when every
 /// file is complete; the manifest `{name}.dropcut.json` comes last. On any failure nothing
 /// is left, neither temporary files nor published ones.
