@@ -101,6 +101,12 @@ public struct Deliverables: Sendable {
         var pictures: [Int] = []
     }
 
+    /// The most videos one decode serves. Their encoders run at once, each with its own
+    /// lookahead (x264 at veryfast holds about 200 MB for a 1080p output), so a set of 16
+    /// would hold them all; more videos than this render in several groups, each one
+    /// decode.
+    static let maximumSharedVideos = 4
+
     /// The groups, in the recipe's order. A video that shares with none (another frame
     /// rate or timeline, a stream copied) is a group of its own; a picture that shares
     /// with no video group (on another grid, or `poster: best`, which weighs frames
@@ -110,7 +116,9 @@ public struct Deliverables: Sendable {
         var groups: [RenderGroup] = []
         for (index, item) in items.enumerated() {
             guard case .video = item.kind else { continue }
-            if let group = groups.firstIndex(where: { items[$0.videos[0]].production.sharesDecode(with: item.production) }) {
+            if let group = groups.firstIndex(where: {
+                $0.videos.count < Self.maximumSharedVideos && items[$0.videos[0]].production.sharesDecode(with: item.production)
+            }) {
                 groups[group].videos.append(index)
             } else {
                 groups.append(RenderGroup(videos: [index]))

@@ -74,7 +74,7 @@ import Timeline
     }
 
     /// Videos on different frame grids render apart: each grid its own decode, a poster
-    /// with the videos on its grid.
+    /// with the videos on its grid; and no more than four videos share one.
     @Test func differentRatesRenderApart() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-apart")
         defer { withExtendedLifetime(dir) {} }
@@ -91,6 +91,10 @@ import Timeline
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
         #expect(deliverables.renderGroups == [.init(videos: [0, 2], pictures: [3]), .init(videos: [1, 4])])
+
+        // At most four videos to a decode: their encoders all run at once.
+        let six = try DeliverablesTests.recipe("version: 1\noutputs:\n" + (1...6).map { "  - { filename: \"{name}.\($0).mp4\", size: \(80 * $0)x\(60 * $0) }\n" }.joined(), in: dir)
+        #expect(try await Deliverables.prepare(recipe: six, input: clip).renderGroups == [.init(videos: [0, 1, 2, 3]), .init(videos: [4, 5])])
     }
 
     /// Cancelled in the middle of a shared render whose sound is mixed (not copied) and
