@@ -58,6 +58,10 @@ public final class VideoTrackReader {
     /// How many packets the reader has read from its file: what its requests have cost.
     var packetsRead: Int { source.demuxer.packetsRead }
 
+    /// How many frames the reader has decoded (before any filter): what shows whether
+    /// several outputs drawing the same source frame decoded it once.
+    package private(set) var framesDecoded = 0
+
     /// The frame shown at `sourceTime`, or nil when the track has no frames. Before the
     /// first frame it is the first frame; past the last, the last. The frame belongs to
     /// the reader and stays valid until the next call.
@@ -135,6 +139,7 @@ public final class VideoTrackReader {
     /// Decodes the next frame of the stream into `frame`; false at the end.
     private func decodeFrame(into frame: VideoFrame) throws(FFmpegError) -> Bool {
         guard try source.decodeNext(into: frame.frame) else { return false }
+        framesDecoded += 1
         let best = frame.frame.pointee.best_effort_timestamp
         frame.pts = best == cff_nopts_value() ? nil : best
         return true

@@ -10,8 +10,13 @@ import Timeline
 /// `Production` (its size, fit, rate and encoding; overlays placed on its own canvas), a
 /// video or a poster, and the manifest that lists them.
 ///
-/// For now each video is its own render — the clip is decoded once per video output;
-/// sharing one decode across outputs is a later step (issue 30). Everything is written
+/// The videos that share their timeline and frame grid (the usual case: sizes, fits and
+/// encodings differ) render together from one decode (`MultiExportSession`): each source
+/// frame decoded once, composited per output, the encoders side by side, the sound mixed
+/// once; posters at a time and previews on the same grid are composited from the same
+/// frames (`PictureTap`). A video on another frame grid, or one that copies its picture,
+/// renders on its own, as before; a poster or preview with no such render to join (or a
+/// `best` poster) decodes up to its frames on its own. Everything is written
 /// under hidden temporary names (`PartialOutput`) and renamed into place only when every
 /// file is complete; the manifest `{name}.dropcut.json` comes last. On any failure nothing
 /// is left, neither temporary files nor published ones.
@@ -97,17 +102,94 @@ public struct Deliverables: Sendable {
         items.map { PartialOutput(directory: directory, filename: $0.filename, tag: tag).path }
     }
 
+    /// Deliverables rendered together: videos sharing one decode (`Production.sharesDecode`)
+    /// and the posters (at a time) and previews composited from the frames they decode.
+    /// Indices into `items`.
+    struct RenderGroup: Hashable {
+        var videos: [Int]
+        var pictures: [Int] = []
+    }
+
+    /// The most videos one decode serves. Their encoders run at once, each with its own
+    /// lookahead (x264 at veryfast holds about 200 MB for a 1080p output), so a set of 16
+    /// would hold them all; more videos than this render in several groups, each one
+    /// decode.
+    static let maximumSharedVideos = 4
+
+    /// The groups, in the recipe's order. A video that shares with none (another frame
+    /// rate or timeline, a stream copied) is a group of its own; a picture that shares
+    /// with no video group (on another grid, or `poster: best`, which weighs frames
+    /// spread over the whole output) is made on its own, as are the pictures of a set
+    /// without a video to decode for.
+    var renderGroups: [RenderGroup] {
+        var groups: [RenderGroup] = []
+        for (index, item) in items.enumerated() {
+            guard case .video = item.kind else { continue }
+            if let group = groups.firstIndex(where: {
+                $0.videos.count < Self.maximumSharedVideos && items[$0.videos[0]].production.sharesDecode(with: item.production)
+            }) {
+                groups[group].videos.append(index)
+            } else {
+                groups.append(RenderGroup(videos: [index]))
+            }
+        }
+        for (index, item) in items.enumerated() {
+            switch item.kind {
+            case .video:
+                continue
+            case let .poster(poster) where poster.time == .best:
+                continue
+            case .poster, .preview:
+                if let group = groups.firstIndex(where: {
+                    let video = items[$0.videos[0]].production
+                    return video.settings.videoCopy == nil && video.sharesPictures(with: item.production)
+                }) {
+                    groups[group].pictures.append(index)
+                }
+            }
+        }
+        return groups
+    }
+
+    /// What a picture made in a shared render is: the manifest's figures.
+    private struct Picture {
+        var time: Double?
+        var size: PixelSize
+        var duration: Double?
+    }
+
     /// Renders every item into `directory` under its temporary name (`temporaries(in:tag:)`)
     /// and publishes nothing. Returns the files as the manifest lists them, named by their
     /// final names (the manifest itself not among them). On any failure, and on
     /// cancellation, no temporary file is left.
     public func renderTemporaries(into directory: String, tag: String, logger: Logger,
                                   progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
-        let paths = temporaries(in: directory, tag: tag)
+        try await renderTemporaries(into: directory, tag: tag, logger: logger, progress: progress, shared: { _ in })
+    }
+
+    /// `renderTemporaries`, telling `shared` what each shared render decoded (tests).
+    func renderTemporaries(into directory: String, tag: String, logger: Logger,
+                           progress: @escaping @Sendable (Int, ExportProgress) -> Void,
+                           shared: (MultiExportSession.Statistics) -> Void) async throws -> [File] {
+        let partials = temporaries(in: directory, tag: tag).map { PartialOutput(path: $0) }
         var files: [File] = []
         do {
-            for (index, (item, path)) in zip(items, paths).enumerated() {
+            // The videos first, each group from one decode (with its pictures); a lone
+            // video as before.
+            var pictures: [Int: Picture] = [:]
+            for group in renderGroups {
                 try Task.checkCancellation()
+                if group.videos.count == 1 && group.pictures.isEmpty {
+                    let index = group.videos[0]
+                    try await items[index].production.export(to: partials[index].path, logger: logger) { progress(index, $0) }
+                } else if let made = try await renderShared(group, partials: partials, logger: logger, progress: progress) {
+                    shared(made.statistics)
+                    pictures.merge(made.pictures) { $1 }
+                }
+            }
+            for (index, item) in items.enumerated() {
+                try Task.checkCancellation()
+                let partial = partials[index]
                 var size = item.production.videoComposition.renderSize
                 var time: Double?
                 var duration: Double?
@@ -115,25 +197,33 @@ public struct Deliverables: Sendable {
                 switch item.kind {
                 case .video:
                     kind = "video"
-                    try await item.production.export(to: path, logger: logger) { progress(index, $0) }
                     duration = item.production.composition.duration.seconds
                 case let .poster(poster):
                     kind = "poster"
-                    time = try await item.production.writePoster(poster, to: path, logger: logger).seconds
+                    if let made = pictures[index] {
+                        time = made.time
+                    } else {
+                        time = try await item.production.writePoster(poster, to: partial.path, logger: logger).seconds
+                    }
                 case let .preview(preview):
                     kind = "preview"
-                    let made = try await item.production.writePreview(preview, to: path)
-                    size = made.size
-                    duration = made.duration.seconds
+                    if let made = pictures[index] {
+                        size = made.size
+                        duration = made.duration
+                    } else {
+                        let made = try await item.production.writePreview(preview, to: partial.path)
+                        size = made.size
+                        duration = made.duration.seconds
+                    }
                     time = preview.from.seconds
                 }
-                files.append(try await Self.describe(path, name: item.filename, kind: kind, size: size,
+                files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
                                                      duration: duration, time: time))
             }
             // Cancelled after the last file: still nothing handed on.
             try Task.checkCancellation()
         } catch {
-            for path in paths { PartialOutput(path: path).remove() }
+            for partial in partials { partial.remove() }
             throw error
         }
         return files
@@ -147,17 +237,24 @@ public struct Deliverables: Sendable {
     /// durably and never replacing a name: `renderTemporaries` and `manifest`.)
     public func render(into directory: String, tag: String, logger: Logger,
                        progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
-        let files = try await renderTemporaries(into: directory, tag: tag, logger: logger, progress: progress)
-        let partials = zip(temporaries(in: directory, tag: tag), items).map { (partial: PartialOutput(path: $0.0), item: $0.1) }
+        try await render(into: directory, tag: tag, logger: logger, progress: progress, shared: { _ in })
+    }
+
+    /// `render`, telling `shared` what each shared render decoded (tests).
+    func render(into directory: String, tag: String, logger: Logger,
+                progress: @escaping @Sendable (Int, ExportProgress) -> Void,
+                shared: (MultiExportSession.Statistics) -> Void) async throws -> [File] {
+        let files = try await renderTemporaries(into: directory, tag: tag, logger: logger, progress: progress, shared: shared)
+        let partials = temporaries(in: directory, tag: tag).map { PartialOutput(path: $0) }
         // Publish: every file renamed into place; a failure takes back what was published.
         var published: [String] = []
         func undo() {
             for path in published { _ = unlink(path) }
-            for written in partials { written.partial.remove() }
+            for partial in partials { partial.remove() }
         }
-        for written in partials {
-            let destination = (directory as NSString).appendingPathComponent(written.item.filename)
-            guard rename(written.partial.path, destination) == 0 else {
+        for (partial, item) in zip(partials, items) {
+            let destination = (directory as NSString).appendingPathComponent(item.filename)
+            guard rename(partial.path, destination) == 0 else {
                 let error = SystemError(errno: errno, function: "rename", path: destination)
                 undo()
                 throw error
@@ -183,6 +280,59 @@ public struct Deliverables: Sendable {
         let manifestFile = File(name: manifestFilename, kind: "manifest", bytes: Int64(try Self.size(of: manifestPath)),
                                 width: 0, height: 0, duration: nil, time: nil, sha256: "")
         return files + [manifestFile]
+    }
+
+    /// Renders `group` from one decode: its videos (`Production.export(_:taps:)`) and its
+    /// pictures, each written by a `PictureTap` as its frames are composited. Nil when the
+    /// render fell back to one render per video (copied sound unfit to copy): the
+    /// pictures, whose writers are gone with this call, are then made on their own.
+    private func renderShared(_ group: RenderGroup, partials: [PartialOutput], logger: Logger,
+                              progress: @escaping @Sendable (Int, ExportProgress) -> Void) async throws
+        -> (statistics: MultiExportSession.Statistics, pictures: [Int: Picture])? {
+        var taps: [PictureTap] = []
+        var writers: [AnimationWriter] = []
+        var pictures: [Int: Picture] = [:]
+        for index in group.pictures {
+            let production = items[index].production, path = partials[index].path
+            // Pictures are SDR, whatever the videos are (as `writePoster` makes them).
+            var sdr = production.settings
+            sdr.dynamicRange = .sdr
+            let session = ExportSession(composition: production.composition, videoComposition: production.videoComposition,
+                                        audioMix: production.audioMix, overlays: production.overlays, settings: sdr, logger: logger)
+            let scheduler = FrameScheduler(composition: production.composition, videoComposition: production.videoComposition)
+            let frameDuration = production.videoComposition.frameDuration
+            switch items[index].kind {
+            case let .poster(poster):
+                guard case let .at(time) = poster.time else { continue }
+                let frame = scheduler.frameIndex(at: time)
+                taps.append(PictureTap(session: session, frames: [frame]) { picture in
+                    let bytes = try PictureEncoder.encode(picture, as: poster.format)
+                    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                        throw SystemError(errno: errno == 0 ? EIO : errno, function: "open", path: path)
+                    }
+                })
+                pictures[index] = Picture(time: frameDuration.multiplied(by: Int64(frame), dividedBy: 1).seconds,
+                                          size: production.videoComposition.renderSize)
+            case let .preview(preview):
+                let size = production.previewSize(preview), times = production.previewTimes(preview)
+                let step = MediaTime(value: 1, timescale: Int32(preview.fps))
+                let writer = try AnimationWriter(path: path, format: preview.format == .gif ? .gif : .webp, size: size,
+                                                 frameDuration: step)
+                writers.append(writer)
+                taps.append(PictureTap(session: session, frames: times.map { scheduler.frameIndex(at: $0) }) { picture in
+                    try writer.add(picture)
+                })
+                pictures[index] = Picture(time: preview.from.seconds, size: size,
+                                          duration: step.multiplied(by: Int64(times.count), dividedBy: 1).seconds)
+            case .video:
+                continue
+            }
+        }
+        guard let statistics = try await Production.export(group.videos.map { (items[$0].production, partials[$0].path) },
+                                                           taps: taps, logger: logger, progress: { progress(group.videos[$0], $1) })
+        else { return nil }
+        for writer in writers { try writer.finish() }
+        return (statistics, pictures)
     }
 
     /// The manifest's JSON: the input's name and every file, in the recipe's order.

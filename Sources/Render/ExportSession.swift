@@ -22,7 +22,7 @@ public final class ExportSession: Sendable {
     /// Drawn over the composited video, in order (later on top).
     public let overlays: [OverlayLayer]
     public let settings: ExportSettings
-    private let logger: Logger
+    let logger: Logger
 
     /// Output frames in flight between the stages: one being composited while the other
     /// is encoded. (A third, queued between them, bought no speed on 2 cores and cost a
@@ -174,33 +174,13 @@ public final class ExportSession: Sendable {
             }
             guard let stage, let video else { throw ExportError.invalidComposition(["no video stage"]) }
             try stage.start()
-            var written = 0
-            while let item = stage.filled.take() {
-                if cancelled.isCancelled { throw ExportError.cancelled }
-                switch item {
-                case let .frame(canvas, index):
-                    try video.encoder.send(canvas)
-                    try muxer.drain(video.encoder, into: video.stream)
-                    stage.free.put(canvas)
-                    let frameEnd = videoComposition.frameDuration.multiplied(by: Int64(index + 1), dividedBy: 1)
-                    try audio?.encode(until: frameEnd, into: muxer)
-                    written += 1
-                    progress(ExportProgress(framesWritten: written, frameCount: frameCount))
-                case let .failed(error):
-                    throw error
-                case .end:
-                    try video.encoder.send(nil)
-                    try muxer.drain(video.encoder, into: video.stream)
-                    try audio?.finish(into: muxer)
-                    try muxer.finish()
-                    stage.stop()
-                    let seconds = (ContinuousClock.now - started) / .seconds(1)
-                    logger.debug("export finished", metadata: [
-                        "output": "\(path)", "frames": "\(written)", "seconds": "\(seconds)"])
-                    return
-                }
-            }
-            throw cancelled.isCancelled ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
+            let written = try Self.encodeFrames(from: stage.outputs[0], encoder: video.encoder, stream: video.stream, audio: audio,
+                                                muxer: muxer, frameDuration: videoComposition.frameDuration,
+                                                frameCount: frameCount, isCancelled: { cancelled.isCancelled }, progress: progress)
+            stage.stop()
+            let seconds = (ContinuousClock.now - started) / .seconds(1)
+            logger.debug("export finished", metadata: [
+                "output": "\(path)", "frames": "\(written)", "seconds": "\(seconds)"])
         } catch {
             stage?.stop()
             muxer.abandon()
@@ -208,7 +188,39 @@ public final class ExportSession: Sendable {
         }
     }
 
-    private func validate() throws {
+    /// The encoding loop of one output: takes composited canvases from `stage` in order,
+    /// encodes and muxes each, hands the canvas back and keeps the audio up with the
+    /// picture; at the end flushes both encoders and finishes the file. Returns the frames
+    /// written. (`MultiExportSession` runs one per output, each on its own thread.)
+    static func encodeFrames(from stage: FrameProducer.Output, encoder: VideoEncoder, stream: Int, audio: (any AudioOutput)?,
+                             muxer: Muxer, frameDuration: MediaTime, frameCount: Int, isCancelled: () -> Bool,
+                             progress: (ExportProgress) -> Void) throws -> Int {
+        var written = 0
+        while let item = stage.filled.take() {
+            if isCancelled() { throw ExportError.cancelled }
+            switch item {
+            case let .frame(canvas, index):
+                try encoder.send(canvas)
+                try muxer.drain(encoder, into: stream)
+                stage.free.put(canvas)
+                let frameEnd = frameDuration.multiplied(by: Int64(index + 1), dividedBy: 1)
+                try audio?.encode(until: frameEnd, into: muxer)
+                written += 1
+                progress(ExportProgress(framesWritten: written, frameCount: frameCount))
+            case let .failed(error):
+                throw error
+            case .end:
+                try encoder.send(nil)
+                try muxer.drain(encoder, into: stream)
+                try audio?.finish(into: muxer)
+                try muxer.finish()
+                return written
+            }
+        }
+        throw isCancelled() ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
+    }
+
+    func validate() throws {
         var problems = composition.validate().map(\.description)
         problems += videoComposition.validate(for: composition).map(\.description)
         // Never an empty file reported as a render.
@@ -224,7 +236,7 @@ public final class ExportSession: Sendable {
 
     /// The gain that brings the mix's integrated loudness to `target` LUFS: the whole
     /// mix, measured with `LoudnessMeter` (EBU R128). 1 for silence.
-    private func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double,
+    func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double,
                                      cancelled: Cancellation) throws -> Float {
         let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
                                channels: format.channels, maximumBlock: Self.audioBlock)
@@ -246,7 +258,7 @@ public final class ExportSession: Sendable {
     /// 48 kHz; its channels, at most two), unless the settings say; nil without audio
     /// tracks. A `Production` sets both from its probe, so the source is opened here only
     /// for callers that did not.
-    private func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
+    func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
         let tracks = composition.tracks(of: .audio)
         guard !tracks.isEmpty else { return nil }
         if let rate = settings.audioSampleRate, let channels = settings.audioChannels { return (rate, channels) }
@@ -258,7 +270,7 @@ public final class ExportSession: Sendable {
         return (settings.audioSampleRate ?? format.sampleRate, settings.audioChannels ?? format.channels)
     }
 
-    private func firstVideoCreationTime() -> String? {
+    func firstVideoCreationTime() -> String? {
         // The first movie's: a still picture has no container to say when it was made.
         guard let source = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source)
             .first(where: { !$0.track.isStillImage }) else { return nil }

@@ -51,6 +51,16 @@ public struct FrameScheduler: Sendable {
         return Int(clamping: (ratio.numerator + ratio.denominator - 1) / ratio.denominator)
     }
 
+    /// The frame showing at output time `time` (the last frame for a time at or past the
+    /// end): what a poster or a preview shows.
+    public func frameIndex(at time: MediaTime) -> Int {
+        let count = frameCount
+        guard count > 0 else { return 0 }
+        let position = time.seconds / videoComposition.frameDuration.seconds + 1e-9
+        let index = position.isFinite ? Int(Swift.min(Double(count), Swift.max(0, position)).rounded(.down)) : 0
+        return Swift.min(Swift.max(0, index), count - 1)
+    }
+
     /// The presentation time of frame `index`.
     public func time(ofFrame index: Int) -> MediaTime {
         videoComposition.frameDuration.multiplied(by: Int64(index), dividedBy: 1)

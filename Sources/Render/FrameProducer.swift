@@ -5,7 +5,12 @@ import Timeline
 
 /// The decoding + compositing stage, on its own thread: plans each frame, fetches the
 /// layers' source frames, composites into a pooled canvas and queues it for encoding.
-// @unchecked: its decoders and compositor (not Sendable) are handed to the composite thread at `start`.
+///
+/// It serves one output or several (`MultiExportSession`): outputs drawn from the same
+/// timeline on the same frame grid ask for the same source frames at every frame, so
+/// the frames are fetched once, through one `VideoSources`, and composited into each
+/// output's own canvas by its own compositor and overlays.
+// @unchecked: its decoders and compositors (not Sendable) are handed to the composite thread at `start`.
 final class FrameProducer: @unchecked Sendable {
     enum Item {
         case frame(VideoFrame, index: Int)
@@ -13,30 +18,68 @@ final class FrameProducer: @unchecked Sendable {
         case end
     }
 
-    let free: BoundedQueue<VideoFrame>
-    let filled: BoundedQueue<Item>
-    private let scheduler: FrameScheduler
-    private let compositor: VideoCompositor
-    private let overlays: OverlayRenderer
+    /// One output's side of the stage: its frame grid, its compositor and overlays, and
+    /// the canvases circulating between this stage and the output's encoder.
+    // @unchecked: the compositor and plan are used by the composite thread alone; the
+    // queues are thread-safe.
+    final class Output: @unchecked Sendable {
+        let free: BoundedQueue<VideoFrame>
+        let filled: BoundedQueue<Item>
+        fileprivate let scheduler: FrameScheduler
+        fileprivate let compositor: VideoCompositor
+        fileprivate let overlays: OverlayRenderer
+        /// The frame being planned (its layer storage reused frame to frame).
+        fileprivate var plan = FramePlan(index: 0, time: .zero, background: .black, layers: [])
+
+        init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int,
+             dynamicRange: OutputDynamicRange) throws {
+            self.scheduler = scheduler
+            self.overlays = overlays
+            compositor = VideoCompositor(renderSize: renderSize, dynamicRange: dynamicRange)
+            free = BoundedQueue(capacity: poolSize)
+            // Room for every canvas and the end: putting `.end` or `.failed` never waits.
+            filled = BoundedQueue(capacity: poolSize + 1)
+            for _ in 0..<poolSize {
+                let canvas = try VideoFrame(width: renderSize.width, height: renderSize.height, pixelFormat: dynamicRange.pixelFormat)
+                if dynamicRange != .sdr { canvas.setColorTags(dynamicRange.color) }
+                free.put(canvas)
+            }
+        }
+    }
+
+    let outputs: [Output]
+    /// Writers of a few frames (posters, previews), served on this thread.
+    private let taps: [PictureTap.Stage]
     private let sources: VideoSources
     private let finished = DispatchSemaphore(value: 0)
     /// Whether the thread runs (`stop` then waits for it).
     private var started = false
+    /// The pictures of the frame being composited (storage reused).
+    private var frames: [LayerPicture] = []
 
-    init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool,
-         dynamicRange: OutputDynamicRange = .sdr) throws {
+    /// A stage for several outputs; their schedulers must plan the same layers from the
+    /// same sources at every frame (`MultiExportSession.sharesDecode`) — checked frame by
+    /// frame all the same.
+    init(outputs: [Output], taps: [PictureTap.Stage] = [], deinterlace: Bool) {
+        precondition(!outputs.isEmpty)
         sources = VideoSources(deinterlace: deinterlace)
-        self.scheduler = scheduler
-        self.overlays = overlays
-        compositor = VideoCompositor(renderSize: renderSize, dynamicRange: dynamicRange)
-        free = BoundedQueue(capacity: poolSize)
-        filled = BoundedQueue(capacity: poolSize + 1)
-        for _ in 0..<poolSize {
-            let canvas = try VideoFrame(width: renderSize.width, height: renderSize.height, pixelFormat: dynamicRange.pixelFormat)
-            if dynamicRange != .sdr { canvas.setColorTags(dynamicRange.color) }
-            free.put(canvas)
-        }
+        self.outputs = outputs
+        self.taps = taps
     }
+
+    convenience init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool,
+                     dynamicRange: OutputDynamicRange = .sdr) throws {
+        self.init(outputs: [try Output(scheduler: scheduler, renderSize: renderSize, overlays: overlays, poolSize: poolSize,
+                                       dynamicRange: dynamicRange)],
+                  deinterlace: deinterlace)
+    }
+
+    /// The one output's queues (a single-output stage).
+    var free: BoundedQueue<VideoFrame> { outputs[0].free }
+    var filled: BoundedQueue<Item> { outputs[0].filled }
+
+    /// Frames decoded so far from each movie file (read once the thread has stopped).
+    var framesDecoded: [String: Int] { sources.framesDecoded }
 
     func start() throws(DetachedThread.StartError) {
         try DetachedThread.start("dropcut-compose") { [self] in
@@ -48,6 +91,7 @@ final class FrameProducer: @unchecked Sendable {
 
     /// Opens the readers frame 0 needs (without decoding).
     func openFirstSources() throws {
+        let scheduler = outputs[0].scheduler
         guard scheduler.frameCount > 0 else { return }
         for layer in scheduler.plan(frame: 0).layers {
             try sources.open(track: layer.trackID, source: layer.source)
@@ -56,8 +100,10 @@ final class FrameProducer: @unchecked Sendable {
 
     /// Closes the queues and waits for the thread to leave them.
     func stop() {
-        free.close()
-        filled.close()
+        for output in outputs {
+            output.free.close()
+            output.filled.close()
+        }
         if started {
             finished.wait()
             started = false
@@ -65,28 +111,57 @@ final class FrameProducer: @unchecked Sendable {
     }
 
     private func produce() {
-        var plan = FramePlan(index: 0, time: .zero, background: .black, layers: [])
-        var frames: [LayerPicture] = []
         do {
-            for index in 0..<scheduler.frameCount {
+            for index in 0..<outputs[0].scheduler.frameCount {
                 // Decode first, then wait for a canvas: decoding overlaps the encoding
                 // of the previous frame even with a single canvas.
-                scheduler.plan(frame: index, into: &plan)
+                for output in outputs { output.scheduler.plan(frame: index, into: &output.plan) }
+                let plan = outputs[0].plan
                 frames.removeAll(keepingCapacity: true)
                 for layer in plan.layers {
                     frames.append(try sources.picture(track: layer.trackID, source: layer.source, at: layer.sourceTime,
                                                       sampling: layer.frameSampling, background: plan.background))
                 }
-                guard let canvas = free.take() else { return }
-                try canvas.makeWritable()
-                try compositor.composite(plan, frames: frames, into: canvas)
-                try overlays.draw(at: plan.time, into: canvas)
-                canvas.pts = Int64(index)
-                guard filled.put(.frame(canvas, index: index)) else { return }
+                for output in outputs {
+                    // A picture stays valid only until its track's next request: another
+                    // output must show exactly these.
+                    if output !== outputs[0], !Self.sameSources(output.plan, plan) {
+                        throw ExportError.invalidComposition(["frame \(index): the outputs do not show the same source frames"])
+                    }
+                    guard let canvas = output.free.take() else { return }
+                    try canvas.makeWritable()
+                    try output.compositor.composite(output.plan, frames: frames, into: canvas)
+                    try output.overlays.draw(at: output.plan.time, into: canvas)
+                    canvas.pts = Int64(index)
+                    guard output.filled.put(.frame(canvas, index: index)) else { return }
+                }
+                for tap in taps where tap.wants(index) {
+                    tap.scheduler.plan(frame: index, into: &tap.plan)
+                    if !Self.sameSources(tap.plan, plan) {
+                        throw ExportError.invalidComposition(["frame \(index): a picture does not show the videos' source frames"])
+                    }
+                    try tap.canvas.makeWritable()
+                    try tap.compositor.composite(tap.plan, frames: frames, into: tap.canvas)
+                    try tap.overlays.draw(at: tap.plan.time, into: tap.canvas)
+                    while tap.wants(index) {
+                        try tap.tap.receive(tap.canvas)
+                        tap.next += 1
+                    }
+                }
             }
-            filled.put(.end)
+            for output in outputs { output.filled.put(.end) }
         } catch {
-            filled.put(.failed(error))
+            for output in outputs { output.filled.put(.failed(error)) }
         }
+    }
+
+    /// Whether two plans draw the same source frames, layer by layer.
+    private static func sameSources(_ a: FramePlan, _ b: FramePlan) -> Bool {
+        guard a.layers.count == b.layers.count, a.background == b.background else { return false }
+        for (x, y) in zip(a.layers, b.layers) {
+            guard x.trackID == y.trackID, x.sourceTime == y.sourceTime, x.frameSampling == y.frameSampling,
+                  x.source == y.source else { return false }
+        }
+        return true
     }
 }

@@ -38,11 +38,7 @@ public final class PosterRenderer {
     /// The frame showing at output time `time` (the last frame for a time at or past the
     /// end).
     public func frameIndex(at time: MediaTime) -> Int {
-        let count = scheduler.frameCount
-        guard count > 0 else { return 0 }
-        let position = time.seconds / videoComposition.frameDuration.seconds + 1e-9
-        let index = position.isFinite ? Int(Swift.min(Double(count), Swift.max(0, position)).rounded(.down)) : 0
-        return Swift.min(Swift.max(0, index), count - 1)
+        scheduler.frameIndex(at: time)
     }
 
     /// Frame `index` composited; valid until the next call.

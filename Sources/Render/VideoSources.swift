@@ -18,6 +18,18 @@ final class VideoSources {
     private var readers: [TrackID: (source: SourceTrack, reader: Reader)] = [:]
     /// The number the next still picture decoded gets (`StillIdentity.serial`).
     private var nextStillSerial = 0
+    /// Frames decoded by readers already closed, by file.
+    private var closedDecodes: [String: Int] = [:]
+
+    /// Frames decoded so far from each movie file, by every reader opened on it (a test's
+    /// proof that outputs sharing one decode decode each frame once).
+    var framesDecoded: [String: Int] {
+        var counts = closedDecodes
+        for (_, open) in readers {
+            if case let .movie(reader) = open.reader { counts[open.source.asset, default: 0] += reader.framesDecoded }
+        }
+        return counts
+    }
 
     /// What reads one source: a movie's track reader, or a still picture decoded once
     /// (numbered: the compositor keeps copies of it by that number).
@@ -66,6 +78,9 @@ final class VideoSources {
         if let open = readers[trackID], open.source.asset == source.asset, open.source.trackID == source.trackID,
            open.source.isStillImage == source.isStillImage {
             return open.reader
+        }
+        if let closing = readers[trackID], case let .movie(reader) = closing.reader {
+            closedDecodes[closing.source.asset, default: 0] += reader.framesDecoded
         }
         readers[trackID] = nil   // release the finished clip's decoder first
         if source.isStillImage {

@@ -107,17 +107,15 @@ struct RenderCommand: AsyncParsableCommand {
                     throw RenderCommandError("\(input): the deliverable \(destination) would overwrite the input; choose another --output or filename")
                 }
             }
-            let bars = deliverables.items.map { ProgressBar(label: $0.filename) }
+            let progress = DeliverablesProgress(labels: deliverables.items.map { item in
+                if case .video = item.kind { return item.filename } else { return nil }
+            })
             do {
-                let files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger) { bars[$0].update($1) }
-                for (i, item) in deliverables.items.enumerated() {
-                    if case .video = item.kind { bars[i].finish(success: true) }
-                }
+                let files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger) { progress.update($0, $1) }
+                progress.finish(success: true)
                 return files
             } catch {
-                for (i, item) in deliverables.items.enumerated() {
-                    if case .video = item.kind { bars[i].finish(success: false) }
-                }
+                progress.finish(success: false)
                 throw error
             }
         }

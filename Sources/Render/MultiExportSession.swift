@@ -1,0 +1,300 @@
+import Foundation
+import Logging
+import MediaIO
+import Support
+import Timeline
+
+/// Renders several outputs of one timeline — a recipe's deliverables of different sizes,
+/// fits and encodings — from one decode: every source frame is decoded once, however
+/// many outputs show it; each output composites it into its own canvas (its size, its
+/// fit, its overlays), and the outputs' encoders run side by side, each on its own thread
+/// with its own muxer. The sound is decoded and mixed once (`SharedAudioMix`) and encoded
+/// per output.
+///
+/// The outputs must share their timeline (`sharesDecode`): the same composition, the same
+/// frame grid and instruction timing, the same audio mix, no stream copied. Threads: one
+/// decodes and composites (`FrameProducer`, serving every output frame by frame), one per
+/// output encodes and muxes, each with a small pool of canvases circulating through
+/// bounded queues — memory does not grow with the clip. An error in any output fails the
+/// whole export, and on any error or cancellation no output file is left.
+package final class MultiExportSession: Sendable {
+    package let sessions: [ExportSession]
+    package let paths: [String]
+    /// Posters and previews composited from the same decode.
+    package let taps: [PictureTap]
+
+    /// Canvases per output: one being composited or queued while another is encoded, so
+    /// the compositing stage does not wait for each encoder in turn.
+    static let framePoolSize = 2
+
+    /// What the export did: frames decoded from each source file.
+    package struct Statistics: Sendable, Hashable {
+        package var framesDecoded: [String: Int]
+
+        package init(framesDecoded: [String: Int]) {
+            self.framesDecoded = framesDecoded
+        }
+    }
+
+    /// `sessions[i]` written to `paths[i]`, and the pictures of `taps`; every session must
+    /// share its decode with the first (`sharesDecode`), every tap its pictures
+    /// (`sharesPictures`).
+    package init(sessions: [ExportSession], paths: [String], taps: [PictureTap] = []) {
+        precondition(!sessions.isEmpty && sessions.count == paths.count)
+        precondition(sessions.allSatisfy { Self.sharesDecode(sessions[0], $0) }, "outputs that do not share their timeline")
+        precondition(taps.allSatisfy { Self.sharesPictures(sessions[0], $0.session) }, "pictures of another timeline")
+        self.sessions = sessions
+        self.paths = paths
+        self.taps = taps
+    }
+
+    /// Whether `b`'s pictures can be composited from the source frames `a` decodes: the
+    /// same composition and the same frame grid and instruction timing (how either
+    /// encodes, or copies, does not matter to a picture).
+    package static func sharesPictures(_ a: ExportSession, _ b: ExportSession) -> Bool {
+        a.composition == b.composition && a.settings.deinterlace == b.settings.deinterlace
+            && Timing(a.videoComposition) == Timing(b.videoComposition)
+    }
+
+    /// Whether `a` and `b` can be rendered from one decode: the same composition (tracks,
+    /// sources and source times), the same frame grid and instruction timing (so every
+    /// frame draws the same source frames), the same audio mix in the same format, and
+    /// no video copied (a copy has no decode to share). Sound copied from the same source
+    /// is shared too: each output copies its packets (nothing to decode).
+    package static func sharesDecode(_ a: ExportSession, _ b: ExportSession) -> Bool {
+        guard a.settings.videoCopy == nil, b.settings.videoCopy == nil, a.settings.audioCopy == b.settings.audioCopy else { return false }
+        return sharesPictures(a, b) && a.audioMix == b.audioMix
+            && a.settings.audioSampleRate == b.settings.audioSampleRate && a.settings.audioChannels == b.settings.audioChannels
+            && a.settings.loudnessTarget == b.settings.loudnessTarget
+    }
+
+    /// What decides which source frames a video composition draws, and nothing of how
+    /// (sizes, transforms, crops are each output's own).
+    private struct Timing: Hashable {
+        struct Layer: Hashable {
+            var trackID: TrackID
+            var opacity: Ramp<Double>
+            var frameSampling: FrameSampling
+        }
+        struct Instruction: Hashable {
+            var timeRange: TimeRange
+            var backgroundColor: Color?
+            var layers: [Layer]
+        }
+        var frameDuration: MediaTime
+        var backgroundColor: Color
+        var instructions: [Instruction]
+
+        init(_ videoComposition: VideoComposition) {
+            frameDuration = videoComposition.frameDuration
+            backgroundColor = videoComposition.backgroundColor
+            instructions = videoComposition.instructions.map { instruction in
+                Instruction(timeRange: instruction.timeRange, backgroundColor: instruction.backgroundColor,
+                            layers: instruction.layerInstructions.map {
+                                Layer(trackID: $0.trackID, opacity: $0.opacity, frameSampling: $0.frameSampling)
+                            })
+            }
+        }
+    }
+
+    /// Exports every output, calling `progress` with an output's index after each of its
+    /// frames. On error or cancellation (`ExportError.cancelled`) no output is left.
+    package func export(progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> Statistics {
+        let cancelled = Cancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Statistics, any Error>) in
+                // The work blocks in FFmpeg: keep it off the cooperative thread pool.
+                do {
+                    try DetachedThread.start("dropcut-fanout") {
+                        do {
+                            continuation.resume(returning: try self.run(cancelled: cancelled, progress: progress))
+                        } catch {
+                            continuation.resume(throwing: error)
+                        }
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            cancelled.cancel()
+        }
+    }
+
+    /// One output's encoding side, handed to its thread.
+    // @unchecked: built on the coordinating thread, then used by the output's thread alone
+    // until it is joined.
+    private final class Lane: @unchecked Sendable {
+        let index: Int
+        let stage: FrameProducer.Output
+        let muxer: Muxer
+        var video: (encoder: VideoEncoder, stream: Int)?
+        var audio: (any AudioOutput)?
+        var finished = false
+
+        init(index: Int, stage: FrameProducer.Output, muxer: Muxer) {
+            self.index = index
+            self.stage = stage
+            self.muxer = muxer
+        }
+    }
+
+    /// The first error of any output, and what it stops: every output's queues, so the
+    /// compositing stage and the other encoders leave them.
+    // @unchecked: `error` is guarded by `lock`; the queues are thread-safe.
+    private final class Stop: @unchecked Sendable {
+        private let stages: [FrameProducer.Output]
+        private let lock = NSLock()
+        private var first: (any Error)?
+        private let stopped = Cancellation()
+
+        init(stages: [FrameProducer.Output]) {
+            self.stages = stages
+        }
+
+        var isStopped: Bool { stopped.isCancelled }
+
+        var error: (any Error)? {
+            lock.lock()
+            defer { lock.unlock() }
+            return first
+        }
+
+        /// Records `error` unless one came first (the others are its consequences), and
+        /// closes every queue.
+        func abort(_ error: any Error) {
+            lock.lock()
+            if first == nil { first = error }
+            lock.unlock()
+            stopped.cancel()
+            for stage in stages {
+                stage.free.close()
+                stage.filled.close()
+            }
+        }
+    }
+
+    private func run(cancelled: Cancellation, progress: @escaping @Sendable (Int, ExportProgress) -> Void) throws -> Statistics {
+        for session in sessions { try session.validate() }
+        let first = sessions[0]
+        let started = ContinuousClock.now
+        let frameDuration = first.videoComposition.frameDuration
+
+        // The sources first, before the encoders (as `ExportSession` does).
+        var stages: [FrameProducer.Output] = []
+        for session in sessions {
+            let size = session.videoComposition.renderSize
+            let range = session.settings.dynamicRange
+            stages.append(try FrameProducer.Output(
+                scheduler: FrameScheduler(composition: session.composition, videoComposition: session.videoComposition),
+                renderSize: size, overlays: try OverlayRenderer(layers: session.overlays, renderSize: size, dynamicRange: range),
+                poolSize: Self.framePoolSize, dynamicRange: range))
+        }
+        let producer = FrameProducer(outputs: stages, taps: try taps.map { try PictureTap.Stage($0) },
+                                     deinterlace: first.settings.deinterlace)
+        try producer.openFirstSources()
+        let frameCount = FrameScheduler(composition: first.composition, videoComposition: first.videoComposition).frameCount
+        // Copied sound (pass-through): each output copies the packets itself.
+        var copiers: [StreamCopier] = []
+        if let copy = first.settings.audioCopy {
+            for _ in sessions { copiers.append(try StreamCopier(path: copy.asset, trackID: copy.trackID, range: copy.range)) }
+        }
+        let audioFormat = copiers.isEmpty ? try first.audioFormat() : nil
+        var gain: Float = 1
+        if let target = first.settings.loudnessTarget, let format = audioFormat {
+            gain = try first.measureLoudnessGain(format, target: target, cancelled: cancelled)
+        }
+
+        var lanes: [Lane] = []
+        do {
+            var sharedMix: SharedAudioMix?
+            for (index, session) in sessions.enumerated() {
+                let muxer = try Muxer(path: paths[index])
+                let lane = Lane(index: index, stage: stages[index], muxer: muxer)
+                lanes.append(lane)
+                let settings = session.settings
+                let encoder = try VideoEncoder(settings: VideoEncoderSettings(
+                    codec: settings.videoCodec, size: session.videoComposition.renderSize, frameDuration: frameDuration,
+                    crf: settings.crf, preset: settings.preset, pixelFormat: settings.dynamicRange.pixelFormat,
+                    color: settings.dynamicRange.color), globalHeader: muxer.needsGlobalHeader)
+                lane.video = (encoder, try muxer.addStream(for: encoder))
+                if !copiers.isEmpty {
+                    try copiers[index].addStream(to: muxer)
+                    lane.audio = AudioCopyStage(copier: copiers[index])
+                } else if let format = audioFormat {
+                    let encoder = try AudioEncoder(settings: AudioEncoderSettings(
+                        sampleRate: format.sampleRate, channels: format.channels, bitrate: settings.audioBitrate),
+                        globalHeader: muxer.needsGlobalHeader)
+                    if sharedMix == nil {
+                        let mixer = AudioMixer(composition: first.composition, audioMix: first.audioMix, sampleRate: format.sampleRate,
+                                               channels: format.channels, maximumBlock: ExportSession.audioBlock)
+                        try mixer.openFirstSources()
+                        precondition(encoder.frameSize <= mixer.maximumBlock, "AAC frame of \(encoder.frameSize) samples")
+                        // The outputs' pictures lie at most a pool and a frame or two apart.
+                        sharedMix = try SharedAudioMix(
+                            mixer: mixer, blockSize: encoder.frameSize,
+                            totalSamples: first.composition.duration.ticks(in: Int32(format.sampleRate)) ?? 0, gain: gain,
+                            consumers: sessions.count, lead: frameDuration.multiplied(by: Int64(Self.framePoolSize + 3), dividedBy: 1))
+                    }
+                    lane.audio = try SharedAudioStage(encoder: encoder, stream: try muxer.addStream(for: encoder), mix: sharedMix!,
+                                                      consumer: index)
+                }
+                try muxer.writeHeader(creationTime: settings.creationTime ?? session.firstVideoCreationTime())
+                session.logger.debug("export started", metadata: [
+                    "output": "\(paths[index])", "size": "\(session.videoComposition.renderSize)", "frames": "\(frameCount)",
+                    "video": "encoded, decode shared by \(sessions.count) outputs",
+                    "audio": "\(!copiers.isEmpty ? "copied" : audioFormat.map { "\($0.sampleRate) Hz \($0.channels) ch, mixed once" } ?? "none")"])
+            }
+        } catch {
+            for lane in lanes { lane.muxer.abandon() }
+            throw error
+        }
+
+        // One thread per output encodes; the first error stops them all.
+        let stop = Stop(stages: stages)
+        let done = DispatchGroup()
+        for lane in lanes {
+            done.enter()
+            do {
+                try DetachedThread.start("dropcut-encode\(lane.index)") {
+                    defer { done.leave() }
+                    do {
+                        guard let video = lane.video else { throw ExportError.invalidComposition(["no video stage"]) }
+                        _ = try ExportSession.encodeFrames(
+                            from: lane.stage, encoder: video.encoder, stream: video.stream, audio: lane.audio, muxer: lane.muxer,
+                            frameDuration: frameDuration, frameCount: frameCount,
+                            isCancelled: { cancelled.isCancelled || stop.isStopped },
+                            progress: { progress(lane.index, $0) })
+                        lane.finished = true
+                    } catch {
+                        stop.abort(cancelled.isCancelled ? ExportError.cancelled : error)
+                    }
+                }
+            } catch {
+                done.leave()
+                stop.abort(error)
+            }
+        }
+        do {
+            try producer.start()
+        } catch {
+            stop.abort(error)
+        }
+        done.wait()
+        producer.stop()
+        let framesDecoded = producer.framesDecoded
+
+        if let error = stop.error {
+            // All or nothing: outputs already complete go too.
+            for (lane, path) in zip(lanes, paths) {
+                if lane.finished { _ = unlink(path) } else { lane.muxer.abandon() }
+            }
+            throw error
+        }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        first.logger.debug("export finished", metadata: [
+            "outputs": "\(paths)", "frames": "\(frameCount)", "seconds": "\(seconds)",
+            "decoded": "\(framesDecoded.values.reduce(0, +)) frames"])
+        return Statistics(framesDecoded: framesDecoded)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import Pipeline
+@testable import Recipe
+import Render
+import Support
+import TestSupport
+import Timeline
+
+/// A deliverable set's videos render from one decode (issue 30): each source frame is
+/// decoded once however many videos show it, and each video is what its own render
+/// makes — frame for frame, and sound for sound.
+@Suite struct SharedDecodeTests {
+    static let logger = Logger(label: "dropcut-test")
+
+    /// The decoded frames' MD5s of a file's stream (`v` or `a`), as the ffmpeg CLI decodes it.
+    static func framemd5(_ path: String, _ stream: String) throws -> [String] {
+        try Command.runChecked("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:\(stream)", "-f", "framemd5", "-"])
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+
+    @Test func threeVideosDecodeEachFrameOnceAndMatchTheirOwnRenders() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, reencode: always } }
+            outputs:
+              - { filename: "{name}.v.mp4", size: 120x160, fit: fill }
+              - { filename: "{name}.s.mp4", size: 160x160, fit: fill, video: { crf: 30 } }
+              - { filename: "{name}.w.mp4", size: 192x108, fit: fit, audio: { bitrate: 96k } }
+              - { filename: "{name}.p.jpg", poster: { at: 1 } }
+              - { filename: "{name}.p.webp", preview: { from: 0.5, duration: 1, width: 96, fps: 10 } }
+            overlays:
+              - { image: logo.png, anchor: bottom-right, margin: 4%, width: 15% }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.renderGroups == [.init(videos: [0, 1, 2], pictures: [3, 4])])
+        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        let files = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
+                                                  shared: { statistics in decoded.withLock { $0.append(statistics) } })
+        #expect(files.map(\.name) == ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4", "clip.p.jpg", "clip.p.webp", "clip.dropcut.json"])
+        #expect(files[3].time == 1 && files[3].width == 320 && files[3].height == 240)
+        #expect(files[4].time == 0.5 && files[4].duration == 1 && files[4].width == 96 && files[4].height == 72)
+        let statistics = decoded.withLock { $0 }
+        #expect(statistics.count == 1)
+        // 60 frames in the clip: decoded once each, not once per video, poster or preview.
+        #expect(statistics.first?.framesDecoded == [clip: 60], "\(statistics)")
+
+        // Each video as its own render makes it: the same pictures and the same sound.
+        for (index, name) in ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4"].enumerated() {
+            let single = dir.file("single-\(index).mp4")
+            try await deliverables.items[index].production.export(to: single, logger: Self.logger)
+            let video = try Self.framemd5(dir.file(name), "v")
+            #expect(video.count == 60, "\(name)")
+            #expect(video == (try Self.framemd5(single, "v")), "\(name): pictures")
+            #expect(try Self.framemd5(dir.file(name), "a") == (try Self.framemd5(single, "a")), "\(name): sound")
+        }
+        // The poster and the preview as made on their own, byte for byte.
+        guard case let .poster(poster) = deliverables.items[3].kind, case let .preview(preview) = deliverables.items[4].kind else {
+            Issue.record("not a poster and a preview"); return
+        }
+        _ = try await deliverables.items[3].production.writePoster(poster, to: dir.file("single.jpg"), logger: Self.logger)
+        _ = try await deliverables.items[4].production.writePreview(preview, to: dir.file("single.webp"))
+        for (shared, single) in [("clip.p.jpg", "single.jpg"), ("clip.p.webp", "single.webp")] {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file(shared))) == Data(contentsOf: URL(fileURLWithPath: dir.file(single))),
+                     "\(shared)")
+        }
+    }
+
+    /// Videos on different frame grids render apart: each grid its own decode, a poster
+    /// with the videos on its grid; and no more than four videos share one.
+    @Test func differentRatesRenderApart() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-apart")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            outputs:
+              - { filename: "{name}.a.mp4", size: 160x120 }
+              - { filename: "{name}.b.mp4", size: 160x120, fps: 15 }
+              - { filename: "{name}.c.mp4", size: 240x180 }
+              - { filename: "{name}.p.jpg", poster: { at: 0.5 } }
+              - { filename: "{name}.d.mp4", size: 240x180, fps: 15 }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.renderGroups == [.init(videos: [0, 2], pictures: [3]), .init(videos: [1, 4])])
+
+        // At most four videos to a decode: their encoders all run at once.
+        let six = try DeliverablesTests.recipe("version: 1\noutputs:\n" + (1...6).map { "  - { filename: \"{name}.\($0).mp4\", size: \(80 * $0)x\(60 * $0) }\n" }.joined(), in: dir)
+        #expect(try await Deliverables.prepare(recipe: six, input: clip).renderGroups == [.init(videos: [0, 1, 2, 3]), .init(videos: [4, 5])])
+    }
+
+    /// Cancelled in the middle of a shared render whose sound is mixed (not copied) and
+    /// which feeds a preview: every thread stops and nothing is left.
+    @Test func cancellingASharedRenderLeavesNothing() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared-cancel")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, reencode: always } }
+            outputs:
+              - { filename: "{name}.a.mp4", size: 160x120 }
+              - { filename: "{name}.b.mp4", size: 120x160, fit: fill }
+              - { filename: "{name}.p.gif", preview: { from: 0, duration: 2, width: 64, fps: 10 } }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.renderGroups == [.init(videos: [0, 1], pictures: [2])])
+        let holder = Mutex<Task<[Deliverables.File], any Error>?>(nil)
+        let task = Task {
+            try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger) { index, progress in
+                if index == 1, progress.framesWritten == 20 { holder.withLock { $0?.cancel() } }
+            }
+        }
+        holder.withLock { $0 = task }
+        guard case let .failure(error) = await task.result else { Issue.record("not cancelled"); return }
+        #expect(error is CancellationError || (error as? ExportError) == .cancelled, "\(error)")
+        #expect(try DeliverablesTests.produced(dir.path, except: ["clip.mp4", "deliverables.yaml"]) == [])
+    }
+}
