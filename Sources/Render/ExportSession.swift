@@ -208,7 +208,7 @@ public final class ExportSession: Sendable {
         }
     }
 
-    private func validate() throws {
+    func validate() throws {
         var problems = composition.validate().map(\.description)
         problems += videoComposition.validate(for: composition).map(\.description)
         // Never an empty file reported as a render.
@@ -224,7 +224,7 @@ public final class ExportSession: Sendable {
 
     /// The gain that brings the mix's integrated loudness to `target` LUFS: the whole
     /// mix, measured with `LoudnessMeter` (EBU R128). 1 for silence.
-    private func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double,
+    func measureLoudnessGain(_ format: (sampleRate: Int, channels: Int), target: Double,
                                      cancelled: Cancellation) throws -> Float {
         let mixer = AudioMixer(composition: composition, audioMix: audioMix, sampleRate: format.sampleRate,
                                channels: format.channels, maximumBlock: Self.audioBlock)
@@ -246,7 +246,7 @@ public final class ExportSession: Sendable {
     /// 48 kHz; its channels, at most two), unless the settings say; nil without audio
     /// tracks. A `Production` sets both from its probe, so the source is opened here only
     /// for callers that did not.
-    private func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
+    func audioFormat() throws -> (sampleRate: Int, channels: Int)? {
         let tracks = composition.tracks(of: .audio)
         guard !tracks.isEmpty else { return nil }
         if let rate = settings.audioSampleRate, let channels = settings.audioChannels { return (rate, channels) }
@@ -258,7 +258,7 @@ public final class ExportSession: Sendable {
         return (settings.audioSampleRate ?? format.sampleRate, settings.audioChannels ?? format.channels)
     }
 
-    private func firstVideoCreationTime() -> String? {
+    func firstVideoCreationTime() -> String? {
         // The first movie's: a still picture has no container to say when it was made.
         guard let source = composition.tracks(of: .video).lazy.flatMap(\.segments).compactMap(\.source)
             .first(where: { !$0.track.isStillImage }) else { return nil }
