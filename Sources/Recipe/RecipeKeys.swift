@@ -52,7 +52,7 @@ public enum RecipeReference {
                   "What file to make: name, size, frame rate, encoding."),
         RecipeKey("outputs", "list of at most \(RecipeLimits.maximumOutputs) mappings", default: "none (the one file `output` describes)",
                   example: "[ { filename: \"{name}.square.mp4\", size: 1080x1080, fit: fill }, { filename: \"{name}.poster.jpg\", poster: { at: 2s } } ]",
-                  "Several deliverables from one drop: videos, posters and previews, each `output` with the entry's keys merged in; a manifest `{name}.dropcut.json` lists them."),
+                  "Several deliverables from one drop: videos, posters, previews and HLS ladders, each `output` with the entry's keys merged in; a manifest `{name}.dropcut.json` lists them."),
         RecipeKey("orientation", "`auto`, `0`, `90`, `180` or `270`", default: "`auto`", example: "auto",
                   "`auto` turns each clip as its display matrix says; degrees turn the stored pixels clockwise, whatever the matrix says."),
         RecipeKey("clips", "list of mappings (at least one)", default: "the dropped clip, whole", example: "[ { source: intro.mp4 }, { source: \"{input}\" } ]",
