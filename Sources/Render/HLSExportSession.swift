@@ -287,10 +287,13 @@ public final class HLSExportSession: Sendable {
             guard let codec = rendition.encoder.codecsAttribute else {
                 throw ExportError.invalidComposition(["the \(name) encoder gave no parameter sets to name its codec by"])
             }
+            let average = rate.average + audioRate.average
             variants.append(MasterPlaylist.Variant(
                 uri: "\(name)/\(Self.mediaPlaylist)", size: rendition.size,
-                bandwidth: Int((rate.peak + audioRate.peak).rounded(.up)),
-                averageBandwidth: Int((rate.average + audioRate.average).rounded(.up)),
+                // The init segments count in the average only: a ladder of a few segments
+                // could otherwise have a peak under its average.
+                bandwidth: Int(Swift.max(rate.peak + audioRate.peak, average).rounded(.up)),
+                averageBandwidth: Int(average.rounded(.up)),
                 videoCodec: codec, frameRate: 1 / frameDuration, videoRange: range))
         }
         let playlist = MasterPlaylist(variants: variants,
