@@ -10,6 +10,10 @@ import Timeline
 /// but the last holds exactly `frameSize` samples: AAC codes fixed blocks, and a short
 /// block in the middle would become a gap of silence.
 public final class AudioEncoder {
+    /// The stream's `CODECS` value for an HLS playlist (RFC 6381): FFmpeg's `aac` encoder
+    /// writes AAC-LC (object type 2).
+    public static let codecsAttribute = "mp4a.40.2"
+
     /// What the encoder was opened with.
     public let settings: AudioEncoderSettings
     /// One tick of the encoder's clock: one sample, 1/sampleRate.

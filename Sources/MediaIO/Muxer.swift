@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 import Timeline
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,9 @@ public final class Muxer {
     /// Whether the file at `path` is ours to delete: from `avio_open` until `abandon()`
     /// removes it or `finish()` completes it.
     private var ownsFile = false
+    /// What `writeHeader` asks of the muxer: a file's faststart, or an HLS variant's
+    /// segmenting.
+    private let headerOptions: [(key: String, value: String)]
 
     private enum State {
         /// Streams may be added; nothing written yet.
@@ -66,6 +70,40 @@ public final class Muxer {
         self.context = context
         self.ownsFile = true
         self.needsGlobalHeader = context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
+        headerOptions = [("movflags", "+faststart")]
+    }
+
+    /// One rendition of an HLS ladder (libavformat's `hls` muxer): the media playlist at
+    /// `playlist`, fMP4/CMAF segments `seg-00000.m4s`… and their `init.mp4` beside it, in
+    /// the playlist's folder, which must exist. A segment is cut at the first keyframe at
+    /// or after each multiple of `segmentDuration` seconds (the encoders place them, see
+    /// `VideoEncoderSettings.keyframeInterval`); an audio-only rendition is cut at the
+    /// first packet past it. The playlist is a VOD one, written whole at `finish()`.
+    /// `abandon()` leaves the files: the caller owns the folder and removes it.
+    public init(hlsPlaylist playlist: String, segmentDuration: Double) throws(FFmpegError) {
+        self.path = playlist
+        guard segmentDuration.isFinite, segmentDuration > 0 else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "avformat_alloc_output_context2", path: playlist)
+        }
+        scratch = try Packet()
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&context, nil, "hls", playlist), "avformat_alloc_output_context2", path: playlist)
+        guard let context else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_alloc_output_context2", path: playlist)
+        }
+        // The hls muxer opens its playlist and segments itself (AVFMT_NOFILE).
+        self.context = context
+        self.needsGlobalHeader = context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
+        let folder = (playlist as NSString).deletingLastPathComponent
+        headerOptions = [
+            ("hls_segment_type", "fmp4"),
+            ("hls_fmp4_init_filename", "init.mp4"),
+            ("hls_segment_filename", (folder as NSString).appendingPathComponent("seg-%05d.m4s")),
+            ("hls_time", String(segmentDuration)),
+            ("hls_playlist_type", "vod"),
+            ("hls_list_size", "0"),
+            ("hls_flags", "independent_segments"),
+        ]
     }
 
     deinit {
@@ -162,7 +200,9 @@ public final class Muxer {
         }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        try check(av_dict_set(&options, "movflags", "+faststart", 0), "av_dict_set", path: path)
+        for option in headerOptions {
+            try check(av_dict_set(&options, option.key, option.value, 0), "av_dict_set", path: path)
+        }
         try check(avformat_write_header(context, &options), "avformat_write_header", path: path)
         state = .writing
     }

@@ -78,7 +78,22 @@ public final class VideoEncoder {
         c.pointee.thread_count = 0  // one thread per core, chosen by the encoder
         if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
 
+        // A fixed GOP: keyframes every `interval` frames only, closed (x264's GOPs are closed
+        // unless asked; x265's are open by default).
+        var fixedGOP: String?
+        if let interval = settings.keyframeInterval {
+            guard interval >= 1, let frames = Int32(exactly: interval) else {
+                throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_open2", path: nil)
+            }
+            c.pointee.gop_size = frames
+            c.pointee.keyint_min = frames
+            fixedGOP = "keyint=\(interval):min-keyint=\(interval):scenecut=0:open-gop=0"
+        }
+
         let options = c.pointee.priv_data
+        if settings.codec == .h264, let fixedGOP {
+            try check(av_opt_set(options, "x264-params", fixedGOP, 0), "av_opt_set", path: nil)
+        }
         try check(av_opt_set(options, "crf", String(settings.crf), 0), "av_opt_set", path: nil)
         try check(av_opt_set(options, "preset", settings.preset, 0), "av_opt_set", path: nil)
         // High profile plays everywhere 8-bit 4:2:0 does; other formats need x264's own
@@ -96,6 +111,7 @@ public final class VideoEncoder {
             // "Keeping HDR" has why both). No mastering-display or light-level SEI: HLG
             // needs none, and x265 writes them only when told to.
             if settings.color.transfer == .hlg { parameters += ":atc-sei=18" }
+            if let fixedGOP { parameters += ":" + fixedGOP }
             try check(av_opt_set(options, "x265-params", parameters, 0), "av_opt_set", path: nil)
         }
     }
@@ -106,6 +122,18 @@ public final class VideoEncoder {
         var num: Int32 = 0, den: Int32 = 0
         av_reduce(&num, &den, time.value, Int64(time.timescale), Int64(Int32.max))
         return AVRational(num: num, den: den)
+    }
+
+    /// The stream's `CODECS` value for an HLS playlist (RFC 6381: `avc1.640028`,
+    /// `hvc1.1.6.L93.B0`), read from the parameter sets the encoder put in its extradata
+    /// (opened with `globalHeader`); nil when there are none.
+    public var codecsAttribute: String? {
+        guard let extradata = context.pointee.extradata, context.pointee.extradata_size > 0 else { return nil }
+        let bytes = Array(UnsafeBufferPointer(start: extradata, count: Int(context.pointee.extradata_size)))
+        switch settings.codec {
+        case .h264: return CodecsAttribute.avc(parameterSets: bytes)
+        case .hevc: return CodecsAttribute.hevc(parameterSets: bytes)
+        }
     }
 
     /// Sends one frame (its `pts` in `timeBase` units, i.e. a frame number for constant

@@ -23,10 +23,15 @@ public struct VideoEncoderSettings: Sendable, Hashable {
     /// `yuv420p10` frames and HEVC, which then also carries the alternative transfer
     /// characteristics SEI naming HLG).
     public var color: ColorDescription
+    /// A keyframe (IDR, closed GOP) exactly every this many frames and nowhere else (no
+    /// scene-cut keyframes): what an HLS ladder needs, so every rung can be cut into
+    /// segments at the same times. nil: the encoder places keyframes as it likes.
+    public var keyframeInterval: Int?
 
     /// Settings with dropcut's recipe defaults for the quality knobs (`EncodingDefaults`).
     public init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = EncodingDefaults.crf,
-                preset: String = EncodingDefaults.preset, pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709) {
+                preset: String = EncodingDefaults.preset, pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709,
+                keyframeInterval: Int? = nil) {
         self.codec = codec
         self.size = size
         self.frameDuration = frameDuration
@@ -34,6 +39,7 @@ public struct VideoEncoderSettings: Sendable, Hashable {
         self.preset = preset
         self.pixelFormat = pixelFormat
         self.color = color
+        self.keyframeInterval = keyframeInterval
     }
 }
 

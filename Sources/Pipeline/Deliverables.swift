@@ -35,12 +35,23 @@ public struct Deliverables: Sendable {
         public let production: Production
         /// The `outputs:` entry it comes from.
         public let location: SourceLocation
+
+        /// The name published in the folder: the file's, or for an HLS ladder the folder
+        /// named after its master playlist (`clip.m3u8` → `clip/`, holding `clip.m3u8`).
+        public var publishedName: String {
+            if case .hls = kind { return (filename as NSString).deletingPathExtension }
+            return filename
+        }
     }
 
     /// One file written: what the manifest says of it.
     public struct File: Sendable, Hashable, Codable {
+        /// Relative to the outbox: an HLS ladder's is its master playlist's, in its folder
+        /// (`clip/clip.m3u8`).
         public var name: String
-        /// `video`, `poster`, `preview` or `manifest`.
+        /// `video`, `poster`, `preview`, `hls` or `manifest`. An HLS ladder's `bytes` are
+        /// those of every file in its folder, its size the tallest rung's, its `sha256`
+        /// the master playlist's.
         public var kind: String
         public var bytes: Int64
         public var width: Int
@@ -84,6 +95,14 @@ public struct Deliverables: Sendable {
                 throw DeliverablesError("\(deliverable.location): \(filename) is the manifest's name")
             }
             names[filename.lowercased()] = deliverable.location
+            if case .hls = deliverable.kind {
+                // The ladder's folder is a name in the outbox too.
+                let folder = (filename as NSString).deletingPathExtension
+                if let earlier = names[folder.lowercased()] {
+                    throw DeliverablesError("\(deliverable.location): the HLS folder \(folder) is also the name of the deliverable at \(earlier.line):\(earlier.column)")
+                }
+                names[folder.lowercased()] = deliverable.location
+            }
             if case let .poster(poster) = deliverable.kind, case let .at(time) = poster.time, time >= production.composition.duration {
                 throw DeliverablesError("\(poster.location): poster.at \(time.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
             }
@@ -99,7 +118,7 @@ public struct Deliverables: Sendable {
     /// recipe's order: what a caller that publishes the set itself (the daemon) records
     /// before anything is written.
     public func temporaries(in directory: String, tag: String) -> [String] {
-        items.map { PartialOutput(directory: directory, filename: $0.filename, tag: tag).path }
+        items.map { PartialOutput(directory: directory, filename: $0.publishedName, tag: tag).path }
     }
 
     /// Deliverables rendered together: videos sharing one decode (`Production.sharesDecode`)
@@ -139,6 +158,8 @@ public struct Deliverables: Sendable {
                 continue
             case let .poster(poster) where poster.time == .best:
                 continue
+            case .hls:
+                continue   // a ladder renders on its own: one composite per frame for its rungs
             case .poster, .preview:
                 if let group = groups.firstIndex(where: {
                     let video = items[$0.videos[0]].production
@@ -216,6 +237,13 @@ public struct Deliverables: Sendable {
                         duration = made.duration.seconds
                     }
                     time = preview.from.seconds
+                case let .hls(ladder):
+                    guard mkdir(partial.path, 0o755) == 0 else { throw SystemError(errno: errno, function: "mkdir", path: partial.path) }
+                    let made = try await item.production.exportHLS(ladder, into: partial.path, masterName: item.filename,
+                                                                   logger: logger) { progress(index, $0) }
+                    files.append(try await Self.describe(ladder: made, folder: partial.path, name: item.publishedName + "/" + item.filename,
+                                                         duration: item.production.composition.duration.seconds))
+                    continue
                 }
                 files.append(try await Self.describe(partial.path, name: item.filename, kind: kind, size: size,
                                                      duration: duration, time: time))
@@ -249,12 +277,12 @@ public struct Deliverables: Sendable {
         // Publish: every file renamed into place; a failure takes back what was published.
         var published: [String] = []
         func undo() {
-            for path in published { _ = unlink(path) }
+            for path in published { PartialOutput(path: path).remove() }
             for partial in partials { partial.remove() }
         }
         for (partial, item) in zip(partials, items) {
-            let destination = (directory as NSString).appendingPathComponent(item.filename)
-            guard rename(partial.path, destination) == 0 else {
+            let destination = (directory as NSString).appendingPathComponent(item.publishedName)
+            guard Self.replace(destination, with: partial.path, tag: tag) else {
                 let error = SystemError(errno: errno, function: "rename", path: destination)
                 undo()
                 throw error
@@ -324,7 +352,7 @@ public struct Deliverables: Sendable {
                 })
                 pictures[index] = Picture(time: preview.from.seconds, size: size,
                                           duration: step.multiplied(by: Int64(times.count), dividedBy: 1).seconds)
-            case .video:
+            case .video, .hls:
                 continue
             }
         }
@@ -333,6 +361,24 @@ public struct Deliverables: Sendable {
         else { return nil }
         for writer in writers { try writer.finish() }
         return (statistics, pictures)
+    }
+
+    /// Renames `partial` to `destination`, replacing what is there, as `rename(2)` does for
+    /// a file; a folder (an earlier render's HLS ladder) is moved aside first and removed
+    /// once the new one is in place. False with `errno` set when it cannot.
+    static func replace(_ destination: String, with partial: String, tag: String) -> Bool {
+        if rename(partial, destination) == 0 { return true }
+        guard errno == ENOTEMPTY || errno == EEXIST else { return false }
+        let aside = PartialOutput(besides: destination + ".replaced", tag: tag)
+        guard rename(destination, aside.path) == 0 else { return false }
+        guard rename(partial, destination) == 0 else {
+            let saved = errno
+            _ = rename(aside.path, destination)
+            errno = saved
+            return false
+        }
+        aside.remove()
+        return true
     }
 
     /// The manifest's JSON: the input's name and every file, in the recipe's order.
@@ -353,6 +399,16 @@ public struct Deliverables: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { throw SystemError(errno: errno, function: "stat", path: path) }
         return Int(info.st_size)
+    }
+
+    /// An HLS ladder as the manifest lists it.
+    static func describe(ladder: HLSExportSession.Ladder, folder: String, name: String, duration: Double) async throws -> File {
+        var bytes: Int64 = 0
+        for file in ladder.files { bytes += Int64(try Self.size(of: (folder as NSString).appendingPathComponent(file))) }
+        let top = ladder.playlist.variants.first?.size ?? PixelSize(width: 0, height: 0)
+        let sha = try await BlockingWork.run("dropcut-checksum") { _ in try SHA256.hex(ofFile: ladder.master) }
+        return File(name: name, kind: "hls", bytes: bytes, width: top.width, height: top.height, duration: duration,
+                    time: nil, sha256: sha)
     }
 
     static func describe(_ path: String, name: String, kind: String, size: PixelSize, duration: Double?,
@@ -404,6 +460,23 @@ extension Production {
             }
             return built.videoComposition.frameDuration.multiplied(by: Int64(index), dividedBy: 1)
         }
+    }
+}
+
+extension Production {
+    /// The HLS ladder `ladder` asks for, from this production's composition (its render
+    /// size is the tallest rung's bound), written into `folder` (which exists, empty).
+    public func exportHLS(_ ladder: Recipe.HLSLadder, into folder: String, masterName: String, logger: Logger,
+                          progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws -> HLSExportSession.Ladder {
+        let session = HLSExportSession(composition: built.composition, videoComposition: built.videoComposition,
+                                       audioMix: built.audioMix, overlays: built.overlays, settings: settings,
+                                       rungs: hlsRungs(ladder), segment: ladder.segment, logger: logger)
+        return try await session.export(to: folder, masterName: masterName, progress: progress)
+    }
+
+    /// The ladder's rungs for this production's render size.
+    public func hlsRungs(_ ladder: Recipe.HLSLadder) -> [PixelSize] {
+        HLSExportSession.rungs(heights: ladder.heights, renderSize: built.videoComposition.renderSize)
     }
 }
 

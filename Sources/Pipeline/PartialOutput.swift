@@ -36,8 +36,10 @@ public struct PartialOutput: Sendable, Hashable {
     }
 
     /// Removes the file if it is there: a render that failed or was interrupted, or the
-    /// leftover of a crash.
+    /// leftover of a crash. A folder (an HLS ladder's) goes with everything in it.
     public func remove() {
-        _ = unlink(path)   // nothing to do when it is already gone
+        if unlink(path) != 0, errno == EISDIR || errno == EPERM {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }

@@ -26,6 +26,9 @@ extension Recipe {
             /// A short silent looping animation (animated WebP or GIF) of a stretch of the
             /// composition, scaled down.
             case preview(Preview)
+            /// An adaptive HLS ladder: every rung encoded from the same composited frame,
+            /// keyframes aligned, fMP4 segments in a folder named after the output.
+            case hls(HLSLadder)
         }
 
         /// The recipe a video or poster of this entry is built from: the recipe with this
@@ -56,6 +59,23 @@ extension Recipe {
         public init(time: Time, format: PictureFormat, location: SourceLocation) {
             self.time = time
             self.format = format
+            self.location = location
+        }
+    }
+
+    /// `outputs[].hls`: the rungs of an adaptive HLS ladder and their segment length.
+    public struct HLSLadder: Sendable, Hashable {
+        /// The rungs' heights, tallest first, distinct and even; each rung keeps the
+        /// output's shape. Rungs taller than the output are left out (never upscaled).
+        public var heights: [Int]
+        /// The target length of a segment; every rung has a keyframe at each multiple.
+        public var segment: MediaTime
+        /// Where the entry's `hls` is written.
+        public var location: SourceLocation
+
+        public init(heights: [Int], segment: MediaTime, location: SourceLocation) {
+            self.heights = heights
+            self.segment = segment
             self.location = location
         }
     }

@@ -5,9 +5,6 @@ import Timeline
 // `size: { max: 1920x1080 }`).
 
 extension Recipe {
-    /// Entry kinds of issue 30 not built yet: refused by name, never ignored.
-    static let notYetSupportedKinds = ["hls"]
-
     /// `1080p` or `{ max: WIDTHxHEIGHT }`; nil (and no error) for anything else but a
     /// mapping, whose mistakes are reported here.
     static func decodeSizeBound(_ node: RecipeNode, _ reader: inout RecipeReader) -> OutputSizeBound? {
@@ -77,16 +74,8 @@ extension Recipe {
             _ = reader.fields(node, what, allowed: RecipeReference.allowedKeys(in: "outputs[]"))
             return nil
         }
-        // Named so a recipe using them hears why, rather than "unknown key" or nothing.
-        var unsupported = false
-        for entry in allEntries where notYetSupportedKinds.contains(entry.key) {
-            reader.error("\(what).\(entry.key): HLS ladders are not supported yet; "
-                         + "outputs: renders videos, posters and previews for now", at: entry.keyLocation)
-            unsupported = true
-        }
-        let entries = allEntries.filter { !notYetSupportedKinds.contains($0.key) }
-        guard let f = reader.fields(.mapping(entries, at: location), what, allowed: RecipeReference.allowedKeys(in: "outputs[]")),
-              !unsupported else { return nil }
+        let entries = allEntries
+        guard let f = reader.fields(node, what, allowed: RecipeReference.allowedKeys(in: "outputs[]")) else { return nil }
         // The output keys, the file name aside (its extension depends on the kind), go
         // through `output:`'s decoder, merged into `base`; its messages name the entry.
         let merged = RecipeNode.mapping(entries.filter { outputKeys.contains($0.key) && $0.key != "filename" }, at: location)
@@ -107,11 +96,20 @@ extension Recipe {
         let sample = output.filename.render(.init(inputPath: "clip.mov", recipeName: "recipe"))
         let ext = sample.contains(".") ? String(sample.split(separator: ".").last ?? "") : ""
         let at = f["filename"]?.location ?? location
-        if f["poster"] != nil && f["preview"] != nil {
-            reader.error("\(what) is one deliverable: give poster or preview, not both", at: location)
+        let kinds = ["poster", "preview", "hls"].filter { f[$0] != nil }
+        if kinds.count > 1 {
+            reader.error("\(what) is one deliverable: give one of poster, preview or hls, not \(kinds.joined(separator: " and "))", at: location)
             return nil
         }
-        if let n = f["preview"] {
+        if let n = f["hls"] {
+            guard let ladder = decodeHLS(n, what: "\(what).hls", &reader) else { return nil }
+            guard ext.lowercased() == "m3u8" else {
+                reader.error("\(what).filename must end in .m3u8 for an HLS ladder (got \"\(output.filename)\"): "
+                             + "it names the master playlist, and the folder of the ladder is named after it", at: at)
+                return nil
+            }
+            kind = .hls(ladder)
+        } else if let n = f["preview"] {
             guard var preview = decodePreview(n, what: "\(what).preview", &reader) else { return nil }
             guard let format = Preview.Format(rawValue: ext.lowercased()) else {
                 reader.error("\(what).filename must end in .webp or .gif for a preview (got \"\(output.filename)\")", at: at)
@@ -201,6 +199,53 @@ extension Recipe {
             if let r = reader.integer(n, "\(what).fps", in: RecipeLimits.previewFrameRate) { fps = r } else { ok = false }
         }
         return ok ? Preview(from: from, duration: duration, width: width, fps: fps, at: node.location) : nil
+    }
+
+    /// `hls: { heights: [1080, 720, 480], segment: 4s }`.
+    private static func decodeHLS(_ node: RecipeNode, what: String, _ reader: inout RecipeReader) -> HLSLadder? {
+        guard let f = reader.fields(node, what, allowed: RecipeReference.allowedKeys(in: "outputs[].hls")) else { return nil }
+        var ok = true
+        var heights: [Int] = []
+        if let n = f["heights"] {
+            if let items = reader.list(n, "\(what).heights") {
+                if items.isEmpty || items.count > RecipeLimits.maximumHLSRungs {
+                    reader.error("\(what).heights must list 1 to \(RecipeLimits.maximumHLSRungs) heights (got \(items.count))", at: n.location)
+                    ok = false
+                }
+                for item in items.prefix(RecipeLimits.maximumHLSRungs) {
+                    guard let height = reader.integer(item, "\(what).heights[]", in: RecipeLimits.hlsHeight) else { ok = false; continue }
+                    if height % 2 != 0 {
+                        reader.error("\(what).heights: \(height) must be even for 4:2:0 video", at: item.location)
+                        ok = false
+                    } else if heights.contains(height) {
+                        reader.error("\(what).heights lists \(height) twice", at: item.location)
+                        ok = false
+                    } else {
+                        heights.append(height)
+                    }
+                }
+            } else {
+                ok = false
+            }
+        } else {
+            reader.error("\(what) needs heights: the rungs of the ladder (like [1080, 720, 480])", at: node.location)
+            ok = false
+        }
+        var segment = MediaTime(seconds: 6)
+        if let n = f["segment"] {
+            if let t = reader.duration(n, "\(what).segment") {
+                let range = RecipeLimits.hlsSegmentSeconds
+                if t < MediaTime(seconds: range.lowerBound) || t > MediaTime(seconds: range.upperBound) {
+                    reader.error("\(what).segment must be \(range.lowerBound) to \(range.upperBound) s (got \(formatNumber(t.seconds)))", at: n.location)
+                    ok = false
+                } else {
+                    segment = t
+                }
+            } else {
+                ok = false
+            }
+        }
+        return ok ? HLSLadder(heights: heights.sorted(by: >), segment: segment, location: node.location) : nil
     }
 
     /// `poster: { at: 2s }` or `poster: { at: best }`.

@@ -52,7 +52,7 @@ public enum RecipeReference {
                   "What file to make: name, size, frame rate, encoding."),
         RecipeKey("outputs", "list of at most \(RecipeLimits.maximumOutputs) mappings", default: "none (the one file `output` describes)",
                   example: "[ { filename: \"{name}.square.mp4\", size: 1080x1080, fit: fill }, { filename: \"{name}.poster.jpg\", poster: { at: 2s } } ]",
-                  "Several deliverables from one drop: videos, posters and previews, each `output` with the entry's keys merged in; a manifest `{name}.dropcut.json` lists them."),
+                  "Several deliverables from one drop: videos, posters, previews and HLS ladders, each `output` with the entry's keys merged in; a manifest `{name}.dropcut.json` lists them."),
         RecipeKey("orientation", "`auto`, `0`, `90`, `180` or `270`", default: "`auto`", example: "auto",
                   "`auto` turns each clip as its display matrix says; degrees turn the stored pixels clockwise, whatever the matrix says."),
         RecipeKey("clips", "list of mappings (at least one)", default: "the dropped clip, whole", example: "[ { source: intro.mp4 }, { source: \"{input}\" } ]",
@@ -104,7 +104,7 @@ public enum RecipeReference {
                   "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
 
         // outputs
-        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` or `.gif` for a preview", default: "`output.filename`",
+        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` or `.gif` for a preview, `.m3u8` for an HLS ladder", default: "`output.filename`",
                   example: "\"{name}.square.mp4\"", "The deliverable's name, distinct from the others'; placeholders as in `output.filename`."),
         RecipeKey("outputs[].size", "as `output.size`", default: "`output.size`", example: "1080x1080", "The deliverable's frame size."),
         RecipeKey("outputs[].fit", "as `output.fit`", default: "`output.fit`", example: "fill", "How clips go into its frame."),
@@ -129,6 +129,12 @@ public enum RecipeReference {
                   "Its width (never wider than the output); the height keeps the output's shape, rounded to even."),
         RecipeKey("outputs[].preview.fps", "whole number \(RecipeLimits.previewFrameRate.lowerBound) to \(RecipeLimits.previewFrameRate.upperBound)", default: "`10`", example: "12",
                   "Frames per second: each shows the output's frame at its time."),
+        RecipeKey("outputs[].hls", "mapping", default: "none (a video)", example: "{ heights: [1080, 720, 480], segment: 4s }",
+                  "Makes the deliverable an adaptive HLS ladder: a folder named after the filename (without `.m3u8`) holding the master playlist (the filename) and one folder of fMP4/CMAF segments per rung, keyframes aligned across the rungs, plus one audio rendition. `size`, `fit`, `fps`, `video` and `audio` apply as for a video: the tallest rung has the output's size."),
+        RecipeKey("outputs[].hls.heights", "1 to \(RecipeLimits.maximumHLSRungs) distinct even heights, \(RecipeLimits.hlsHeight.lowerBound) to \(RecipeLimits.hlsHeight.upperBound)", default: "required", example: "[1080, 720, 480]",
+                  "The rungs, each the output's shape at that height (width rounded to even). Rungs taller than the output are left out, never upscaled; if none is left, the output's own height is the one rung."),
+        RecipeKey("outputs[].hls.segment", "seconds, \(RecipeLimits.hlsSegmentSeconds.lowerBound) to \(RecipeLimits.hlsSegmentSeconds.upperBound)", default: "`6`", example: "4s",
+                  "Target segment length: every rung has a keyframe at each multiple of it (to the nearest frame), so players switch rungs at any segment."),
 
         // clips
         RecipeKey("clips[].source", "`{input}` or a media file: a video, or a PNG or JPEG still image", default: "`{input}`", example: "intro.mp4",

@@ -144,6 +144,13 @@ public enum RecipeLimits {
     public static let previewWidth: ClosedRange<Int> = 16...1920
     /// `outputs[].preview.fps`.
     public static let previewFrameRate: ClosedRange<Int> = 1...30
+    /// The most rungs an HLS ladder has (`outputs[].hls.heights`): eight covers 240p to 4K.
+    public static let maximumHLSRungs = 8
+    /// An HLS rung's height in pixels: from a thumbnail-sized rung up to 8K.
+    public static let hlsHeight: ClosedRange<Int> = 64...4320
+    /// An HLS segment's target length, seconds: Apple's authoring spec recommends 6 s;
+    /// under a second a segment is mostly headers, over 20 s a player waits long to start.
+    public static let hlsSegmentSeconds: ClosedRange<Int64> = 1...20
 }
 
 extension RecipeLimits {

@@ -123,6 +123,12 @@ struct PlanCommand: AsyncParsableCommand {
                 let times = production.previewTimes(preview)
                 text += "  preview \(item.filename) \(production.previewSize(preview)) \(preview.format.rawValue) from \(String(format: "%.3f", preview.from.seconds)) s, "
                     + "\(times.count) frames at \(preview.fps) fps, silent, looping\n"
+            case let .hls(ladder):
+                let settings = production.settings
+                text += "  hls    \(item.publishedName)/\(item.filename) \(production.hlsRungs(ladder).map(\.description).joined(separator: ", ")) "
+                    + "\(settings.videoCodec.rawValue) crf \(settings.crf) \(settings.preset), \(String(format: "%g", ladder.segment.seconds)) s segments, keyframes aligned"
+                    + (production.composition.tracks(of: .audio).isEmpty ? ", no audio" : ", one aac \(settings.audioBitrate / 1000)k audio rendition")
+                    + "\n"
             }
         }
         text += "  manifest \(deliverables.manifestFilename) (written last)\n"

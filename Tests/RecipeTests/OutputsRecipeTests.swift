@@ -35,7 +35,7 @@ import Timeline
 
     /// The issue's whole example, its preview too; an HLS entry is named and refused at
     /// its key, never ignored.
-    @Test func thePreviewIsAcceptedAndHLSRefusedByName() throws {
+    @Test func thePreviewAndTheHLSLadderAreAccepted() throws {
         let example = Self.issueExample + """
               - { filename: "{name}.preview.webp", preview: { from: 0s, duration: 3s, width: 320, fps: 10 } }
 
@@ -51,12 +51,17 @@ import Timeline
         let gif = try loadRecipe("version: 1\noutputs:\n  - { filename: p.GIF, preview: { fps: 12 } }\n").get()
         guard case let .preview(preview) = gif.outputs[0].kind else { Issue.record("not a preview"); return }
         #expect(preview.format == .gif && preview.fps == 12)
-        let lines = problems(example + """
-              - { filename: "{name}.m3u8", hls: { heights: [1080, 720] } }
+        let withLadder = try loadRecipe(example + """
+              - { filename: "{name}.m3u8", hls: { heights: [480, 1080, 720], segment: 4s } }
+              - { filename: "{name}.default.m3u8", size: 720p, hls: { heights: [360] } }
 
-            """)
-        #expect(lines.count == 1, "\(lines)")
-        #expect(lines.first?.hasPrefix("9:32: outputs[5].hls: HLS ladders are not supported yet") == true, "\(lines)")
+            """).get()
+        #expect(withLadder.outputs.count == 7)
+        #expect(withLadder.outputs[5].kind == .hls(Recipe.HLSLadder(heights: [1080, 720, 480], segment: MediaTime(seconds: 4),
+                                                                   location: SourceLocation(file: "test.yaml", line: 9, column: 37))))
+        #expect(withLadder.outputs[5].output.video.crf == 20, "the ladder inherits output.video")
+        guard case let .hls(defaults) = withLadder.outputs[6].kind else { Issue.record("not a ladder"); return }
+        #expect(defaults.segment == MediaTime(seconds: 6) && defaults.heights == [360])
     }
 
     @Test func entriesMergeOutputKeyByKey() throws {
@@ -119,7 +124,18 @@ import Timeline
         ("- { filename: p.webp, preview: { duration: 31 } }", "4:46: outputs[0].preview.duration must be more than 0 and at most 30 s (got 31)"),
         ("- { filename: p.webp, preview: { from: -1 } }", "4:42: outputs[0].preview.from must not be negative (got -1)"),
         ("- { filename: p.webp, preview: { size: 1 } }", "4:36: unknown key 'size' in outputs[0].preview; expected one of: from, duration, width, fps"),
-        ("- { filename: p.webp, preview: {}, poster: { at: 1 } }", "4:5: outputs[0] is one deliverable: give poster or preview, not both"),
+        ("- { filename: p.webp, preview: {}, poster: { at: 1 } }", "4:5: outputs[0] is one deliverable: give one of poster, preview or hls, not poster and preview"),
+        ("- { filename: l.m3u8, hls: {} }", "4:30: outputs[0].hls needs heights: the rungs of the ladder (like [1080, 720, 480])"),
+        ("- { filename: l.mp4, hls: { heights: [720] } }", "4:17: outputs[0].filename must end in .m3u8 for an HLS ladder (got \"l.mp4\")"),
+        ("- { filename: l.m3u8, hls: { heights: [] } }", "4:41: outputs[0].hls.heights must list 1 to 8 heights (got 0)"),
+        ("- { filename: l.m3u8, hls: { heights: [1,2,3,4,5,6,7,8,9] } }", "4:41: outputs[0].hls.heights must list 1 to 8 heights (got 9)"),
+        ("- { filename: l.m3u8, hls: { heights: [721] } }", "4:42: outputs[0].hls.heights: 721 must be even for 4:2:0 video"),
+        ("- { filename: l.m3u8, hls: { heights: [720, 720] } }", "4:47: outputs[0].hls.heights lists 720 twice"),
+        ("- { filename: l.m3u8, hls: { heights: [99999] } }", "4:42: outputs[0].hls.heights[] must be between 64 and 4320 (got 99999)"),
+        ("- { filename: l.m3u8, hls: { heights: [720], segment: 0.5 } }", "4:57: outputs[0].hls.segment must be 1 to 20 s (got 0.5)"),
+        ("- { filename: l.m3u8, hls: { heights: [720], segment: 99 } }", "4:57: outputs[0].hls.segment must be 1 to 20 s (got 99)"),
+        ("- { filename: l.m3u8, hls: { heights: [720], segments: 4 } }", "4:48: unknown key 'segments' in outputs[0].hls; did you mean 'segment'?"),
+        ("- { filename: l.m3u8, hls: { heights: [720] }, poster: { at: 1 } }", "4:5: outputs[0] is one deliverable: give one of poster, preview or hls, not poster and hls"),
     ])
     func entryProblems(entries: String, expected: String) {
         let yaml = "version: 1\noutput: { fps: 30 }\noutputs:\n  \(entries)\n"

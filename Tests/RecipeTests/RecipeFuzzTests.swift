@@ -155,7 +155,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// `outputs:` with every entry key, `size` classes and bounds, posters at a time and at
-    /// `best`, a preview: mutated (bytes, lines, types, numbers past
+    /// `best`, a preview, an HLS ladder: mutated (bytes, lines, types, numbers past
     /// their bounds), each mutant is valid or rejected with positions in its file, never a
     /// trap.
     @Test func mutatedOutputsAreValidOrErrorsWithPositions() throws {
@@ -169,6 +169,7 @@ struct SplitMix64: RandomNumberGenerator {
               - { filename: "{name}.poster.jpg", poster: { at: 2.5s } }
               - { filename: "{name}.best.png", size: 2160p, poster: { at: best } }
               - { filename: "{name}.preview.webp", preview: { from: 0.5s, duration: 3s, width: 320, fps: 10 } }
+              - { filename: "{name}.m3u8", size: 1080p, hls: { heights: [1080, 720, 480], segment: 4s } }
 
             """
         let dir = try TemporaryDirectory(prefix: "dropcut-outputs-fuzz")

@@ -103,6 +103,7 @@ public enum RenderWorker {
         case .video: "video"
         case .poster: "poster"
         case .preview: "preview"
+        case .hls: "hls"
         }
     }
 
