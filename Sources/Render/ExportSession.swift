@@ -44,25 +44,9 @@ public final class ExportSession: Sendable {
     /// Exports to `path` (`.mp4`, `.mov` or `.m4v`), calling `progress` after each frame.
     /// On error or cancellation (`ExportError.cancelled`) nothing is left at `path`.
     public func export(to path: String, progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
-        let cancelled = Cancellation()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // The work blocks in FFmpeg: keep it off the cooperative thread pool.
-                do {
-                    try DetachedThread.start("dropcut-encode") {
-                        do {
-                            try self.run(to: path, cancelled: cancelled, progress: progress)
-                            continuation.resume()
-                        } catch {
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            cancelled.cancel()
+        // The work blocks in FFmpeg: keep it off the cooperative thread pool.
+        try await BlockingWork.run("dropcut-encode") { cancelled in
+            try self.run(to: path, cancelled: cancelled, progress: progress)
         }
     }
 

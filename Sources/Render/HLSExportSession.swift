@@ -88,24 +88,9 @@ public final class HLSExportSession: Sendable {
     /// named `masterName`, calling `progress` after each frame.
     public func export(to folder: String, masterName: String,
                        progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws -> Ladder {
-        let cancelled = Cancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Ladder, any Error>) in
-                do {
-                    try DetachedThread.start("dropcut-hls") {
-                        do {
-                            continuation.resume(returning: try self.run(to: folder, masterName: masterName, cancelled: cancelled,
-                                                                        progress: progress))
-                        } catch {
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            cancelled.cancel()
+        // The work blocks in FFmpeg: keep it off the cooperative thread pool.
+        try await BlockingWork.run("dropcut-hls") { cancelled in
+            try self.run(to: folder, masterName: masterName, cancelled: cancelled, progress: progress)
         }
     }
 

@@ -100,24 +100,9 @@ package final class MultiExportSession: Sendable {
     /// Exports every output, calling `progress` with an output's index after each of its
     /// frames. On error or cancellation (`ExportError.cancelled`) no output is left.
     package func export(progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> Statistics {
-        let cancelled = Cancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Statistics, any Error>) in
-                // The work blocks in FFmpeg: keep it off the cooperative thread pool.
-                do {
-                    try DetachedThread.start("dropcut-fanout") {
-                        do {
-                            continuation.resume(returning: try self.run(cancelled: cancelled, progress: progress))
-                        } catch {
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            cancelled.cancel()
+        // The work blocks in FFmpeg: keep it off the cooperative thread pool.
+        try await BlockingWork.run("dropcut-fanout") { cancelled in
+            try self.run(cancelled: cancelled, progress: progress)
         }
     }
 

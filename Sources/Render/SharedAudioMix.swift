@@ -21,12 +21,7 @@ final class SharedAudioMix: @unchecked Sendable {
     let blockSize: Int
     let totalSamples: Int64
     private let lock = NSLock()
-    private let mixer: AudioMixer
-    private let limiter: PeakLimiter
-    private let gain: Float
-    private var primed = false
-    /// The block being mixed (limited in place).
-    private let block: AudioFrame
+    private let mix: LimitedMix
     /// `slots` blocks of `channels × blockSize` samples, block `n` in slot `n % slots`.
     private let ring: UnsafeMutablePointer<Float>
     private let slots: Int
@@ -37,15 +32,11 @@ final class SharedAudioMix: @unchecked Sendable {
 
     /// A mix for `consumers` outputs whose pictures may lie up to `lead` apart.
     init(mixer: AudioMixer, blockSize: Int, totalSamples: Int64, gain: Float, consumers: Int, lead: MediaTime) throws {
-        self.mixer = mixer
         sampleRate = mixer.sampleRate
         channels = mixer.channels
         self.blockSize = blockSize
         self.totalSamples = totalSamples
-        self.gain = gain
-        block = try AudioFrame(channels: channels, sampleRate: sampleRate, capacity: blockSize)
-        limiter = PeakLimiter(channels: channels, sampleRate: sampleRate, ceiling: AudioStage.ceiling, maximumBlock: blockSize)
-        precondition(limiter.delay <= blockSize, "limiter lookahead longer than a block")
+        mix = try LimitedMix(mixer: mixer, maximumBlock: blockSize, gain: gain)
         let leadSamples = Int((lead.seconds * Double(sampleRate)).rounded(.up))
         // Twice the gap, plus the blocks a frame boundary and the limiter's delay straddle.
         slots = 2 * ((leadSamples + blockSize - 1) / blockSize) + 8
@@ -92,36 +83,16 @@ final class SharedAudioMix: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Mixes block `mixed` into its slot: the mixer asked for the samples `delay` later,
-    /// which the limiter hands back `delay` late (as `AudioStage` does).
+    /// Mixes block `mixed` into its slot (as `AudioStage` mixes it).
     private func mixNext() throws {
-        let start = Int64(mixed) * Int64(blockSize)
         let count = count(ofBlock: mixed)
-        try block.makeWritable()
-        if !primed {
-            block.sampleCount = limiter.delay
-            try mixer.mix(into: block, at: 0)
-            limit(count: limiter.delay)   // fills the lookahead; its output is the leading silence
-            primed = true
-        }
-        block.sampleCount = count
-        try mixer.mix(into: block, at: start + Int64(limiter.delay))
-        limit(count: count)
+        try mix.mix(at: Int64(mixed) * Int64(blockSize), count: count)
         let base = ring + (mixed % slots) * channels * blockSize
         for channel in 0..<channels {
-            block.withChannel(channel) { samples in
+            mix.block.withChannel(channel) { samples in
                 (base + channel * blockSize).update(from: samples.baseAddress!, count: count)
             }
         }
         mixed += 1
-    }
-
-    private func limit(count: Int) {
-        if gain != 1 {
-            for channel in 0..<channels {
-                block.withChannel(channel) { samples in for i in 0..<count { samples[i] *= gain } }
-            }
-        }
-        block.withPlanes { limiter.process(count: count, channel: $0) }
     }
 }
