@@ -1,3 +1,7 @@
+// TestSupport is a plain target (test targets depend on it), so `swift build -c release`
+// builds it too, where Swift Testing is not available: the tag exists only where
+// Testing does (scripts/dropcut-binary's release build failed on it otherwise).
+#if canImport(Testing)
 import Testing
 
 extension Tag {
@@ -8,3 +12,4 @@ extension Tag {
     /// finds it (a test checks that it does).
     @Tag public static var slow: Self
 }
+#endif

@@ -95,6 +95,36 @@ import TestSupport
         }
     }
 
+    /// TestSupport is a plain target, built by `swift build -c release` (scripts/demo and
+    /// scripts/install build the binary so), where Swift Testing and XCTest are missing:
+    /// it may use them only under `#if canImport(...)`.
+    @Test func testSupportBuildsWithoutTheTestLibraries() throws {
+        let root = Repository.path("Tests/TestSupport")
+        var checked = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: root) where name.hasSuffix(".swift") {
+            let lines = try String(contentsOfFile: (root as NSString).appendingPathComponent(name), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+            var guarded: [String] = []   // the canImport conditions open at this line
+            for (index, line) in lines.enumerated() {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                if let module = text.firstMatch(of: #/^#if\s+canImport\((\w+)\)/#)?.output.1 {
+                    guarded.append(String(module))
+                } else if text.hasPrefix("#if") {
+                    guarded.append("")
+                } else if text.hasPrefix("#endif") {
+                    _ = guarded.popLast()
+                } else if let module = text.firstMatch(of: #/^(?:@\w+\s+)*(?:\w+\s+)?import\s+(Testing|XCTest)\b/#)?.output.1 {
+                    checked += 1
+                    if !guarded.contains(String(module)) {
+                        record([Violation(path: "Tests/TestSupport/\(name)", line: index + 1,
+                                          message: "imports \(module) outside #if canImport(\(module)): a release build of the package fails")])
+                    }
+                }
+            }
+        }
+        #expect(checked > 0, "no test-library import found under \(root): the check reads nothing")
+    }
+
     /// The parser on a made-up manifest: names in products and comments are not dependencies.
     @Test func packageSwiftParserReadsOnlyTargetDependencies() {
         let text = """
