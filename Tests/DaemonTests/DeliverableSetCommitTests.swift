@@ -279,4 +279,31 @@ import TestSupport
         #expect(visible() == [])
         #expect(broken.state == .claimed && broken.deliverables == nil)
     }
+
+    /// A set with a ladder taken over from a holder that was committing it: the holder's
+    /// published video is kept, its ladder folder (under the holder's temporary name) is
+    /// moved whole to the taker's, and the set is completed once.
+    @Test func aLadderTakenOverMidCommitIsMovedWholeAndPublishedOnce() throws {
+        let holder = "20261127T075900Z-bbbbbbbbbbbb"
+        var record = try ladderJob()
+        try runner.syncSet(&record, folder: folder, milliseconds: 10, speed: 1)
+        // As the holder had it: its own temporary names, the video published.
+        let holderSet = try (record.deliverables ?? []).map { entry in
+            let path = PartialOutput(directory: folder.outbox, filename: entry.publishedName, tag: holder).path
+            if let temporary = entry.temporary, access(temporary, F_OK) == 0 { try #require(rename(temporary, path) == 0) }
+            return path
+        }
+        record.setSuffix = 0
+        #expect(try DurableFiles.publishExclusively(holderSet[0], as: out("clip.video.mp4"), tag: holder))
+        record.deliverables?[0].output = out("clip.video.mp4")
+        let folderInode = inode(holderSet[1])
+
+        try runner.takeFinishedSet(&record, holderSet: holderSet, folder: folder)
+        #expect(record.deliverables?[1].temporary == PartialOutput(directory: folder.outbox, filename: "clip", tag: id).path)
+        try runner.commitSet(&record, folder: folder)
+
+        #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
+        #expect(inode(out("clip")) == folderInode)
+        #expect(try manifestNames(out("clip.dropcut.json")) == ["clip.video.mp4", "clip/clip.m3u8"])
+    }
 }
