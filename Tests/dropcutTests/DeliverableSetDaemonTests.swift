@@ -180,6 +180,7 @@ import Glibc
         #expect(record.output == out("b.dropcut-1.json"))
         let status = try DropcutProcess.run(["status", "--config", h.configPath])
         #expect(status.stdout.contains("/a.mp4 -> \(a.joined(separator: ", "))"), "\(status.stdout)")
+        #expect(status.stdout.contains("/d.mp4 -> d.small-1.mp4, d-1/d.m3u8, d.dropcut-1.json"), "\(status.stdout)")
         let json = try h.statusJSON()
         let doneJobs = try #require(json["done"] as? [[String: Any]])
         let listed = doneJobs.first { $0["input"] as? String == "a.mp4" }?["deliverables"] as? [[String: Any]]
