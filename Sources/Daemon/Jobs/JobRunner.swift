@@ -424,7 +424,9 @@ struct JobRunner: Sendable {
         try save(&record)
     }
 
-    /// The entry of `directory` other than `path` whose inode is `inode` (a finished link).
+    /// The entry of `directory` other than `path` whose inode is `inode` (a finished link,
+    /// or rename: an HLS ladder's folder, published by renaming it, is found the same way —
+    /// any kind of entry counts, nothing is followed).
     static func entry(withInode inode: UInt64, in directory: String, besides path: String) -> String? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         for name in names where !name.hasPrefix(".") {
