@@ -224,7 +224,14 @@ import TestSupport
         try "a file".write(toFile: ladder, atomically: false, encoding: .utf8)
         #expect(throws: JobFailure.self) { try runner.syncSet(&record, folder: folder, milliseconds: 10, speed: 1) }
         #expect(record.state == .rendering)
-        #expect(visible().filter { !$0.hasPrefix(".") } == [])   // nothing published (the failure removes the rest)
+        #expect(visible().filter { !$0.hasPrefix(".") } == [])   // nothing published
+        // What the failure then does: every temporary of the set goes, a ladder's folder whole.
+        try FileManager.default.removeItem(atPath: ladder)
+        try FileManager.default.createDirectory(atPath: ladder + "/240p", withIntermediateDirectories: true)
+        try "segment".write(toFile: ladder + "/240p/seg-00000.m4s", atomically: false, encoding: .utf8)
+        runner.removeSetTemporaries(&record, folder: folder)
+        #expect(visible() == [] && record.deliverables == nil)
+        #expect(mode(dir.file("elsewhere")) == 0o600 && FileManager.default.fileExists(atPath: dir.file("elsewhere")))
     }
 
     /// The set's number chosen (0) and its video published when another host made a folder
