@@ -285,6 +285,17 @@ import TestSupport
         #expect(throws: JobFailure.self) { try runner.commitSet(&broken, folder: folder) }
         #expect(visible() == [])
         #expect(broken.state == .claimed && broken.deliverables == nil)
+
+        // Killed between reserving the ladder's name (an empty folder with the job's mark:
+        // the placeholder method) and renaming the folder onto it, then the set rendered
+        // again: its number is still free to it, and the reservation is used, not left.
+        var reserved = try ladderJob()
+        try runner.syncSet(&reserved, folder: folder, milliseconds: 10, speed: 1)
+        _ = try #require(try PublishPlaceholder.reserve(Array(out("clip").utf8CString), tag: id, folder: true))
+        let ladderInode = inode(try #require(reserved.deliverables?[1].temporary))
+        try runner.commitSet(&reserved, folder: folder)
+        #expect(reserved.setSuffix == 0 && visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
+        #expect(inode(out("clip")) == ladderInode)
     }
 
     /// A set with a ladder taken over from a holder that was committing it: the holder's

@@ -166,7 +166,7 @@ extension JobRunner {
             if let recorded = record.setSuffix {
                 suffix = recorded
             } else {
-                suffix = try Self.freeSuffix(for: set, in: outbox, from: start)
+                suffix = try Self.freeSuffix(for: set, in: outbox, from: start, tag: record.id)
                 record.setSuffix = suffix
                 try save(&record)
             }
@@ -221,14 +221,17 @@ extension JobRunner {
     }
 
     /// The first number from `start` at which no name of the set is taken (or taken by the
-    /// set's own file already, published before a crash).
-    static func freeSuffix(for set: [DeliverableRecord], in outbox: String, from start: Int) throws(SystemError) -> Int {
+    /// set's own file already, published before a crash, or by a placeholder job `tag` left
+    /// there in a crash — a ladder's: an empty folder — which publishing replaces).
+    static func freeSuffix(for set: [DeliverableRecord], in outbox: String, from start: Int,
+                           tag: String? = nil) throws(SystemError) -> Int {
         for n in start..<DurableFiles.maximumNumbered {
             let free = set.allSatisfy { file in
                 let path = (outbox as NSString).appendingPathComponent(DurableFiles.numbered(file.publishedName, n))
                 var info = stat()
                 if lstat(path, &info) != 0 { return errno == ENOENT }
                 return file.output == path
+                    || (!file.isManifest && PublishPlaceholder.isLeftover(at: Array(path.utf8CString), tag: tag, folder: file.isLadder))
             }
             if free { return n }
         }
