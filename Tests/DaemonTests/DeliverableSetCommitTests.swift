@@ -205,8 +205,8 @@ import TestSupport
     }
 
     /// A ladder that is not what a worker may leave fails the attempt before anything is
-    /// published: a symlink in it (never followed), bytes that differ from the worker's
-    /// description, a file where the folder should be.
+    /// published: a symlink in it (never followed), a FIFO (never opened), bytes that differ
+    /// from the worker's description, a file where the folder should be.
     @Test func aLadderThatIsNotOnlyTheDescribedFilesAndFoldersIsRefused() throws {
         var record = try ladderJob()
         let ladder = try #require(record.deliverables?[1].temporary)
@@ -217,6 +217,9 @@ import TestSupport
         folder.outputMode = 0o644
         #expect(throws: JobFailure.self) { try runner.syncSet(&record, folder: folder, milliseconds: 10, speed: 1) }
         #expect(mode(dir.file("elsewhere")) == 0o600)   // not followed
+        unlink(ladder + "/240p/seg-00001.m4s")
+        #expect(mkfifo(ladder + "/240p/seg-00001.m4s", 0o600) == 0)   // refused, never waited on
+        #expect(throws: JobFailure.self) { try runner.syncSet(&record, folder: folder, milliseconds: 10, speed: 1) }
         unlink(ladder + "/240p/seg-00001.m4s")
         try "more".write(toFile: ladder + "/240p/seg-00001.m4s", atomically: false, encoding: .utf8)
         #expect(throws: JobFailure.self) { try runner.syncSet(&record, folder: folder, milliseconds: 10, speed: 1) }

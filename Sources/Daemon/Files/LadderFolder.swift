@@ -8,9 +8,11 @@ import Support
 ///
 /// The worker wrote it, and what a worker leaves is checked like any input (a worker taken
 /// over by a hostile clip must not make the daemon chmod or publish anything else): every
-/// entry is opened relative to its folder without following a symlink (`O_NOFOLLOW`; and
-/// `O_NONBLOCK`, so a FIFO cannot stall the daemon) and must be a regular file or a folder,
-/// at most `maximumDepth` folders deep; anything else refuses the whole ladder. The sizes
+/// entry must be a regular file or a folder, at most `maximumDepth` folders deep, and
+/// anything else refuses the whole ladder. Each is looked at (`fstatat`, no symlink
+/// followed) before it is opened relative to its folder, and checked again once open
+/// (`O_NOFOLLOW`, `O_NONBLOCK`: something swapped in between is neither followed nor
+/// waited on). The sizes
 /// of its files add up to the bytes the manifest states for it, which the caller checks
 /// against the worker's description.
 ///
@@ -64,6 +66,13 @@ enum LadderFolder {
             }
             for name in try entries(fd, path: path) {
                 let child = (path as NSString).appendingPathComponent(name)
+                // Looked at before it is opened: opening a device can act on it.
+                var kind = stat()
+                try sys("fstatat", child) { fstatat(fd, name, &kind, AT_SYMLINK_NOFOLLOW) }
+                guard [S_IFREG, S_IFDIR].contains(kind.st_mode & S_IFMT) else {
+                    throw SystemError(errno: (kind.st_mode & S_IFMT) == S_IFLNK ? ELOOP : EINVAL,
+                                      function: "refusing an entry of an HLS ladder that is neither a file nor a folder", path: child)
+                }
                 let entry = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 guard entry >= 0 else {
                     let code = errno
