@@ -49,6 +49,14 @@ import TestSupport
         // racers' publishes overlap whatever else runs (20 of 20 measured).
         #expect(outcome.overlappingRounds >= 5, "only \(outcome.overlappingRounds) of 20 rounds overlapped")
         print("sshfs without hard links: \(Self.racers) processes on 2 mounts x 20 rounds, \(outcome.overlappingRounds) rounds overlapping, \(String(format: "%.2f", outcome.seconds)) s")
+
+        // Folders (HLS ladders) on the same mounts: link refuses them and NOREPLACE is
+        // missing, so each name is reserved with mkdir and the folder renamed onto it.
+        try FileManager.default.createDirectory(atPath: hostA.file("ladders"), withIntermediateDirectories: false)
+        let ladders = try PublishRace(directories: [hostA.file("ladders"), hostB.file("ladders")], truth: server.export + "/ladders",
+                                      racers: Self.racers, rounds: 8, intervalMilliseconds: 150, folders: true).run()
+        #expect(ladders.overlappingRounds >= 2, "only \(ladders.overlappingRounds) of 8 rounds overlapped")
+        print("sshfs without hard links, folders: \(Self.racers) processes on 2 mounts x 8 rounds, \(ladders.overlappingRounds) rounds overlapping, \(String(format: "%.2f", ladders.seconds)) s")
     }
 
     @Test func sshfsWithHardLinks() throws {

@@ -97,6 +97,73 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.mp4"])
     }
 
+    /// A folder (an HLS ladder's `.clip.partial-…/`, holding `clip.m3u8` and a rung's folder).
+    static func ladder(_ path: String, _ text: String) throws {
+        try FileManager.default.createDirectory(atPath: path + "/240p", withIntermediateDirectories: true)
+        try write(text, path + "/clip.m3u8")
+        try write("segment of \(text)", path + "/240p/seg-00000.m4s")
+    }
+
+    /// A folder is published whole by every method — link refuses folders (EPERM), so
+    /// `.link` goes on to renameat2(RENAME_NOREPLACE); `.placeholder` reserves the name
+    /// with mkdir and renames the folder onto that empty folder — and never replaces,
+    /// merges into or removes what has the name: someone's folder (empty or not), a file.
+    @Test(arguments: PublishMethod.allCases)
+    func aFolderIsPublishedWholeAndNeverOntoATakenName(method: PublishMethod) throws {
+        let dir = try TemporaryDirectory()
+        try Self.ladder(dir.file(".clip.partial-job1"), "mine")
+        var before = stat(), after = stat()
+        stat(dir.file(".clip.partial-job1"), &before)
+        try FileManager.default.createDirectory(atPath: dir.file("clip"), withIntermediateDirectories: false)   // someone's, empty
+        try FileManager.default.createDirectory(atPath: dir.file("clip-1"), withIntermediateDirectories: false)
+        try Self.write("theirs", dir.file("clip-1/clip.m3u8"))
+        try Self.write("a file", dir.file("clip-2"))
+        let final = try DurableFiles.linkUnique(dir.file(".clip.partial-job1"), into: dir.path, name: "clip", tag: "job1", from: method)
+        #expect(final == dir.file("clip-3"))
+        stat(final, &after)
+        #expect(after.st_ino == before.st_ino)   // the folder itself, moved
+        #expect(Self.read(dir.file("clip-3/clip.m3u8")) == "mine")
+        #expect(Self.read(dir.file("clip-3/240p/seg-00000.m4s")) == "segment of mine")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("clip")).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("clip-1")) == ["clip.m3u8"])
+        #expect(Self.read(dir.file("clip-1/clip.m3u8")) == "theirs")
+        #expect(Self.read(dir.file("clip-2")) == "a file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip", "clip-1", "clip-2", "clip-3"])
+    }
+
+    /// A folder's placeholder left by a crash (an empty folder with the job's mark) is taken
+    /// back by that job only, and only while empty: another job's is a taken name, and so
+    /// is the job's own once something was put into it (never merged into).
+    @Test func leftoverFolderPlaceholderIsTakenBackOnlyByItsJobWhileEmpty() throws {
+        let dir = try TemporaryDirectory()
+        for (name, job) in [("mine", "job1"), ("theirs", "job2"), ("filled", "job1")] {
+            _ = try #require(try PublishPlaceholder.reserve(Array(dir.file(name).utf8CString), tag: job, folder: true))
+            var info = stat()
+            lstat(dir.file(name), &info)
+            #expect(info.st_mode & S_IFMT == S_IFDIR && info.st_mode & 0o777 == 0o700)
+            #expect(info.st_mtim.tv_sec == PublishPlaceholder.mark(tag: job))
+        }
+        // Something put into the reservation after it was made (keeps the mark: utimensat again).
+        try Self.write("someone's", dir.file("filled/note"))
+        let mark = timespec(tv_sec: PublishPlaceholder.mark(tag: "job1"), tv_nsec: 0)
+        #expect(utimensat(AT_FDCWD, dir.file("filled"), [mark, mark], 0) == 0)
+        for (i, method) in PublishMethod.allCases.enumerated() {
+            try Self.ladder(dir.file(".partial-\(i)"), "render \(i)")
+            #expect(try DurableFiles.publishExclusively(dir.file(".partial-\(i)"), as: dir.file("theirs"), tag: "job1", from: method) == false)
+            #expect(try DurableFiles.publishExclusively(dir.file(".partial-\(i)"), as: dir.file("filled"), tag: "job1", from: method) == false)
+        }
+        #expect(try DurableFiles.publishExclusively(dir.file(".partial-0"), as: dir.file("mine"), tag: "job1"))
+        #expect(Self.read(dir.file("mine/clip.m3u8")) == "render 0")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("theirs")).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("filled")) == ["note"])
+        // A file is never put in place of a folder's placeholder, nor a folder in place of a file's.
+        _ = try #require(try PublishPlaceholder.reserve(Array(dir.file("file-mark").utf8CString), tag: "job1"))
+        #expect(try DurableFiles.publishExclusively(dir.file(".partial-1"), as: dir.file("file-mark"), tag: "job1", from: .placeholder) == false)
+        try Self.write("a file", dir.file(".file"))
+        _ = try #require(try PublishPlaceholder.reserve(Array(dir.file("folder-mark").utf8CString), tag: "job1", folder: true))
+        #expect(try DurableFiles.publishExclusively(dir.file(".file"), as: dir.file("folder-mark"), tag: "job1", from: .placeholder) == false)
+    }
+
     /// Error files in failed/ get a new name too, and nothing else is left.
     @Test func writeUniqueNeverReplaces() throws {
         let dir = try TemporaryDirectory()
@@ -145,5 +212,18 @@ import TestSupport
         #expect(try DurableFiles.linkUnique(disabled.file(".partial"), into: disabled.path, name: "out.mp4", tag: "job3")
                 == disabled.file("out-2.mp4"))
         #expect(Self.read(server.export + "/out-2.mp4") == "again")
+
+        // A folder (an HLS ladder): link refuses it, NOREPLACE is missing, so its name is
+        // reserved with mkdir and the folder renamed onto it — never onto someone's folder.
+        try FileManager.default.createDirectory(atPath: mount.file("clip"), withIntermediateDirectories: false)
+        try Self.write("theirs", mount.file("clip/clip.m3u8"))
+        try FileManager.default.createDirectory(atPath: mount.file("clip-1"), withIntermediateDirectories: false)
+        try Self.ladder(mount.file(".clip.partial-job4"), "mine")
+        #expect(try DurableFiles.linkUnique(mount.file(".clip.partial-job4"), into: mount.path, name: "clip", tag: "job4") == mount.file("clip-2"))
+        #expect(Self.read(server.export + "/clip/clip.m3u8") == "theirs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.export + "/clip-1").isEmpty)
+        #expect(Self.read(server.export + "/clip-2/clip.m3u8") == "mine")
+        #expect(Self.read(server.export + "/clip-2/240p/seg-00000.m4s") == "segment of mine")
+        #expect(!FileManager.default.fileExists(atPath: server.export + "/.clip.partial-job4"))
     }
 }

@@ -15,6 +15,8 @@ struct PublishRace {
     var rounds: Int
     var intervalMilliseconds: Int
     var method = "link"
+    /// Each racer publishes a folder (as an HLS ladder is), its contents in `clip.m3u8`.
+    var folders = false
 
     /// What the run measured.
     struct Outcome {
@@ -36,6 +38,7 @@ struct PublishRace {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: racer)
             process.arguments = [directories[i % directories.count], "\(i)", "\(rounds)", "\(start)", "\(intervalMilliseconds)", method]
+                + (folders ? ["folders"] : [])
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
             process.standardError = err
@@ -65,18 +68,25 @@ struct PublishRace {
             #expect(published.count == racers, "round \(round): \(published.count) of \(racers) published", sourceLocation: sourceLocation)
             // Each publisher starts at the bare name and only passes taken ones: the
             // racers of a round hold exactly its first `racers` names, one each.
-            let names = Set((0..<racers).map { $0 == 0 ? "clip-\(round).mp4" : "clip-\(round)-\($0).mp4" })
+            let ext = folders ? "" : ".mp4"
+            let names = Set((0..<racers).map { $0 == 0 ? "clip-\(round)\(ext)" : "clip-\(round)-\($0)\(ext)" })
             expectedFiles.formUnion(names)
             do {
                 #expect(Set(published.map(\.name)) == names, "round \(round): \(published.map(\.name).sorted())",
                         sourceLocation: sourceLocation)
                 for entry in published {
-                    let path = (truth as NSString).appendingPathComponent(entry.name)
+                    let path = (truth as NSString).appendingPathComponent(folders ? entry.name + "/clip.m3u8" : entry.name)
                     let expected = PublishRacer.contents(racer: entry.racer, round: round)
                     let found = FileManager.default.contents(atPath: path)
                     let holder = found.map { String(decoding: $0.prefix { $0 != 10 }, as: UTF8.self) } ?? "nothing"
                     #expect(found == expected, "round \(round): \(entry.name), published by racer \(entry.racer), holds \(holder)",
                             sourceLocation: sourceLocation)
+                    if folders {
+                        // The whole folder, nothing merged into it.
+                        let inside = try? FileManager.default.contentsOfDirectory(atPath: (truth as NSString).appendingPathComponent(entry.name))
+                        #expect(inside?.sorted() == ["120p", "clip.m3u8"], "round \(round): \(entry.name) holds \(inside ?? [])",
+                                sourceLocation: sourceLocation)
+                    }
                 }
             }
             let sorted = published.sorted { $0.began < $1.began }

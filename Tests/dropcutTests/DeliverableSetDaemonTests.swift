@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+@testable import Daemon
 import Pipeline
 import TestSupport
 #if canImport(Glibc)
@@ -32,13 +32,34 @@ import Glibc
     }
 
     /// A harness whose folder's recipe (in the config: no longer refused) is `recipe`.
-    static func harness(retries: Int = 2, recipe text: String = recipe) throws -> DaemonHarness {
+    static func harness(retries: Int = 2, recipe text: String = recipe, outputMode: String? = nil) throws -> DaemonHarness {
         let h = try DaemonHarness(retries: retries)
         let recipe = h.dir.file("set.yaml")
         try text.write(toFile: recipe, atomically: false, encoding: .utf8)
         // Indented under the folder: a key of the harness's folder.
-        try h.writeConfig(retries: retries, extraFolders: "  recipe: \(recipe)")
+        try h.writeConfig(retries: retries, extraFolders: "  recipe: \(recipe)" + (outputMode.map { "\n  output_mode: \"\($0)\"" } ?? ""))
         return h
+    }
+
+    /// A video and an HLS ladder of two rungs (1 s segments): a sidecar's set.
+    static let ladderRecipe = """
+        version: 1
+        output: { fps: 15, video: { crf: 30, preset: ultrafast } }
+        outputs:
+          - { filename: "{name}.small.mp4", size: 160x120 }
+          - { filename: "{name}.m3u8", size: 160x120, hls: { heights: [120, 72], segment: 1s } }
+
+        """
+
+    /// Every file under `folder`, relative to it, with its permission bits.
+    static func tree(_ folder: String) -> [String: mode_t] {
+        var modes: [String: mode_t] = [:]
+        for case let name as String in FileManager.default.enumerator(atPath: folder)?.allObjects ?? [] {
+            var info = stat()
+            lstat((folder as NSString).appendingPathComponent(name), &info)
+            modes[name] = info.st_mode & 0o777
+        }
+        return modes
     }
 
     struct Manifest: Decodable {
@@ -56,11 +77,14 @@ import Glibc
 
     /// One `--once` run: a set published as the recipe names it; a second one whose poster
     /// name is taken gets `-1` on every name, its manifest's too; a set that cannot be made
-    /// (its sidecar's poster lies past the clip's end) fails before anything is written.
-    /// The done line, the record and `dropcut status` list every file.
+    /// (its sidecar's poster lies past the clip's end) fails before anything is written; a
+    /// set with an HLS ladder whose folder name is taken (someone's folder `d/`) is
+    /// published as `d.small-1.mp4`, the folder `d-1/` holding `d.m3u8`, and
+    /// `d.dropcut-1.json`, someone's folder untouched. The done line, the record and
+    /// `dropcut status` list every file (a ladder as its master in its folder).
     @Test func setsArePublishedWholeUnderOneSuffixWithTheManifestLast() throws {
         try Journald.ensureRunning()
-        let h = try Self.harness()
+        let h = try Self.harness(outputMode: "0640")
         try h.drop("a.mp4")
         try h.drop("b.mp4")
         try h.drop("c.mp4")
@@ -70,17 +94,22 @@ import Glibc
               - { filename: "{name}.late.png", poster: { at: 5 } }
 
             """)
+        try h.drop("d.mp4")
+        try h.write("d.yaml", Self.ladderRecipe)
         try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
         try "someone else's".write(toFile: (h.outbox as NSString).appendingPathComponent("b.poster.png"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: (h.outbox as NSString).appendingPathComponent("d"), withIntermediateDirectories: false)
+        try "someone else's".write(toFile: (h.outbox as NSString).appendingPathComponent("d/d.m3u8"), atomically: true, encoding: .utf8)
 
         let result = try h.runOnce()
 
         #expect(result.status == 1, "stderr:\n\(result.stderr)")
-        #expect(result.stdout.contains("2 done, 1 failed"), "\(result.stdout)")
+        #expect(result.stdout.contains("3 done, 1 failed"), "\(result.stdout)")
         let a = Self.names("a"), b = Self.names("b", suffix: "-1")
-        // Nothing hidden left: no temporary file, no placeholder.
-        #expect(h.files(h.outbox, hidden: true) == (a + b + ["b.poster.png"]).sorted())
-        #expect(h.files(h.archive) == ["a.mp4", "b.mp4"])
+        let d = ["d.small-1.mp4", "d-1", "d.dropcut-1.json"]
+        // Nothing hidden left: no temporary file or folder, no placeholder.
+        #expect(h.files(h.outbox, hidden: true) == (a + b + ["b.poster.png"] + d + ["d"]).sorted())
+        #expect(h.files(h.archive) == ["a.mp4", "b.mp4", "d.mp4", "d.yaml"])
         #expect(h.files(h.failed) == ["c.mp4", "c.mp4.error.txt", "c.yaml"])
         #expect(h.claimedLeftovers() == [])
         let error = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("c.mp4.error.txt"), encoding: .utf8)
@@ -105,6 +134,31 @@ import Glibc
             }
         }
 
+        // The ladder: published whole under the set's number (the folder only: the master
+        // inside keeps its name), playable, listed once in the manifest, the folder's mode
+        // on its files (0640) and x where r is on its folders (0750); someone's `d/` as it was.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out("d")) == ["d.m3u8"])
+        #expect(try String(contentsOfFile: out("d/d.m3u8"), encoding: .utf8) == "someone else's")
+        let ladder = Self.tree(out("d-1"))
+        #expect(ladder["d.m3u8"] == 0o640 && ladder["120p"] == 0o750 && ladder["72p"] == 0o750 && ladder["audio"] == 0o750, "\(ladder)")
+        #expect(ladder.filter { !["120p", "72p", "audio"].contains($0.key) }.allSatisfy { $0.value == 0o640 }, "\(ladder)")
+        #expect(ladder.keys.contains("120p/index.m3u8") && ladder.keys.contains("72p/seg-00000.m4s") && ladder.keys.contains("audio/init.mp4"), "\(ladder.keys.sorted())")
+        var mode = stat()
+        stat(out("d-1"), &mode)
+        #expect(mode.st_mode & 0o777 == 0o750)
+        let decoded = try Command.run("/usr/bin/ffmpeg", ["-v", "error", "-i", out("d-1/d.m3u8"), "-map", "0", "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+        let dManifest = try Self.manifest(out("d.dropcut-1.json"))
+        #expect(dManifest.files.map(\.name) == ["d.small-1.mp4", "d-1/d.m3u8"])
+        #expect(dManifest.files.map(\.kind) == ["video", "hls"])
+        #expect(dManifest.files.last?.sha256 == (try Self.sha256(out("d-1/d.m3u8"))))
+        let ladderBytes = try ladder.keys.reduce(Int64(0)) { total, name in
+            let attributes = try FileManager.default.attributesOfItem(atPath: out("d-1/" + name))
+            return total + ((attributes[.type] as? FileAttributeType) == .typeRegular ? Int64(attributes[.size] as? Int ?? 0) : 0)
+        }
+        #expect(dManifest.files.last?.bytes == ladderBytes)
+        #expect(result.stderr.contains("done d.mp4 -> d.small-1.mp4, d-1/d.m3u8, d.dropcut-1.json"), "\(result.stderr)")
+
         // The journal's done line, the record and `dropcut status` name every file.
         #expect(result.stderr.contains("done a.mp4 -> \(a.joined(separator: ", "))"), "\(result.stderr)")
         #expect(result.stderr.contains("done b.mp4 -> \(b.joined(separator: ", "))"), "\(result.stderr)")
@@ -112,8 +166,10 @@ import Glibc
         DaemonHarness.waitUntil(.seconds(10)) {
             done = ((try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
                 .filter { $0["MESSAGE_ID"] == MessageID.jobDone.rawValue }
-            return done.count >= 2
+            return done.count >= 3
         }
+        let dDone = done.first { $0["DROPCUT_INPUT"]?.hasSuffix("/d.mp4") == true }
+        #expect(dDone?["DROPCUT_OUTPUTS"] == [out("d.small-1.mp4"), out("d-1/d.m3u8"), out("d.dropcut-1.json")].joined(separator: ","))
         let aDone = done.first { $0["DROPCUT_INPUT"]?.hasSuffix("/a.mp4") == true }
         #expect(aDone?["DROPCUT_OUTPUT"] == out("a.dropcut.json"))
         #expect(aDone?["DROPCUT_OUTPUTS"] == a.map(out).joined(separator: ","))
@@ -124,6 +180,7 @@ import Glibc
         #expect(record.output == out("b.dropcut-1.json"))
         let status = try DropcutProcess.run(["status", "--config", h.configPath])
         #expect(status.stdout.contains("/a.mp4 -> \(a.joined(separator: ", "))"), "\(status.stdout)")
+        #expect(status.stdout.contains("/d.mp4 -> d.small-1.mp4, d-1/d.m3u8, d.dropcut-1.json"), "\(status.stdout)")
         let json = try h.statusJSON()
         let doneJobs = try #require(json["done"] as? [[String: Any]])
         let listed = doneJobs.first { $0["input"] as? String == "a.mp4" }?["deliverables"] as? [[String: Any]]
@@ -304,12 +361,63 @@ import Glibc
             record.output = out(names[3])
         }
 
+        // x, y: a set with an HLS ladder (a folder `.x.partial-x-job/`), its video published.
+        // x: the ladder's folder renamed into place, killed before the record said so.
+        // y: killed after the ladder's name was reserved (an empty folder with the job's
+        // mark, as the placeholder method leaves it over sshfs), before the rename.
+        var ladderInodes: [String: UInt64] = [:]
+        for stem in ["x", "y"] {
+            let id = "\(stem)-job"
+            let dir = (claimedRoot as NSString).appendingPathComponent(id)
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: try h.clip(), toPath: (dir as NSString).appendingPathComponent("\(stem).mp4"))
+            var record = JobRecord(id: id, folder: h.folderName, input: "\(stem).mp4", sidecars: [], state: .committing)
+            record.recipes = ["set.yaml"]
+            record.attempts = 1
+            record.setSuffix = 0
+            var video = DeliverableRecord(name: "\(stem).small.mp4", kind: "video", temporary: PartialOutput(directory: h.outbox, filename: "\(stem).small.mp4", tag: id).path)
+            try "rendered \(stem).small.mp4".write(toFile: video.temporary!, atomically: false, encoding: .utf8)
+            video.inode = inode(video.temporary!)
+            video.file = Deliverables.File(name: video.name, kind: "video", bytes: Int64("rendered \(stem).small.mp4".utf8.count),
+                                           width: 2, height: 2, sha256: try Self.sha256(video.temporary!))
+            try #require(rename(video.temporary!, out(video.name)) == 0)
+            video.output = out(video.name)
+            var ladder = DeliverableRecord(name: "\(stem).m3u8", kind: "hls", temporary: PartialOutput(directory: h.outbox, filename: stem, tag: id).path)
+            let folder = ladder.temporary!
+            try FileManager.default.createDirectory(atPath: folder + "/120p", withIntermediateDirectories: true)
+            try "#EXTM3U".write(toFile: folder + "/\(stem).m3u8", atomically: false, encoding: .utf8)
+            try "segment".write(toFile: folder + "/120p/seg-00000.m4s", atomically: false, encoding: .utf8)
+            ladder.inode = inode(folder)
+            ladderInodes[stem] = ladder.inode
+            ladder.file = Deliverables.File(name: "\(stem)/\(stem).m3u8", kind: "hls", bytes: 14, width: 160, height: 120,
+                                            sha256: try Self.sha256(folder + "/\(stem).m3u8"))
+            if stem == "x" {
+                try #require(rename(folder, out(stem)) == 0)
+            } else {
+                try #require(mkdir(out(stem), 0o700) == 0)
+                let mark = timespec(tv_sec: PublishPlaceholder.mark(tag: id), tv_nsec: 0)
+                try #require(utimensat(AT_FDCWD, out(stem), [mark, mark], 0) == 0)
+            }
+            let manifest = DeliverableRecord(name: "\(stem).dropcut.json", kind: "manifest",
+                                             temporary: PartialOutput(directory: h.outbox, filename: "\(stem).dropcut.json", tag: id).path)
+            record.deliverables = [video, ladder, manifest]
+            try store.save(&record)
+        }
+
         let result = try h.runOnce()
 
         #expect(result.status == 0, "\(result.stderr)")
         let stems = ["r", "s", "t", "u", "v", "w"]
-        #expect(h.files(h.outbox, hidden: true) == stems.flatMap { Self.names($0) }.sorted())
-        #expect(h.files(h.archive, hidden: true) == stems.map { "\($0).mp4" })
+        let ladders = ["x", "y"].flatMap { ["\($0).small.mp4", $0, "\($0).dropcut.json"] }
+        #expect(h.files(h.outbox, hidden: true) == (stems.flatMap { Self.names($0) } + ladders).sorted())
+        #expect(h.files(h.archive, hidden: true) == (stems + ["x", "y"]).map { "\($0).mp4" })
+        for stem in ["x", "y"] {
+            // The ladder's folder itself (found by its inode, or put in place of the
+            // reservation), listed by the manifest as its master in it.
+            #expect(inode(out(stem)) == ladderInodes[stem], "\(stem)")
+            #expect(try String(contentsOfFile: out("\(stem)/120p/seg-00000.m4s"), encoding: .utf8) == "segment")
+            #expect(try Self.manifest(out("\(stem).dropcut.json")).files.map(\.name) == ["\(stem).small.mp4", "\(stem)/\(stem).m3u8"])
+        }
         #expect(h.claimedLeftovers() == [])
         #expect(store.all().allSatisfy { $0.state == .done }, "\(store.all().map { "\($0.input) \($0.state)" })")
         for stem in stems {

@@ -11,7 +11,9 @@ extension DurableFiles {
     /// Gives the complete file `source` the name `path` (in the same folder's filesystem)
     /// unless something has it: true when published (`source`'s name is gone), false when
     /// the name is taken. Tries the `PublishMethod`s from `first` on, each where the
-    /// filesystem has it. A name that already holds `source` (linked before a crash) or a
+    /// filesystem has it. `source` may be a folder (an HLS ladder's), published whole: link(2)
+    /// refuses folders (EPERM), so a folder goes on to renameat2(RENAME_NOREPLACE), and
+    /// where that is missing too (sshfs) to an empty folder as its placeholder. A name that already holds `source` (linked before a crash) or a
     /// placeholder job `tag` left (`PublishPlaceholder`) counts as this job's own.
     /// Throws what fails otherwise, naming `path` and the call.
     static func publishExclusively(_ source: String, as path: String, tag: String?,
@@ -53,11 +55,19 @@ extension DurableFiles {
                 throw SystemError(errno: code, function: "renameat2 (RENAME_NOREPLACE)", path: String(cString: path))
             }
         }
-        guard let placeholder = try PublishPlaceholder.reserve(path, tag: tag) else {
+        // A folder (an HLS ladder's) is reserved as an empty folder: rename(2) cannot put
+        // a folder in place of a file.
+        guard let placeholder = try PublishPlaceholder.reserve(path, tag: tag, folder: isFolder(source)) else {
             return try takenOrOwn(source, path, tag: tag)
         }
         try placeholder.replace(with: source)
         return true
+    }
+
+    /// Whether `path` is a folder itself (not a symlink to one).
+    static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// For a name found taken: true (published) when it is this job's own — the same
@@ -70,7 +80,7 @@ extension DurableFiles {
             unlink(source)
             return true
         }
-        guard PublishPlaceholder.isLeftover(at: path, tag: tag), let leftover = PublishPlaceholder.leftover(at: path) else { return false }
+        guard PublishPlaceholder.isLeftover(at: path, tag: tag, folder: isFolder(source)), let leftover = PublishPlaceholder.leftover(at: path) else { return false }
         try leftover.replace(with: source)
         return true
     }

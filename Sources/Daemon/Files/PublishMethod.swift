@@ -4,7 +4,8 @@
 package enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
     /// link(2), then unlink of the temporary name: EEXIST on a taken name (local
     /// filesystems, NFS, sshfs with its hard-link extension). A crash between the two
-    /// leaves both names on one inode, which recovery recognises.
+    /// leaves both names on one inode, which recovery recognises. Never for a folder
+    /// (EPERM): it goes on to the next.
     case link
     /// renameat2(RENAME_NOREPLACE): for filesystems without hard links that can still
     /// refuse a taken name atomically (tmpfs, ext4, btrfs, xfs and Linux's SMB client do;
@@ -12,7 +13,7 @@ package enum PublishMethod: Int, Sendable, Comparable, CaseIterable {
     case renameNoReplace
     /// An exclusive create of the name as its own empty placeholder (mknod, never
     /// opened), then rename(2) onto it (`PublishPlaceholder`): wherever a file can be
-    /// created that way.
+    /// created that way. A folder (an HLS ladder's) is reserved as an empty folder (mkdir).
     case placeholder
 
     package static func < (a: PublishMethod, b: PublishMethod) -> Bool { a.rawValue < b.rawValue }

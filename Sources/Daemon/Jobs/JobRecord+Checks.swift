@@ -64,7 +64,9 @@ extension JobRecord {
                 return "the \(source) lists \(deliverables.count) deliverables (1 to \(Self.maximumDeliverables))"
             }
             for file in deliverables {
-                guard JobRunner.isPlainName(file.name), file.file.map({ JobRunner.isPlainName($0.name) }) ?? true else {
+                // A ladder is described as its master playlist in its folder (`clip/clip.m3u8`).
+                guard JobRunner.isPlainName(file.name), JobRunner.isPlainName(file.publishedName),
+                      file.file.map({ JobRunner.isPlainName($0.name) || (file.isLadder && $0.name == file.describedName) }) ?? true else {
                     return "the \(source) lists a deliverable that is not a plain name"
                 }
                 if let output = file.output, !Self.isFilePath(output) { return "the \(source)'s deliverable output is not a path to a file" }

@@ -26,8 +26,8 @@ extension JobRunner {
     /// The set a worker announced, checked like any input (a worker taken over by a hostile
     /// file must not make the daemon link, chmod or delete anything else): plain, distinct
     /// names, each file's temporary name the one this job's output of that name gets in
-    /// this outbox. Nil: the announcement is ignored (and the worker's success then counts
-    /// as one without an output).
+    /// this outbox (a ladder's: its folder's, named without `.m3u8`). Nil: the announcement
+    /// is ignored (and the worker's success then counts as one without an output).
     static func checkedSet(_ files: [WorkerEvent.SetFile], manifest: String, outbox: String, job: String) -> [DeliverableRecord]? {
         guard !files.isEmpty, files.count < JobRecord.maximumDeliverables else { return nil }
         let manifestFile = WorkerEvent.SetFile(temporary: PartialOutput(directory: outbox, filename: manifest, tag: job).path,
@@ -36,11 +36,16 @@ extension JobRunner {
         var set: [DeliverableRecord] = []
         for (index, file) in (files + [manifestFile]).enumerated() {
             let isManifest = index == files.count
-            guard isPlainName(file.output), !file.output.hasPrefix("."),
+            let entry = DeliverableRecord(name: file.output, kind: file.kind, temporary: file.temporary)
+            // A ladder's folder is a name in the outbox too, distinct from every other.
+            let ladderIsWellNamed = !entry.isLadder || ((file.output as NSString).pathExtension.lowercased() == "m3u8"
+                && isPlainName(entry.publishedName) && !entry.publishedName.hasPrefix(".")
+                && names.insert(entry.publishedName.lowercased()).inserted)
+            guard isPlainName(file.output), !file.output.hasPrefix("."), ladderIsWellNamed,
                   isManifest == (file.kind == DeliverableRecord.manifestKind),
-                  file.temporary == PartialOutput(directory: outbox, filename: file.output, tag: job).path,
+                  file.temporary == PartialOutput(directory: outbox, filename: entry.publishedName, tag: job).path,
                   names.insert(file.output.lowercased()).inserted, temporaries.insert(file.temporary).inserted else { return nil }
-            set.append(DeliverableRecord(name: file.output, kind: file.kind, temporary: file.temporary))
+            set.append(entry)
         }
         return set
     }
@@ -59,6 +64,9 @@ extension JobRunner {
 
     /// The worker finished the set: each file (a regular file, as the worker described it)
     /// gets its mode and group, is fsynced and its inode recorded; the job is `committing`.
+    /// An HLS ladder is a folder (only an entry of kind `hls` may be one): sealed whole
+    /// (`LadderFolder`), its files' bytes what the worker described, the folder's inode
+    /// recorded.
     func syncSet(_ record: inout JobRecord, folder: FolderConfig, milliseconds: Int, speed: Double?) throws {
         guard var set = record.deliverables else { return }
         // A worker that also announced a single output (it never does) gets nothing of it published.
@@ -68,6 +76,10 @@ extension JobRunner {
         for index in set.indices where !set[index].isManifest {
             guard let temporary = set[index].temporary else {
                 throw JobFailure.transient("the worker's set has no file for \(set[index].name)", errno: nil)
+            }
+            if set[index].isLadder {
+                set[index].inode = try Self.sealLadder(temporary, described: set[index], folder: folder)
+                continue
             }
             var own = stat()
             // A regular file, not a symlink the worker left there (apply follows links).
@@ -86,6 +98,25 @@ extension JobRunner {
         record.speed = speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         record.state = .committing
         try save(&record)
+    }
+
+    /// Seals the ladder `entry` the worker left at `temporary` (`LadderFolder.seal`) and
+    /// returns the folder's inode; a folder that is not what the worker described, or holds
+    /// anything but files and folders, fails the attempt.
+    static func sealLadder(_ temporary: String, described entry: DeliverableRecord, folder: FolderConfig) throws -> UInt64 {
+        let sealed: LadderFolder.Sealed
+        do throws(SystemError) {
+            sealed = try LadderFolder.seal(temporary, mode: folder.outputMode, group: folder.outputGroup)
+        } catch {
+            throw JobFailure.transient("the worker's HLS ladder \(temporary) is missing or not only files and folders: \(error)",
+                                       errno: error.errno)
+        }
+        guard let file = entry.file, file.bytes == sealed.bytes else {
+            throw JobFailure.transient("the worker did not describe \(entry.describedName) as it is on disk", errno: nil)
+        }
+        // The folder's entry in the outbox.
+        try DurableFiles.syncParent(of: temporary)
+        return sealed.inode
     }
 
     /// Publishes the set (see the extension's comment), from wherever a crash left it.
@@ -135,12 +166,12 @@ extension JobRunner {
             if let recorded = record.setSuffix {
                 suffix = recorded
             } else {
-                suffix = try Self.freeSuffix(for: set, in: outbox, from: start)
+                suffix = try Self.freeSuffix(for: set, in: outbox, from: start, tag: record.id)
                 record.setSuffix = suffix
                 try save(&record)
             }
             func path(_ index: Int) -> String {
-                (outbox as NSString).appendingPathComponent(DurableFiles.numbered(set[index].name, suffix))
+                (outbox as NSString).appendingPathComponent(DurableFiles.numbered(set[index].publishedName, suffix))
             }
             // Published under another number (a crash in the middle of taking a set back).
             if set.indices.contains(where: { set[$0].output != nil && set[$0].output != path($0) }) {
@@ -190,14 +221,17 @@ extension JobRunner {
     }
 
     /// The first number from `start` at which no name of the set is taken (or taken by the
-    /// set's own file already, published before a crash).
-    static func freeSuffix(for set: [DeliverableRecord], in outbox: String, from start: Int) throws(SystemError) -> Int {
+    /// set's own file already, published before a crash, or by a placeholder job `tag` left
+    /// there in a crash — a ladder's: an empty folder — which publishing replaces).
+    static func freeSuffix(for set: [DeliverableRecord], in outbox: String, from start: Int,
+                           tag: String? = nil) throws(SystemError) -> Int {
         for n in start..<DurableFiles.maximumNumbered {
             let free = set.allSatisfy { file in
-                let path = (outbox as NSString).appendingPathComponent(DurableFiles.numbered(file.name, n))
+                let path = (outbox as NSString).appendingPathComponent(DurableFiles.numbered(file.publishedName, n))
                 var info = stat()
                 if lstat(path, &info) != 0 { return errno == ENOENT }
                 return file.output == path
+                    || (!file.isManifest && PublishPlaceholder.isLeftover(at: Array(path.utf8CString), tag: tag, folder: file.isLadder))
             }
             if free { return n }
         }
@@ -206,8 +240,9 @@ extension JobRunner {
     }
 
     /// Takes back what the set has published: each file renamed back to its temporary
-    /// name (or, `remove`, unlinked), the manifest removed (it is written again for the
-    /// names the set gets). Only names that still hold the set's own file are touched.
+    /// name (or, `remove`, unlinked; a ladder's folder removed with what it holds), the
+    /// manifest removed (it is written again for the names the set gets). Only names that
+    /// still hold the set's own file (or folder: its inode) are touched.
     func takeBack(_ set: inout [DeliverableRecord], outbox: String, remove: Bool) {
         for index in set.indices {
             guard let output = set[index].output else { continue }
@@ -215,7 +250,7 @@ extension JobRunner {
             let own = lstat(output, &info) == 0 && set[index].inode == UInt64(info.st_ino)
             if own {
                 if set[index].isManifest || remove {
-                    unlink(output)
+                    PartialOutput(path: output).remove()   // a ladder's folder whole
                 } else if let temporary = set[index].temporary {
                     var left = stat()
                     if lstat(temporary, &left) == 0, left.st_ino == info.st_ino {
@@ -242,7 +277,10 @@ extension JobRunner {
             guard var file = entry.file, let output = entry.output else {
                 throw JobFailure.transient("the set's file \(entry.name) is not published or not described", errno: nil)
             }
-            file.name = (output as NSString).lastPathComponent
+            // A ladder by its master playlist in its published folder: a suffix numbers the
+            // folder only (`clip-1/clip.m3u8`), the playlists inside name each other as rendered.
+            file.name = entry.isLadder ? (output as NSString).lastPathComponent + "/" + entry.name
+                : (output as NSString).lastPathComponent
             files.append(file)
         }
         let input = record.droppedName(record.input)?.printable ?? record.input

@@ -119,7 +119,7 @@ extension JobRunner {
         }
         // A set's files as this host sees them, under the holder's names (see `partial`).
         let holderSet = record.deliverables.map { set in
-            set.map { PartialOutput(directory: folder.outbox, filename: $0.name, tag: previous.job).path }
+            set.map { PartialOutput(directory: folder.outbox, filename: $0.publishedName, tag: previous.job).path }
         }
         if record.deliverables != nil, ![.committing, .committed, .failing].contains(record.state) {
             // Rendering: the holder's temporary files go (nothing of the set was published).
@@ -211,15 +211,15 @@ extension JobRunner {
         record.state = .claimed
     }
 
-    /// A committing holder's set: each file published already (found by its inode) keeps
-    /// its name; each one still under the holder's temporary name here is renamed to this
+    /// A committing holder's set: each file (or ladder folder) published already (found by its
+    /// inode) keeps its name; each one still under the holder's temporary name here is renamed to this
     /// job's (a holder still about to publish it finds it gone); the manifest is written
     /// again by `commitSet`. A file out of this host's sight makes `commitSet` take the
     /// published ones back and render the set again.
     func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
         guard var set = record.deliverables, set.count == holderSet.count else { return }
         for (index, holder) in holderSet.enumerated() {
-            let mine = PartialOutput(directory: folder.outbox, filename: set[index].name, tag: record.id).path
+            let mine = PartialOutput(directory: folder.outbox, filename: set[index].publishedName, tag: record.id).path
             // The holder's paths may be another view of the share: names only are kept.
             set[index].output = set[index].output.map { (folder.outbox as NSString).appendingPathComponent(($0 as NSString).lastPathComponent) }
             set[index].temporary = mine
@@ -235,7 +235,9 @@ extension JobRunner {
                 continue
             }
             var info = stat()
-            if lstat(holder, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, try ClaimRename.rename(holder, to: mine) == .renamed,
+            // A ladder is its folder, moved whole (the holder sealed it before committing).
+            let type: mode_t = set[index].isLadder ? S_IFDIR : S_IFREG
+            if lstat(holder, &info) == 0, (info.st_mode & S_IFMT) == type, try ClaimRename.rename(holder, to: mine) == .renamed,
                lstat(mine, &info) == 0 {
                 set[index].inode = UInt64(info.st_ino)   // as this host sees it
             }

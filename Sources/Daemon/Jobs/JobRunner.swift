@@ -278,7 +278,7 @@ struct JobRunner: Sendable {
                     box.record.withLock { record in
                         guard var set = record.deliverables else { return }
                         for index in set.indices where !set[index].isManifest {
-                            set[index].file = described.first { $0.name == set[index].name }
+                            set[index].file = described.first { $0.name == set[index].describedName }
                         }
                         record.deliverables = set
                     }
@@ -424,7 +424,9 @@ struct JobRunner: Sendable {
         try save(&record)
     }
 
-    /// The entry of `directory` other than `path` whose inode is `inode` (a finished link).
+    /// The entry of `directory` other than `path` whose inode is `inode` (a finished link,
+    /// or rename: an HLS ladder's folder, published by renaming it, is found the same way —
+    /// any kind of entry counts, nothing is followed).
     static func entry(withInode inode: UInt64, in directory: String, besides path: String) -> String? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         for name in names where !name.hasPrefix(".") {
@@ -466,7 +468,8 @@ struct JobRunner: Sendable {
         if let output = record.output { log[metadataKey: "DROPCUT_OUTPUT"] = "\(output)" }
         if let set = record.deliverables {
             // Every file of a set, the manifest last (DROPCUT_OUTPUT is the manifest).
-            log[metadataKey: "DROPCUT_OUTPUTS"] = "\(set.compactMap(\.output).joined(separator: ","))"
+            // A ladder's is its master playlist in its folder, as the manifest lists it.
+            log[metadataKey: "DROPCUT_OUTPUTS"] = "\(set.compactMap(\.publishedPath).joined(separator: ","))"
         }
         log[metadataKey: "DROPCUT_RECIPE"] = "\(record.recipes.joined(separator: ","))"
         if let ms = record.elapsedMilliseconds { log[metadataKey: "DROPCUT_ELAPSED_MS"] = "\(ms)" }

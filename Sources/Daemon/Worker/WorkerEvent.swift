@@ -26,9 +26,12 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
 
     /// One file of a set as the worker renders it.
     package struct SetFile: Codable, Sendable, Hashable {
+        /// Where it is rendered: a hidden file in the outbox, or for an HLS ladder a hidden
+        /// folder named after the ladder's folder (`.clip.partial-<job>`).
         package var temporary: String
+        /// Its name as the recipe gives it (a ladder's: its master playlist's, `clip.m3u8`).
         package var output: String
-        /// `video`, `poster` or `preview`.
+        /// `video`, `poster`, `preview` or `hls`.
         package var kind: String
     }
 
