@@ -12,7 +12,8 @@ import Timeline
 /// per output. An HLS ladder of the same timeline is one more lane (`LadderOutput`): its
 /// canvas composited once, at its size, like any output's, then scaled to each rung and
 /// encoded there on its lane's thread (`HLSLadderWriter`), its audio rendition encoded
-/// from the same mix.
+/// from the same mix. Outputs of one shape without overlays (`scalesDown`) are composited
+/// once, at the largest, and scaled down to the others.
 ///
 /// The outputs must share their timeline (`sharesDecode`): the same composition, the same
 /// frame grid and instruction timing, the same audio mix, no stream copied. Threads: one
@@ -52,10 +53,14 @@ package final class MultiExportSession: Sendable {
         package var framesDecoded: [String: Int]
         /// The ladders written, in `ladders`' order.
         package var ladders: [HLSExportSession.Ladder]
+        /// The outputs (indices into `sessions` followed by `ladders`) whose frames were
+        /// scaled down from another's composite (`scalesDown`), each with that output.
+        package var scaledFrom: [Int: Int]
 
-        package init(framesDecoded: [String: Int], ladders: [HLSExportSession.Ladder] = []) {
+        package init(framesDecoded: [String: Int], ladders: [HLSExportSession.Ladder] = [], scaledFrom: [Int: Int] = [:]) {
             self.framesDecoded = framesDecoded
             self.ladders = ladders
+            self.scaledFrom = scaledFrom
         }
     }
 
@@ -107,6 +112,60 @@ package final class MultiExportSession: Sendable {
         a.settings.audioCopy == nil && b.settings.audioCopy == nil && a.composition == b.composition && a.audioMix == b.audioMix
             && a.settings.audioSampleRate == b.settings.audioSampleRate && a.settings.audioChannels == b.settings.audioChannels
             && a.settings.loudnessTarget == b.settings.loudnessTarget
+    }
+
+    /// Whether `small`'s every frame is `large`'s scaled down: the same pictures
+    /// (`sharesPictures`), in the same dynamic range, neither with overlays (they are
+    /// placed on each canvas in pixels), `small` smaller with exactly `large`'s shape, and
+    /// every layer placed as in `large` then scaled by that ratio (the same `fit`; crops
+    /// the same). Such an output is scaled from `large`'s composite rather than composited
+    /// itself: not the same pixels (one more resampling), the same picture (`SharedDecodeTests`
+    /// bounds the difference by PSNR).
+    package static func scalesDown(_ large: ExportSession, to small: ExportSession) -> Bool {
+        let a = large.videoComposition, b = small.videoComposition
+        let big = a.renderSize, size = b.renderSize
+        guard large.overlays.isEmpty, small.overlays.isEmpty, large.settings.dynamicRange == small.settings.dynamicRange,
+              size.width < big.width, size.width * big.height == size.height * big.width,
+              sharesPictures(large, small), a.instructions.count == b.instructions.count else { return false }
+        let scale = Timeline.AffineTransform(scaleX: Double(size.width) / Double(big.width), y: Double(size.height) / Double(big.height))
+        func scaled(_ x: Timeline.AffineTransform, _ y: Timeline.AffineTransform) -> Bool {
+            let z = x.concatenating(scale)
+            return zip([z.a, z.b, z.c, z.d, z.tx, z.ty], [y.a, y.b, y.c, y.d, y.tx, y.ty])
+                .allSatisfy { abs($0 - $1) <= 1e-9 * Swift.max(1, abs($0)) }
+        }
+        for (x, y) in zip(a.instructions, b.instructions) {
+            guard x.layerInstructions.count == y.layerInstructions.count else { return false }
+            for (p, q) in zip(x.layerInstructions, y.layerInstructions) {
+                // The default is the value only before the first keyframe.
+                let keyed = p.transform.keyframes.first.map { $0.start <= x.timeRange.start } ?? false
+                guard p.cropRectangle == q.cropRectangle, p.transform.keyframes.count == q.transform.keyframes.count,
+                      keyed || scaled(p.transform.defaultValue, q.transform.defaultValue) else { return false }
+                for pair in zip(p.transform.keyframes, q.transform.keyframes) {
+                    switch pair {
+                    case let (.set(v, t), .set(w, u)):
+                        guard t == u, scaled(v, w) else { return false }
+                    case let (.ramp(v0, v1, r), .ramp(w0, w1, s)):
+                        guard r == s, scaled(v0, w0), scaled(v1, w1) else { return false }
+                    default:
+                        return false
+                    }
+                }
+            }
+        }
+        return true
+    }
+
+    /// For each output of `outputs` that another scales down to (`scalesDown`), the
+    /// largest such, composited itself.
+    static func scaledFrom(_ outputs: [ExportSession]) -> [Int: Int] {
+        var sources: [Int: Int] = [:]
+        let area = outputs.map { $0.videoComposition.renderSize.width * $0.videoComposition.renderSize.height }
+        for index in outputs.indices {
+            let larger = outputs.indices.filter { area[$0] > area[index] && scalesDown(outputs[$0], to: outputs[index]) }
+            if let largest = larger.max(by: { area[$0] < area[$1] }) { sources[index] = largest }
+        }
+        // Scaled only from an output composited itself (the largest of its shape is).
+        return sources.filter { sources[$0.value] == nil }
     }
 
     /// What decides which source frames a video composition draws, and nothing of how
@@ -228,7 +287,10 @@ package final class MultiExportSession: Sendable {
 
         // The sources first, before the encoders (as `ExportSession` does).
         var stages: [FrameProducer.Output] = []
-        for session in sessions + ladders.map(\.session.videoSession) {
+        let outputSessions = sessions + ladders.map(\.session.videoSession)
+        // Outputs of the same shape: composited once, at the largest, scaled down to the others.
+        let scaledFrom = Self.scaledFrom(outputSessions)
+        for session in outputSessions {
             let size = session.videoComposition.renderSize
             let range = session.settings.dynamicRange
             stages.append(try FrameProducer.Output(
@@ -237,7 +299,7 @@ package final class MultiExportSession: Sendable {
                 poolSize: Self.framePoolSize, dynamicRange: range))
         }
         let producer = FrameProducer(outputs: stages, taps: try taps.map { try PictureTap.Stage($0) },
-                                     deinterlace: first.settings.deinterlace)
+                                     deinterlace: first.settings.deinterlace, scaledFrom: scaledFrom)
         try producer.openFirstSources()
         let frameCount = FrameScheduler(composition: first.composition, videoComposition: first.videoComposition).frameCount
         // Copied sound (pass-through): each output copies the packets itself.
@@ -378,6 +440,6 @@ package final class MultiExportSession: Sendable {
         first.logger.debug("export finished", metadata: [
             "outputs": "\(paths)", "frames": "\(frameCount)", "seconds": "\(seconds)",
             "decoded": "\(framesDecoded.values.reduce(0, +)) frames"])
-        return Statistics(framesDecoded: framesDecoded, ladders: lanes.compactMap(\.made))
+        return Statistics(framesDecoded: framesDecoded, ladders: lanes.compactMap(\.made), scaledFrom: scaledFrom)
     }
 }

@@ -126,6 +126,45 @@ import Timeline
         #expect(try Self.framemd5(dir.file("clip.s.mp4"), "v") == (try Self.framemd5(single, "v")))
     }
 
+    /// Outputs of one shape without overlays are composited once, at the largest, and
+    /// scaled down to the others. Not the same pixels as their own renders (one more
+    /// resampling), so compared by PSNR, not frame MD5s: at least 40 dB on every frame
+    /// (near-lossless encodes, crf 4, so the compositing is most of what differs). Outputs composited as ever
+    /// stay frame for frame their own renders'.
+    @Test func outputsOfOneShapeCompositeOnceAndScaleDown() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared-shape")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, crf: 4, reencode: always } }
+            outputs:
+              - { filename: "{name}.l.mp4", size: 240x180, fit: fill }
+              - { filename: "{name}.s.mp4", size: 160x120, fit: fill }
+              - { filename: "{name}.t.mp4", size: 120x160, fit: fill }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        _ = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
+                                          shared: { statistics in decoded.withLock { $0.append(statistics) } })
+        let statistics = decoded.withLock { $0 }
+        #expect(statistics.count == 1 && statistics.first?.framesDecoded == [clip: 60], "\(statistics)")
+        // 160x120 is 240x180 scaled down; 120x160 is another shape.
+        #expect(statistics.first?.scaledFrom == [1: 0])
+        for (index, name) in ["clip.l.mp4", "clip.s.mp4", "clip.t.mp4"].enumerated() {
+            let single = dir.file("single-\(index).mp4")
+            try await deliverables.items[index].production.export(to: single, logger: Self.logger)
+            if index == 1 {
+                let psnr = try PSNR.compare(dir.file(name), single)
+                #expect(psnr.frames.count == 60 && psnr.min >= 40, "\(name): \(psnr)")
+            } else {
+                #expect(try Self.framemd5(dir.file(name), "v") == (try Self.framemd5(single, "v")), "\(name)")
+            }
+            #expect(try Self.framemd5(dir.file(name), "a") == (try Self.framemd5(single, "a")), "\(name): sound")
+        }
+    }
+
     /// A ladder counts one encoder per rung towards the four a decode serves: it joins a
     /// group only where its rungs fit.
     @Test func aLadderCountsItsRungs() async throws {
