@@ -14,7 +14,9 @@ import Timeline
 /// encodings differ) render together from one decode (`MultiExportSession`): each source
 /// frame decoded once, composited per output, the encoders side by side, the sound mixed
 /// once; posters at a time and previews on the same grid are composited from the same
-/// frames (`PictureTap`). A video on another frame grid, or one that copies its picture,
+/// frames (`PictureTap`), and HLS ladders on the same grid are lanes of the same render
+/// (within `maximumSharedVideos`, a ladder counting its rungs). A video on another frame
+/// grid, or one that copies its picture,
 /// renders on its own, as before; a poster or preview with no such render to join (or a
 /// `best` poster) decodes up to its frames on its own. Everything is written
 /// under hidden temporary names (`PartialOutput`) and renamed into place only when every
@@ -121,31 +123,46 @@ public struct Deliverables: Sendable {
         items.map { PartialOutput(directory: directory, filename: $0.publishedName, tag: tag).path }
     }
 
-    /// Deliverables rendered together: videos sharing one decode (`Production.sharesDecode`)
-    /// and the posters (at a time) and previews composited from the frames they decode.
-    /// Indices into `items`.
+    /// Deliverables rendered together: videos sharing one decode (`Production.sharesDecode`),
+    /// the HLS ladders composited from the frames they decode (`Production.sharesLadder`)
+    /// and the posters (at a time) and previews composited from them too. Indices into
+    /// `items`.
     struct RenderGroup: Hashable {
         var videos: [Int]
         var pictures: [Int] = []
+        var ladders: [Int] = []
     }
 
-    /// The most videos one decode serves. Their encoders run at once, each with its own
+    /// The most video encoders one decode serves: a video counts one, an HLS ladder one
+    /// per rung (each rung has its encoder). They run at once, each with its own
     /// lookahead (x264 at veryfast holds about 200 MB for a 1080p output), so a set of 16
-    /// would hold them all; more videos than this render in several groups, each one
-    /// decode.
+    /// would hold them all; more than this render in several groups, each one decode.
     static let maximumSharedVideos = 4
 
+    /// The encoders `group` runs at once (`maximumSharedVideos`).
+    func encoders(in group: RenderGroup) -> Int {
+        group.videos.count + group.ladders.reduce(0) { $0 + rungs(of: $1) }
+    }
+
+    /// The rungs of item `index`, an HLS ladder (0 for any other item).
+    private func rungs(of index: Int) -> Int {
+        guard case let .hls(ladder) = items[index].kind else { return 0 }
+        return items[index].production.hlsRungs(ladder).count
+    }
+
     /// The groups, in the recipe's order. A video that shares with none (another frame
-    /// rate or timeline, a stream copied) is a group of its own; a picture that shares
-    /// with no video group (on another grid, or `poster: best`, which weighs frames
-    /// spread over the whole output) is made on its own, as are the pictures of a set
-    /// without a video to decode for.
+    /// rate or timeline, a stream copied) is a group of its own; an HLS ladder joins the
+    /// first group it shares its timeline with whose encoders leave room for its rungs
+    /// (so a ladder of more than four rungs, or one with no such group, renders on its
+    /// own); a picture that shares with no video group (on another grid, or `poster: best`,
+    /// which weighs frames spread over the whole output) is made on its own, as are the
+    /// pictures of a set without a video to decode for.
     var renderGroups: [RenderGroup] {
         var groups: [RenderGroup] = []
         for (index, item) in items.enumerated() {
             guard case .video = item.kind else { continue }
             if let group = groups.firstIndex(where: {
-                $0.videos.count < Self.maximumSharedVideos && items[$0.videos[0]].production.sharesDecode(with: item.production)
+                encoders(in: $0) < Self.maximumSharedVideos && items[$0.videos[0]].production.sharesDecode(with: item.production)
             }) {
                 groups[group].videos.append(index)
             } else {
@@ -158,8 +175,13 @@ public struct Deliverables: Sendable {
                 continue
             case let .poster(poster) where poster.time == .best:
                 continue
-            case .hls:
-                continue   // a ladder renders on its own: one composite per frame for its rungs
+            case let .hls(ladder):
+                if let group = groups.firstIndex(where: {
+                    encoders(in: $0) + rungs(of: index) <= Self.maximumSharedVideos
+                        && items[$0.videos[0]].production.sharesLadder(ladder, of: item.production)
+                }) {
+                    groups[group].ladders.append(index)
+                }
             case .poster, .preview:
                 if let group = groups.firstIndex(where: {
                     let video = items[$0.videos[0]].production
@@ -198,14 +220,19 @@ public struct Deliverables: Sendable {
             // The videos first, each group from one decode (with its pictures); a lone
             // video as before.
             var pictures: [Int: Picture] = [:]
+            var ladders: [Int: HLSExportSession.Ladder] = [:]
             for group in renderGroups {
                 try Task.checkCancellation()
-                if group.videos.count == 1 && group.pictures.isEmpty {
+                if group.videos.count == 1 && group.pictures.isEmpty && group.ladders.isEmpty {
                     let index = group.videos[0]
                     try await items[index].production.export(to: partials[index].path, logger: logger) { progress(index, $0) }
                 } else if let made = try await renderShared(group, partials: partials, logger: logger, progress: progress) {
                     shared(made.statistics)
                     pictures.merge(made.pictures) { $1 }
+                    for (index, ladder) in zip(group.ladders, made.statistics.ladders) { ladders[index] = ladder }
+                } else {
+                    // Rendered apart: the ladders' folders go, to be made on their own.
+                    for index in group.ladders { partials[index].remove() }
                 }
             }
             for (index, item) in items.enumerated() {
@@ -238,9 +265,14 @@ public struct Deliverables: Sendable {
                     }
                     time = preview.from.seconds
                 case let .hls(ladder):
-                    guard mkdir(partial.path, 0o755) == 0 else { throw SystemError(errno: errno, function: "mkdir", path: partial.path) }
-                    let made = try await item.production.exportHLS(ladder, into: partial.path, masterName: item.filename,
+                    let made: HLSExportSession.Ladder
+                    if let shared = ladders[index] {
+                        made = shared
+                    } else {
+                        guard mkdir(partial.path, 0o755) == 0 else { throw SystemError(errno: errno, function: "mkdir", path: partial.path) }
+                        made = try await item.production.exportHLS(ladder, into: partial.path, masterName: item.filename,
                                                                    logger: logger) { progress(index, $0) }
+                    }
                     files.append(try await Self.describe(ladder: made, folder: partial.path, name: item.publishedName + "/" + item.filename,
                                                          duration: item.production.composition.duration.seconds))
                     continue
@@ -310,10 +342,11 @@ public struct Deliverables: Sendable {
         return files + [manifestFile]
     }
 
-    /// Renders `group` from one decode: its videos (`Production.export(_:taps:)`) and its
-    /// pictures, each written by a `PictureTap` as its frames are composited. Nil when the
-    /// render fell back to one render per video (copied sound unfit to copy): the
-    /// pictures, whose writers are gone with this call, are then made on their own.
+    /// Renders `group` from one decode: its videos and ladders (`Production.export(_:ladders:taps:)`,
+    /// each ladder into its temporary folder, made here) and its pictures, each written by
+    /// a `PictureTap` as its frames are composited. Nil when the render fell back to one
+    /// render per video (copied sound unfit to copy): the pictures, whose writers are gone
+    /// with this call, and the ladders (their folders emptied) are then made on their own.
     private func renderShared(_ group: RenderGroup, partials: [PartialOutput], logger: Logger,
                               progress: @escaping @Sendable (Int, ExportProgress) -> Void) async throws
         -> (statistics: MultiExportSession.Statistics, pictures: [Int: Picture])? {
@@ -356,8 +389,17 @@ public struct Deliverables: Sendable {
                 continue
             }
         }
+        var ladders: [(production: Production, ladder: Recipe.HLSLadder, folder: String, masterName: String)] = []
+        for index in group.ladders {
+            guard case let .hls(ladder) = items[index].kind else { continue }
+            let folder = partials[index].path
+            guard mkdir(folder, 0o755) == 0 else { throw SystemError(errno: errno, function: "mkdir", path: folder) }
+            ladders.append((items[index].production, ladder, folder, items[index].filename))
+        }
+        let outputs = group.videos + group.ladders
         guard let statistics = try await Production.export(group.videos.map { (items[$0].production, partials[$0].path) },
-                                                           taps: taps, logger: logger, progress: { progress(group.videos[$0], $1) })
+                                                           ladders: ladders, taps: taps, logger: logger,
+                                                           progress: { progress(outputs[$0], $1) })
         else { return nil }
         for writer in writers { try writer.finish() }
         return (statistics, pictures)
@@ -468,10 +510,14 @@ extension Production {
     /// size is the tallest rung's bound), written into `folder` (which exists, empty).
     public func exportHLS(_ ladder: Recipe.HLSLadder, into folder: String, masterName: String, logger: Logger,
                           progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws -> HLSExportSession.Ladder {
-        let session = HLSExportSession(composition: built.composition, videoComposition: built.videoComposition,
-                                       audioMix: built.audioMix, overlays: built.overlays, settings: settings,
-                                       rungs: hlsRungs(ladder), segment: ladder.segment, logger: logger)
-        return try await session.export(to: folder, masterName: masterName, progress: progress)
+        try await hlsSession(ladder, logger: logger).export(to: folder, masterName: masterName, progress: progress)
+    }
+
+    /// The session that renders the ladder `ladder` of this production.
+    func hlsSession(_ ladder: Recipe.HLSLadder, logger: Logger) -> HLSExportSession {
+        HLSExportSession(composition: built.composition, videoComposition: built.videoComposition,
+                         audioMix: built.audioMix, overlays: built.overlays, settings: settings,
+                         rungs: hlsRungs(ladder), segment: ladder.segment, logger: logger)
     }
 
     /// The ladder's rungs for this production's render size.

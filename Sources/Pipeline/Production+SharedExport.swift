@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MediaIO
+import Recipe
 import Render
 import Support
 
@@ -26,14 +27,26 @@ extension Production {
         return MultiExportSession.sharesDecode(session(logger: logger), other.session(logger: logger))
     }
 
+    /// Whether the HLS ladder `ladder` of `other` can be a lane of this production's shared
+    /// render (`MultiExportSession.sharesLadder`): the same timeline and frame grid, this
+    /// video not copied.
+    func sharesLadder(_ ladder: Recipe.HLSLadder, of other: Production) -> Bool {
+        let logger = Logger(label: "dropcut")
+        return MultiExportSession.sharesLadder(session(logger: logger), other.hlsSession(ladder, logger: logger))
+    }
+
     /// Renders several productions that share their decode (`sharesDecode`) to their
-    /// paths at once: each source frame decoded once, the sound mixed once, every output
-    /// read back (`OutputCheck`). `progress` is called with a rendition's index in
-    /// `renditions`; `taps` get their pictures as they are composited. On any error nothing
-    /// is left at any path. Copied sound that turns out unfit to copy renders each
-    /// production on its own, as `export(to:)` renders it (re-encoded), and returns nil:
-    /// the taps' pictures are then incomplete.
-    static func export(_ renditions: [(production: Production, path: String)], taps: [PictureTap] = [], logger: Logger,
+    /// paths at once, and the HLS ladders of `ladders` (`sharesLadder`) into their folders
+    /// (each existing, empty): each source frame decoded once, the sound mixed once, every
+    /// video read back (`OutputCheck`). `progress` is called with an index into
+    /// `renditions` followed by `ladders`; `taps` get their pictures as they are
+    /// composited. On any error nothing is left at any path nor in any ladder's folder.
+    /// Copied sound that turns out unfit to copy renders each video on its own, as
+    /// `export(to:)` renders it (re-encoded), empties the ladders' folders and returns nil:
+    /// the taps' pictures and the ladders are then to be made on their own.
+    static func export(_ renditions: [(production: Production, path: String)],
+                       ladders: [(production: Production, ladder: Recipe.HLSLadder, folder: String, masterName: String)] = [],
+                       taps: [PictureTap] = [], logger: Logger,
                        progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> MultiExportSession.Statistics? {
         for (production, _) in renditions {
             for sidecar in production.built.slowMotionSidecars {
@@ -45,7 +58,19 @@ extension Production {
             }
         }
         let session = MultiExportSession(sessions: renditions.map { $0.production.session(logger: logger) },
-                                         paths: renditions.map(\.path), taps: taps)
+                                         paths: renditions.map(\.path),
+                                         ladders: ladders.map {
+                                             .init(session: $0.production.hlsSession($0.ladder, logger: logger), folder: $0.folder,
+                                                   masterName: $0.masterName)
+                                         },
+                                         taps: taps)
+        func emptyLadders() {
+            for ladder in ladders {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: ladder.folder)) ?? [] {
+                    try? FileManager.default.removeItem(atPath: (ladder.folder as NSString).appendingPathComponent(name))
+                }
+            }
+        }
         do {
             let statistics = try await session.export(progress: progress)
             // Never report success for an output that has not been read back.
@@ -58,6 +83,7 @@ extension Production {
                 }
             } catch {
                 for (_, path) in renditions { _ = unlink(path) }
+                emptyLadders()
                 throw error
             }
             return statistics
@@ -65,6 +91,7 @@ extension Production {
                                 && (error is StreamCopyUnsuitable || error is OutputCheck.Failure) {
             logger.warning("shared render with copied sound abandoned, rendering each output on its own",
                            metadata: ["reason": "\(error)"])
+            emptyLadders()
             do {
                 for (index, rendition) in renditions.enumerated() {
                     try await rendition.production.export(to: rendition.path, logger: logger) { progress(index, $0) }

@@ -48,6 +48,17 @@ final class FrameProducer: @unchecked Sendable {
     }
 
     let outputs: [Output]
+    /// For each output, the output whose canvas it is scaled down from (the same picture,
+    /// larger: `MultiExportSession.scalesDown`), or nil when it is composited itself.
+    private let scaledFrom: [Int?]
+    /// Outputs composited (in order), then those scaled from them; and whether an output's
+    /// canvas is scaled from, so that it is queued only once they are (its encoder never
+    /// touches it while it is read).
+    private let order: [Int]
+    private let isScaledFrom: [Bool]
+    private let scalers: [Scaler]
+    /// Each output's canvas of the frame being made.
+    private var canvases: [VideoFrame?]
     /// Writers of a few frames (posters, previews), served on this thread.
     private let taps: [PictureTap.Stage]
     private let sources: VideoSources
@@ -60,11 +71,21 @@ final class FrameProducer: @unchecked Sendable {
     /// A stage for several outputs; their schedulers must plan the same layers from the
     /// same sources at every frame (`MultiExportSession.sharesDecode`) — checked frame by
     /// frame all the same.
-    init(outputs: [Output], taps: [PictureTap.Stage] = [], deinterlace: Bool) {
+    ///
+    /// `scaledFrom` maps an output's index to the output whose canvas it is scaled down
+    /// from rather than composited (one that is composited itself).
+    init(outputs: [Output], taps: [PictureTap.Stage] = [], deinterlace: Bool, scaledFrom: [Int: Int] = [:]) {
         precondition(!outputs.isEmpty)
+        precondition(scaledFrom.allSatisfy { outputs.indices.contains($0.key) && scaledFrom[$0.value] == nil && $0.key != $0.value },
+                     "a canvas scaled from one that is not composited")
         sources = VideoSources(deinterlace: deinterlace)
         self.outputs = outputs
         self.taps = taps
+        self.scaledFrom = outputs.indices.map { scaledFrom[$0] }
+        order = outputs.indices.filter { scaledFrom[$0] == nil } + outputs.indices.filter { scaledFrom[$0] != nil }
+        isScaledFrom = outputs.indices.map { index in scaledFrom.values.contains(index) }
+        scalers = outputs.indices.map { _ in Scaler() }
+        canvases = Array(repeating: nil, count: outputs.count)
     }
 
     convenience init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool,
@@ -122,7 +143,8 @@ final class FrameProducer: @unchecked Sendable {
                     frames.append(try sources.picture(track: layer.trackID, source: layer.source, at: layer.sourceTime,
                                                       sampling: layer.frameSampling, background: plan.background))
                 }
-                for output in outputs {
+                for k in order {
+                    let output = outputs[k]
                     // A picture stays valid only until its track's next request: another
                     // output must show exactly these.
                     if output !== outputs[0], !Self.sameSources(output.plan, plan) {
@@ -130,10 +152,25 @@ final class FrameProducer: @unchecked Sendable {
                     }
                     guard let canvas = output.free.take() else { return }
                     try canvas.makeWritable()
-                    try output.compositor.composite(output.plan, frames: frames, into: canvas)
-                    try output.overlays.draw(at: output.plan.time, into: canvas)
+                    if let source = scaledFrom[k], let large = canvases[source] {
+                        // The same picture, larger: scaled down, not composited again.
+                        try scalers[k].scale(large, region: PixelRect(size: outputs[source].compositor.renderSize), into: canvas,
+                                             region: PixelRect(size: output.compositor.renderSize))
+                    } else {
+                        try output.compositor.composite(output.plan, frames: frames, into: canvas)
+                        try output.overlays.draw(at: output.plan.time, into: canvas)
+                    }
                     canvas.pts = Int64(index)
-                    guard output.filled.put(.frame(canvas, index: index)) else { return }
+                    if isScaledFrom[k] {
+                        canvases[k] = canvas
+                    } else {
+                        guard output.filled.put(.frame(canvas, index: index)) else { return }
+                    }
+                }
+                for k in outputs.indices where isScaledFrom[k] {
+                    guard let canvas = canvases[k] else { continue }
+                    canvases[k] = nil
+                    guard outputs[k].filled.put(.frame(canvas, index: index)) else { return }
                 }
                 for tap in taps where tap.wants(index) {
                     tap.scheduler.plan(frame: index, into: &tap.plan)

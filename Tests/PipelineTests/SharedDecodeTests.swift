@@ -73,6 +73,122 @@ import Timeline
         }
     }
 
+    /// An HLS ladder of the videos' timeline is a lane of their render (issue 30): one
+    /// decode for the video and every rung, the sound mixed once, and each rung the frames
+    /// (and the audio rendition the sound) the ladder makes on its own.
+    @Test func aLadderJoinsTheVideosDecodeAndMatchesItsOwnRender() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared-hls")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, reencode: always } }
+            outputs:
+              - { filename: "{name}.s.mp4", size: 160x160, fit: fill }
+              - { filename: "{name}.m3u8", hls: { heights: [240, 120], segment: 1s } }
+              - { filename: "{name}.p.jpg", poster: { at: 1 } }
+            overlays:
+              - { image: logo.png, anchor: bottom-right, margin: 4%, width: 15% }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        #expect(deliverables.renderGroups == [.init(videos: [0], pictures: [2], ladders: [1])])
+        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        let files = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
+                                                  shared: { statistics in decoded.withLock { $0.append(statistics) } })
+        #expect(files.map(\.name) == ["clip.s.mp4", "clip/clip.m3u8", "clip.p.jpg", "clip.dropcut.json"])
+        #expect(try DeliverablesTests.produced(dir.path, except: ["clip.mp4", "deliverables.yaml", "logo.png"])
+                == ["clip", "clip.dropcut.json", "clip.p.jpg", "clip.s.mp4"])
+        let statistics = decoded.withLock { $0 }
+        // 60 frames in the clip: decoded once each for the video, both rungs and the poster.
+        #expect(statistics.count == 1 && statistics.first?.framesDecoded == [clip: 60], "\(statistics)")
+        #expect(statistics.first?.ladders.count == 1)
+
+        // The ladder on its own: the same files, each rung the same frames, the same sound.
+        guard case let .hls(ladder) = deliverables.items[1].kind else { Issue.record("not a ladder"); return }
+        let alone = dir.file("alone")
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: false)
+        let made = try await deliverables.items[1].production.exportHLS(ladder, into: alone, masterName: "clip.m3u8", logger: Self.logger)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: dir.file("clip")).sorted()
+                == (try FileManager.default.subpathsOfDirectory(atPath: alone).sorted()))
+        #expect(statistics.first?.ladders.first?.files == made.files)
+        for rung in ["240p", "120p"] {
+            let shared = try Self.framemd5(dir.file("clip/\(rung)/index.m3u8"), "v")
+            #expect(shared.count == 60, "\(rung)")
+            #expect(shared == (try Self.framemd5("\(alone)/\(rung)/index.m3u8", "v")), "\(rung): pictures")
+        }
+        #expect(try Self.framemd5(dir.file("clip/audio/index.m3u8"), "a") == (try Self.framemd5("\(alone)/audio/index.m3u8", "a")),
+                "the audio rendition")
+        // And the video beside it is still its own render's.
+        let single = dir.file("single.mp4")
+        try await deliverables.items[0].production.export(to: single, logger: Self.logger)
+        #expect(try Self.framemd5(dir.file("clip.s.mp4"), "v") == (try Self.framemd5(single, "v")))
+    }
+
+    /// Outputs of one shape without overlays are composited once, at the largest, and
+    /// scaled down to the others. Not the same pixels as their own renders (one more
+    /// resampling), so compared by PSNR, not frame MD5s: at least 40 dB on every frame
+    /// (near-lossless encodes, crf 4, so the compositing is most of what differs). Outputs composited as ever
+    /// stay frame for frame their own renders'.
+    @Test func outputsOfOneShapeCompositeOnceAndScaleDown() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-shared-shape")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { preset: ultrafast, crf: 4, reencode: always } }
+            outputs:
+              - { filename: "{name}.l.mp4", size: 240x180, fit: fill }
+              - { filename: "{name}.s.mp4", size: 160x120, fit: fill }
+              - { filename: "{name}.t.mp4", size: 120x160, fit: fill }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        _ = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
+                                          shared: { statistics in decoded.withLock { $0.append(statistics) } })
+        let statistics = decoded.withLock { $0 }
+        #expect(statistics.count == 1 && statistics.first?.framesDecoded == [clip: 60], "\(statistics)")
+        // 160x120 is 240x180 scaled down; 120x160 is another shape.
+        #expect(statistics.first?.scaledFrom == [1: 0])
+        for (index, name) in ["clip.l.mp4", "clip.s.mp4", "clip.t.mp4"].enumerated() {
+            let single = dir.file("single-\(index).mp4")
+            try await deliverables.items[index].production.export(to: single, logger: Self.logger)
+            if index == 1 {
+                let psnr = try PSNR.compare(dir.file(name), single)
+                #expect(psnr.frames.count == 60 && psnr.min >= 40, "\(name): \(psnr)")
+            } else {
+                #expect(try Self.framemd5(dir.file(name), "v") == (try Self.framemd5(single, "v")), "\(name)")
+            }
+            #expect(try Self.framemd5(dir.file(name), "a") == (try Self.framemd5(single, "a")), "\(name): sound")
+        }
+    }
+
+    /// A ladder counts one encoder per rung towards the four a decode serves: it joins a
+    /// group only where its rungs fit.
+    @Test func aLadderCountsItsRungs() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-hls-cap")
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let recipe = try DeliverablesTests.recipe("""
+            version: 1
+            output: { video: { reencode: always } }
+            outputs:
+              - { filename: "{name}.a.mp4", size: 160x120 }
+              - { filename: "{name}.b.mp4", size: 120x160 }
+              - { filename: "{name}.c.mp4", size: 240x180 }
+              - { filename: "{name}.two.m3u8", hls: { heights: [240, 120] } }
+              - { filename: "{name}.one.m3u8", hls: { heights: [120] } }
+              - { filename: "{name}.d.mp4", size: 160x120, fps: 15 }
+              - { filename: "{name}.slow.m3u8", hls: { heights: [240, 120], segment: 2s }, fps: 15 }
+
+            """, in: dir)
+        let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
+        // Three videos and two rungs would be five encoders: that ladder renders on its own.
+        #expect(deliverables.renderGroups == [.init(videos: [0, 1, 2], ladders: [4]), .init(videos: [5], ladders: [6])])
+    }
+
     /// Videos on different frame grids render apart: each grid its own decode, a poster
     /// with the videos on its grid; and no more than four videos share one.
     @Test func differentRatesRenderApart() async throws {
