@@ -139,6 +139,16 @@ public struct Deliverables: Sendable {
     /// would hold them all; more than this render in several groups, each one decode.
     static let maximumSharedVideos = 4
 
+    /// How the set is rendered, for `dropcut plan`: the file names of each render that
+    /// makes several deliverables from one decode, and how many times the clip is
+    /// decoded in all (each other deliverable decodes it on its own).
+    public var decodes: (shared: [[String]], count: Int) {
+        let groups = renderGroups
+        let grouped = Set(groups.flatMap { $0.videos + $0.pictures + $0.ladders })
+        let shared = groups.map { ($0.videos + $0.ladders + $0.pictures).sorted() }.filter { $0.count > 1 }
+        return (shared.map { $0.map { items[$0].filename } }, groups.count + items.indices.filter { !grouped.contains($0) }.count)
+    }
+
     /// The encoders `group` runs at once (`maximumSharedVideos`).
     func encoders(in group: RenderGroup) -> Int {
         group.videos.count + group.ladders.reduce(0) { $0 + rungs(of: $1) }

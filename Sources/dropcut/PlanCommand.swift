@@ -96,11 +96,15 @@ struct PlanCommand: AsyncParsableCommand {
         if failed { throw ExitCode(1) }
     }
 
-    /// `clip.mov -> 4 deliverables` and a line per deliverable (kind, name, size, codecs or
+    /// `clip.mov -> 4 deliverables from 1 decode of the clip`, a line per render that
+    /// makes several from one decode, a line per deliverable (kind, name, size, codecs or
     /// the poster's time), the manifest, then the timeline of the first (the others differ
     /// in size, fit and encoding, not in timing).
     static func describe(_ deliverables: Deliverables) -> String {
-        var text = "\(deliverables.input) -> \(deliverables.items.count) deliverable\(deliverables.items.count == 1 ? "" : "s"), each rendered on its own\n"
+        let decodes = deliverables.decodes
+        var text = "\(deliverables.input) -> \(deliverables.items.count) deliverable\(deliverables.items.count == 1 ? "" : "s") "
+            + "from \(decodes.count) decode\(decodes.count == 1 ? "" : "s") of the clip\n"
+        for shared in decodes.shared { text += "  one decode: \(shared.joined(separator: ", "))\n" }
         for item in deliverables.items {
             let production = item.production
             let size = production.videoComposition.renderSize

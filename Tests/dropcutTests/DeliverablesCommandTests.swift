@@ -54,8 +54,9 @@ import TestSupport
         let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(Array(lines.prefix(6)) == [
-            "\(clip) -> 4 deliverables, each rendered on its own",
+        #expect(Array(lines.prefix(7)) == [
+            "\(clip) -> 4 deliverables from 1 decode of the clip",
+            "  one decode: clip.vertical.mp4, clip.wide.mp4, clip.poster.png, clip.preview.webp",
             "  video  clip.vertical.mp4 180x320 30 fps h264 crf 23 ultrafast, aac 160k 1.000 s",
             "  video  clip.wide.mp4 320x240 30 fps h264 crf 23 ultrafast, aac 160k 1.000 s",
             "  poster clip.poster.png 180x320 png at 0.500 s",
