@@ -347,7 +347,7 @@ public struct Deliverables: Sendable {
             undo()
             throw error
         }
-        let manifestFile = File(name: manifestFilename, kind: "manifest", bytes: Int64(try Self.size(of: manifestPath)),
+        let manifestFile = File(name: manifestFilename, kind: "manifest", bytes: try FileSize.bytes(at: manifestPath),
                                 width: 0, height: 0, duration: nil, time: nil, sha256: "")
         return files + [manifestFile]
     }
@@ -447,16 +447,10 @@ public struct Deliverables: Sendable {
         return data
     }
 
-    static func size(of path: String) throws -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw SystemError(errno: errno, function: "stat", path: path) }
-        return Int(info.st_size)
-    }
-
     /// An HLS ladder as the manifest lists it.
     static func describe(ladder: HLSExportSession.Ladder, folder: String, name: String, duration: Double) async throws -> File {
         var bytes: Int64 = 0
-        for file in ladder.files { bytes += Int64(try Self.size(of: (folder as NSString).appendingPathComponent(file))) }
+        for file in ladder.files { bytes += try FileSize.bytes(at: (folder as NSString).appendingPathComponent(file)) }
         let top = ladder.playlist.variants.first?.size ?? PixelSize(width: 0, height: 0)
         let sha = try await BlockingWork.run("dropcut-checksum") { _ in try SHA256.hex(ofFile: ladder.master) }
         return File(name: name, kind: "hls", bytes: bytes, width: top.width, height: top.height, duration: duration,
@@ -465,9 +459,9 @@ public struct Deliverables: Sendable {
 
     static func describe(_ path: String, name: String, kind: String, size: PixelSize, duration: Double?,
                          time: Double?) async throws -> File {
-        let bytes = try Self.size(of: path)
+        let bytes = try FileSize.bytes(at: path)
         let sha = try await BlockingWork.run("dropcut-checksum") { _ in try SHA256.hex(ofFile: path) }
-        return File(name: name, kind: kind, bytes: Int64(bytes), width: size.width, height: size.height,
+        return File(name: name, kind: kind, bytes: bytes, width: size.width, height: size.height,
                     duration: duration, time: time, sha256: sha)
     }
 }

@@ -211,13 +211,13 @@ final class HLSLadderWriter {
             let segments = listed.filter { $0.hasPrefix("seg-") && $0.hasSuffix(".m4s") }.sorted()
             var peak = 0.0, bytes = 0.0
             for (k, segment) in segments.enumerated() {
-                let size = Double(try Self.size(of: (folder as NSString).appendingPathComponent("\(name)/\(segment)")))
+                let size = Double(try FileSize.bytes(at: (folder as NSString).appendingPathComponent("\(name)/\(segment)")))
                 bytes += size
                 let duration = Swift.min(segmentSeconds, total - Double(k) * segmentSeconds)
                 // A last segment of a few frames would claim a peak no player sees.
                 peak = Swift.max(peak, size * 8 / Swift.max(duration, segmentSeconds / 2))
             }
-            let header = Double(try Self.size(of: (folder as NSString).appendingPathComponent("\(name)/init.mp4")))
+            let header = Double(try FileSize.bytes(at: (folder as NSString).appendingPathComponent("\(name)/init.mp4")))
             return (peak, (bytes + header) * 8 / Swift.max(total, frameSeconds))
         }
         let audioRate = hasAudio ? try measure(Self.audioFolder) : (peak: 0, average: 0)
@@ -249,11 +249,5 @@ final class HLSLadderWriter {
 
     private static func makeFolder(_ path: String) throws {
         guard mkdir(path, 0o755) == 0 else { throw SystemError(errno: errno, function: "mkdir", path: path) }
-    }
-
-    private static func size(of path: String) throws -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw SystemError(errno: errno, function: "stat", path: path) }
-        return Int(info.st_size)
     }
 }

@@ -29,6 +29,11 @@ import Timeline
         return (clip, try await Deliverables.prepare(recipe: recipe, input: clip))
     }
 
+    /// `logo.png` in `dir`: a plain 64x32 white picture for the recipes' overlays.
+    static func makeLogo(in dir: TemporaryDirectory) throws {
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+    }
+
     static func recipe(_ yaml: String, in dir: TemporaryDirectory) throws -> Recipe {
         let file = dir.file("deliverables.yaml")
         try Data(yaml.utf8).write(to: URL(fileURLWithPath: file))
@@ -291,7 +296,7 @@ import Timeline
         let dir = try TemporaryDirectory(prefix: "dropcut-overlay")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeGenerated(in: dir.path, name: "clip.mp4", seconds: 1, video: "color=c=black:size=320x240:rate=30")
-        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+        try Self.makeLogo(in: dir)
         let recipe = try Self.recipe("""
             version: 1
             output: { fit: fill }

@@ -89,7 +89,7 @@ import Timeline
         let everything = try FileManager.default.subpathsOfDirectory(atPath: folder).map { dir.file("clip/\($0)") }
         var total: Int64 = 0
         for path in everything where (try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular {
-            total += Int64(try Deliverables.size(of: path))
+            total += try FileSize.bytes(at: path)
         }
         #expect(ladder.bytes == total)
 
@@ -100,7 +100,7 @@ import Timeline
         let text = try String(contentsOfFile: master, encoding: .utf8)
         #expect(text.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\"") && text.contains("URI=\"audio/index.m3u8\""), "\(text)")
         let audioBytes = try FileManager.default.contentsOfDirectory(atPath: dir.file("clip/audio"))
-            .reduce(0) { $0 + (try Deliverables.size(of: dir.file("clip/audio/\($1)"))) }
+            .reduce(0) { $0 + (try FileSize.bytes(at: dir.file("clip/audio/\($1)"))) }
         for (attributes, uri) in streams {
             let playlist = dir.file("clip/\(uri)")
             let probed = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
@@ -115,7 +115,7 @@ import Timeline
                     "\(attributes) \(probed)")
             #expect(attributes["AUDIO"] == "audio" && attributes["VIDEO-RANGE"] == "SDR" && attributes["FRAME-RATE"] == "30.000")
             let rungBytes = try FileManager.default.contentsOfDirectory(atPath: (playlist as NSString).deletingLastPathComponent)
-                .reduce(0) { $0 + (try Deliverables.size(of: ((playlist as NSString).deletingLastPathComponent as NSString).appendingPathComponent($1))) }
+                .reduce(0) { $0 + (try FileSize.bytes(at: ((playlist as NSString).deletingLastPathComponent as NSString).appendingPathComponent($1))) }
             let averageBits = Double(rungBytes + audioBytes) * 8 / 3
             let bandwidth = Double(attributes["BANDWIDTH"] ?? "") ?? 0, average = Double(attributes["AVERAGE-BANDWIDTH"] ?? "") ?? 0
             #expect(bandwidth >= average && average > 0.8 * averageBits && average < 1.2 * averageBits && bandwidth < 10 * averageBits,

@@ -25,7 +25,7 @@ import Timeline
         let dir = try TemporaryDirectory(prefix: "dropcut-shared")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
-        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+        try DeliverablesTests.makeLogo(in: dir)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { preset: ultrafast, reencode: always } }
@@ -80,7 +80,7 @@ import Timeline
         let dir = try TemporaryDirectory(prefix: "dropcut-shared-hls")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
-        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=64x32", "-frames:v", "1", dir.file("logo.png")])
+        try DeliverablesTests.makeLogo(in: dir)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { preset: ultrafast, reencode: always } }
