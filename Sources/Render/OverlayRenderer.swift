@@ -266,6 +266,8 @@ final class OverlayRenderer {
             return [try TextPicture.render(mask, color: color, effects: layer.textEffects)]
         case .group:
             return []   // a group has no pictures of its own: its children have
+        case .captions:
+            return []   // TODO(captions): drawn by the caption node
         }
     }
 

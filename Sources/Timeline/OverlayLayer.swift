@@ -36,6 +36,9 @@ public struct OverlayLayer: Sendable, Hashable {
         /// Layers inside a box of `size` (a CALayer with sublayers): placed in the box as
         /// overlays are on the canvas, and moved, turned, scaled and faded with it.
         case group([OverlayLayer], size: Size)
+        /// Captions: each cue drawn while it shows, laid out and placed by the track's
+        /// style in the safe area (the layer's anchor and margin do not apply).
+        case captions(CaptionTrack)
     }
 
     /// What makes text legible on any background: an outline around the glyphs and a

@@ -131,6 +131,21 @@ public enum TimelineSVG {
         return rows
     }
 
+    /// The captions' row: a box over each cue's time, its text as the box's tooltip.
+    private static func captionRow(_ track: CaptionTrack, path: [Int], top: Double, until end: MediaTime,
+                                   x: (MediaTime) -> Double) -> [String] {
+        let id = path.map(String.init).joined(separator: "."), number = path.map { String($0 + 1) }.joined(separator: ".")
+        var out = [#"<g class="captions" data-overlay="\#(id)" data-cues="\#(track.cues.count)">"#]
+        out.append(#"<text x="4" y="\#(n(top + rowHeight / 2 + 4))">overlay \#(number) (captions)</text>"#)
+        for cue in track.cues where cue.timeRange.start < end {
+            let x0 = x(cue.timeRange.start), x1 = x(MediaTime.min(cue.timeRange.end, end))
+            let text = cue.text.split(separator: "\n").joined(separator: " ")
+            out.append(#"<rect class="cue" x="\#(n(x0))" y="\#(n(top))" width="\#(n(max(x1 - x0, 0.5)))" height="\#(n(rowHeight))" fill="rgb(255,236,179)" stroke="rgb(51,51,51)"><title>\#(escape("\(cue.timeRange) \(text)"))</title></rect>"#)
+        }
+        out.append("</g>")
+        return out
+    }
+
     /// One overlay's row: its box, its opacity as a polyline sampled every 1/200 of the
     /// time shown (enough to show an eased or repeating fade), and its keyframe ticks.
     /// `path` places it in the tree: `data-overlay` is its indices joined by dots (`0` for
@@ -142,6 +157,7 @@ public enum TimelineSVG {
         case .image, .imageSequence: kind = "image"
         case .text: kind = "text"
         case let .group(children, _): kind = "group of \(children.count)"
+        case let .captions(track): return captionRow(track, path: path, top: top, until: end, x: x)
         }
         let range = overlay.timeRange
         let id = path.map(String.init).joined(separator: "."), number = path.map { String($0 + 1) }.joined(separator: ".")

@@ -171,9 +171,25 @@ struct PlanCommand: AsyncParsableCommand {
             + "(stepped in and out over \(CompositionBuilder.slowMotionEdge) s of source at each edge)"
     }
 
+    /// `captions: 12 cues in DejaVuSans.ttf at 5% of the height, bottom, at most 2 lines`, then
+    /// one line a cue: `  [1.000,+2.500] "Hello there"` (composition time).
+    static func describe(_ track: CaptionTrack) -> String {
+        let style = track.style
+        var text = "captions: \(track.cues.count) cue\(track.cues.count == 1 ? "" : "s") in "
+            + ((style.fontPaths.first.map { ($0 as NSString).lastPathComponent }) ?? "the default font")
+            + " at \(formatLevel(style.size * 100))% of the height, \(style.position.rawValue), at most \(style.maxLines) line\(style.maxLines == 1 ? "" : "s")"
+        if style.highlightColor != nil { text += ", the spoken word highlighted" }
+        for cue in track.cues {
+            text += "\n  \(cue.timeRange) \"\(cue.text.replacingOccurrences(of: "\n", with: " / "))\""
+            if !cue.words.isEmpty { text += " (\(cue.words.count) timed words)" }
+        }
+        return text
+    }
+
     /// `overlay image logo.png bottom-right margin 43.2 width 162 [0.000,+12.000] opacity ramp ...`
     static func describe(_ overlay: OverlayLayer) -> String {
         var text = "overlay "
+        if case let .captions(track) = overlay.content { return describe(track) }
         switch overlay.content {
         case let .image(path): text += "image \((path as NSString).lastPathComponent)"
         case let .imageSequence(paths, frameDuration):
@@ -182,6 +198,8 @@ struct PlanCommand: AsyncParsableCommand {
             text += "text \"\(string)\" \((font as NSString).lastPathComponent) \(Int(size.rounded()))px \(color)"
         case let .group(children, size):
             text += "group \(Int(size.width.rounded()))x\(Int(size.height.rounded())) of \(children.count)"
+        case .captions:
+            break   // described above
         }
         text += " \(overlay.anchor.rawValue) margin \(Int(overlay.margin.rounded()))px"
         if let width = overlay.width { text += " width \(Int(width.rounded()))px" }

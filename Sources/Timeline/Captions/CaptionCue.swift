@@ -1,0 +1,73 @@
+/// One caption: text shown over a time range, as an SRT or WebVTT cue carries it.
+///
+/// As parsed, `timeRange` (and every word's `start`) is in the source time of the clip the
+/// captions belong to; `CaptionTiming.retime` maps cues into composition time, through
+/// trims, speed changes and the clips placed before it. The text is plain: markup is
+/// removed by the parser (`<b>`, `<i>`, `<c.class>` keep their words, not their styling).
+public struct CaptionCue: Sendable, Hashable {
+    public var timeRange: TimeRange
+    /// The cue's text; `\n` separates the lines the file gave (a renderer may break them
+    /// further to fit).
+    public var text: String
+    /// Word timing (WebVTT timestamps inside the cue, `<00:01.500>`): each entry starts a
+    /// span of `text` lit from its time until the next entry's. Empty when the cue has none.
+    public var words: [CaptionWord]
+    /// Where the file asked the cue to go (WebVTT cue settings); `.automatic` otherwise.
+    public var placement: CuePlacement
+
+    public init(timeRange: TimeRange, text: String, words: [CaptionWord] = [], placement: CuePlacement = .automatic) {
+        self.timeRange = timeRange
+        self.text = text
+        self.words = words
+        self.placement = placement
+    }
+
+    /// The word lit at `time` (the last whose start is at or before it), or nil before the
+    /// first or when the cue has no word timing.
+    public func word(at time: MediaTime) -> Int? {
+        var lit: Int?
+        for (index, word) in words.enumerated() where word.start <= time { lit = index }
+        return lit
+    }
+}
+
+/// A timed span of a cue's text: UTF-8 offsets `[start, end)` into `CaptionCue.text`,
+/// lit from `start` time (WebVTT's cue timestamps).
+public struct CaptionWord: Sendable, Hashable {
+    public var textRange: Range<Int>
+    public var start: MediaTime
+
+    public init(textRange: Range<Int>, start: MediaTime) {
+        self.textRange = textRange
+        self.start = start
+    }
+}
+
+/// WebVTT cue settings (`line`, `position`, `align`), kept as the file gave them.
+public struct CuePlacement: Sendable, Hashable {
+    /// WebVTT `align`: how the lines sit in the cue box.
+    public enum Alignment: String, Sendable, Hashable {
+        case start, center, end, left, right
+    }
+
+    /// WebVTT `line`: a percentage of the frame height (`line:10%`), or a line number
+    /// (`line:-1`, counted from the bottom when negative); nil: automatic (the style's place).
+    public enum Line: Sendable, Hashable {
+        case percent(Double)
+        case number(Int)
+    }
+
+    public var line: Line?
+    /// WebVTT `position`: where the cue box's alignment point is, in percent of the width.
+    public var position: Double?
+    public var alignment: Alignment
+
+    public init(line: Line? = nil, position: Double? = nil, alignment: Alignment = .center) {
+        self.line = line
+        self.position = position
+        self.alignment = alignment
+    }
+
+    /// No cue settings: the style decides.
+    public static let automatic = CuePlacement()
+}
