@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "dropcut", targets: ["dropcut"]),
         .library(name: "Support", targets: ["Support"]),
         .library(name: "Timeline", targets: ["Timeline"]),
+        .library(name: "Subtitles", targets: ["Subtitles"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "Render", targets: ["Render"]),
         .library(name: "Recipe", targets: ["Recipe"]),
@@ -39,13 +40,15 @@ let package = Package(
         .target(name: "Support"),
         // Pure Swift editing model: no C import.
         .target(name: "Timeline"),
+        // SRT and WebVTT read into Timeline's caption cues (and WebVTT written): no C import.
+        .target(name: "Subtitles", dependencies: ["Timeline"]),
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Support", "Timeline", .product(name: "Logging", package: "swift-log")]),
         // Hand-vectorised inner loops of Render, chosen at run time by CPU (each has a Swift twin).
         .target(name: "RenderKernels"),
         .target(name: "Render", dependencies: [
             "Support", "Timeline", "MediaIO", "CFreeType", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "Recipe", dependencies: ["Support", "Timeline", "CZlib", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [
             "Support", "Timeline", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
@@ -72,6 +75,7 @@ let package = Package(
         // ffmpeg CLI (tests only), a real journald.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles", "Timeline", "TestSupport"]),
         .testTarget(name: "TimelineTests", dependencies: [
             "Timeline", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),

@@ -48,15 +48,7 @@ extension Production {
                        ladders: [(production: Production, ladder: Recipe.HLSLadder, folder: String, masterName: String)] = [],
                        taps: [PictureTap] = [], logger: Logger,
                        progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> MultiExportSession.Statistics? {
-        for (production, _) in renditions {
-            for sidecar in production.built.slowMotionSidecars {
-                logger.info("slow motion from sidecar", metadata: ["input": "\(production.input)", "sidecar": "\(sidecar.path)",
-                                                                  "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
-            }
-            for line in production.passThrough.lines {
-                logger.info("stream", metadata: ["input": "\(production.input)", "plan": "\(line)"])
-            }
-        }
+        for (production, _) in renditions { production.logSources(logger) }
         let session = MultiExportSession(sessions: renditions.map { $0.production.session(logger: logger) },
                                          paths: renditions.map(\.path),
                                          ladders: ladders.map {

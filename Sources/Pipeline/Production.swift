@@ -124,18 +124,31 @@ public struct Production: Sendable {
         }
     }
 
+    /// Logs what the render takes besides the recipe (slow-motion sidecars, captions) and
+    /// which streams it copies.
+    func logSources(_ logger: Logger) {
+        for sidecar in built.slowMotionSidecars {
+            logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
+                                                              "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
+        }
+        if let source = built.captionSource {
+            let cues = built.overlays.reduce(0) { count, layer in
+                if case let .captions(track) = layer.content { return count + track.cues.count }
+                return count
+            }
+            logger.info("captions", metadata: ["input": "\(input)", "captions": "\(source)", "cues": "\(cues)"])
+        }
+        for line in passThrough.lines {
+            logger.info("stream", metadata: ["input": "\(input)", "plan": "\(line)"])
+        }
+    }
+
     /// Renders to `path` (its extension picks the container). Cancelling the task stops
     /// the export (`ExportError.cancelled`); on any error nothing is left at `path`
     /// (`ExportSession`'s muxer removes what it wrote).
     public func export(to path: String, logger: Logger,
                        progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
-        for sidecar in built.slowMotionSidecars {
-            logger.info("slow motion from sidecar", metadata: ["input": "\(input)", "sidecar": "\(sidecar.path)",
-                                                              "rate": "\(sidecar.rate)", "regions": "\(sidecar.regions.count)"])
-        }
-        for line in passThrough.lines {
-            logger.info("stream", metadata: ["input": "\(input)", "plan": "\(line)"])
-        }
+        logSources(logger)
         do {
             try await render(to: path, settings: settings, logger: logger, progress: progress)
         } catch let failure as OutputCheck.Failure where settings.videoCopy != nil || settings.audioCopy != nil {

@@ -14,4 +14,8 @@ final class SharedProbe: MediaProbing, @unchecked Sendable {
         cache.withLock { $0[path] = media }
         return media
     }
+
+    func subtitleCues(_ path: String) throws -> [CaptionCue] {
+        try probe.subtitleCues(path)
+    }
 }

@@ -24,6 +24,9 @@ public struct BuiltComposition: Sendable, Hashable {
     /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied, for `plan` and
     /// the logs to mention.
     public var slowMotionSidecars: [SlowMotionSidecar] = []
+    /// Where the captions came from (a subtitle file, or the clip's own stream), for
+    /// `plan` and the logs; nil: no captions.
+    public var captionSource: String?
     /// Every file the builder probed (clips and music), by the path the composition's
     /// source tracks name.
     public var media: [String: ProbedMedia] = [:]

@@ -110,6 +110,11 @@ public struct CompositionBuilder: Sendable {
         built.overlays = try recipe.overlays.map { overlay throws(CompositionBuildError) in
             try makeOverlay(overlay, total: total, renderSize: renderSize, input: input, date: date)
         }
+        // Captions go over every other overlay.
+        if let captions = try makeCaptions(input: input, clips: clips, composition: composition, total: total, renderSize: renderSize) {
+            built.overlays.append(captions.layer)
+            built.captionSource = captions.source
+        }
         return built
     }
 

@@ -15,6 +15,9 @@ public struct Recipe: Sendable, Hashable {
     public var transition = Transition()
     public var overlays: [Overlay] = []
     public var music: Music?
+    /// `captions:` — subtitles burnt in; nil: only a clip's `.srt`/`.vtt` sidecar, with
+    /// the default style, when one was dropped with it.
+    public var captions: Captions?
     /// `audio:` — sound files placed on the output timeline (voice-overs, music, effects).
     public var audio: [AudioItem] = []
     public var originalAudio: OriginalAudio = .keep

@@ -132,11 +132,14 @@ extension Recipe {
     }
 
     /// `outline: 2`, `outline: { width: 2, color: "#000" }`; `shadow: 2`, `shadow: { offset: 2, color: ... }`.
-    private static func decodeStroke(_ node: RecipeNode, _ key: String, defaultColor: Color, _ reader: inout RecipeReader) -> Overlay.Stroke? {
+    /// `section` is where the key lives (`overlays[]`, `captions.style`), `label` how messages
+    /// name its owner; with `allowsZero`, `0` is a stroke of no width (none).
+    static func decodeStroke(_ node: RecipeNode, _ key: String, section: String = "overlays[]", label: String = "overlay",
+                             allowsZero: Bool = false, defaultColor: Color, _ reader: inout RecipeReader) -> Overlay.Stroke? {
         let sizeKey = key == "outline" ? "width" : "offset"
         let sizeNode: RecipeNode?, colorNode: RecipeNode?
         if case .mapping = node {
-            guard let f = reader.fields(node, "overlay \(key)", allowed: RecipeReference.allowedKeys(in: "overlays[].\(key)")) else { return nil }
+            guard let f = reader.fields(node, "\(label) \(key)", allowed: RecipeReference.allowedKeys(in: "\(section).\(key)")) else { return nil }
             sizeNode = f[sizeKey]
             colorNode = f["color"]
         } else {
@@ -145,14 +148,14 @@ extension Recipe {
         }
         var size = Length.pixels(2)
         if let sizeNode {
-            guard let parsed = reader.length(sizeNode, "overlay \(key) \(sizeKey)") else { return nil }
-            guard parsed.magnitude > 0, parsed.magnitude <= RecipeLimits.maximumStroke else {
-                reader.error("overlay \(key) \(sizeKey) must be > 0 and at most \(formatNumber(RecipeLimits.maximumStroke))", at: sizeNode.location)
+            guard let parsed = reader.length(sizeNode, "\(label) \(key) \(sizeKey)") else { return nil }
+            guard parsed.magnitude > 0 || (allowsZero && parsed.magnitude == 0), parsed.magnitude <= RecipeLimits.maximumStroke else {
+                reader.error("\(label) \(key) \(sizeKey) must be \(allowsZero ? "at least 0" : "> 0") and at most \(formatNumber(RecipeLimits.maximumStroke))", at: sizeNode.location)
                 return nil
             }
             size = parsed
         }
-        let color = colorNode.flatMap { reader.color($0, "overlay \(key) color") } ?? defaultColor
+        let color = colorNode.flatMap { reader.color($0, "\(label) \(key) color") } ?? defaultColor
         return Overlay.Stroke(size: size, color: color)
     }
 

@@ -47,6 +47,7 @@ extension Recipe {
         }
         if let node = top["music"] { recipe.music = decodeMusic(node, &reader, resolver) }
         if let node = top["audio"] { recipe.audio = decodeAudioItems(node, &reader, resolver) }
+        if let node = top["captions"] { recipe.captions = decodeCaptions(node, &reader, resolver) }
         if let node = top["original_audio"] { recipe.originalAudio = reader.choice(node, "original_audio", OriginalAudio.self) ?? .keep }
 
         let diagnostics = reader.diagnostics.sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) }

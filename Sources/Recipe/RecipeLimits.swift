@@ -75,6 +75,10 @@ public enum RecipeLimits {
     public static let maximumLengthPixels: Double = 32_768
     /// The same lengths as a percentage of their reference side.
     public static let maximumLengthPercent: Double = 100
+    /// Caption lines per cue: more than 4 lines cover the picture.
+    public static let maximumCaptionLines = 4
+    /// A caption safe-area margin, in % of the frame side: two margins leave at least 10 %.
+    public static let captionSafeAreaPercent: ClosedRange<Double> = 0...45
     /// `overlays[].outline.width` and `shadow.offset` (pixels or percent).
     public static let maximumStroke: Double = 100
     /// `overlays[].frames`: the width of the number in the pattern (`%02d` is 2).

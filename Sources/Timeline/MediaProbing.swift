@@ -115,4 +115,26 @@ public struct ProbedMedia: Sendable, Hashable {
 public protocol MediaProbing: Sendable {
     /// Throws with a message naming the file when it cannot be read as media.
     func probe(_ path: String) throws -> ProbedMedia
+    /// The cues of the file's first text subtitle stream (`mov_text`, WebVTT, SubRip), in
+    /// its source time; throws with a message naming the file when it has none or it
+    /// cannot be read.
+    func subtitleCues(_ path: String) throws -> [CaptionCue]
+}
+
+extension MediaProbing {
+    /// Probes that read no subtitles (test tables).
+    public func subtitleCues(_ path: String) throws -> [CaptionCue] {
+        throw SubtitleStreamError(path: path, reason: "this probe reads no subtitle streams")
+    }
+}
+
+/// Why a file's own subtitles could not be read: the file, and the cause in words.
+public struct SubtitleStreamError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "\(path): \(reason)" }
 }

@@ -64,6 +64,7 @@ struct PlanCommand: AsyncParsableCommand {
             }
             print("\(input) -> \(production.outputFilename)")
             for sidecar in production.slowMotionSidecars { print(Self.describe(sidecar)) }
+            if let source = production.captionSource { print("captions from \(source), timed as the clip's frames are placed") }
             print(TimelineDescription.text(composition: production.composition, videoComposition: production.videoComposition,
                                            audioMix: production.audioMix), terminator: "")
             for overlay in production.overlays { print(Self.describe(overlay)) }

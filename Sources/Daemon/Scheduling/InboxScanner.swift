@@ -5,7 +5,7 @@ package struct SettledClip: Sendable, Hashable {
     /// The printable form of its name (`RawFileName`): the name itself, unless it is not
     /// UTF-8 or holds control characters or backslashes. Unique to the name's bytes.
     package var name: String
-    /// `clip.yaml`, `clip.AAE`... beside it (any letter case of the extension), printable.
+    /// `clip.yaml`, `clip.AAE`, `clip.srt`... beside it (any letter case of the extension), printable.
     package var sidecars: [String]
     /// Modification time, for oldest-first order.
     package var modified: Date
@@ -30,7 +30,7 @@ package enum InboxListing: Sendable, Hashable {
 /// only makes the next listing come sooner.
 ///
 /// Skipped without a stat (cheap for inboxes with thousands of them): hidden names,
-/// `.part`, `.crdownload`, `.tmp`, `~`, recipes (`.yaml`/`.yml`), sidecars (`.aae`),
+/// `.part`, `.crdownload`, `.tmp`, `~`, recipes (`.yaml`/`.yml`), sidecars (`.aae`, captions `.srt`/`.vtt`),
 /// and anything that is not a regular file (folders, symlinks, `.dropcut/`).
 ///
 /// Names are read as bytes and listed in their printable form (`RawFileName`), so a name
@@ -61,7 +61,7 @@ package struct InboxScanner: Sendable {
     }
 
     static let skippedSuffixes = [".part", ".crdownload", ".tmp", "~", ".partial"]
-    static let sidecarExtensions = ["yaml", "yml", "aae"]
+    static let sidecarExtensions = ["yaml", "yml", "aae", "srt", "vtt"]
 
     /// Whether a name is never a clip.
     package static func isIgnored(_ name: String) -> Bool {

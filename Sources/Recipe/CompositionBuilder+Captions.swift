@@ -1,0 +1,85 @@
+import Foundation
+import Subtitles
+import Timeline
+
+extension CompositionBuilder {
+    /// The captions layer: the cues read from the recipe's source (or the dropped clip's
+    /// `.srt`/`.vtt` sidecar), mapped from the clip's source time through the composition,
+    /// styled for an output `renderSize`; nil when there are no captions.
+    func makeCaptions(input: String, clips: [PlacedClip], composition: Composition, total: MediaTime,
+                      renderSize: PixelSize) throws(CompositionBuildError) -> (layer: OverlayLayer, source: String)? {
+        var spec = recipe.captions
+        let cues: [CaptionCue], source: String
+        switch spec?.source ?? .sidecar {
+        case .sidecar:
+            guard let path = Self.captionSidecar(besides: input) else { return nil }
+            cues = try Self.readCaptions(path)
+            source = path
+        case let .file(path):
+            cues = try Self.readCaptions(path)
+            source = path
+        case .embedded:
+            do { cues = try probe.subtitleCues(input) } catch {
+                throw .media(path: input, reason: "captions: embedded: \(Self.reason(error, about: input))")
+            }
+            source = "\(input) (its subtitle stream)"
+        }
+        if spec == nil {
+            guard case let .success(font) = AssetResolver().resolveFont(Self.defaultCaptionFont, recipeFile: "") else {
+                throw .media(path: Self.defaultCaptionFont, reason: "the default caption font is not installed (fonts-dejavu-core)")
+            }
+            spec = Recipe.Captions(font: font, location: SourceLocation(file: recipe.name, line: 1, column: 1))
+        }
+        guard let spec else { return nil }
+        // The cues are the dropped clip's; a recipe without `{input}` captions its first clip.
+        let asset = (clips.first { $0.spec.source == "{input}" } ?? clips[0]).media.path
+        let mapped = CaptionTiming.retime(cues, asset: asset, in: composition)
+        let track = CaptionTrack(cues: mapped, style: spec.style(outputHeight: renderSize.height))
+        let layer = OverlayLayer(content: .captions(track), anchor: .bottom, margin: 0, timeRange: TimeRange(start: .zero, end: total))
+        return (layer, source)
+    }
+
+    /// The font captions use when the recipe names none.
+    static let defaultCaptionFont = "DejaVuSans-Bold.ttf"
+
+    /// The clip's caption sidecar: `<stem>.srt` or `<stem>.vtt` beside it (any letter case;
+    /// the exact case first, then `.srt` before `.vtt`).
+    public static func captionSidecar(besides input: String) -> String? {
+        let directory = (input as NSString).deletingLastPathComponent
+        let name = (input as NSString).lastPathComponent
+        let stem = (name as NSString).deletingPathExtension
+        guard !stem.isEmpty,
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return nil }
+        let candidates = entries.filter { entry in
+            guard entry != name, SubtitleFormat(fileName: entry) != nil,
+                  (entry as NSString).deletingPathExtension.lowercased() == stem.lowercased() else { return false }
+            var isDirectory: ObjCBool = false
+            let full = directory.isEmpty ? entry : (directory as NSString).appendingPathComponent(entry)
+            return FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.sorted { a, b in
+            let exactA = (a as NSString).deletingPathExtension == stem, exactB = (b as NSString).deletingPathExtension == stem
+            if exactA != exactB { return exactA }
+            return (a.lowercased().hasSuffix(".srt") ? 0 : 1, a) < (b.lowercased().hasSuffix(".srt") ? 0 : 1, b)
+        }
+        return candidates.first.map { directory.isEmpty ? $0 : (directory as NSString).appendingPathComponent($0) }
+    }
+
+    /// Reads and parses a subtitle file, refusing what is too large before reading it.
+    static func readCaptions(_ path: String) throws(CompositionBuildError) -> [CaptionCue] {
+        guard let format = SubtitleFormat(fileName: path) else {
+            throw .media(path: path, reason: "not a subtitle file: captions are read from .srt and .vtt files")
+        }
+        let bytes: [UInt8]
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            let data = try handle.read(upToCount: SubtitleLimits.maximumFileBytes + 1) ?? Data()
+            bytes = [UInt8](data)
+        } catch {
+            throw .media(path: path, reason: "cannot read the captions: \((error as NSError).localizedDescription)")
+        }
+        do { return try format.parse(bytes, path: path) } catch {
+            throw .media(path: path, reason: error.line > 0 ? "line \(error.line): \(error.reason)" : error.reason)
+        }
+    }
+}
