@@ -10,6 +10,11 @@ import Timeline
 public struct AssetProbe: MediaProbing {
     public init() {}
 
+    /// The file's own captions (`SubtitleTrackReader`).
+    public func subtitleCues(_ path: String) throws -> [CaptionCue] {
+        try SubtitleTrackReader.cues(of: path)
+    }
+
     /// Throws an `FFmpegError` naming the file when it cannot be opened as media. The
     /// durations are the real ones (`DurationCheck`), not the header's on trust; a video
     /// stream that does not say whether it is interlaced is asked through its first frame

@@ -55,6 +55,23 @@ final class Decoder {
         return .frame
     }
 
+    /// Decodes one subtitle packet: its rectangles' texts in ASS form (what FFmpeg's text
+    /// subtitle decoders produce) and the display times the packet gives, in milliseconds
+    /// from its presentation time; nil when the packet makes no subtitle.
+    func decodeSubtitle(_ packet: Packet) throws(FFmpegError) -> (texts: [String], start: UInt32, end: UInt32)? {
+        var subtitle = AVSubtitle()
+        var got: Int32 = 0
+        try check(avcodec_decode_subtitle2(context, &subtitle, &got, packet.packet), "avcodec_decode_subtitle2", path: path, stream: streamIndex)
+        guard got != 0 else { return nil }
+        defer { avsubtitle_free(&subtitle) }
+        var texts: [String] = []
+        for index in 0..<Int(subtitle.num_rects) {
+            guard let rect = subtitle.rects[index], rect.pointee.type == SUBTITLE_ASS, let ass = rect.pointee.ass else { continue }
+            texts.append(String(decoding: UnsafeRawBufferPointer(start: ass, count: strnlen(ass, 65536)).bindMemory(to: UInt8.self), as: UTF8.self))
+        }
+        return (texts, subtitle.start_display_time, subtitle.end_display_time)
+    }
+
     /// Drops buffered frames after a seek.
     func flush() {
         avcodec_flush_buffers(context)

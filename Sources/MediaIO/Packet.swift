@@ -41,6 +41,9 @@ public final class Packet {
     /// How long the packet lasts, in the filler's time base (0 when unknown).
     public var duration: Int64 { packet.pointee.duration }
 
+    /// The stream the packet belongs to (set by the demuxer).
+    var streamIndex: Int { Int(packet.pointee.stream_index) }
+
     /// Payload size in bytes (0 for an empty packet).
     public var size: Int { Int(packet.pointee.size) }
 
