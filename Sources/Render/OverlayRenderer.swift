@@ -48,7 +48,7 @@ final class OverlayRenderer {
         self.offscreenBudget = offscreenBudget
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize))
+        nodes = try Self.prepare(layers.filter { if case .captions = $0.content { return false } else { return true } }, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize))
     }
 
     /// Prepares the layers; no picture larger than `limit` (`OverlayLimits`) is made.
