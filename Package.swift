@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [
-            "Support", "Timeline", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
             "CSystemd", "CLinux", "Support", "Recipe", "Pipeline",

@@ -3,6 +3,7 @@ import Logging
 import MediaIO
 import Recipe
 import Render
+import Subtitles
 import Support
 import Timeline
 
@@ -108,6 +109,9 @@ public struct Deliverables: Sendable {
             if case let .poster(poster) = deliverable.kind, case let .at(time) = poster.time, time >= production.composition.duration {
                 throw DeliverablesError("\(poster.location): poster.at \(time.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
             }
+            if case .captions = deliverable.kind, production.captions == nil {
+                throw DeliverablesError("\(deliverable.location): \(filename) would hold the captions, but \((input as NSString).lastPathComponent) has none: drop it with a .srt or .vtt of the same name, or give captions.source")
+            }
             if case let .preview(preview) = deliverable.kind, preview.from >= production.composition.duration {
                 throw DeliverablesError("\(preview.location): preview.from \(preview.from.seconds) s is not within the output, which lasts \(String(format: "%.3f", production.composition.duration.seconds)) s")
             }
@@ -181,7 +185,7 @@ public struct Deliverables: Sendable {
         }
         for (index, item) in items.enumerated() {
             switch item.kind {
-            case .video:
+            case .video, .captions:
                 continue
             case let .poster(poster) where poster.time == .best:
                 continue
@@ -274,6 +278,11 @@ public struct Deliverables: Sendable {
                         duration = made.duration.seconds
                     }
                     time = preview.from.seconds
+                case .captions:
+                    kind = "captions"
+                    size = PixelSize(width: 0, height: 0)
+                    duration = item.production.composition.duration.seconds
+                    try item.production.writeCaptions(to: partial.path)
                 case let .hls(ladder):
                     let made: HLSExportSession.Ladder
                     if let shared = ladders[index] {
@@ -395,7 +404,7 @@ public struct Deliverables: Sendable {
                 })
                 pictures[index] = Picture(time: preview.from.seconds, size: size,
                                           duration: step.multiplied(by: Int64(times.count), dividedBy: 1).seconds)
-            case .video, .hls:
+            case .video, .hls, .captions:
                 continue
             }
         }
@@ -577,5 +586,36 @@ extension Production {
             try writer.finish()
         }
         return (size, frameDuration.multiplied(by: Int64(times.count), dividedBy: 1))
+    }
+}
+
+extension Production {
+    /// Writes the captions (output time) to `path` as WebVTT; nothing is left at `path`
+    /// when writing fails.
+    public func writeCaptions(to path: String) throws {
+        guard let captions = built.captions else {
+            throw DeliverablesError("\((input as NSString).lastPathComponent) has no captions to write to \((path as NSString).lastPathComponent)")
+        }
+        let bytes = Array(WebVTTWriter.write(captions.cues).utf8)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemError.last("open", path) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let failure = SystemError.last("write", path)
+                close(fd)
+                unlink(path)
+                throw failure
+            }
+            written += count
+        }
+        // A full disk can show up only at close (network filesystems).
+        guard close(fd) == 0 else {
+            let failure = SystemError.last("close", path)
+            unlink(path)
+            throw failure
+        }
     }
 }

@@ -27,6 +27,9 @@ public struct BuiltComposition: Sendable, Hashable {
     /// Where the captions came from (a subtitle file, or the clip's own stream), for
     /// `plan` and the logs; nil: no captions.
     public var captionSource: String?
+    /// The captions in output time, whatever `output.captions` does with them (a `.vtt`
+    /// deliverable writes them); nil: none.
+    public var captions: CaptionTrack?
     /// Every file the builder probed (clips and music), by the path the composition's
     /// source tracks name.
     public var media: [String: ProbedMedia] = [:]

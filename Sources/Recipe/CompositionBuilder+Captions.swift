@@ -1,5 +1,6 @@
 import Foundation
 import Subtitles
+import Support
 import Timeline
 
 extension CompositionBuilder {
@@ -71,12 +72,10 @@ extension CompositionBuilder {
         }
         let bytes: [UInt8]
         do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            let data = try handle.read(upToCount: SubtitleLimits.maximumFileBytes + 1) ?? Data()
-            bytes = [UInt8](data)
+            // Not through a symlink, never a FIFO or device, at most the parser's limit.
+            bytes = try TextFile.bytes(path, limit: SubtitleLimits.maximumFileBytes)
         } catch {
-            throw .media(path: path, reason: "cannot read the captions: \((error as NSError).localizedDescription)")
+            throw .media(path: path, reason: "the captions \(error)")
         }
         do { return try format.parse(bytes, path: path) } catch {
             throw .media(path: path, reason: error.line > 0 ? "line \(error.line): \(error.reason)" : error.reason)

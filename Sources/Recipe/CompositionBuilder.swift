@@ -112,8 +112,9 @@ public struct CompositionBuilder: Sendable {
         }
         // Captions go over every other overlay.
         if let captions = try makeCaptions(input: input, clips: clips, composition: composition, total: total, renderSize: renderSize) {
-            built.overlays.append(captions.layer)
+            if recipe.output.captions == .burn { built.overlays.append(captions.layer) }
             built.captionSource = captions.source
+            if case let .captions(track) = captions.layer.content { built.captions = track }
         }
         return built
     }

@@ -29,6 +29,8 @@ extension Recipe {
             /// An adaptive HLS ladder: every rung encoded from the same composited frame,
             /// keyframes aligned, fMP4 segments in a folder named after the output.
             case hls(HLSLadder)
+            /// The captions as a WebVTT file, timed to the output (a `.vtt` filename).
+            case captions
         }
 
         /// The recipe a video or poster of this entry is built from: the recipe with this

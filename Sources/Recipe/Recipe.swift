@@ -45,6 +45,18 @@ public struct Recipe: Sendable, Hashable {
         public var dynamicRange: DynamicRange = .sdr
         public var video = VideoCodec()
         public var audio = AudioCodec()
+        /// What a video does with the captions, when there are any.
+        public var captions: CaptionMode = .burn
+    }
+
+    /// `output.captions`.
+    public enum CaptionMode: String, Sendable, Hashable, CaseIterable {
+        /// Drawn into the picture.
+        case burn
+        /// A subtitle stream the viewer can turn on (`mov_text`), the picture left clean.
+        case soft
+        /// Neither (a `.vtt` deliverable can still carry them).
+        case none
     }
 
     /// `output.deinterlace`.

@@ -72,6 +72,7 @@ extension Recipe {
                 reader.error("output.fps must be a frame rate (30, 29.97, 30000/1001) or source; got \(reader.describe(n))", at: n.location)
             }
         }
+        if let n = f["captions"] { output.captions = reader.choice(n, "output.captions", CaptionMode.self) ?? .burn }
         if let n = f["deinterlace"] { output.deinterlace = reader.choice(n, "output.deinterlace", Deinterlace.self) ?? .auto }
         if let n = f["dynamic_range"] { output.dynamicRange = reader.choice(n, "output.dynamic_range", DynamicRange.self) ?? .sdr }
         if let n = f["video"], let v = reader.fields(n, "output.video", allowed: RecipeReference.allowedKeys(in: "output.video")) {

@@ -127,6 +127,8 @@ extension Recipe {
             kind = .poster(Poster(time: time.time, format: format, location: time.location))
             // A picture is SDR: JPEG, PNG and WebP carry no HLG.
             output.dynamicRange = .sdr
+        } else if ext.lowercased() == "vtt" {
+            kind = .captions
         } else if ContainerFormat(pathExtension: ext) == nil {
             reader.error("\(what).filename must end in \(ContainerFormat.extensionList) for a video (got \"\(output.filename)\"); "
                          + "a picture needs poster: { at: ... }", at: at)

@@ -105,8 +105,11 @@ public enum RecipeReference {
         RecipeKey("output.audio.loudness", "loudness \(RecipeLimits.rangeText(RecipeLimits.loudness, "LUFS"))", default: "none (as mixed)", example: "-16LUFS",
                   "The whole mix brought to this integrated loudness (EBU R128), before the peak limiter."),
 
+        RecipeKey("output.captions", "`burn`, `soft` or `none`", default: "`burn`", example: "soft",
+                  "When the clip has captions (`captions:`, or a `.srt`/`.vtt` dropped with it): `burn` draws them into the picture; `soft` writes them as a subtitle stream players can turn on (`mov_text`, in `.mp4`, `.mov` and `.m4v`), the picture left clean; `none` leaves them out."),
+
         // outputs
-        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` or `.gif` for a preview, `.m3u8` for an HLS ladder", default: "`output.filename`",
+        RecipeKey("outputs[].filename", "file name template: `.mp4`, `.mov` or `.m4v` for a video, `.jpg`, `.jpeg`, `.png` or `.webp` for a poster, `.webp` or `.gif` for a preview, `.m3u8` for an HLS ladder, `.vtt` for the captions as a WebVTT file (in output time)", default: "`output.filename`",
                   example: "\"{name}.square.mp4\"", "The deliverable's name, distinct from the others'; placeholders as in `output.filename`."),
         RecipeKey("outputs[].size", "as `output.size`", default: "`output.size`", example: "1080x1080", "The deliverable's frame size."),
         RecipeKey("outputs[].fit", "as `output.fit`", default: "`output.fit`", example: "fill", "How clips go into its frame."),
@@ -117,6 +120,8 @@ public enum RecipeReference {
                   "Video encoding: the keys given replace `output.video`'s, the others are inherited."),
         RecipeKey("outputs[].audio", "as `output.audio`, merged key by key", default: "`output.audio`", example: "{ bitrate: 96k }",
                   "Audio encoding: the keys given replace `output.audio`'s, the others are inherited."),
+        RecipeKey("outputs[].captions", "as `output.captions`", default: "`output.captions`", example: "none",
+                  "What this deliverable does with the captions."),
         RecipeKey("outputs[].poster", "mapping", default: "none (a video)", example: "{ at: 2s }",
                   "Makes the deliverable a picture of the composition, drawn exactly as the video of the same size shows it (orientation, fit, overlays)."),
         RecipeKey("outputs[].poster.at", "time in output time, or `best`", default: "required", example: "2s",

@@ -29,6 +29,13 @@ public enum TextFile {
     /// `O_NOFOLLOW` (a symlink dropped into an inbox is refused); checked to be a regular
     /// file on the open descriptor; read up to `limit` bytes.
     public static func read(_ path: String, followSymlinks: Bool = false, limit: Int = maximumSize) throws(Failure) -> String {
+        guard let text = String(validating: try bytes(path, followSymlinks: followSymlinks, limit: limit), as: UTF8.self) else { throw .notUTF8 }
+        return text
+    }
+
+    /// The file's bytes, read as `read` reads them, for a parser that checks the encoding
+    /// itself (a subtitle file's errors name the line that is not UTF-8).
+    public static func bytes(_ path: String, followSymlinks: Bool = false, limit: Int = maximumSize) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             let code = errno
@@ -53,7 +60,6 @@ public enum TextFile {
             guard bytes.count + count <= limit else { throw .tooLarge(limit) }
             bytes.append(contentsOf: chunk[..<count])
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
-        return text
+        return bytes
     }
 }

@@ -134,6 +134,9 @@ struct PlanCommand: AsyncParsableCommand {
                     + "\(settings.videoCodec.rawValue) crf \(settings.crf) \(settings.preset), \(String(format: "%g", ladder.segment.seconds)) s segments, keyframes aligned"
                     + (production.composition.tracks(of: .audio).isEmpty ? ", no audio" : ", one aac \(settings.audioBitrate / 1000)k audio rendition")
                     + "\n"
+            case .captions:
+                let cues = production.captions?.cues.count ?? 0
+                text += "  captions \(item.filename) WebVTT, \(cues) cue\(cues == 1 ? "" : "s") in output time\n"
             }
         }
         text += "  manifest \(deliverables.manifestFilename) (written last)\n"

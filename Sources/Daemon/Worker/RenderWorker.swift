@@ -101,6 +101,7 @@ public enum RenderWorker {
     static func kind(_ kind: Recipe.Deliverable.Kind) -> String {
         switch kind {
         case .video: "video"
+        case .captions: "captions"
         case .poster: "poster"
         case .preview: "preview"
         case .hls: "hls"
