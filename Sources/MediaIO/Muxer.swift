@@ -164,6 +164,12 @@ public final class Muxer {
         Int(try addStream(copying: encoder.context).pointee.index)
     }
 
+    /// Adds a subtitle stream carrying `encoder`'s `mov_text` packets; returns its index.
+    @discardableResult
+    public func addStream(for encoder: SubtitleEncoder) throws(FFmpegError) -> Int {
+        Int(try addStream(copying: encoder.context).pointee.index)
+    }
+
     private func addStream(copying codec: UnsafeMutablePointer<AVCodecContext>) throws(FFmpegError)
         -> UnsafeMutablePointer<AVStream> {
         guard let context, state == .configuring else {

@@ -47,7 +47,8 @@ public struct Production: Sendable {
                 keyframes: (String, TrackID) -> [MediaTime]? = { _, _ in nil }) throws(CompositionBuildError) {
         built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels).build(input: input, date: date)
         self.input = input
-        let encoded = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
+        var encoded = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
+        if recipe.output.captions == .soft, let captions = built.captions { encoded.softCaptions = captions.cues }
         passThrough = PassThrough(built: built, settings: encoded, reencode: recipe.output.video.reencode, keyframes: keyframes)
         settings = passThrough.applied(to: encoded)
     }

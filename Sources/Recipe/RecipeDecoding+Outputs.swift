@@ -109,6 +109,9 @@ extension Recipe {
                 return nil
             }
             kind = .hls(ladder)
+            if output.captions == .soft {
+                reader.error("\(what): captions: soft is a subtitle stream in a video file; an HLS ladder takes burn or none", at: f["captions"]?.location ?? location)
+            }
         } else if let n = f["preview"] {
             guard var preview = decodePreview(n, what: "\(what).preview", &reader) else { return nil }
             guard let format = Preview.Format(rawValue: ext.lowercased()) else {

@@ -131,6 +131,7 @@ public final class ExportSession: Sendable {
                                        totalSamples: composition.duration.ticks(in: Int32(mixer.sampleRate)) ?? 0,
                                        gain: loudnessGain)
             }
+            let captions = settings.softCaptions.isEmpty ? nil : try CaptionStreamStage(cues: settings.softCaptions, muxer: muxer)
             try muxer.writeHeader(creationTime: creationTime)
             logger.debug("export started", metadata: [
                 "output": "\(path)", "size": "\(renderSize)", "frames": "\(frameCount)",
@@ -144,12 +145,14 @@ public final class ExportSession: Sendable {
                 while let time = try videoCopier.nextTime() {
                     if cancelled.isCancelled { throw ExportError.cancelled }
                     try audio?.encode(until: time, into: muxer)
+                    try captions?.write(until: time, into: muxer)
                     _ = try videoCopier.copyNext(into: muxer)
                     written += 1
                     progress(ExportProgress(framesWritten: min(written, frameCount), frameCount: frameCount))
                 }
                 if cancelled.isCancelled { throw ExportError.cancelled }
                 try audio?.finish(into: muxer)
+                try captions?.finish(into: muxer)
                 try muxer.finish()
                 let seconds = (ContinuousClock.now - started) / .seconds(1)
                 logger.debug("export finished", metadata: [
@@ -159,7 +162,7 @@ public final class ExportSession: Sendable {
             guard let stage, let video else { throw ExportError.invalidComposition(["no video stage"]) }
             try stage.start()
             let written = try Self.encodeFrames(from: stage.outputs[0], encoder: video.encoder, stream: video.stream, audio: audio,
-                                                muxer: muxer, frameDuration: videoComposition.frameDuration,
+                                                captions: captions, muxer: muxer, frameDuration: videoComposition.frameDuration,
                                                 frameCount: frameCount, isCancelled: { cancelled.isCancelled }, progress: progress)
             stage.stop()
             let seconds = (ContinuousClock.now - started) / .seconds(1)
@@ -177,7 +180,7 @@ public final class ExportSession: Sendable {
     /// picture; at the end flushes both encoders and finishes the file. Returns the frames
     /// written. (`MultiExportSession` runs one per output, each on its own thread.)
     static func encodeFrames(from stage: FrameProducer.Output, encoder: VideoEncoder, stream: Int, audio: (any AudioOutput)?,
-                             muxer: Muxer, frameDuration: MediaTime, frameCount: Int, isCancelled: () -> Bool,
+                             captions: CaptionStreamStage? = nil, muxer: Muxer, frameDuration: MediaTime, frameCount: Int, isCancelled: () -> Bool,
                              progress: (ExportProgress) -> Void) throws -> Int {
         var written = 0
         while let item = stage.filled.take() {
@@ -189,6 +192,7 @@ public final class ExportSession: Sendable {
                 stage.free.put(canvas)
                 let frameEnd = frameDuration.multiplied(by: Int64(index + 1), dividedBy: 1)
                 try audio?.encode(until: frameEnd, into: muxer)
+                try captions?.write(until: frameEnd, into: muxer)
                 written += 1
                 progress(ExportProgress(framesWritten: written, frameCount: frameCount))
             case let .failed(error):
@@ -197,6 +201,7 @@ public final class ExportSession: Sendable {
                 try encoder.send(nil)
                 try muxer.drain(encoder, into: stream)
                 try audio?.finish(into: muxer)
+                try captions?.finish(into: muxer)
                 try muxer.finish()
                 return written
             }

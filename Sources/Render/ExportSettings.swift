@@ -34,6 +34,8 @@ public struct ExportSettings: Sendable, Hashable {
     /// The audio stream's packets copied from a source instead of mixing and encoding;
     /// nil: mixed and encoded.
     public var audioCopy: StreamCopy?
+    /// Captions written as a `mov_text` subtitle stream (output time); empty: none.
+    public var softCaptions: [CaptionCue] = []
 
     public init() {}
 

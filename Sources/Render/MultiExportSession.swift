@@ -216,6 +216,7 @@ package final class MultiExportSession: Sendable {
         let muxer: Muxer?
         var video: (encoder: VideoEncoder, stream: Int)?
         var audio: (any AudioOutput)?
+        var captions: CaptionStreamStage?
         let ladder: (writer: HLSLadderWriter, masterName: String)?
         /// What the ladder wrote, once it has.
         var made: HLSExportSession.Ladder?
@@ -353,6 +354,7 @@ package final class MultiExportSession: Sendable {
                     lane.audio = try SharedAudioStage(encoder: encoder, stream: try muxer.addStream(for: encoder), mix: sharedMix!,
                                                       consumer: index)
                 }
+                if !settings.softCaptions.isEmpty { lane.captions = try CaptionStreamStage(cues: settings.softCaptions, muxer: muxer) }
                 try muxer.writeHeader(creationTime: settings.creationTime ?? session.firstVideoCreationTime())
                 session.logger.debug("export started", metadata: [
                     "output": "\(paths[index])", "size": "\(session.videoComposition.renderSize)", "frames": "\(frameCount)",
@@ -405,7 +407,8 @@ package final class MultiExportSession: Sendable {
                                 throw ExportError.invalidComposition(["no video stage"])
                             }
                             _ = try ExportSession.encodeFrames(
-                                from: lane.stage, encoder: video.encoder, stream: video.stream, audio: lane.audio, muxer: muxer,
+                                from: lane.stage, encoder: video.encoder, stream: video.stream, audio: lane.audio,
+                                captions: lane.captions, muxer: muxer,
                                 frameDuration: frameDuration, frameCount: frameCount,
                                 isCancelled: { cancelled.isCancelled || stop.isStopped },
                                 progress: { progress(lane.index, $0) })

@@ -64,7 +64,12 @@ struct PlanCommand: AsyncParsableCommand {
             }
             print("\(input) -> \(production.outputFilename)")
             for sidecar in production.slowMotionSidecars { print(Self.describe(sidecar)) }
-            if let source = production.captionSource { print("captions from \(source), timed as the clip's frames are placed") }
+            if let source = production.captionSource {
+                let mode = production.settings.softCaptions.isEmpty
+                    ? (production.overlays.contains { if case .captions = $0.content { return true } else { return false } } ? "burnt in" : "not used (captions: none)")
+                    : "a mov_text subtitle stream (captions: soft)"
+                print("captions from \(source), timed as the clip's frames are placed: \(mode)")
+            }
             print(TimelineDescription.text(composition: production.composition, videoComposition: production.videoComposition,
                                            audioMix: production.audioMix), terminator: "")
             for overlay in production.overlays { print(Self.describe(overlay)) }

@@ -57,4 +57,25 @@ import Timeline
             "\(error)".contains("clip.vtt would hold the captions, but clip.mp4 has none")
         }
     }
+
+    @Test func softCaptionsAreASubtitleStreamAndLeaveThePictureToBeCopied() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        try "1\n00:00:00,500 --> 00:00:01,000\nsoft {one}\n\n2\n00:00:01,500 --> 00:00:02,250\ntwo\nlines\n".write(toFile: dir.file("clip.srt"), atomically: true, encoding: .utf8)
+        let recipe = try DeliverablesTests.recipe("version: 1\noutput: { captions: soft }\n", in: dir)
+        let production = try await Production.prepare(recipe: recipe, input: clip)
+        // Nothing is drawn, so the clip's own video can be copied.
+        #expect(production.overlays.isEmpty)
+        #expect(production.settings.videoCopy != nil, "\(production.passThrough.lines)")
+        let out = dir.file("soft.mp4")
+        try await production.export(to: out, logger: Self.logger)
+        let streams = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", out])
+        #expect(streams.split(separator: "\n").contains("mov_text,subtitle"), "\(streams)")
+        // The ffmpeg CLI reads the stream back as the cues that went in.
+        let srt = try Command.runChecked("ffmpeg", ["-v", "error", "-i", out, "-map", "0:s", "-f", "srt", "-"])
+        let back = try SubRipParser.parse(Array(srt.utf8), path: "back.srt")
+        #expect(back.map(\.text) == ["soft (one)", "two\nlines"])
+        #expect(back.map(\.timeRange) == [TimeRange(start: MediaTime(value: 500, timescale: 1000), end: MediaTime(value: 1000, timescale: 1000)),
+                                          TimeRange(start: MediaTime(value: 1500, timescale: 1000), end: MediaTime(value: 2250, timescale: 1000))])
+    }
 }
