@@ -60,13 +60,15 @@ import Timeline
 
     @Test func softCaptionsAreASubtitleStreamAndLeaveThePictureToBeCopied() async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        // Tagged BT.709 with a keyframe a second: a clip whose picture can be copied.
+        let clip = try PassThroughRenderTests.clip(dir, seconds: 3)
         try "1\n00:00:00,500 --> 00:00:01,000\nsoft {one}\n\n2\n00:00:01,500 --> 00:00:02,250\ntwo\nlines\n".write(toFile: dir.file("clip.srt"), atomically: true, encoding: .utf8)
         let recipe = try DeliverablesTests.recipe("version: 1\noutput: { captions: soft }\n", in: dir)
         let production = try await Production.prepare(recipe: recipe, input: clip)
         // Nothing is drawn, so the clip's own video can be copied.
         #expect(production.overlays.isEmpty)
         #expect(production.settings.videoCopy != nil, "\(production.passThrough.lines)")
+        #expect(production.settings.softCaptions.count == 2)
         let out = dir.file("soft.mp4")
         try await production.export(to: out, logger: Self.logger)
         let streams = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", out])
