@@ -3,8 +3,8 @@ import Timeline
 
 /// Draws a composition's overlay layers over each composited frame (the job of
 /// AVVideoCompositionCoreAnimationTool): every layer is rasterised once — images decoded,
-/// premultiplied and scaled to their drawn size with a Lanczos filter, text set with
-/// FreeType with its outline and shadow — and then, per frame, blended at its place
+/// premultiplied and scaled to their drawn size with a Lanczos filter, text shaped with
+/// HarfBuzz and drawn with FreeType with its outline and shadow — and then, per frame, blended at its place
 /// (anchor or motion), scale and opacity while its time range covers the frame. Layers
 /// are drawn in order, later ones on top. Groups hold layers and groups, as CALayers hold
 /// sublayers: each frame the tree is placed first (every map composed with its groups',
@@ -244,21 +244,30 @@ final class OverlayRenderer {
         case let .imageSequence(paths, _):
             return try paths.map { try imagePicture(path: $0, width: layer.width, limit: limit) }
         case let .text(text, fontPath, pixelSize, color):
-            let font: FontFace
-            do { font = try FontFace(path: fontPath) } catch {
+            let fonts: FontSet
+            do { fonts = try FontSet(paths: [fontPath]) } catch {
                 throw PreparationError(path: fontPath, reason: "cannot open the font (FreeType error \(error.code))")
             }
-            let alignment: TextRasterizer.Alignment
+            let alignment: TextLayout.Alignment
             switch layer.anchor.unitPoint.x {
             case 0: alignment = .left
             case 1: alignment = .right
             default: alignment = .center
             }
+            // Shaped, bidi-ordered, with fallback fonts; only newlines break lines.
+            let layout: TextLayout
+            do {
+                layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: pixelSize, alignment: alignment)
+            } catch let .font(error) {
+                throw PreparationError(path: error.path, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
+            } catch .outOfMemory {
+                throw PreparationError(path: "text \"\(text.prefix(40))\"", reason: "HarfBuzz could not allocate a buffer")
+            }
             let mask: TextRasterizer.Mask
             do {
-                mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment, limit: limit)
+                mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: limit)
             } catch let .font(error) {
-                throw PreparationError(path: fontPath, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
+                throw PreparationError(path: error.path, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
             } catch let .tooLarge(size) {
                 throw PreparationError(path: "text \"\(text.prefix(40))\"",
                                        reason: "it would be \(size) pixels, larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
