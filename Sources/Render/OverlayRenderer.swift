@@ -48,17 +48,20 @@ final class OverlayRenderer {
         self.offscreenBudget = offscreenBudget
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize))
+        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize), renderSize: renderSize)
     }
 
     /// Prepares the layers; no picture larger than `limit` (`OverlayLimits`) is made.
-    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize) throws -> [OverlayNode] {
+    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize, renderSize: PixelSize) throws -> [OverlayNode] {
         try layers.map { layer in
             if case let .group(children, size) = layer.content {
                 guard size.width <= Double(limit.width), size.height <= Double(limit.height) else {
                     throw PreparationError(path: "group", reason: "its box (\(Int(size.width))x\(Int(size.height))) is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
                 }
-                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit)))
+                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit, renderSize: renderSize)))
+            }
+            if case let .captions(track) = layer.content {
+                return .captions(try PreparedCaptions(layer: layer, track: track, renderSize: renderSize, hlg: hlg, limit: limit))
             }
             return .layer(PreparedOverlay(layer: layer, pictures: try pictures(for: layer, limit: limit), hlg: hlg))
         }
@@ -91,6 +94,9 @@ final class OverlayRenderer {
         switch node {
         case let .layer(prepared):
             try place(prepared, at: time, outer: outer, upright: upright, container: container)
+        case let .captions(captions):
+            // Placed in the output's safe area, whatever group holds them.
+            try captions.place(at: time)
         case let .group(group):
             let layer = group.layer
             group.box = nil
@@ -164,6 +170,8 @@ final class OverlayRenderer {
                 case let .blit(raster, x, y): target.blend(raster, x: x, y: y, opacity: alpha)
                 case let .warp(raster, transform): target.blend(raster, transform: transform, opacity: alpha)
                 }
+            case let .captions(captions):
+                captions.render(into: target, opacity: opacity)
             case let .group(group):
                 guard group.opacity > 0, let box = group.box else { continue }
                 let faded = opacity * group.opacity
@@ -276,7 +284,7 @@ final class OverlayRenderer {
         case .group:
             return []   // a group has no pictures of its own: its children have
         case .captions:
-            return []   // TODO(captions): drawn by the caption node
+            return []   // no pictures of their own: set per cue by PreparedCaptions
         }
     }
 

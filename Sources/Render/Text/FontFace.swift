@@ -62,6 +62,9 @@ final class FontFace {
         FT_Done_FreeType(library)
     }
 
+    /// The font's design units per em (what `hb-shape` reports positions in by default).
+    var unitsPerEm: Int { Int(face.pointee.units_per_EM) }
+
     /// True when the font's character map has `scalar` (not its .notdef).
     func covers(_ scalar: Unicode.Scalar) -> Bool {
         FT_Get_Char_Index(face, FT_ULong(scalar.value)) != 0

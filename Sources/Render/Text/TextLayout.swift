@@ -52,4 +52,20 @@ struct TextLayout {
     var height: Int { lines.count * lineHeight }
     /// The first paragraph runs right to left (its first strong character is RTL).
     var isRightToLeft: Bool { lines.first?.isRightToLeft ?? false }
+
+    /// The lines aligned anew in the layout box (whole pixels, as `TextLayouter` does).
+    mutating func align(_ alignment: Alignment) {
+        let box = width
+        for i in lines.indices {
+            let free = box - ((lines[i].width + 63) >> 6)
+            let offset: Int
+            switch alignment {
+            case .left: offset = 0
+            case .center: offset = (free / 2) << 6
+            case .right: offset = free << 6
+            }
+            for g in lines[i].glyphs.indices { lines[i].glyphs[g].x += offset - lines[i].offset }
+            lines[i].offset = offset
+        }
+    }
 }

@@ -57,18 +57,10 @@ enum TextLayouter {
         }
         lines += context.setParagraph(start..<scalars.count)
 
+        var layout = TextLayout(lines: lines, pixelSize: pixelSize, lineHeight: lineHeight, ascender: metrics.ascender)
         // Aligned in whole pixels in the box of the widest line.
-        let boxWidth = lines.map { ($0.width + 63) >> 6 }.max() ?? 0
-        for i in lines.indices {
-            let free = boxWidth - ((lines[i].width + 63) >> 6)
-            switch alignment {
-            case .left: lines[i].offset = 0
-            case .center: lines[i].offset = (free / 2) << 6
-            case .right: lines[i].offset = free << 6
-            }
-            for g in lines[i].glyphs.indices { lines[i].glyphs[g].x += lines[i].offset }
-        }
-        return TextLayout(lines: lines, pixelSize: pixelSize, lineHeight: lineHeight, ascender: metrics.ascender)
+        layout.align(alignment)
+        return layout
     }
 
     static func isParagraphSeparator(_ scalar: UInt32) -> Bool {
