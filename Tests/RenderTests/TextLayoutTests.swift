@@ -71,9 +71,12 @@ import Timeline
     }
 
     /// "Hello مرحبا 123": a left-to-right paragraph (its first strong letter is Latin) with
-    /// an Arabic run drawn right to left between "Hello " and " 123": the Arabic glyphs sit
-    /// between them, their clusters decreasing left to right, glyph for glyph as hb-shape
-    /// shapes the word alone; the digits stay left to right.
+    /// an Arabic run drawn right to left. By UAX #9 the digits after Arabic letters are
+    /// Arabic numbers (rule W2: EN after AL becomes AN), the space between them takes the
+    /// right-to-left direction (N1: between R and AN), so "مرحبا 123" is one run at level 1
+    /// with the digits at level 2 (I2): the line reads "Hello ", then "123" left to right,
+    /// the space, then the Arabic word from its last letter to its first — glyph for glyph
+    /// as hb-shape shapes the word alone.
     @Test func mixedLineDrawsTheArabicRunRightToLeft() throws {
         let text = "Hello مرحبا 123"
         let fonts = try FontSet(paths: [Self.notoSans], fallbacks: [Self.arabic])
@@ -81,19 +84,32 @@ import Timeline
         try #require(layout.lines.count == 1)
         let glyphs = layout.lines[0].glyphs
         #expect(!layout.isRightToLeft)
+        let utf8 = Array(text.utf8)
         let arabicStart = text.utf8.count - "مرحبا 123".utf8.count, arabicEnd = arabicStart + "مرحبا".utf8.count
+        let digitsStart = text.utf8.count - 3
         let arabicGlyphs = glyphs.filter { (arabicStart..<arabicEnd).contains($0.cluster) }
-        let latin = glyphs.filter { $0.cluster < arabicStart }, digits = glyphs.filter { $0.cluster > arabicEnd }
         print("mixed: clusters left to right \(glyphs.map(\.cluster)), fonts \(glyphs.map(\.font))")
-        try #require(arabicGlyphs.count >= 4 && latin.count == 5 && digits.count == 3)
-        #expect(arabicGlyphs.allSatisfy { $0.font == 1 } && latin.allSatisfy { $0.font == 0 })
-        #expect(latin.map(\.x).max()! < arabicGlyphs.map(\.x).min()!)
-        #expect(arabicGlyphs.map(\.x).max()! < digits.map(\.x).min()!)
-        #expect(zip(arabicGlyphs, arabicGlyphs.dropFirst()).allSatisfy { $0.cluster > $1.cluster && $0.x < $1.x },
+        // The visual order of the characters, by the rules above.
+        let latin = Array(0..<arabicStart), digits = Array(digitsStart..<text.utf8.count), space = arabicEnd
+        let order = glyphs.map(\.cluster)
+        try #require(order.count == latin.count + digits.count + 1 + arabicGlyphs.count, "\(order)")
+        #expect(Array(order.prefix(latin.count)) == latin)
+        #expect(Array(order[latin.count..<(latin.count + 3)]) == digits)
+        #expect(order[latin.count + 3] == space && utf8[space] == 0x20)
+        #expect(zip(glyphs, glyphs.dropFirst()).allSatisfy { $0.x < $1.x }, "not placed left to right")
+        #expect(arabicGlyphs.allSatisfy { $0.font == 1 } && glyphs.prefix(5).allSatisfy { $0.font == 0 })
+        #expect(Array(glyphs.suffix(arabicGlyphs.count)) == arabicGlyphs, "the Arabic word is not last")
+        #expect(zip(arabicGlyphs, arabicGlyphs.dropFirst()).allSatisfy { $0.cluster > $1.cluster },
                 "the Arabic run is not right to left: \(arabicGlyphs.map(\.cluster))")
-        #expect(zip(digits, digits.dropFirst()).allSatisfy { $0.cluster < $1.cluster && $0.x < $1.x })
         let oracle = try Self.hbShape("مرحبا", font: Self.arabic)
         #expect(arabicGlyphs.map(\.id) == oracle.map(\.g), "ours \(arabicGlyphs.map(\.id)), hb-shape \(oracle.map(\.g))")
+
+        // Between two Latin words, the Arabic word stays between them, reversed.
+        let middle = try TextLayouter.layout("Hello مرحبا world", fonts: fonts, pixelSize: 40, alignment: .left)
+        let clusters = middle.lines[0].glyphs.map(\.cluster)
+        let arabicClusters = clusters.filter { (6..<16).contains($0) }
+        #expect(Array(clusters.prefix(6)) == Array(0..<6) && Array(clusters.suffix(6)) == Array(16..<22), "\(clusters)")
+        #expect(arabicClusters == arabicClusters.sorted(by: >), "\(clusters)")
 
         // An Arabic first: the paragraph is right to left, the Latin word on the left.
         let rtl = try TextLayouter.layout("مرحبا Hello", fonts: fonts, pixelSize: 40, alignment: .right)

@@ -20,6 +20,8 @@ struct CaptionPicture {
     let pixelSize: Double
     /// The text drawn (the cue's, or its beginning with an ellipsis).
     let text: String
+    /// How many lines it was set in (at most the style's `maxLines`).
+    let lineCount: Int
 
     /// Why a cue could not be drawn.
     enum Failure: Error {
@@ -81,7 +83,7 @@ struct CaptionPicture {
             throw .outOfMemory
         }
         return CaptionPicture(frame: frame, isRightToLeft: layout.isRightToLeft, lineHeight: layout.lineHeight,
-                              pixelSize: pixels, text: text)
+                              pixelSize: pixels, text: text, lineCount: layout.lines.count)
     }
 
     private static func set(_ text: String, pixels: Double, style: ResolvedCaptionStyle, fonts: FontSet) throws(Failure) -> TextLayout {

@@ -29,13 +29,16 @@ enum CaptionPlacer {
         case .top: blockTop = Double(safe.y)
         case .middle: blockTop = Double(safe.y) + Double(safe.height - blockHeight) / 2
         }
-        var below = 0   // height of the stacked cues placed so far (under the next one)
+        // The bottom of the next stacked cue: each sits on the one before it, so rounding
+        // to even pixels never makes two overlap.
+        var bottom = Int((blockTop + Double(blockHeight)).rounded())
         return items.map { item in
             let y: Double
             switch item.placement.line {
             case nil:
-                y = blockTop + Double(blockHeight - below - item.height)
-                below += item.height
+                let top = clamp(Double(bottom - item.height), low: safe.y, high: min(bottom, safe.maxY) - item.height)
+                bottom = top
+                y = Double(top)
             case let .percent(percent)?:
                 y = percent / 100 * Double(output.height)
             case let .number(number)?:
@@ -65,7 +68,8 @@ enum CaptionPlacer {
     }
 
     /// `value` on the nearest even pixel within `low ... high` (`low` even); `low` when the
-    /// range is empty (a picture larger than the safe area keeps its top-left inside).
+    /// range is empty (a picture larger than the safe area keeps its top-left inside; only
+    /// cues stacked past the safe area's height get there, and overlap rather than leave it).
     static func clamp(_ value: Double, low: Int, high: Int) -> Int {
         guard value.isFinite else { return low }
         let highEven = high - (((high % 2) + 2) % 2)

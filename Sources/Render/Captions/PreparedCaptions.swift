@@ -19,6 +19,10 @@ final class PreparedCaptions {
         var raster: OverlayRaster
         var x: Int
         var y: Int
+        /// How it was set: the em (the style's or smaller), the lines, the text (ellipsised?).
+        var pixelSize: Double
+        var lineCount: Int
+        var text: String
     }
 
     let layer: OverlayLayer
@@ -101,11 +105,11 @@ final class PreparedCaptions {
     /// Sets the cues of `shown` (reusing the raster of a cue drawn the same last time) and
     /// places them.
     private func redraw() throws {
-        var pictures: [(shown: Shown, raster: OverlayRaster, item: CaptionPlacer.Item)] = []
+        var pictures: [(drawn: Drawn, item: CaptionPlacer.Item)] = []
         for entry in shown {
             let cue = track.cues[entry.cue]
             if let kept = drawn.first(where: { $0.shown == entry }), let item = items[entry] {
-                pictures.append((entry, kept.raster, item))
+                pictures.append((kept, item))
                 continue
             }
             let lit = entry.word.flatMap { $0 < cue.words.count ? cue.words[$0].textRange : nil }
@@ -120,11 +124,17 @@ final class PreparedCaptions {
             let raster = OverlayRaster.make(from: picture.frame, hlg: hlg)
             let item = CaptionPlacer.Item(width: raster.width, height: raster.height, placement: cue.placement,
                                           isRightToLeft: picture.isRightToLeft, lineHeight: picture.lineHeight)
-            pictures.append((entry, raster, item))
+            pictures.append((Drawn(shown: entry, raster: raster, x: 0, y: 0, pixelSize: picture.pixelSize,
+                                   lineCount: picture.lineCount, text: picture.text), item))
         }
         let corners = CaptionPlacer.place(pictures.map(\.item), safe: style.safe, position: track.style.position, output: renderSize)
-        items = Dictionary(pictures.map { ($0.shown, $0.item) }, uniquingKeysWith: { first, _ in first })
-        drawn = zip(pictures, corners).map { Drawn(shown: $0.shown, raster: $0.raster, x: $1.x, y: $1.y) }
+        items = Dictionary(pictures.map { ($0.drawn.shown, $0.item) }, uniquingKeysWith: { first, _ in first })
+        drawn = zip(pictures, corners).map { picture, corner in
+            var placed = picture.drawn
+            placed.x = corner.x
+            placed.y = corner.y
+            return placed
+        }
     }
 
     /// The placement facts of the rasters in `drawn`, to place a kept one again.
