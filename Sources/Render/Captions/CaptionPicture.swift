@@ -34,9 +34,24 @@ struct CaptionPicture {
     /// colour, lines aligned by `alignment` (start and end by the text's direction).
     static func make(_ text: String, lit: Range<Int>?, alignment: CuePlacement.Alignment,
                      style: ResolvedCaptionStyle, fonts: FontSet, limit: PixelSize) throws(Failure) -> CaptionPicture {
+        // The fit is judged on the layout box; ink beyond it (accents stacked above the
+        // ascender, a tall fallback glyph) can make the picture larger than the safe area
+        // after all: then it is set again, from a smaller size.
+        var start = style.em
+        while true {
+            let picture = try attempt(text, lit: lit, alignment: alignment, from: start, style: style, fonts: fonts, limit: limit)
+            let fitsSafeArea = picture.frame.width <= style.safe.width && picture.frame.height <= style.safe.height
+            if fitsSafeArea || start <= 2 { return picture }
+            start = max(1, min(start, picture.pixelSize) * 0.9)
+        }
+    }
+
+    /// One try of `make`, starting at an em of `start` pixels.
+    private static func attempt(_ text: String, lit: Range<Int>?, alignment: CuePlacement.Alignment, from start: Double,
+                                style: ResolvedCaptionStyle, fonts: FontSet, limit: PixelSize) throws(Failure) -> CaptionPicture {
         let safe = style.safe
-        let minimum = max(1, style.em / 2)
-        var pixels = style.em
+        let minimum = min(start, max(1, style.em / 2))
+        var pixels = start
         var text = text
         // Shrink until the lines fit in number and the picture in the safe area.
         func fits(_ layout: TextLayout, _ pixels: Double) -> Bool {

@@ -79,11 +79,13 @@ final class FontFace {
         if isColor {
             let count = Int(face.pointee.num_fixed_sizes)
             guard count > 0, let sizes = face.pointee.available_sizes else { return -1 }
-            // The strike nearest above the em (scaled down, sharper), else the largest.
+            // The smallest strike at least the em (scaled down: sharper than scaled up),
+            // else the largest.
             var best = 0
-            for i in 0..<count {
+            for i in 1..<max(1, count) {
                 let ppem = Double(sizes[i].y_ppem) / 64, chosen = Double(sizes[best].y_ppem) / 64
-                if (ppem >= em && (chosen < em || ppem < chosen)) || (chosen < em && ppem > chosen) { best = i }
+                let better = ppem >= em ? (chosen < em || ppem < chosen) : (chosen < em && ppem > chosen)
+                if better { best = i }
             }
             let result = FT_Select_Size(face, FT_Int(best))
             guard result == 0 else { return result }

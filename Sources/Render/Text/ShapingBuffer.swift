@@ -23,6 +23,10 @@ final class ShapingBuffer {
 
     deinit { hb_buffer_destroy(buffer) }
 
+    /// The process's language (from the locale), for language-specific forms. Asked once:
+    /// HarfBuzz's first call reads the locale with `setlocale`, which must not race.
+    private nonisolated(unsafe) static let language: hb_language_t? = hb_language_get_default()
+
     /// Shapes `run` of `paragraph` (code points; the rest of the paragraph is context, so
     /// a letter at a run's edge takes the form its neighbours give it) in `font`, in
     /// `rightToLeft` direction and `script` (0: Common). Glyphs come in visual order: for a
@@ -33,7 +37,7 @@ final class ShapingBuffer {
         hb_buffer_add_utf32(buffer, paragraph.baseAddress, Int32(paragraph.count), UInt32(run.lowerBound), Int32(run.count))
         hb_buffer_set_direction(buffer, rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         hb_buffer_set_script(buffer, script == 0 ? dropcut_hb_script_common() : hb_script_t(rawValue: script))
-        hb_buffer_set_language(buffer, hb_language_get_default())
+        hb_buffer_set_language(buffer, Self.language)
         hb_shape(font.shaper, buffer, nil, 0)
         var count: UInt32 = 0
         guard let infos = hb_buffer_get_glyph_infos(buffer, &count),

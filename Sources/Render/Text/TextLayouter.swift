@@ -140,19 +140,27 @@ enum TextLayouter {
             return runs
         }
 
-        /// Greedy line filling: as many clusters as fit `maxWidth`, the line ending at the
-        /// last break opportunity; spaces at the end of a line hang (they do not count). A
+        /// Greedy line filling: as many clusters as fit `maxWidth` (nil: all), the line ending
+        /// at the last break opportunity; spaces at the end of a line hang (they do not count). A
         /// word wider than a line is broken between graphemes; a grapheme wider than a line
         /// gets a line of its own. Ranges are relative to the paragraph.
         private func breakLines(count: Int, base: Int, advances: [Int], breaks: [LineBreakOpportunities.Kind]) -> [Range<Int>] {
-            guard let maxWidth else { return [0..<count] }
             var lines: [Range<Int>] = []
             var start = 0, width = 0, lastBreak: Int?
             var i = 0
             while i < count {
+                // A line separator (U+2028) or vertical tab ends the line, as a newline does.
+                if i < breaks.count, breaks[i] == .must, i + 1 < count {
+                    lines.append(start..<(i + 1))
+                    start = i + 1
+                    i = start
+                    width = 0
+                    lastBreak = nil
+                    continue
+                }
                 width += advances[i]
                 let blank = Unicode.Scalar(scalars[base + i])?.properties.isWhitespace ?? false
-                if width > maxWidth, !blank {
+                if let maxWidth, width > maxWidth, !blank {
                     var end: Int
                     if let lastBreak, lastBreak > start {
                         end = lastBreak
