@@ -206,6 +206,25 @@ import Timeline
         #expect(placed.allSatisfy { $0.x % 2 == 0 && $0.y % 2 == 0 && $0.x >= safe.x && $0.y >= safe.y })
     }
 
+    /// WebVTT's `align:start` is the side a line starts on: the left for English, the right
+    /// for Arabic (its paragraph runs right to left) — the cue box against that side of
+    /// the safe area.
+    @Test func startAlignmentFollowsTheTextDirection() throws {
+        let start = CuePlacement(alignment: .start)
+        let track = CaptionTrack(cues: [Self.cue(0, 1, "Hello there", placement: start), Self.cue(1, 2, "مرحبا بالعالم", placement: start)],
+                                 style: CaptionStyle(fontPaths: [Self.dejaVu]))
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: Self.size))
+        let safe = track.style.safeRect(on: Self.size)
+        try node.place(at: Self.time(0.5))
+        let latin = try #require(node.drawn.first)
+        try node.place(at: Self.time(1.5))
+        let arabic = try #require(node.drawn.first)
+        print("start-aligned: latin x \(latin.x)..<\(latin.x + latin.raster.width), arabic x \(arabic.x)..<\(arabic.x + arabic.raster.width), safe \(safe.x)..<\(safe.maxX)")
+        #expect(latin.x == safe.x)
+        #expect(arabic.x + arabic.raster.width <= safe.maxX && arabic.x + arabic.raster.width >= safe.maxX - 2)
+    }
+
     /// A style out of range is refused with its field named, before anything is drawn.
     @Test func anOutOfRangeStyleIsRefused() {
         let track = CaptionTrack(cues: [Self.cue(0, 1, "x")], style: CaptionStyle(fontPaths: [Self.dejaVu], size: 50))

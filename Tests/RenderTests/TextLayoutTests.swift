@@ -172,6 +172,10 @@ import Timeline
             #expect(unbroken.lines[0].width > 300 * 64, "\"\(line)\" could have taken the next word")
         }
 
+        // A line separator (U+2028) ends a line as a newline does, wrapping or not.
+        let separated = try TextLayouter.layout("one\u{2028}two", fonts: fonts, pixelSize: 40, alignment: .left)
+        #expect(separated.lines.count == 2 && separated.lines.allSatisfy { $0.glyphs.count == 3 })
+
         let long = try TextLayouter.layout("Supercalifragilisticexpialidocious", fonts: fonts, pixelSize: 40, maxWidth: 150, alignment: .left)
         #expect(long.lines.count >= 3 && long.lines.allSatisfy { $0.width <= 150 * 64 && !$0.glyphs.isEmpty })
     }
