@@ -3,9 +3,10 @@ import Timeline
 
 /// Draws a composition's overlay layers over each composited frame (the job of
 /// AVVideoCompositionCoreAnimationTool): every layer is rasterised once — images decoded,
-/// premultiplied and scaled to their drawn size with a Lanczos filter, text shaped with
-/// HarfBuzz and drawn with FreeType with its outline and shadow — and then, per frame, blended at its place
-/// (anchor or motion), scale and opacity while its time range covers the frame. Layers
+/// premultiplied and scaled to their drawn size with a Lanczos filter, text laid out
+/// (`TextLayouter`: shaped, bidi, fallback fonts) and drawn with its outline and shadow,
+/// captions once per cue shown (`PreparedCaptions`) — and then, per frame, blended at its
+/// place (anchor or motion), scale and opacity while its time range covers the frame. Layers
 /// are drawn in order, later ones on top. Groups hold layers and groups, as CALayers hold
 /// sublayers: each frame the tree is placed first (every map composed with its groups',
 /// every group's box the union of its children's), then drawn — a translucent group whose
