@@ -32,6 +32,11 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Text layout: shaping (HarfBuzz, on the FreeType faces), bidi (FriBidi), line
+        // break opportunities (libunibreak).
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        .systemLibrary(name: "CUnibreak", pkgConfig: "libunibreak", providers: [.apt(["libunibreak-dev"])]),
         // Linux calls Swift cannot make itself (variadic prctl).
         .systemLibrary(name: "CLinux"),
 
@@ -46,7 +51,7 @@ let package = Package(
         // Hand-vectorised inner loops of Render, chosen at run time by CPU (each has a Swift twin).
         .target(name: "RenderKernels"),
         .target(name: "Render", dependencies: [
-            "Support", "Timeline", "MediaIO", "CFreeType", "RenderKernels", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.

@@ -200,7 +200,7 @@ public enum RecipeReference {
         RecipeKey("overlays[].fps", "number \(RecipeLimits.rangeText(RecipeLimits.sequenceFrameRate))", default: "`12`", example: "24",
                   "Frames per second of a `frames` sequence."),
         RecipeKey("overlays[].text", "text template, at most \(RecipeLimits.maximumTextBytes) bytes", default: "—", example: "\"© {date:yyyy} {name}\"",
-                  "A text overlay; `\\n` starts a new line; placeholders as in `output.filename`."),
+                  "A text overlay; `\\n` starts a new line (lines are not wrapped otherwise); placeholders as in `output.filename`. Shaped (HarfBuzz) and bidi-ordered (FriBidi); characters missing from `font` are drawn from the Noto fallback fonts, emoji in colour."),
         RecipeKey("overlays[].anchor", "`top-left`, `top`, `top-right`, `left`, `center`, `right`, `bottom-left`, `bottom` or `bottom-right`",
                   default: "`bottom-right`", example: "top-right",
                   "Where on the frame the overlay sits; text lines align by the anchor's column."),

@@ -3,9 +3,10 @@ import Timeline
 
 /// Draws a composition's overlay layers over each composited frame (the job of
 /// AVVideoCompositionCoreAnimationTool): every layer is rasterised once — images decoded,
-/// premultiplied and scaled to their drawn size with a Lanczos filter, text set with
-/// FreeType with its outline and shadow — and then, per frame, blended at its place
-/// (anchor or motion), scale and opacity while its time range covers the frame. Layers
+/// premultiplied and scaled to their drawn size with a Lanczos filter, text laid out
+/// (`TextLayouter`: shaped, bidi, fallback fonts) and drawn with its outline and shadow,
+/// captions once per cue shown (`PreparedCaptions`) — and then, per frame, blended at its
+/// place (anchor or motion), scale and opacity while its time range covers the frame. Layers
 /// are drawn in order, later ones on top. Groups hold layers and groups, as CALayers hold
 /// sublayers: each frame the tree is placed first (every map composed with its groups',
 /// every group's box the union of its children's), then drawn — a translucent group whose
@@ -48,17 +49,20 @@ final class OverlayRenderer {
         self.offscreenBudget = offscreenBudget
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        nodes = try Self.prepare(layers.filter { if case .captions = $0.content { return false } else { return true } }, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize))
+        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize), renderSize: renderSize)
     }
 
     /// Prepares the layers; no picture larger than `limit` (`OverlayLimits`) is made.
-    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize) throws -> [OverlayNode] {
+    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize, renderSize: PixelSize) throws -> [OverlayNode] {
         try layers.map { layer in
             if case let .group(children, size) = layer.content {
                 guard size.width <= Double(limit.width), size.height <= Double(limit.height) else {
                     throw PreparationError(path: "group", reason: "its box (\(Int(size.width))x\(Int(size.height))) is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
                 }
-                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit)))
+                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit, renderSize: renderSize)))
+            }
+            if case let .captions(track) = layer.content {
+                return .captions(try PreparedCaptions(layer: layer, track: track, renderSize: renderSize, hlg: hlg, limit: limit))
             }
             return .layer(PreparedOverlay(layer: layer, pictures: try pictures(for: layer, limit: limit), hlg: hlg))
         }
@@ -91,6 +95,9 @@ final class OverlayRenderer {
         switch node {
         case let .layer(prepared):
             try place(prepared, at: time, outer: outer, upright: upright, container: container)
+        case let .captions(captions):
+            // Placed in the output's safe area, whatever group holds them.
+            try captions.place(at: time)
         case let .group(group):
             let layer = group.layer
             group.box = nil
@@ -164,6 +171,8 @@ final class OverlayRenderer {
                 case let .blit(raster, x, y): target.blend(raster, x: x, y: y, opacity: alpha)
                 case let .warp(raster, transform): target.blend(raster, transform: transform, opacity: alpha)
                 }
+            case let .captions(captions):
+                captions.render(into: target, opacity: opacity)
             case let .group(group):
                 guard group.opacity > 0, let box = group.box else { continue }
                 let faded = opacity * group.opacity
@@ -244,21 +253,30 @@ final class OverlayRenderer {
         case let .imageSequence(paths, _):
             return try paths.map { try imagePicture(path: $0, width: layer.width, limit: limit) }
         case let .text(text, fontPath, pixelSize, color):
-            let font: FontFace
-            do { font = try FontFace(path: fontPath) } catch {
+            let fonts: FontSet
+            do { fonts = try FontSet(paths: [fontPath]) } catch {
                 throw PreparationError(path: fontPath, reason: "cannot open the font (FreeType error \(error.code))")
             }
-            let alignment: TextRasterizer.Alignment
+            let alignment: TextLayout.Alignment
             switch layer.anchor.unitPoint.x {
             case 0: alignment = .left
             case 1: alignment = .right
             default: alignment = .center
             }
+            // Shaped, bidi-ordered, with fallback fonts; only newlines break lines.
+            let layout: TextLayout
+            do {
+                layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: pixelSize, alignment: alignment)
+            } catch let .font(error) {
+                throw PreparationError(path: error.path, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
+            } catch .outOfMemory {
+                throw PreparationError(path: "text \"\(text.prefix(40))\"", reason: "HarfBuzz could not allocate a buffer")
+            }
             let mask: TextRasterizer.Mask
             do {
-                mask = try TextRasterizer.rasterize(text, font: font, pixelSize: pixelSize, alignment: alignment, limit: limit)
+                mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: limit)
             } catch let .font(error) {
-                throw PreparationError(path: fontPath, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
+                throw PreparationError(path: error.path, reason: "cannot set the text at \(Int(pixelSize)) px (FreeType error \(error.code))")
             } catch let .tooLarge(size) {
                 throw PreparationError(path: "text \"\(text.prefix(40))\"",
                                        reason: "it would be \(size) pixels, larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
@@ -267,7 +285,7 @@ final class OverlayRenderer {
         case .group:
             return []   // a group has no pictures of its own: its children have
         case .captions:
-            return []   // TODO(captions): drawn by the caption node
+            return []   // no pictures of their own: set per cue by PreparedCaptions
         }
     }
 

@@ -13,6 +13,9 @@ import TestSupport
     static let owners: [String: Set<String>] = [
         "CFFmpeg": ["MediaIO"],
         "CFreeType": ["Render"],
+        "CHarfBuzz": ["Render"],
+        "CFriBidi": ["Render"],
+        "CUnibreak": ["Render"],
         "RenderKernels": ["Render"],
         "CSystemd": ["Daemon"],
         "CLinux": ["Daemon"],

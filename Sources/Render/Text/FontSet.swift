@@ -1,0 +1,80 @@
+import Foundation
+
+/// The fonts a text is set in: the chosen font file(s) first, then the system's fallback
+/// fonts (`fallbackPaths`, those installed), each opened once. A character cluster is set
+/// in the first font whose character map has every code point of it (`font(for:)`), so
+/// Arabic, Devanagari, CJK or an emoji inside a Latin caption each find a font that has
+/// them instead of drawing the chosen font's .notdef boxes.
+final class FontSet {
+    /// The fallback fonts, in the order they are tried after the chosen ones: the Noto
+    /// fonts Debian's fonts-noto-core, fonts-noto-cjk and fonts-noto-color-emoji install
+    /// (scripts/bootstrap). Latin, Greek and Cyrillic first, then the scripts by how
+    /// commonly they appear in captions, CJK (a large font, opened only if present) and
+    /// the colour emoji last, so a character that has a text glyph somewhere uses it.
+    /// Files not present are skipped.
+    static let fallbackPaths: [String] = [
+        "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansBengali-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansTamil-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansThai-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansArmenian-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansGeorgian-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansEthiopic-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansSymbols-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
+    ]
+
+    /// The chosen fonts, then the fallbacks present; index 0 is the first chosen font.
+    let faces: [FontFace]
+
+    /// Opens `paths` (every one must open: a recipe named them), then the fallback fonts
+    /// present (one that fails to open is skipped: the text can do without it).
+    init(paths: [String], fallbacks: [String] = FontSet.fallbackPaths) throws(FontFace.LoadError) {
+        var faces: [FontFace] = []
+        for path in paths { faces.append(try FontFace(path: path)) }
+        let chosen = Set(paths)
+        for path in fallbacks where !chosen.contains(path) && FileManager.default.fileExists(atPath: path) {
+            if let face = try? FontFace(path: path) { faces.append(face) }
+        }
+        self.faces = faces
+    }
+
+    /// Sets every face to an em of `pixels`; returns the first FreeType error, naming its
+    /// font, or nil.
+    func setPixelSize(_ pixels: Double) -> FontFace.LoadError? {
+        for face in faces {
+            let code = face.setPixelSize(pixels)
+            guard code == 0 else { return FontFace.LoadError(path: face.path, code: code) }
+        }
+        return nil
+    }
+
+    /// The index of the font a cluster (one grapheme: a base and its marks, or an emoji
+    /// sequence) is set in: the first that has every code point — joiners and variation
+    /// selectors apart, which a font may lack and still draw the sequence. A cluster asking
+    /// for emoji presentation (U+FE0F) tries the colour fonts first. None has it all: the
+    /// first chosen font, which draws its .notdef box, as the FreeType renderer did.
+    func font<Scalars: Collection<Unicode.Scalar>>(for cluster: Scalars) -> Int {
+        func hasAll(_ face: FontFace) -> Bool {
+            cluster.allSatisfy { Self.isIgnorable($0) || face.covers($0) }
+        }
+        if cluster.contains(Unicode.Scalar(0xFE0F)!), let colour = faces.firstIndex(where: { $0.isColor && hasAll($0) }) {
+            return colour
+        }
+        return faces.firstIndex(where: hasAll) ?? 0
+    }
+
+    /// Code points a font need not have for the cluster to be drawn: zero-width joiners
+    /// and non-joiners, variation selectors, emoji tags.
+    static func isIgnorable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200C, 0x200D, 0xFE00...0xFE0F, 0xE0020...0xE007F, 0xE0100...0xE01EF: return true
+        default: return false
+        }
+    }
+}

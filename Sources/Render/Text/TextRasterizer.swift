@@ -1,0 +1,196 @@
+internal import CFreeType
+import Timeline
+
+/// Draws a `TextLayout` into coverage masks, once per text (a layer, a caption): each
+/// glyph rendered with FreeType at the layout's size (grey coverage) — or, from a colour
+/// font (emoji), its BGRA bitmap scaled to the em into a separate colour layer drawn over
+/// the text — and placed on its line's baseline. A glyph used twice is rendered once.
+enum TextRasterizer {
+    /// A coverage mask: `width × height` bytes, 0 (none) to 255 (full), and what goes with
+    /// it, all the same size.
+    struct Mask {
+        var width: Int
+        var height: Int
+        /// The text in its colour.
+        var coverage: [UInt8]
+        /// The glyphs of the highlighted clusters (in the highlight colour); nil: none asked.
+        var highlight: [UInt8]?
+        /// Colour glyphs, premultiplied RGBA; nil: the text has none.
+        var color: [UInt8]?
+        /// Where the layout box's top-left corner is in the mask (ink may reach left of or
+        /// above it).
+        var originX: Int = 0
+        var originY: Int = 0
+    }
+
+    /// Why text was not set.
+    enum Failure: Error {
+        case font(FontFace.LoadError)
+        /// The text's layout box (advances × line heights) exceeds the limit: nothing was
+        /// rendered.
+        case tooLarge(PixelSize)
+    }
+
+    /// A rendered glyph: grey coverage, or premultiplied RGBA for a colour glyph.
+    private struct Bitmap {
+        var left: Int
+        var top: Int
+        var width: Int
+        var rows: Int
+        var pixels: [UInt8]
+        var isColor: Bool
+    }
+
+    private struct GlyphKey: Hashable {
+        var font: Int
+        var id: UInt32
+    }
+
+    /// Draws `layout` (set in `fonts`, which must still be at the layout's size), or
+    /// refuses before rendering a glyph when its layout box is larger than `limit`: a long
+    /// line at a large size would otherwise be rendered whole, glyph by glyph. With
+    /// `highlight`, the glyphs of clusters starting in that UTF-8 range go to the
+    /// highlight mask.
+    static func rasterize(_ layout: TextLayout, fonts: FontSet, highlight: Range<Int>? = nil,
+                          limit: PixelSize) throws(Failure) -> Mask {
+        let box = PixelSize(width: layout.width, height: layout.height)
+        guard box.width <= limit.width, box.height <= limit.height else { throw .tooLarge(box) }
+        if let error = fonts.setPixelSize(layout.pixelSize) { throw .font(error) }
+
+        var cache: [GlyphKey: Bitmap] = [:]
+        struct Placed { var bitmap: Bitmap; var x: Int; var y: Int; var lit: Bool }
+        var placed: [Placed] = []
+        for (n, line) in layout.lines.enumerated() {
+            let baseline = n * layout.lineHeight + layout.ascender
+            for glyph in line.glyphs {
+                let key = GlyphKey(font: glyph.font, id: glyph.id)
+                let bitmap: Bitmap
+                if let cached = cache[key] {
+                    bitmap = cached
+                } else {
+                    guard let rendered = render(glyph.id, in: fonts.faces[glyph.font]) else { continue }
+                    cache[key] = rendered
+                    bitmap = rendered
+                }
+                guard bitmap.width > 0, bitmap.rows > 0 else { continue }
+                placed.append(Placed(bitmap: bitmap, x: (glyph.x >> 6) + bitmap.left,
+                                     y: baseline - ((glyph.y + 32) >> 6) - bitmap.top,
+                                     lit: highlight?.contains(glyph.cluster) ?? false))
+            }
+        }
+        // The layout box, grown to whatever ink reaches beyond it (a j's hook left of the
+        // pen, accents above the ascender, italics).
+        var minX = 0, minY = 0, maxX = max(1, box.width), maxY = max(1, box.height)
+        for glyph in placed {
+            minX = min(minX, glyph.x)
+            maxX = max(maxX, glyph.x + glyph.bitmap.width)
+            minY = min(minY, glyph.y)
+            maxY = max(maxY, glyph.y + glyph.bitmap.rows)
+        }
+        let width = maxX - minX, height = maxY - minY
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        var lit: [UInt8]? = highlight == nil ? nil : coverage
+        var color: [UInt8]? = placed.contains { $0.bitmap.isColor } ? [UInt8](repeating: 0, count: width * height * 4) : nil
+        for glyph in placed {
+            let bitmap = glyph.bitmap
+            let x0 = glyph.x - minX, y0 = glyph.y - minY
+            if bitmap.isColor {
+                // Premultiplied "over", in the order the glyphs come.
+                for row in 0..<bitmap.rows {
+                    for column in 0..<bitmap.width {
+                        let s = (row * bitmap.width + column) * 4, t = ((y0 + row) * width + x0 + column) * 4
+                        let a = Int(bitmap.pixels[s + 3])
+                        guard a > 0 else { continue }
+                        for c in 0..<4 {
+                            color![t + c] = UInt8(min(255, Int(bitmap.pixels[s + c]) + Int(color![t + c]) * (255 - a) / 255))
+                        }
+                    }
+                }
+                continue
+            }
+            func draw(_ target: inout [UInt8]) {
+                for row in 0..<bitmap.rows {
+                    for column in 0..<bitmap.width {
+                        let value = bitmap.pixels[row * bitmap.width + column]
+                        let i = (y0 + row) * width + x0 + column
+                        if value > target[i] { target[i] = value }
+                    }
+                }
+            }
+            if glyph.lit { draw(&lit!) } else { draw(&coverage) }
+        }
+        return Mask(width: width, height: height, coverage: coverage, highlight: lit, color: color, originX: -minX, originY: -minY)
+    }
+
+    /// Renders one glyph at the face's size: grey coverage, or a colour glyph's BGRA
+    /// strike scaled to the em (premultiplied RGBA). Nil when FreeType cannot load it.
+    private static func render(_ id: UInt32, in font: FontFace) -> Bitmap? {
+        let face = font.face
+        let flags = font.isColor ? FT_LOAD_COLOR : FT_LOAD_RENDER
+        guard FT_Load_Glyph(face, id, Int32(flags)) == 0 else { return nil }
+        let slot = face.pointee.glyph.pointee
+        let bitmap = slot.bitmap
+        let width = Int(bitmap.width), rows = Int(bitmap.rows), pitch = Int(bitmap.pitch)
+        // FreeType renders rows top-down (positive pitch); a bottom-up bitmap is not drawn.
+        guard width > 0, rows > 0, pitch > 0, let buffer = bitmap.buffer else {
+            return Bitmap(left: 0, top: 0, width: 0, rows: 0, pixels: [], isColor: false)
+        }
+        switch bitmap.pixel_mode {
+        case UInt8(FT_PIXEL_MODE_BGRA.rawValue):
+            var rgba = [UInt8](repeating: 0, count: width * rows * 4)
+            for row in 0..<rows {
+                for column in 0..<width {
+                    let s = row * pitch + column * 4, t = (row * width + column) * 4
+                    rgba[t] = buffer[s + 2]; rgba[t + 1] = buffer[s + 1]; rgba[t + 2] = buffer[s]; rgba[t + 3] = buffer[s + 3]
+                }
+            }
+            return scaled(Bitmap(left: Int(slot.bitmap_left), top: Int(slot.bitmap_top), width: width, rows: rows,
+                                 pixels: rgba, isColor: true), by: font.scale)
+        case UInt8(FT_PIXEL_MODE_MONO.rawValue):
+            var pixels = [UInt8](repeating: 0, count: width * rows)
+            for row in 0..<rows {
+                for column in 0..<width where buffer[row * pitch + column / 8] & (0x80 >> UInt8(column % 8)) != 0 {
+                    pixels[row * width + column] = 255
+                }
+            }
+            return Bitmap(left: Int(slot.bitmap_left), top: Int(slot.bitmap_top), width: width, rows: rows, pixels: pixels, isColor: false)
+        case UInt8(FT_PIXEL_MODE_GRAY.rawValue):
+            var pixels = [UInt8](repeating: 0, count: width * rows)
+            for row in 0..<rows {
+                for column in 0..<width { pixels[row * width + column] = buffer[row * pitch + column] }
+            }
+            return Bitmap(left: Int(slot.bitmap_left), top: Int(slot.bitmap_top), width: width, rows: rows, pixels: pixels, isColor: false)
+        default:
+            return Bitmap(left: 0, top: 0, width: 0, rows: 0, pixels: [], isColor: false)
+        }
+    }
+
+    /// A colour bitmap resized by `scale` (the em over the strike): each target pixel the
+    /// average of the source pixels under it (premultiplied, so edges keep their colour).
+    private static func scaled(_ bitmap: Bitmap, by scale: Double) -> Bitmap {
+        guard scale != 1, scale > 0 else { return bitmap }
+        let width = max(1, Int((Double(bitmap.width) * scale).rounded()))
+        let rows = max(1, Int((Double(bitmap.rows) * scale).rounded()))
+        let sx = Double(bitmap.width) / Double(width), sy = Double(bitmap.rows) / Double(rows)
+        var out = [UInt8](repeating: 0, count: width * rows * 4)
+        for y in 0..<rows {
+            let y0 = Int(Double(y) * sy), y1 = max(y0 + 1, min(bitmap.rows, Int((Double(y + 1) * sy).rounded(.up))))
+            for x in 0..<width {
+                let x0 = Int(Double(x) * sx), x1 = max(x0 + 1, min(bitmap.width, Int((Double(x + 1) * sx).rounded(.up))))
+                var sum = (0, 0, 0, 0)
+                for v in y0..<min(y1, bitmap.rows) {
+                    for u in x0..<min(x1, bitmap.width) {
+                        let s = (v * bitmap.width + u) * 4
+                        sum.0 += Int(bitmap.pixels[s]); sum.1 += Int(bitmap.pixels[s + 1])
+                        sum.2 += Int(bitmap.pixels[s + 2]); sum.3 += Int(bitmap.pixels[s + 3])
+                    }
+                }
+                let n = max(1, (min(y1, bitmap.rows) - y0) * (min(x1, bitmap.width) - x0))
+                let t = (y * width + x) * 4
+                out[t] = UInt8(sum.0 / n); out[t + 1] = UInt8(sum.1 / n); out[t + 2] = UInt8(sum.2 / n); out[t + 3] = UInt8(sum.3 / n)
+            }
+        }
+        return Bitmap(left: Int((Double(bitmap.left) * scale).rounded()), top: Int((Double(bitmap.top) * scale).rounded()),
+                      width: width, rows: rows, pixels: out, isColor: true)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import MediaIO
+import Testing
+import TestSupport
+import Timeline
+@testable import Render
+
+/// Captions drawn by the overlay renderer on a portrait 1080x1920 canvas: inside the safe
+/// area whatever the text, set once per cue (not per frame), the lit word in its colour.
+@Suite struct CaptionRenderingTests {
+    static let dejaVu = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    static let size = PixelSize(width: 1080, height: 1920)
+    /// The canvas's grey (8-bit codes): black outlines and white text both change it.
+    static let grey: UInt8 = 110
+
+    static func time(_ seconds: Double) -> MediaTime { MediaTime(seconds: seconds, preferredTimescale: 600) }
+
+    static func cue(_ start: Double, _ end: Double, _ text: String, words: [CaptionWord] = [],
+                    placement: CuePlacement = .automatic) -> CaptionCue {
+        CaptionCue(timeRange: TimeRange(start: time(start), end: time(end)), text: text, words: words, placement: placement)
+    }
+
+    static func layer(_ track: CaptionTrack) -> OverlayLayer {
+        OverlayLayer(content: .captions(track), anchor: .bottom, margin: 0, timeRange: TimeRange(start: 0, duration: 60))
+    }
+
+    /// A grey canvas with the renderer's layers drawn at `time`: its three planes.
+    static func draw(_ renderer: OverlayRenderer, at time: MediaTime) throws -> [[UInt8]] {
+        let canvas = try VideoFrame(width: size.width, height: size.height, pixelFormat: .yuv420p)
+        for plane in 0..<3 {
+            let rows = plane == 0 ? size.height : size.height / 2, columns = plane == 0 ? size.width : size.width / 2
+            canvas.withPlane(plane) { bytes, stride in
+                for row in 0..<rows { for column in 0..<columns { bytes[row * stride + column] = plane == 0 ? grey : 128 } }
+            }
+        }
+        try renderer.draw(at: time, into: canvas)
+        return (0..<3).map { plane in
+            let rows = plane == 0 ? size.height : size.height / 2, columns = plane == 0 ? size.width : size.width / 2
+            var values = [UInt8](repeating: 0, count: rows * columns)
+            canvas.withPlane(plane) { bytes, stride in
+                for row in 0..<rows { for column in 0..<columns { values[row * columns + column] = bytes[row * stride + column] } }
+            }
+            return values
+        }
+    }
+
+    static let longText = """
+        This cue is far too long for two lines at the style's size: it goes on and on about the weather, \
+        the traffic on the bridge, the price of bread, what the neighbours said on Tuesday and why the \
+        river was so high this spring, and it still has more to say after that, much more, until the end.
+        """
+
+    /// Two cues, one very long, on a 9:16 frame with at most two lines: every pixel drawn
+    /// (text, black outline, the box) lies inside the portrait safe area; the long cue is
+    /// set smaller and, at half the size still too long, cut with an ellipsis to two lines;
+    /// where the cues overlap in time both show, the earlier one lower.
+    @Test func everyDrawnPixelStaysInsideTheSafeArea() throws {
+        var style = CaptionStyle(fontPaths: [Self.dejaVu], maxLines: 2)
+        style.background = Color(red: 0, green: 0, blue: 0, alpha: 0.5)
+        let track = CaptionTrack(cues: [Self.cue(0, 3, "A short first cue"), Self.cue(2, 6, Self.longText)], style: style)
+        let renderer = try OverlayRenderer(layers: [Self.layer(track)], renderSize: Self.size)
+        let safe = style.safeRect(on: Self.size)
+        print("safe area on 1080x1920: x \(safe.x)..<\(safe.maxX), y \(safe.y)..<\(safe.maxY)")
+        for seconds in [1.0, 2.5, 4.0] {
+            let started = Date()
+            let planes = try Self.draw(renderer, at: Self.time(seconds))
+            let elapsed = Date().timeIntervalSince(started)
+            var changed = 0, outside = 0
+            for row in 0..<Self.size.height {
+                for column in 0..<Self.size.width {
+                    let chroma = (row / 2) * (Self.size.width / 2) + column / 2
+                    guard planes[0][row * Self.size.width + column] != Self.grey || planes[1][chroma] != 128 || planes[2][chroma] != 128 else { continue }
+                    changed += 1
+                    if row < safe.y || row >= safe.maxY || column < safe.x || column >= safe.maxX { outside += 1 }
+                }
+            }
+            print("t=\(seconds): \(changed) pixels drawn, \(outside) outside the safe area (\(Int(elapsed * 1000)) ms)")
+            #expect(changed > 5000, "t=\(seconds): nothing drawn")
+            #expect(outside == 0, "t=\(seconds): \(outside) pixels outside the safe area")
+        }
+        // The long cue alone: smaller, two lines, ellipsised.
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: Self.size))
+        try node.place(at: Self.time(4))
+        let long = try #require(node.drawn.first)
+        let em = style.size * Double(Self.size.height)
+        print("long cue: \(long.lineCount) lines at \(long.pixelSize) px (style \(em) px): \"\(long.text)\"")
+        #expect(long.lineCount == 2 && long.pixelSize < em && long.pixelSize >= em / 2 - 0.001)
+        #expect(long.text.hasSuffix("…") && Self.longText.hasPrefix(String(long.text.dropLast())))
+        // Both at 2.5 s: the earlier cue lower.
+        try node.place(at: Self.time(2.5))
+        try #require(node.drawn.count == 2)
+        print("stacked: cue 0 at y \(node.drawn[0].y), cue 1 at y \(node.drawn[1].y) height \(node.drawn[1].raster.height)")
+        #expect(node.drawn[0].shown.cue == 0 && node.drawn[0].y >= node.drawn[1].y + node.drawn[1].raster.height)
+    }
+
+    /// A cue longer than one line but fitting two at a smaller size is shrunk, not cut.
+    @Test func aCueThatFitsSmallerIsShrunkNotCut() throws {
+        let text = "Words that need a little more room"
+        let track = CaptionTrack(cues: [Self.cue(0, 2, text)], style: CaptionStyle(fontPaths: [Self.dejaVu], size: 0.07, maxLines: 2))
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: Self.size))
+        try node.place(at: Self.time(1))
+        let drawn = try #require(node.drawn.first)
+        print("shrunk: \(drawn.lineCount) lines at \(drawn.pixelSize) px of \(0.07 * 1920)")
+        #expect(drawn.text == text && drawn.lineCount == 2 && drawn.pixelSize < 0.07 * 1920 && drawn.pixelSize > 0.035 * 1920)
+    }
+
+    /// The raster is made when a cue starts and reused — the same object, nothing set
+    /// again — on every frame of it; the next cue gets a new one.
+    @Test func aCueIsRasterisedOnceNotPerFrame() throws {
+        let track = CaptionTrack(cues: [Self.cue(0, 2, "First"), Self.cue(2, 4, "Second")], style: CaptionStyle(fontPaths: [Self.dejaVu]))
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: Self.size))
+        try node.place(at: Self.time(0.1))
+        let first = try #require(node.drawn.first?.raster)
+        var frames = 0
+        let started = Date()
+        for frame in 4..<59 {   // the rest of the first cue at 30 fps
+            try node.place(at: MediaTime(value: Int64(frame), timescale: 30))
+            #expect(node.drawn.first?.raster === first)
+            frames += 1
+        }
+        let perFrame = Date().timeIntervalSince(started) / Double(frames)
+        print("same cue: \(frames) frames, \(node.rasterisations) rasterisation(s), \(String(format: "%.1f", perFrame * 1e6)) µs a frame")
+        #expect(node.rasterisations == 1)
+        try node.place(at: Self.time(2.5))
+        let second = try #require(node.drawn.first?.raster)
+        #expect(second !== first && node.rasterisations == 2)
+        try node.place(at: Self.time(5))
+        #expect(node.drawn.isEmpty && node.box == nil)
+        // The node finds the same cues as the model.
+        var found: [PreparedCaptions.Shown] = []
+        for seconds in [0.0, 1.99, 2.0, 3.5, 4.0] {
+            found.removeAll()
+            node.active(at: Self.time(seconds), into: &found)
+            #expect(found.map(\.cue) == track.activeCues(at: Self.time(seconds)))
+        }
+    }
+
+    /// With a highlight colour, only the lit word's pixels take it: "one two three" with
+    /// "two" lit has red ink only in the columns of the middle word (the words told apart
+    /// by the gaps in the ink), none in the others; when "three" lights, the cue is set
+    /// again and the red moves to the last word.
+    @Test func highlightColoursOnlyTheLitWord() throws {
+        let words = [CaptionWord(textRange: 0..<3, start: Self.time(0)), CaptionWord(textRange: 4..<7, start: Self.time(1)),
+                     CaptionWord(textRange: 8..<13, start: Self.time(2))]
+        let style = CaptionStyle(fontPaths: [Self.dejaVu], color: .white, highlightColor: Color(red: 1, green: 0, blue: 0, alpha: 1), outline: 0)
+        let track = CaptionTrack(cues: [Self.cue(0, 3, "one two three", words: words)], style: style)
+        let renderer = try OverlayRenderer(layers: [Self.layer(track)], renderSize: Self.size)
+        for (seconds, lit) in [(1.5, 1), (2.5, 2)] {
+            let planes = try Self.draw(renderer, at: Self.time(seconds))
+            // Ink columns (luma well off the grey: white text is brighter, red darker) grouped
+            // into words by gaps of 24 px (DejaVuSans's space is 30 px at this em, the gaps
+            // between letters under 20).
+            let inked = (0..<Self.size.width).filter { column in
+                (0..<Self.size.height).contains { abs(Int(planes[0][$0 * Self.size.width + column]) - Int(Self.grey)) > 20 }
+            }
+            var wordColumns: [ClosedRange<Int>] = []
+            for column in inked {
+                if let last = wordColumns.last, column - last.upperBound < 24 {
+                    wordColumns[wordColumns.count - 1] = last.lowerBound...column
+                } else {
+                    wordColumns.append(column...column)
+                }
+            }
+            try #require(wordColumns.count == 3, "t=\(seconds): \(wordColumns.count) words of ink: \(wordColumns)")
+            // Red at a chroma site: Cr well above neutral.
+            var redPerWord = [0, 0, 0], redElsewhere = 0
+            let chromaWidth = Self.size.width / 2
+            for row in 0..<(Self.size.height / 2) {
+                for column in 0..<chromaWidth where planes[2][row * chromaWidth + column] > 170 {
+                    if let word = wordColumns.firstIndex(where: { $0.overlaps(2 * column...(2 * column + 1)) }) {
+                        redPerWord[word] += 1
+                    } else {
+                        redElsewhere += 1
+                    }
+                }
+            }
+            print("t=\(seconds): words at columns \(wordColumns); red chroma sites per word \(redPerWord), elsewhere \(redElsewhere)")
+            #expect(redPerWord[lit] > 100, "the lit word is not red")
+            #expect(redPerWord.enumerated().allSatisfy { $0.offset == lit || $0.element == 0 } && redElsewhere == 0)
+        }
+    }
+
+    /// WebVTT settings are honoured inside the safe area and never outside it: `line:0%`
+    /// would put the box on the frame's top edge (it goes to the safe top), `position:0%`
+    /// with `align:start` on the left edge (the safe left); a right-to-left cue's `start`
+    /// is its right side.
+    @Test func cueSettingsAreClampedToTheSafeArea() {
+        let safe = CaptionStyle.SafeArea.automatic(for: Self.size).rect(on: Self.size)
+        func item(_ placement: CuePlacement, rtl: Bool = false) -> CaptionPlacer.Item {
+            CaptionPlacer.Item(width: 301, height: 120, placement: placement, isRightToLeft: rtl, lineHeight: 60)
+        }
+        let placed = CaptionPlacer.place([
+            item(CuePlacement(line: .percent(0), position: 0, alignment: .start)),
+            item(CuePlacement(line: .percent(50), position: 50, alignment: .center)),
+            item(CuePlacement(line: .number(-1), alignment: .start), rtl: true),
+            item(CuePlacement(line: .percent(100), position: 100, alignment: .end)),
+        ], safe: safe, position: .bottom, output: Self.size)
+        print("placed: \(placed) in \(safe)")
+        #expect(placed[0].x == safe.x && placed[0].y == safe.y)
+        #expect(abs(placed[1].x - (540 - 150)) <= 2 && abs(placed[1].y - 960) <= 2)
+        #expect(placed[2].x + 301 <= safe.maxX && placed[2].x + 301 >= safe.maxX - 2 && placed[2].y + 120 <= safe.maxY && placed[2].y + 120 >= safe.maxY - 2)
+        #expect(placed[3].x + 301 <= safe.maxX && placed[3].y + 120 <= safe.maxY)
+        #expect(placed.allSatisfy { $0.x % 2 == 0 && $0.y % 2 == 0 && $0.x >= safe.x && $0.y >= safe.y })
+    }
+
+    /// WebVTT's `align:start` is the side a line starts on: the left for English, the right
+    /// for Arabic (its paragraph runs right to left) — the cue box against that side of
+    /// the safe area.
+    @Test func startAlignmentFollowsTheTextDirection() throws {
+        let start = CuePlacement(alignment: .start)
+        let track = CaptionTrack(cues: [Self.cue(0, 1, "Hello there", placement: start), Self.cue(1, 2, "مرحبا بالعالم", placement: start)],
+                                 style: CaptionStyle(fontPaths: [Self.dejaVu]))
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: Self.size))
+        let safe = track.style.safeRect(on: Self.size)
+        try node.place(at: Self.time(0.5))
+        let latin = try #require(node.drawn.first)
+        try node.place(at: Self.time(1.5))
+        let arabic = try #require(node.drawn.first)
+        print("start-aligned: latin x \(latin.x)..<\(latin.x + latin.raster.width), arabic x \(arabic.x)..<\(arabic.x + arabic.raster.width), safe \(safe.x)..<\(safe.maxX)")
+        #expect(latin.x == safe.x)
+        #expect(arabic.x + arabic.raster.width <= safe.maxX && arabic.x + arabic.raster.width >= safe.maxX - 2)
+    }
+
+    /// A style out of range is refused with its field named, before anything is drawn.
+    @Test func anOutOfRangeStyleIsRefused() {
+        let track = CaptionTrack(cues: [Self.cue(0, 1, "x")], style: CaptionStyle(fontPaths: [Self.dejaVu], size: 50))
+        #expect(throws: OverlayRenderer.PreparationError.self) {
+            try OverlayRenderer(layers: [Self.layer(track)], renderSize: Self.size)
+        }
+        do {
+            _ = try OverlayRenderer(layers: [Self.layer(track)], renderSize: Self.size)
+        } catch {
+            print("refused: \(error)")
+            #expect("\(error)".contains("size"))
+        }
+    }
+}

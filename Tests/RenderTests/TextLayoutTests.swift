@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+import TestSupport
+import Timeline
+@testable import Render
+
+/// The text engine against independent oracles: HarfBuzz's own `hb-shape` CLI for the
+/// shaping, the Unicode rules' consequences (visual order, break places) for bidi and line
+/// breaking, real fonts from fonts-noto-core, fonts-noto-cjk, fonts-noto-color-emoji and
+/// fonts-dejavu-core.
+@Suite struct TextLayoutTests {
+    static let noto = "/usr/share/fonts/truetype/noto/"
+    static let notoSans = noto + "NotoSans-Regular.ttf"
+    static let arabic = noto + "NotoSansArabic-Regular.ttf"
+    static let devanagari = noto + "NotoSansDevanagari-Regular.ttf"
+    static let cjk = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+    static let emoji = noto + "NotoColorEmoji.ttf"
+    static let dejaVu = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+    /// One glyph of `hb-shape --output-format=json`.
+    struct ShapedGlyph: Decodable, Equatable {
+        var g: UInt32
+        var cl: Int
+        var dx: Int
+        var dy: Int
+        var ax: Int
+        var ay: Int
+    }
+
+    /// HarfBuzz's CLI shaping `text` in `font` at its default size (the font's units per
+    /// em), glyph ids as numbers: glyphs in visual order, positions in font units.
+    static func hbShape(_ text: String, font: String) throws -> [ShapedGlyph] {
+        let out = try Command.runChecked("hb-shape", ["--output-format=json", "--no-glyph-names", font, text])
+        return try JSONDecoder().decode([ShapedGlyph].self, from: Data(out.utf8))
+    }
+
+    /// Our layout at an em of the font's units per em: 26.6 positions ÷ 64 are then font
+    /// units, the scale hb-shape reports in. Clusters converted from UTF-8 offsets to code
+    /// point indices (what hb-shape prints).
+    static func ours(_ text: String, font: String) throws -> [ShapedGlyph] {
+        let fonts = try FontSet(paths: [font], fallbacks: [])
+        let upem = Double(fonts.faces[0].unitsPerEm)
+        let layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: upem, alignment: .left)
+        try #require(layout.lines.count == 1)
+        var scalarIndex: [Int: Int] = [:], offset = 0
+        for (i, scalar) in text.unicodeScalars.enumerated() { scalarIndex[offset] = i; offset += UTF8.width(scalar) }
+        var pen = 0
+        return try layout.lines[0].glyphs.map { glyph in
+            defer { pen += glyph.advance }
+            // Positions must be whole font units for the comparison to be exact.
+            #expect(glyph.advance % 64 == 0 && (glyph.x - pen) % 64 == 0 && glyph.y % 64 == 0)
+            return ShapedGlyph(g: glyph.id, cl: try #require(scalarIndex[glyph.cluster]), dx: (glyph.x - pen) / 64,
+                               dy: glyph.y / 64, ax: glyph.advance / 64, ay: 0)
+        }
+    }
+
+    /// Arabic joins (initial, medial, final forms; the lam-alef ligature) and Devanagari
+    /// conjuncts (क्ष, त्र, स्त्र, a reordered i-matra) come out glyph for glyph as HarfBuzz's
+    /// own CLI shapes them, at the same scale: ids, clusters, advances and offsets. The
+    /// Arabic glyphs are in visual order (right to left) in both.
+    @Test(arguments: [("مرحبا بالعالم", arabic), ("क्षत्रिय स्त्री", devanagari), ("Hello, world", dejaVu)])
+    func shapingMatchesHBShape(text: String, font: String) throws {
+        let started = Date()
+        let oracle = try Self.hbShape(text, font: font)
+        let ours = try Self.ours(text, font: font)
+        print("\(text): \(ours.count) glyphs, hb-shape \(oracle.count); ours \(ours.map(\.g)), hb-shape \(oracle.map(\.g)) (\(Int(Date().timeIntervalSince(started) * 1000)) ms)")
+        #expect(ours.count == oracle.count)
+        #expect(ours == oracle)
+        // Shaping did something: not one glyph per code point in the cmap's order.
+        if font != Self.dejaVu { #expect(oracle.count != text.unicodeScalars.count || oracle.map(\.cl) != Array(0..<oracle.count)) }
+    }
+
+    /// "Hello مرحبا 123": a left-to-right paragraph (its first strong letter is Latin) with
+    /// an Arabic run drawn right to left. By UAX #9 the digits after Arabic letters are
+    /// Arabic numbers (rule W2: EN after AL becomes AN), the space between them takes the
+    /// right-to-left direction (N1: between R and AN), so "مرحبا 123" is one run at level 1
+    /// with the digits at level 2 (I2): the line reads "Hello ", then "123" left to right,
+    /// the space, then the Arabic word from its last letter to its first — glyph for glyph
+    /// as hb-shape shapes the word alone.
+    @Test func mixedLineDrawsTheArabicRunRightToLeft() throws {
+        let text = "Hello مرحبا 123"
+        let fonts = try FontSet(paths: [Self.notoSans], fallbacks: [Self.arabic])
+        let layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: 40, alignment: .left)
+        try #require(layout.lines.count == 1)
+        let glyphs = layout.lines[0].glyphs
+        #expect(!layout.isRightToLeft)
+        let utf8 = Array(text.utf8)
+        let arabicStart = text.utf8.count - "مرحبا 123".utf8.count, arabicEnd = arabicStart + "مرحبا".utf8.count
+        let digitsStart = text.utf8.count - 3
+        let arabicGlyphs = glyphs.filter { (arabicStart..<arabicEnd).contains($0.cluster) }
+        print("mixed: clusters left to right \(glyphs.map(\.cluster)), fonts \(glyphs.map(\.font))")
+        // The visual order of the characters, by the rules above.
+        let latin = Array(0..<arabicStart), digits = Array(digitsStart..<text.utf8.count), space = arabicEnd
+        let order = glyphs.map(\.cluster)
+        try #require(order.count == latin.count + digits.count + 1 + arabicGlyphs.count, "\(order)")
+        #expect(Array(order.prefix(latin.count)) == latin)
+        #expect(Array(order[latin.count..<(latin.count + 3)]) == digits)
+        #expect(order[latin.count + 3] == space && utf8[space] == 0x20)
+        #expect(zip(glyphs, glyphs.dropFirst()).allSatisfy { $0.x < $1.x }, "not placed left to right")
+        #expect(arabicGlyphs.allSatisfy { $0.font == 1 } && glyphs.prefix(5).allSatisfy { $0.font == 0 })
+        #expect(Array(glyphs.suffix(arabicGlyphs.count)) == arabicGlyphs, "the Arabic word is not last")
+        #expect(zip(arabicGlyphs, arabicGlyphs.dropFirst()).allSatisfy { $0.cluster > $1.cluster },
+                "the Arabic run is not right to left: \(arabicGlyphs.map(\.cluster))")
+        let oracle = try Self.hbShape("مرحبا", font: Self.arabic)
+        #expect(arabicGlyphs.map(\.id) == oracle.map(\.g), "ours \(arabicGlyphs.map(\.id)), hb-shape \(oracle.map(\.g))")
+
+        // Between two Latin words, the Arabic word stays between them, reversed.
+        let middle = try TextLayouter.layout("Hello مرحبا world", fonts: fonts, pixelSize: 40, alignment: .left)
+        let clusters = middle.lines[0].glyphs.map(\.cluster)
+        let arabicClusters = clusters.filter { (6..<16).contains($0) }
+        #expect(Array(clusters.prefix(6)) == Array(0..<6) && Array(clusters.suffix(6)) == Array(16..<22), "\(clusters)")
+        #expect(arabicClusters == arabicClusters.sorted(by: >), "\(clusters)")
+
+        // An Arabic first: the paragraph is right to left, the Latin word on the left.
+        let rtl = try TextLayouter.layout("مرحبا Hello", fonts: fonts, pixelSize: 40, alignment: .right)
+        #expect(rtl.isRightToLeft)
+        let first = try #require(rtl.lines.first?.glyphs.first)
+        #expect(first.font == 0 && first.cluster == "مرحبا ".utf8.count, "leftmost glyph \(first)")
+    }
+
+    /// Latin, Arabic, Devanagari, CJK and an emoji in one line find five fonts — the chosen
+    /// NotoSans, then the fallbacks — and no .notdef glyph; the emoji is drawn in colour.
+    @Test func fallbackFindsAFontForEveryScript() throws {
+        let text = "Hi مرحبا नमस्ते 漢字 😀"
+        let fonts = try FontSet(paths: [Self.notoSans])
+        let layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: 48, alignment: .left)
+        let glyphs = layout.lines.flatMap(\.glyphs)
+        let used = Set(glyphs.map(\.font)).map { fonts.faces[$0].path }.sorted()
+        print("fallback: \(glyphs.count) glyphs in \(used.map { ($0 as NSString).lastPathComponent })")
+        #expect(Set(used) == [Self.notoSans, Self.arabic, Self.devanagari, Self.cjk, Self.emoji])
+        #expect(!glyphs.contains { $0.id == 0 }, "a .notdef glyph: \(glyphs.filter { $0.id == 0 })")
+        func fontOf(_ substring: String) -> String? {
+            let start = text.utf8.count - text[text.range(of: substring)!.lowerBound...].utf8.count
+            return glyphs.first { $0.cluster == start }.map { fonts.faces[$0.font].path }
+        }
+        #expect(fontOf("漢") == Self.cjk && fontOf("😀") == Self.emoji && fontOf("न") == Self.devanagari)
+
+        let started = Date()
+        let mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: PixelSize(width: 4000, height: 400))
+        print("fallback: rasterised \(mask.width)x\(mask.height) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+        let colour = try #require(mask.color, "no colour layer")
+        // The grinning face is yellow: red and green well above blue, opaque.
+        var yellow = 0
+        for i in stride(from: 0, to: colour.count, by: 4) where colour[i + 3] > 200 {
+            if Int(colour[i]) > Int(colour[i + 2]) + 100 && Int(colour[i + 1]) > Int(colour[i + 2]) + 60 { yellow += 1 }
+        }
+        #expect(yellow > 100, "only \(yellow) yellow pixels")
+        // The emoji is set at the em: about 48 px across, not the font's 109 px strike.
+        let emojiGlyph = try #require(glyphs.last)
+        #expect(emojiGlyph.advance >= 40 * 64 && emojiGlyph.advance <= 70 * 64, "emoji advance \(emojiGlyph.advance / 64) px")
+        // Grey text ink too (the scripts in their fonts).
+        #expect(mask.coverage.filter { $0 > 128 }.count > 500)
+    }
+
+    /// A long sentence at a max width breaks only at spaces, every line within the width,
+    /// every word whole; a word wider than the line is broken between letters rather than
+    /// overflowing.
+    @Test func latinBreaksAtSpacesWithinTheWidth() throws {
+        let text = "The quick brown fox jumps over the lazy dog and keeps running far away from here"
+        let fonts = try FontSet(paths: [Self.dejaVu], fallbacks: [])
+        let layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: 40, maxWidth: 300, alignment: .left)
+        let lines = layout.lines.map { String(decoding: Array(text.utf8)[$0.textRange], as: UTF8.self) }
+        print("latin lines: \(lines.map { "\($0)" }) widths \(layout.lines.map { $0.width / 64 })")
+        #expect(layout.lines.count >= 4)
+        #expect(layout.lines.allSatisfy { $0.width <= 300 * 64 })
+        #expect(lines.dropLast().allSatisfy { $0.hasSuffix(" ") }, "a line broken inside a word")
+        #expect(lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") == text)
+        // Greedy: with the next line's first word, a line would not have fitted.
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            let longer = line + (next.split(separator: " ").first.map(String.init) ?? "")
+            let unbroken = try TextLayouter.layout(longer, fonts: fonts, pixelSize: 40, alignment: .left)
+            #expect(unbroken.lines[0].width > 300 * 64, "\"\(line)\" could have taken the next word")
+        }
+
+        // A line separator (U+2028) ends a line as a newline does, wrapping or not.
+        let separated = try TextLayouter.layout("one\u{2028}two", fonts: fonts, pixelSize: 40, alignment: .left)
+        #expect(separated.lines.count == 2 && separated.lines.allSatisfy { $0.glyphs.count == 3 })
+
+        let long = try TextLayouter.layout("Supercalifragilisticexpialidocious", fonts: fonts, pixelSize: 40, maxWidth: 150, alignment: .left)
+        #expect(long.lines.count >= 3 && long.lines.allSatisfy { $0.width <= 150 * 64 && !$0.glyphs.isEmpty })
+    }
+
+    /// Japanese has no spaces: lines break between ideographs (and kana), never before
+    /// the full stop "。" (UAX #14 keeps closing punctuation on its line), within the width.
+    @Test func cjkBreaksBetweenIdeographs() throws {
+        let text = "日本語の文章を改行するテストです。漢字と仮名が並びます。"
+        let fonts = try FontSet(paths: [Self.cjk], fallbacks: [])
+        let layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: 40, maxWidth: 220, alignment: .left)
+        let utf8 = Array(text.utf8)
+        let lines = layout.lines.map { String(decoding: utf8[$0.textRange], as: UTF8.self) }
+        print("cjk lines: \(lines) widths \(layout.lines.map { $0.width / 64 })")
+        #expect(layout.lines.count >= 5)
+        #expect(layout.lines.allSatisfy { $0.width <= 220 * 64 })
+        #expect(lines.joined() == text)
+        #expect(!lines.contains { $0.hasPrefix("。") })
+        // Full lines: 5 ideographs of 40 px fit in 220, 6 do not.
+        #expect(lines.dropLast().allSatisfy { (4...6).contains($0.count) }, "\(lines.map(\.count))")
+    }
+}
