@@ -58,4 +58,29 @@ import Timeline
             #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" })
         }
     }
+
+    /// zzuf over a real MP4 with a mov_text stream: each mutant gives sane cues or an
+    /// error, never a trap or a hang.
+    @Test func mutatedClipsWithSubtitlesFailCleanly() throws {
+        let dir = try TemporaryDirectory()
+        try Self.srt.write(toFile: dir.file("talk.srt"), atomically: true, encoding: .utf8)
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x48:r=10:d=3", "-i", dir.file("talk.srt"),
+                                          "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "mov_text", dir.file("clip.mp4")])
+        _ = try Command.runChecked("/bin/sh", ["-c", "cd '\(dir.path)' && for s in $(seq 0 39); do zzuf -s $s -r 0.01 < clip.mp4 > m-$s.mp4 || exit 1; done"])
+        var read = 0, refused = 0
+        for seed in 0..<40 {
+            do {
+                for cue in try SubtitleTrackReader.cues(of: dir.file("m-\(seed).mp4")) {
+                    #expect(cue.timeRange.start >= .zero && cue.timeRange.duration > .zero, "seed \(seed)")
+                    #expect(cue.timeRange.end <= MediaTime(value: 86_400, timescale: 1), "seed \(seed)")
+                    #expect(cue.text.utf8.count <= 4096 && !cue.text.isEmpty, "seed \(seed)")
+                }
+                read += 1
+            } catch {
+                #expect(!"\(error)".isEmpty)
+                refused += 1
+            }
+        }
+        #expect(read + refused == 40)
+    }
 }

@@ -56,6 +56,25 @@ final class SVGElements: NSObject, XMLParserDelegate {
         #expect(points[1][1] == points[0][1] && points[2][1] == rowTop)
     }
 
+    @Test func captionsGetARowWithABoxPerCue() throws {
+        let article = try ArticleComposition()
+        func s(_ v: Double) -> MediaTime { MediaTime(seconds: v, preferredTimescale: 1000) }
+        let track = CaptionTrack(cues: [CaptionCue(timeRange: TimeRange(start: s(1), end: s(2)), text: "one <&>"),
+                                        CaptionCue(timeRange: TimeRange(start: s(3), end: s(5)), text: "two\nlines")],
+                                 style: CaptionStyle(fontPaths: []))
+        let layer = OverlayLayer(content: .captions(track), anchor: .bottom, margin: 0,
+                                 timeRange: TimeRange(start: .zero, end: article.composition.duration))
+        let svg = TimelineSVG.render(composition: article.composition, overlays: [layer])
+        let elements = try SVGElements.parse(svg)   // cue text escaped
+        #expect(elements.filter { $0.name == "g" && $0.attributes["class"] == "captions" }.map { $0.attributes["data-cues"] } == ["2"])
+        let cues = elements.filter { $0.name == "rect" && $0.attributes["class"] == "cue" }
+        #expect(cues.count == 2)
+        // The second cue is twice as wide as the first (2 s against 1 s).
+        let widths = cues.compactMap { $0.attributes["width"].flatMap(Double.init) }
+        #expect(widths.count == 2 && abs(widths[1] - 2 * widths[0]) < 0.01)
+        #expect(svg.contains("one &lt;&amp;&gt;") && svg.contains("two lines"))
+    }
+
     @Test func outputIsDeterministic() throws {
         let article = try ArticleComposition()
         let a = TimelineSVG.render(composition: article.composition, videoComposition: article.videoComposition, audioMix: article.audioMix)
