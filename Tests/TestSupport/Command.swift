@@ -51,6 +51,14 @@ public enum Command {
         try await OwnThread.run { try run(executable, args, environment: environment, directory: directory) }
     }
 
+    /// The blocking `run` by a name async callers can pick: for a run whose time is
+    /// measured (an awaited run can resume late when every pool thread is busy, and the
+    /// time measured would be the pool's).
+    public static func runBlocking(_ executable: String, _ args: [String], environment: [String: String] = [:],
+                                   directory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(executable, args, environment: environment, directory: directory)
+    }
+
     /// `runChecked`, awaited (see the async `run`).
     @discardableResult
     public static func runChecked(_ executable: String, _ args: [String]) async throws -> String {

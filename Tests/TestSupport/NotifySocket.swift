@@ -65,6 +65,13 @@ public final class NotifySocket: @unchecked Sendable {
         return messages.contains(where: condition)
     }
 
+    /// `wait(timeout:until:)` by that name, for async callers that must not wait late (an
+    /// awaited poll resumes only once a pool thread is free).
+    @discardableResult
+    public func waitBlocking(timeout: Duration = .seconds(20), until condition: (String) -> Bool) -> Bool {
+        wait(timeout: timeout, until: condition)
+    }
+
     /// `wait(timeout:until:)`, awaited: polls apart by `Task.sleep`, holding no thread of
     /// the concurrency pool.
     @discardableResult

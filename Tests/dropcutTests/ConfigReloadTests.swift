@@ -58,7 +58,7 @@ import Glibc
         // Held still: the job takes no step (each would rewrite its lease) while it is watched.
         let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid, workingOn: "held.mp4"), "log:\n\(h.daemonLog)")
         let directory = (worker.clip as NSString).deletingLastPathComponent
-        try await Task.sleep(for: .seconds(0.5))
+        DaemonHarness.sleepBlocking(0.5)
         let name = ClaimName(job: (directory as NSString).lastPathComponent)
         func beat() -> UInt64? {
             if case let .lease(lease) = ClaimLease.read(claimDirectory: directory, name: name).reading { return lease.beat }
@@ -66,7 +66,7 @@ import Glibc
         }
         let before = try #require(beat())
         // Renewed every 20 s at lease_timeout 60: unchanged for a second and a half.
-        try await Task.sleep(for: .seconds(1.5))
+        DaemonHarness.sleepBlocking(1.5)
         #expect(beat() == before, "renewed at the old pace already: the test proves nothing")
 
         try h.writeConfig(settle: 0.1, poll: 0.1, retries: 0, stopTimeout: 0.5,

@@ -102,6 +102,11 @@ final class DaemonHarness: @unchecked Sendable {
                         environment: environment)
     }
 
+    /// The blocking `runOnce`, for a run whose time is measured (see `Command.runBlocking`).
+    func runOnceBlocking(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runOnce(environment: environment)
+    }
+
     /// `runOnce`, awaited without holding a thread of the concurrency pool (`OwnThread`).
     func runOnce(environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await Command.run(BuildProducts.executable(named: "dropcut"), ["watch", "--once", "--config", configPath],

@@ -152,7 +152,7 @@ import Glibc
         try h.drop("waits.mp4")
         #expect(await DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the outbox \(h.outbox) is no longer on \(h.outbox) but on") },
                 "log:\n\(h.daemonLog)")
-        try await Task.sleep(for: .seconds(1))
+        DaemonHarness.sleepBlocking(1)
         #expect(h.files(h.outbox, hidden: true) == [], "written around the missing share")
         #expect(h.files(h.failed) == [], "a share away is not the clip's fault")
         #expect(h.claimedLeftovers().contains { $0.hasSuffix("/waits.mp4") } && h.files(h.inbox) == [])

@@ -43,7 +43,7 @@ import Timeline
             try FileManager.default.createSymbolicLink(atPath: recipe, withDestinationPath: "/dev/zero")
         }
         let started = ContinuousClock.now
-        let result = try await h.runOnce()
+        let result = try h.runOnceBlocking()   // timed
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(result.status == 1, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("0 done, 1 failed"), "\(result.stdout)")

@@ -18,7 +18,7 @@ import TestSupport
 
         let output = dir.file("out.mp4")
         let start = Date()
-        let result = try await Command.run("timeout", ["-s", "KILL", "120", try BuildProducts.executable(named: "dropcut"),
+        let result = try Command.runBlocking("timeout", ["-s", "KILL", "120", try BuildProducts.executable(named: "dropcut"),
                                                  "render", "--output", output, clip])
         let seconds = Date().timeIntervalSince(start)
 

@@ -334,7 +334,7 @@ import Glibc
         // A wakes up: it must find out, give up, and publish nothing.
         for pid in workers + [paused.pid] { kill(pid, SIGCONT) }
         #expect(await DaemonHarness.waitUntil(.seconds(30)) { paused.log.contains("abandoned long.mp4") }, "\(paused.log)")
-        try await Task.sleep(for: .seconds(1))
+        DaemonHarness.sleepBlocking(1)
         #expect(h.files(h.outbox, hidden: true) == ["long.dropcut.mp4"], "nothing published by A, its temporary output gone")
         #expect(h.files(h.archive, hidden: true) == ["long.mp4"])
         #expect(h.claimedLeftovers() == [])

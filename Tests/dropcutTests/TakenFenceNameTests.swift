@@ -29,7 +29,7 @@ import Glibc
 
         #expect(await DaemonHarness.waitUntil(.seconds(30)) { h.files(h.archive) == ["innocent.mp4"] }, "log:\n\(h.daemonLog)")
         // Time for a retry loop to show itself, were there one (retry_delay is 0.1 s).
-        try await Task.sleep(for: .seconds(1))
+        DaemonHarness.sleepBlocking(1)
         daemon.signal(SIGTERM)
         #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
 

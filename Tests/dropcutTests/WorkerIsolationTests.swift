@@ -57,7 +57,8 @@ import Glibc
         for name in good { try h.drop(name) }
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))
         let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
-        #expect(await socket.wait { $0.contains("READY=1") }, "no READY=1; log:\n\(h.daemonLog)")
+        // Blocking from here on while workers are caught: poison.mp4 renders in seconds.
+        #expect(socket.waitBlocking { $0.contains("READY=1") }, "no READY=1; log:\n\(h.daemonLog)")
 
         // Every attempt: find the worker rendering poison.mp4 (a child of the daemon that
         // has it open) and crash it from outside, as a bug in a decoder would.
@@ -69,7 +70,7 @@ import Glibc
             kill(worker, SIGSEGV)
             killed.append(worker)
             // The daemon lives on and keeps pinging the watchdog (200 ms apart).
-            try await Task.sleep(for: .seconds(0.5))
+            DaemonHarness.sleepBlocking(0.5)
             #expect(kill(daemon.pid, 0) == 0, "the daemon died with its worker")
             #expect(socket.messages.filter { $0.contains("WATCHDOG=1") }.count > pingsBefore, "no WATCHDOG=1 after the crash")
         }
@@ -134,7 +135,7 @@ import Glibc
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, extraSettings: "memory_limit: 16M\njob_timeout_minimum: 60s")
         try h.drop("big.mp4")
         let started = ContinuousClock.now
-        let result = try await h.runOnce()
+        let result = try h.runOnceBlocking()   // timed
         #expect(result.status == 1)
         #expect(ContinuousClock.now - started < .seconds(50), "stopped by the time limit, not the memory limit")
         let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("big.mp4.error.txt"), encoding: .utf8)
