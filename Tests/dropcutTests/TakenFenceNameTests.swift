@@ -27,7 +27,9 @@ import Glibc
         #expect(store.all().first?.state == .rendering, "planted after the first fence")
         worker.resume()
 
-        #expect(await DaemonHarness.waitUntil(.seconds(30)) { h.files(h.archive) == ["innocent.mp4"] }, "log:\n\(h.daemonLog)")
+        // Blocking up to the SIGTERM: the planted folder, left alone, would look like an
+        // expired claim to a daemon kept running past lease_timeout by a late wake-up.
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { h.files(h.archive) == ["innocent.mp4"] }, "log:\n\(h.daemonLog)")
         // Time for a retry loop to show itself, were there one (retry_delay is 0.1 s).
         DaemonHarness.sleepBlocking(1)
         daemon.signal(SIGTERM)
