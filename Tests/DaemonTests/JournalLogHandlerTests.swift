@@ -8,7 +8,7 @@ import TestSupport
 
 /// The swift-log handler against a real journald, and how errors are sorted.
 @Suite struct JournalLogHandlerTests {
-    @Test func logMessagesArriveAsStructuredJournalEntries() throws {
+    @Test func logMessagesArriveAsStructuredJournalEntries() async throws {
         try Journald.ensureRunning()
         let id = UUID().uuidString
         let logger = Logger(label: "test") { _ in JournalLogHandler(identifier: "dropcut-test", toStandardError: false) }
@@ -17,7 +17,7 @@ import TestSupport
         log[metadataKey: "test id"] = "\(id)"
         log.warning("disk nearly full", metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)", "ERRNO": "28"])
 
-        let entries = try Journald.entries(matching: "DROPCUT_TEST_ID", value: id, timeout: .seconds(10))
+        let entries = try await Journald.entries(matching: "DROPCUT_TEST_ID", value: id, timeout: .seconds(10))
         let entry = try #require(entries.first, "no entry")
         #expect(entry["MESSAGE"] == "disk nearly full")
         #expect(entry["PRIORITY"] == "4")

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `Journal.send` against a real systemd-journald, read back with journalctl.
 @Suite struct JournalTests {
-    @Test func structuredEntryRoundTripsThroughJournald() throws {
+    @Test func structuredEntryRoundTripsThroughJournald() async throws {
         try Journald.ensureRunning()
         let id = UUID().uuidString
         let multiLine = "first line\nsecond line: café ✓\n\tindented third line"
@@ -20,7 +20,7 @@ import TestSupport
             ("DROPCUT_DETAIL", multiLine),
         ])
 
-        let entries = try Journald.entries(matching: "DROPCUT_TEST_ID", value: id, timeout: .seconds(10))
+        let entries = try await Journald.entries(matching: "DROPCUT_TEST_ID", value: id, timeout: .seconds(10))
         try #require(entries.count == 1, "entries with DROPCUT_TEST_ID=\(id): \(entries)")
         let entry = entries[0]
         #expect(entry["MESSAGE"] == message)
@@ -34,7 +34,7 @@ import TestSupport
         #expect(entry["_PID"] == String(ProcessInfo.processInfo.processIdentifier))
     }
 
-    @Test func entriesAreKeptApartByTheirFields() throws {
+    @Test func entriesAreKeptApartByTheirFields() async throws {
         try Journald.ensureRunning()
         let id = UUID().uuidString
         for job in ["job-1", "job-2", "job-3"] {
@@ -45,11 +45,11 @@ import TestSupport
         var entries: [[String: String]] = []
         let deadline = ContinuousClock.now + .seconds(10)
         repeat {
-            entries = try Journald.entries(matching: "DROPCUT_TEST_ID", value: id, timeout: .seconds(10))
+            entries = try await Journald.entries(matching: "DROPCUT_TEST_ID", value: id, timeout: .seconds(10))
         } while entries.count < 3 && ContinuousClock.now < deadline
         #expect(entries.compactMap { $0["DROPCUT_JOB"] } == ["job-1", "job-2", "job-3"])
 
-        let none = try Journald.entries(matching: "DROPCUT_TEST_ID", value: UUID().uuidString, timeout: .milliseconds(300))
+        let none = try await Journald.entries(matching: "DROPCUT_TEST_ID", value: UUID().uuidString, timeout: .milliseconds(300))
         #expect(none.isEmpty)
     }
 

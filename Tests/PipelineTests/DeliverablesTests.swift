@@ -17,7 +17,7 @@ import Timeline
     /// A 3 s clip and its deliverables: two small videos, rendered in that order, then the
     /// `extra` entry line.
     static func twoVideos(in dir: TemporaryDirectory, and extra: String = "") async throws -> (clip: String, Deliverables) {
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
         let recipe = try Self.recipe("""
             version: 1
             outputs:
@@ -68,7 +68,7 @@ import Timeline
     @Test func theIssuesExampleRendersEveryDeliverable() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-deliverables")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
         let recipe = try Self.recipe("""
             version: 1
             output: { video: { codec: h264, crf: 20, preset: veryfast }, audio: { codec: aac, bitrate: 160k } }
@@ -105,7 +105,7 @@ import Timeline
         #expect(manifest.files.map(\.name) == files.dropLast().map(\.name))
         for file in manifest.files {
             let path = dir.file(file.name)
-            let sum = try Command.runChecked("sha256sum", [path]).split(separator: " ").first.map(String.init)
+            let sum = try await Command.runChecked("sha256sum", [path]).split(separator: " ").first.map(String.init)
             #expect(file.sha256 == sum, "\(file.name)")
             #expect(file.bytes == (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value)
         }
@@ -143,7 +143,7 @@ import Timeline
     func previewShowsTheOutputScaledDown(format: String) async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-preview")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
         let recipe = try Self.recipe("""
             version: 1
             output: { size: 640x480 }
@@ -162,8 +162,8 @@ import Timeline
         if format == "webp" {
             let info = try Self.webpInfo(preview)
             #expect(info.canvas == "160 x 120" && info.loop == 0 && info.durations == [125, 125, 125, 125], "\(info)")
-            try Command.runChecked("webpmux", ["-get", "frame", "1", preview, "-o", dir.file("first.webp")])
-            try Command.runChecked("dwebp", ["-quiet", dir.file("first.webp"), "-o", dir.file("first.png")])
+            try await Command.runChecked("webpmux", ["-get", "frame", "1", preview, "-o", dir.file("first.webp")])
+            try await Command.runChecked("dwebp", ["-quiet", dir.file("first.webp"), "-o", dir.file("first.png")])
             first = try Self.rgb(dir.file("first.png"), in: dir)
         } else {
             let stream = try #require(try FFprobe.stream("video", of: preview))
@@ -192,8 +192,8 @@ import Timeline
     func posterMatchesTheVideosFrame(format: String) async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-poster")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
-        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x32", "-frames:v", "1", dir.file("logo.png")])
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        try await Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x32", "-frames:v", "1", dir.file("logo.png")])
         let recipe = try Self.recipe("""
             version: 1
             output: { size: 180x320, fit: fill, video: { crf: 16 } }
@@ -222,7 +222,7 @@ import Timeline
     @Test func bestPicksTheSharpSection() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-best")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeGenerated(
+        let clip = try await Fixtures.makeGenerated(
             in: dir.path, name: "clip.mp4", seconds: 3,
             video: "testsrc2=size=320x240:rate=30,boxblur=8:enable='between(t,1,2)',drawbox=c=black:t=fill:enable='lt(t,1)'")
         let recipe = try Self.recipe("""
@@ -295,7 +295,7 @@ import Timeline
     @Test func overlaysArePlacedPerCanvas() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-overlay")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeGenerated(in: dir.path, name: "clip.mp4", seconds: 1, video: "color=c=black:size=320x240:rate=30")
+        let clip = try await Fixtures.makeGenerated(in: dir.path, name: "clip.mp4", seconds: 1, video: "color=c=black:size=320x240:rate=30")
         try Self.makeLogo(in: dir)
         let recipe = try Self.recipe("""
             version: 1
@@ -329,7 +329,7 @@ import Timeline
     @Test func posterPastTheEndIsRefused() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-late")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe("version: 1\noutputs:\n  - { filename: p.jpg, poster: { at: 5 } }\n", in: dir)
         await #expect {
             _ = try await Deliverables.prepare(recipe: recipe, input: clip)

@@ -62,7 +62,7 @@ import Timeline
     @Test func aLadderPlaysEndToEndWithAlignedKeyframes() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-hls")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { preset: ultrafast } }
@@ -103,7 +103,7 @@ import Timeline
             .reduce(0) { $0 + (try FileSize.bytes(at: dir.file("clip/audio/\($1)"))) }
         for (attributes, uri) in streams {
             let playlist = dir.file("clip/\(uri)")
-            let probed = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+            let probed = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
                                                             "stream=width,height,level,profile,nb_read_frames", "-of", "default=nw=1", playlist])
             func field(_ name: String) -> String { probed.split(separator: "\n").first { $0.hasPrefix("\(name)=") }.map { String($0.dropFirst(name.count + 1)) } ?? "" }
             #expect(attributes["RESOLUTION"] == "\(field("width"))x\(field("height"))")
@@ -136,9 +136,9 @@ import Timeline
         #expect(keys[0] == keys[1] && keys[0].count == 3, "\(keys)")
 
         // The master decoded end to end by the ffmpeg CLI: every rendition, video and sound.
-        let decoded = try Command.runChecked("ffmpeg", ["-v", "error", "-i", master, "-map", "0", "-f", "null", "-"])
+        let decoded = try await Command.runChecked("ffmpeg", ["-v", "error", "-i", master, "-map", "0", "-f", "null", "-"])
         #expect(decoded.isEmpty, "\(decoded)")
-        let audioDuration = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+        let audioDuration = try await Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
                                                                dir.file("clip/audio/index.m3u8")])
         #expect(abs((Double(audioDuration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 3) < 0.1, "\(audioDuration)")
 
@@ -152,7 +152,7 @@ import Timeline
     @Test func aCancelledLadderLeavesNothing() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-hls-cancel")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 4)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 4)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { preset: ultrafast } }

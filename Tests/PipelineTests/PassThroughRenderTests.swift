@@ -67,7 +67,7 @@ import Timeline
     @Test func aMusicBedCopiesTheVideoAndEncodesOnlyTheSound() async throws {
         let dir = try TemporaryDirectory()
         let clip = try Self.clip(dir)
-        let bed = try Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 3, audio: "sine=frequency=200:sample_rate=48000")
+        let bed = try await Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 3, audio: "sine=frequency=200:sample_rate=48000")
         let output = dir.file("out.mp4")
         let production = try await Self.render("version: 1\nmusic: { source: \(bed), gain: -12dB }\n", clip, to: output)
         #expect(production.passThrough.lines == ["video: copied from clip.mp4 (stream 0)", "audio: re-encoded: a music bed is mixed in"])
@@ -106,7 +106,7 @@ import Timeline
     @Test func hevcIsCopiedIntoAnHEVCOutput() async throws {
         let dir = try TemporaryDirectory()
         let clip = dir.file("hevc.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
                                           "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
                                           "-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709",
@@ -116,7 +116,7 @@ import Timeline
         #expect(production.passThrough.lines == ["video: copied from hevc.mp4 (stream 0)"])
         let copied = try Self.framemd5(output, "v"), source = try Self.framemd5(clip, "v")
         #expect(copied.count == 30 && copied == source)
-        let tag = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_tag_string",
+        let tag = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_tag_string",
                                                      "-of", "csv=p=0", output])
         #expect(tag.trimmingCharacters(in: .whitespacesAndNewlines) == "hvc1")
         // Into the default H.264 output it is re-encoded.
@@ -133,7 +133,7 @@ import Timeline
         let production = try await Self.render("version: 1\n", clip, to: output)
         #expect(production.passThrough.video.reasons == ["the source does not state its colour (the output says BT.709)"])
         #expect(production.passThrough.audio.copy != nil)
-        let colour = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+        let colour = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
                                                         "stream=color_primaries,color_transfer,color_space", "-of", "csv=p=0", output])
         #expect(colour.trimmingCharacters(in: .whitespacesAndNewlines) == "bt709,bt709,bt709")
     }
@@ -144,7 +144,7 @@ import Timeline
     @Test func aDamagedPacketIsNeverCopied() async throws {
         let dir = try TemporaryDirectory()
         let clip = try Self.clip(dir)
-        let listing = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+        let listing = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
                                                          "packet=pos,size", "-of", "csv=p=0", clip])
         let packet = listing.split(separator: "\n")[30].split(separator: ",").compactMap { Int($0) }
         var data = try Data(contentsOf: URL(fileURLWithPath: clip))

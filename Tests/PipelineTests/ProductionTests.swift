@@ -61,7 +61,7 @@ import Timeline
     @Test func exportSettingsComeFromTheRecipeAndTheProbe() async throws {
         let dir = try TemporaryDirectory()
         let clip = dir.file("dated.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
                                           "-f", "lavfi", "-i", "sine=sample_rate=44100", "-t", "1", "-c:v", "libx264", "-preset", "ultrafast",
                                           "-c:a", "aac", "-metadata", "creation_time=2024-05-06T07:08:09.000000Z", clip])
         var recipe = Recipe(name: "hevc")

@@ -24,7 +24,7 @@ import Timeline
     @Test func threeVideosDecodeEachFrameOnceAndMatchTheirOwnRenders() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-shared")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
         try DeliverablesTests.makeLogo(in: dir)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
@@ -79,7 +79,7 @@ import Timeline
     @Test func aLadderJoinsTheVideosDecodeAndMatchesItsOwnRender() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-shared-hls")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
         try DeliverablesTests.makeLogo(in: dir)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
@@ -134,7 +134,7 @@ import Timeline
     @Test func outputsOfOneShapeCompositeOnceAndScaleDown() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-shared-shape")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { preset: ultrafast, crf: 4, reencode: always } }
@@ -170,7 +170,7 @@ import Timeline
     @Test func aLadderCountsItsRungs() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-hls-cap")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { reencode: always } }
@@ -194,7 +194,7 @@ import Timeline
     @Test func differentRatesRenderApart() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-apart")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             outputs:
@@ -218,7 +218,7 @@ import Timeline
     @Test func cancellingASharedRenderLeavesNothing() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-shared-cancel")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             output: { video: { preset: ultrafast, reencode: always } }

@@ -133,7 +133,7 @@ import Timeline
     @Test func cancellingStopsTheExportAndRemovesThePartialFile() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let path = try Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 6)
+        let path = try await Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 6)
         let source = try Self.videoSource(path)
         var composition = Composition()
         let v = composition.addTrack(.video)
@@ -163,7 +163,7 @@ import Timeline
     @Test func aSourceThatVanishedFailsNamingItAndLeavesNoOutput() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let path = try Fixtures.makeClip(in: dir.path, seconds: 1)
+        let path = try await Fixtures.makeClip(in: dir.path, seconds: 1)
         let source = try Self.videoSource(path)
         var composition = Composition()
         let v = composition.addTrack(.video)

@@ -20,7 +20,7 @@ import Timeline
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let logo = dir.file("logo.png")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "color=c=white:s=40x24", "-frames:v", "1", logo])
         let output = try await Self.exportOverBlackClip(in: dir, name: "scaled.mp4") { timeRange in
             var layer = OverlayLayer(content: .image(path: logo), anchor: .topLeft, margin: 10, timeRange: timeRange)
@@ -44,7 +44,7 @@ import Timeline
     static func exportOverBlackClip(in dir: TemporaryDirectory, name: String,
                                     overlays: (TimeRange) throws -> [OverlayLayer]) async throws -> String {
         let clip = dir.file("black.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "color=c=black:s=320x240:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast",
                                           "-pix_fmt", "yuv420p", clip])
         let media = try AssetProbe().probe(clip)

@@ -29,19 +29,19 @@ import TestSupport
         // journal entries (JournalCatalog.missingFields).
     }
 
-    @Test func journalctlBuildsItsDatabaseAndListsEveryID() throws {
+    @Test func journalctlBuildsItsDatabaseAndListsEveryID() async throws {
         let root = try TemporaryDirectory(prefix: "dropcut-catalog")
         let folder = root.file("usr/local/lib/systemd/catalog")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Repository.path("systemd/dropcut.catalog"), toPath: folder + "/dropcut.catalog")
-        let update = try Command.run("journalctl", ["--root=\(root.path)", "--update-catalog"])
+        let update = try await Command.run("journalctl", ["--root=\(root.path)", "--update-catalog"])
         #expect(update.status == 0)
         #expect(update.stderr.isEmpty, "journalctl's parser complained: \(update.stderr)")
-        let list = try Command.runChecked("journalctl", ["--root=\(root.path)", "--list-catalog"])
+        let list = try await Command.runChecked("journalctl", ["--root=\(root.path)", "--list-catalog"])
         for id in MessageID.allCases {
             #expect(list.contains(id.rawValue + " dropcut: "), "\(id.name) listed")
         }
-        let entry = try Command.runChecked("journalctl", ["--root=\(root.path)", "--dump-catalog", MessageID.jobFailed.rawValue])
+        let entry = try await Command.runChecked("journalctl", ["--root=\(root.path)", "--dump-catalog", MessageID.jobFailed.rawValue])
         #expect(entry.contains("failed folder"))
     }
 }

@@ -80,29 +80,29 @@ import TestSupport
         #expect(root.output.contains("systemctl enable --now dropcut"), "next steps printed")
     }
 
-    @Test func aSecondRunChangesNothingAndKeepsAnEditedConfig() throws {
+    @Test func aSecondRunChangesNothingAndKeepsAnEditedConfig() async throws {
         let root = try InstalledRoot()
         let config = root.file("/etc/dropcut/dropcut.yaml")
         try "# mine\n".write(toFile: config, atomically: true, encoding: .utf8)
         let before = try snapshot(root.path)
-        let output = try InstalledRoot.install(into: root.path)
+        let output = try await InstalledRoot.install(into: root.path)
         #expect(output.contains("kept /etc/dropcut/dropcut.yaml"))
         #expect(try snapshot(root.path) == before)
         #expect(try String(contentsOfFile: config, encoding: .utf8) == "# mine\n")
     }
 
-    @Test func uninstallRemovesWhatItInstalledAndNothingOfTheUsers() throws {
+    @Test func uninstallRemovesWhatItInstalledAndNothingOfTheUsers() async throws {
         let root = try InstalledRoot()
         let manifest = try root.manifest()
         #expect(manifest.count >= Self.expected.count)
         // Something of the user's in the folders the install made.
         try "clip".write(toFile: root.file("/srv/dropcut/phone/inbox/clip.mp4"), atomically: true, encoding: .utf8)
         // Enabled, as the next steps say (systemctl works on a root without a running systemd).
-        try Command.runChecked("systemctl", ["--root=\(root.path)", "enable", "dropcut.service", "dropcut@second.service"])
+        try await Command.runChecked("systemctl", ["--root=\(root.path)", "enable", "dropcut.service", "dropcut@second.service"])
         let wants = root.file("/etc/systemd/system/multi-user.target.wants")
         #expect(try FileManager.default.contentsOfDirectory(atPath: wants).sorted() == ["dropcut.service", "dropcut@second.service"])
 
-        let output = try InstalledRoot.install(into: root.path, uninstall: true)
+        let output = try await InstalledRoot.install(into: root.path, uninstall: true)
         for path in manifest {
             #expect(!FileManager.default.fileExists(atPath: root.file(path)), "\(path) removed")
         }
@@ -113,6 +113,6 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: root.file("/srv/dropcut/phone/archive")))
         #expect(output.contains("Kept:"))
         // Again: nothing left to do, and no error.
-        #expect(try InstalledRoot.install(into: root.path, uninstall: true).contains("nothing to do"))
+        #expect(try await InstalledRoot.install(into: root.path, uninstall: true).contains("nothing to do"))
     }
 }

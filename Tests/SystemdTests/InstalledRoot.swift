@@ -27,6 +27,12 @@ final class InstalledRoot: Sendable {
         return result.stdout + result.stderr
     }
 
+    /// `install`, awaited without holding a thread of the concurrency pool (`OwnThread`).
+    @discardableResult
+    static func install(into root: String, uninstall: Bool = false) async throws -> String {
+        try await OwnThread.run { try install(into: root, uninstall: uninstall) }
+    }
+
     /// `relative` (an absolute path on the target system) inside the root.
     func file(_ relative: String) -> String { path + relative }
 
@@ -39,15 +45,15 @@ final class InstalledRoot: Sendable {
     /// Makes the root usable by `systemd-analyze --root`, as a real system would be: the
     /// host's own system units (`sysinit.target` and the rest a service depends on) and
     /// the `/bin/kill` that ExecReload= runs.
-    func addHostSystemFiles() throws {
+    func addHostSystemFiles() async throws {
         let target = file("/usr/lib/systemd/system")
         if FileManager.default.fileExists(atPath: target) { return }
         try FileManager.default.createDirectory(atPath: file("/usr/lib/systemd"), withIntermediateDirectories: true)
-        try Command.runChecked("cp", ["-a", "/lib/systemd/system", target])
+        try await Command.runChecked("cp", ["-a", "/lib/systemd/system", target])
         try FileManager.default.createDirectory(atPath: file("/bin"), withIntermediateDirectories: true)
         guard let kill = Command.find("kill") else {
             throw CommandError(command: ["kill"], status: nil, stderr: "kill: not found on PATH (procps)")
         }
-        try Command.runChecked("cp", [kill, file("/bin/kill")])
+        try await Command.runChecked("cp", [kill, file("/bin/kill")])
     }
 }

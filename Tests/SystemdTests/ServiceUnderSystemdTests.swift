@@ -7,8 +7,8 @@ import TestSupport
 /// checks start-up (READY=1), STATUS=, the watchdog, a render inside the unit's whole
 /// sandbox, reload, the catalog in `journalctl -x` and a clean stop.
 @Suite(.tags(.slow)) struct ServiceUnderSystemdTests {
-    @Test func theServiceWorksUnderSystemdInItsSandbox() throws {
-        let result = try Command.run(Repository.path("scripts/check-service"), [],
+    @Test func theServiceWorksUnderSystemdInItsSandbox() async throws {
+        let result = try await Command.run(Repository.path("scripts/check-service"), [],
                                      environment: ["DROPCUT_BINARY": try BuildProducts.executable(named: "dropcut")])
         print(result.stdout)
         #expect(result.status == 0, "stderr:\n\(result.stderr)")

@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.serialized, .tags(.slow)) struct UnitFileTests {
     /// A config whose folders live in `dir`, and the drop-in `dropcut watch --check
     /// --unit-drop-in` writes for it, installed where scripts/install puts it.
-    func installDropIn(in root: InstalledRoot, folders dir: TemporaryDirectory) throws -> String {
+    func installDropIn(in root: InstalledRoot, folders dir: TemporaryDirectory) async throws -> String {
         for name in ["in", "assets"] {
             try FileManager.default.createDirectory(atPath: dir.file(name), withIntermediateDirectories: true)
         }
@@ -24,7 +24,7 @@ import TestSupport
                 assets: [assets]
 
             """.write(toFile: dir.file("dropcut.yaml"), atomically: true, encoding: .utf8)
-        let dropIn = try Command.runChecked(BuildProducts.executable(named: "dropcut"),
+        let dropIn = try await Command.runChecked(BuildProducts.executable(named: "dropcut"),
                                             ["watch", "--config", dir.file("dropcut.yaml"), "--check", "--unit-drop-in"])
         let folder = root.file("/etc/systemd/system/dropcut.service.d")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -32,11 +32,11 @@ import TestSupport
         return dropIn
     }
 
-    @Test func systemdAnalyzeVerifyAcceptsBothUnitsWithTheFoldersDropIn() throws {
+    @Test func systemdAnalyzeVerifyAcceptsBothUnitsWithTheFoldersDropIn() async throws {
         let root = try InstalledRoot()
-        try root.addHostSystemFiles()
+        try await root.addHostSystemFiles()
         let folders = try TemporaryDirectory()
-        let dropIn = try installDropIn(in: root, folders: folders)
+        let dropIn = try await installDropIn(in: root, folders: folders)
         #expect(dropIn.contains("RequiresMountsFor=\"\(folders.file("out box"))\""))
         #expect(dropIn.contains("ReadWritePaths=-\(folders.file("in"))"))
         // The outbox, failed, archive and state folders are made by dropcut at start:
@@ -47,21 +47,21 @@ import TestSupport
             #expect(dropIn.contains("PrivateTmp=no"), "the test's folders are in the host's /tmp")
         }
 
-        let verify = try Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service", "dropcut@pipeline.service"])
+        let verify = try await Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service", "dropcut@pipeline.service"])
         print("systemd-analyze verify: status \(verify.status)\n\(verify.stderr)")
         #expect(verify.status == 0)
         #expect(verify.stderr.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "warnings: \(verify.stderr)")
 
         // The check can fail: without the binary ExecStart names, verify refuses the unit.
         try FileManager.default.removeItem(atPath: root.file("/usr/local/bin/dropcut"))
-        let broken = try Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service"])
+        let broken = try await Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service"])
         #expect(broken.status != 0)
         #expect(broken.stderr.contains("/usr/local/bin/dropcut"))
     }
 
     /// `systemd-analyze security --offline=yes` rates the sandbox; 0 is best, 10 worst.
-    func exposure(_ unit: String, root: InstalledRoot) throws -> Double {
-        let result = try Command.run("systemd-analyze", ["security", "--offline=yes", "--no-pager", "--root=\(root.path)", unit])
+    func exposure(_ unit: String, root: InstalledRoot) async throws -> Double {
+        let result = try await Command.run("systemd-analyze", ["security", "--offline=yes", "--no-pager", "--root=\(root.path)", unit])
         let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for") }
         guard let line, let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap({ Double($0) }) else {
             throw CommandError(command: ["systemd-analyze", "security", unit], status: result.status, stderr: result.stderr + result.stdout)
@@ -70,14 +70,14 @@ import TestSupport
         return score
     }
 
-    @Test func sandboxExposureIsAtMostTwo() throws {
+    @Test func sandboxExposureIsAtMostTwo() async throws {
         let root = try InstalledRoot()
-        try root.addHostSystemFiles()
-        #expect(try exposure("dropcut.service", root: root) <= 2.0)
-        #expect(try exposure("dropcut@pipeline.service", root: root) <= 2.0)
+        try await root.addHostSystemFiles()
+        #expect(try await exposure("dropcut.service", root: root) <= 2.0)
+        #expect(try await exposure("dropcut@pipeline.service", root: root) <= 2.0)
         let folders = try TemporaryDirectory()
-        _ = try installDropIn(in: root, folders: folders)
-        #expect(try exposure("dropcut.service", root: root) <= 2.0, "with the folders drop-in")
+        _ = try await installDropIn(in: root, folders: folders)
+        #expect(try await exposure("dropcut.service", root: root) <= 2.0, "with the folders drop-in")
 
         // The score can fail: the same unit without its sandbox rates far worse.
         let unit = root.file("/etc/systemd/system/dropcut.service")
@@ -87,7 +87,7 @@ import TestSupport
             .joined(separator: "\n")
         try bare.write(toFile: unit, atomically: true, encoding: .utf8)
         try FileManager.default.removeItem(atPath: root.file("/etc/systemd/system/dropcut.service.d"))
-        #expect(try exposure("dropcut.service", root: root) > 5.0)
+        #expect(try await exposure("dropcut.service", root: root) > 5.0)
     }
 
     /// The unit's directives, last value wins (as systemd reads them).

@@ -43,6 +43,28 @@ public enum Command {
         return (status, String(decoding: stdoutData, as: UTF8.self), String(decoding: stderrData, as: UTF8.self))
     }
 
+    /// `run`, awaited: the child is waited for and its output read on a thread of its own
+    /// (`OwnThread`), so the calling task leaves its thread of the concurrency pool to other
+    /// tests meanwhile. The same result and errors as the blocking `run`.
+    public static func run(_ executable: String, _ args: [String], environment: [String: String] = [:],
+                           directory: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await OwnThread.run { try run(executable, args, environment: environment, directory: directory) }
+    }
+
+    /// The blocking `run` by a name async callers can pick: for a run whose time is
+    /// measured (an awaited run can resume late when every pool thread is busy, and the
+    /// time measured would be the pool's).
+    public static func runBlocking(_ executable: String, _ args: [String], environment: [String: String] = [:],
+                                   directory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run(executable, args, environment: environment, directory: directory)
+    }
+
+    /// `runChecked`, awaited (see the async `run`).
+    @discardableResult
+    public static func runChecked(_ executable: String, _ args: [String]) async throws -> String {
+        try await OwnThread.run { try runChecked(executable, args) }
+    }
+
     /// Like `run`, but a non-zero exit throws a `CommandError` carrying the command line and
     /// its stderr. Returns stdout.
     @discardableResult

@@ -52,6 +52,34 @@ public enum Fixtures {
         return output
     }
 
+    /// `makeClip`, awaited: ffmpeg runs and is waited for on a thread of its own
+    /// (`OwnThread`), leaving the calling task's pool thread to other tests meanwhile.
+    public static func makeClip(
+        in dir: String,
+        name: String = "clip.mp4",
+        width: Int = 320,
+        height: Int = 240,
+        fps: Int = 30,
+        seconds: Int = 1,
+        audio: Bool = true,
+        sampleRate: Int = 48_000,
+        audioFirst: Bool = false,
+        videoCodec: String = "libx264"
+    ) async throws -> String {
+        try await OwnThread.run {
+            try makeClip(in: dir, name: name, width: width, height: height, fps: fps, seconds: seconds, audio: audio,
+                         sampleRate: sampleRate, audioFirst: audioFirst, videoCodec: videoCodec)
+        }
+    }
+
+    /// `makeGenerated`, awaited (see the async `makeClip`).
+    public static func makeGenerated(in dir: String, name: String, seconds: Double, video: String? = nil,
+                                     audio: String? = nil, lossless: Bool = false) async throws -> String {
+        try await OwnThread.run {
+            try makeGenerated(in: dir, name: name, seconds: seconds, video: video, audio: audio, lossless: lossless)
+        }
+    }
+
     /// Writes `contents` (empty by default: a zero-byte file) to `dir/name`; returns the path.
     public static func makeFile(in dir: String, name: String, contents: String = "") throws -> String {
         let output = (dir as NSString).appendingPathComponent(name)

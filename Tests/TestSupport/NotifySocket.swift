@@ -65,6 +65,25 @@ public final class NotifySocket: @unchecked Sendable {
         return messages.contains(where: condition)
     }
 
+    /// `wait(timeout:until:)` by that name, for async callers that must not wait late (an
+    /// awaited poll resumes only once a pool thread is free).
+    @discardableResult
+    public func waitBlocking(timeout: Duration = .seconds(20), until condition: (String) -> Bool) -> Bool {
+        wait(timeout: timeout, until: condition)
+    }
+
+    /// `wait(timeout:until:)`, awaited: polls apart by `Task.sleep`, holding no thread of
+    /// the concurrency pool.
+    @discardableResult
+    public func wait(timeout: Duration = .seconds(20), until condition: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if messages.contains(where: condition) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return messages.contains(where: condition)
+    }
+
     deinit {
         lock.withLock { isClosed = true }
         Thread.sleep(forTimeInterval: 0.15)   // the reader wakes from recv's timeout and sees it

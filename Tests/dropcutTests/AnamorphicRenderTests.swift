@@ -10,11 +10,11 @@ import TestSupport
     /// pixels (shown 654×480), in MP4 and MOV.
     @Test(arguments: [(640, 480, "16/9", "mp4", 1138), (720, 480, "10/11", "mov", 654)])
     func anamorphicClipRendersAtItsDisplaySizeWithSquarePixels(width: Int, height: Int, sar: String, ext: String,
-                                                               displayWidth: Int) throws {
+                                                               displayWidth: Int) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let input = dir.file("anamorphic.\(ext)")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30:duration=1",
                                           "-vf", "scale=out_color_matrix=bt709:out_range=tv,setsar=\(sar),format=yuv420p",
                                           "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0",
@@ -24,12 +24,12 @@ import TestSupport
         let recipe = try Fixtures.makeFile(in: dir.path, name: "fine.yaml", contents: "version: 1\noutput: { video: { crf: 12 } }\n")
         let output = dir.file("out.mp4")
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
 
         try #require(result.status == 0, "\(result.stderr)")
-        let probe = try DropcutProcess.run(["probe", input])
+        let probe = try await DropcutProcess.run(["probe", input])
         #expect(probe.stdout.contains("(pixels \(sar.replacingOccurrences(of: "/", with: ":")), shown \(displayWidth)x\(height))"), "\(probe.stdout)")
-        let json = try DropcutProcess.run(["probe", "--json", input]).stdout
+        let json = try await DropcutProcess.run(["probe", "--json", input]).stdout
         #expect(json.contains("\"sample_aspect_ratio\": \"\(sar.replacingOccurrences(of: "/", with: ":"))\"")
                 && json.contains("\"display_width\": \(displayWidth)") && json.contains("\"field_order\": \"progressive\""), "\(json)")
         let video = try #require(try FFprobe.stream("video", of: output))

@@ -20,10 +20,10 @@ import TestSupport
                                    audio: "sine=frequency=\(frequency):sample_rate=48000:duration=\(seconds)")
     }
 
-    static func render(_ dir: TemporaryDirectory, recipe yaml: String, clip: String) throws -> [Float] {
+    static func render(_ dir: TemporaryDirectory, recipe yaml: String, clip: String) async throws -> [Float] {
         let recipe = try Fixtures.makeFile(in: dir.path, name: "items.yaml", contents: yaml)
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let audio = try #require(try FFprobe.stream("audio", of: output))
         #expect(abs((audio.duration ?? 0) - 6) <= 0.05, "the items do not lengthen the output: \(audio.duration ?? 0) s")
@@ -33,12 +33,12 @@ import TestSupport
     /// The issue's check: a 440 Hz voice-over in `replace` mode at [2, 4] s over a clip's
     /// 1 kHz tone. Inside [2, 4] no 1 kHz (more than 60 dB below its level outside), the
     /// 440 Hz voice present; outside, the 1 kHz tone as before and no 440 Hz.
-    @Test func replaceItemSilencesTheClipsSoundOverItsRange() throws {
+    @Test func replaceItemSilencesTheClipsSoundOverItsRange() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-items")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeToneClip(dir)
         try Self.makeTone(dir, "voice.wav", frequency: 440, seconds: 2)
-        let samples = try Self.render(dir, recipe: """
+        let samples = try await Self.render(dir, recipe: """
             version: 1
             audio:
               - source: voice.wav
@@ -59,12 +59,12 @@ import TestSupport
     }
 
     /// A sound effect in `mix` mode at 5 s adds without removing: both tones in its range.
-    @Test func mixItemAddsWithoutRemoving() throws {
+    @Test func mixItemAddsWithoutRemoving() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-items")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeToneClip(dir)
         try Self.makeTone(dir, "effect.wav", frequency: 440, seconds: 0.8)
-        let samples = try Self.render(dir, recipe: """
+        let samples = try await Self.render(dir, recipe: """
             version: 1
             audio:
               - { source: effect.wav, at: 5, mode: mix }
@@ -81,12 +81,12 @@ import TestSupport
     /// `pitch: +12` doubles the frequency of a 440 Hz item (880 Hz ± 1 %) and keeps its
     /// length (2 s ± 1 %); `-12` halves it. The clip is muted so the item sounds alone.
     @Test(arguments: [12.0, -12.0, 7.0])
-    func pitchShiftChangesTheFrequencyNotTheLength(semitones: Double) throws {
+    func pitchShiftChangesTheFrequencyNotTheLength(semitones: Double) async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-items")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeToneClip(dir)
         try Self.makeTone(dir, "voice.wav", frequency: 440, seconds: 2)
-        let samples = try Self.render(dir, recipe: """
+        let samples = try await Self.render(dir, recipe: """
             version: 1
             original_audio: mute
             audio:
@@ -106,7 +106,7 @@ import TestSupport
     /// `plan` lists the items and the ducking they cause, and draws their tracks; the
     /// render ducks the music bed (200 Hz, no `duck:`) by the default 12 dB under a
     /// voice-over (replace item, ducking by default), while the clip's 1 kHz is silent there.
-    @Test func musicDucksUnderAVoiceOverAndPlanShowsIt() throws {
+    @Test func musicDucksUnderAVoiceOverAndPlanShowsIt() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-items")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeToneClip(dir)
@@ -120,7 +120,7 @@ import TestSupport
             """
         let recipe = try Fixtures.makeFile(in: dir.path, name: "items.yaml", contents: yaml)
         let svg = dir.file("plan.svg")
-        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        let plan = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
         try #require(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("audio item track 3 voice.wav [2.000,+2.000] replace (the clips' sound silent), the music ducks under it"), "\(plan.stdout)")
         #expect(plan.stdout.contains("ducking: track 4 down -12 dB under the audio items"), "\(plan.stdout)")
@@ -130,10 +130,10 @@ import TestSupport
         #expect(drawing.contains(#"<polyline class="volume" data-track-id="4""#), "the music's ducked volume is drawn")
         // With `duck:` the music ducks under the clips' sound and the items both.
         let both = try Fixtures.makeFile(in: dir.path, name: "both.yaml", contents: yaml.replacingOccurrences(of: "gain: -6dB", with: "gain: -6dB, duck: {}"))
-        let bothPlan = try DropcutProcess.run(["plan", "--recipe", both, clip])
+        let bothPlan = try await DropcutProcess.run(["plan", "--recipe", both, clip])
         #expect(bothPlan.stdout.contains("under the clips' sound above -30 dBFS and the audio items"), "\(bothPlan.stdout) \(bothPlan.stderr)")
 
-        let samples = try Self.render(dir, recipe: yaml, clip: clip)
+        let samples = try await Self.render(dir, recipe: yaml, clip: clip)
         let bedOpen = ToneMeasure.level(samples, frequency: 200, from: 0.2, to: 1.7)
         let bedDucked = ToneMeasure.level(samples, frequency: 200, from: 2.1, to: 3.9)
         let bedAfter = ToneMeasure.level(samples, frequency: 200, from: 5.0, to: 5.9)
@@ -147,7 +147,7 @@ import TestSupport
 
     /// `output.audio.loudness` measures the whole mix, items included: with the clip muted,
     /// the only sound is an item, and it is brought to the target.
-    @Test func loudnessNormalisationHearsTheItems() throws {
+    @Test func loudnessNormalisationHearsTheItems() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-items")
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeToneClip(dir)
@@ -160,9 +160,9 @@ import TestSupport
               - { source: voice.wav, at: 1, volume: -10dB }
             """)
         let output = dir.file("loud.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
-        let loudness = try LoudnessTargetTests.integratedLoudness(output)
+        let loudness = try await LoudnessTargetTests.integratedLoudness(output)
         print("loudness of a lone item brought to -16 LUFS: \(loudness) LUFS")
         #expect(abs(loudness - -16) < 0.5, "\(loudness) LUFS")
     }

@@ -13,7 +13,7 @@ import Timeline
     /// `café` in Latin-1: not UTF-8.
     static let latin1: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
 
-    @Test func aClipNamedInLatin1IsRenderedWithItsSidecarAndArchivedUnderItsBytes() throws {
+    @Test func aClipNamedInLatin1IsRenderedWithItsSidecarAndArchivedUnderItsBytes() async throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness(retries: 0)
         try h.drop(bytes: Self.latin1 + Array(".mp4".utf8))
@@ -21,7 +21,7 @@ import Timeline
                     "version: 1\noutput: { filename: \"{name}.square.mp4\", size: 240x240, fit: fill }\n")
         try h.drop("plain.mp4")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("2 done, 0 failed"), "\(result.stdout)")
@@ -42,8 +42,8 @@ import Timeline
         #expect(result.stderr.contains(#"done caf\xE9.mp4 -> caf\xE9.square.mp4"#), "\(result.stderr)")
         #expect(!result.stderr.contains("\u{FFFD}"))
         var entries: [[String: String]] = []
-        DaemonHarness.waitUntil(.seconds(10)) {
-            entries = (try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? []
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            entries = (try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? []
             return entries.filter { $0["MESSAGE_ID"] == MessageID.jobDone.rawValue }.count >= 2
         }
         let done = entries.filter { $0["MESSAGE_ID"] == MessageID.jobDone.rawValue }
@@ -59,7 +59,7 @@ import Timeline
     /// Garbage under a Latin-1 name, and under a name that literally reads `caf\xE9.mov`,
     /// and under a name with a newline: each fails, back under its own bytes in failed/,
     /// with an error file named and naming it in its printable form — three distinct ones.
-    @Test func failingClipsWithByteNamesLandInFailedWithEscapedErrorFiles() throws {
+    @Test func failingClipsWithByteNamesLandInFailedWithEscapedErrorFiles() async throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness(retries: 0)
         let garbage = String(repeating: "not a movie ", count: 500)
@@ -67,7 +67,7 @@ import Timeline
                                 Array("two\nlines.mov".utf8)]
         for name in names { try h.write(bytes: name, garbage) }
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 1, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("0 done, 3 failed"), "\(result.stdout)")
@@ -88,8 +88,8 @@ import Timeline
         #expect(!result.stderr.contains("two\nlines"))
 
         var failed: [[String: String]] = []
-        DaemonHarness.waitUntil(.seconds(10)) {
-            failed = ((try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            failed = ((try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
                 .filter { $0["MESSAGE_ID"] == MessageID.jobFailed.rawValue }
             return failed.count >= 3
         }
@@ -102,13 +102,13 @@ import Timeline
     /// 100 Shift-JIS-like bytes escape to 400: the claimed name is shortened to fit
     /// NAME_MAX (clip and sidecar alike), the clip renders, and the archive still gets
     /// both back under their full original bytes.
-    @Test func aNameWhoseEscapedFormIsPastNameMaxIsRenderedAndArchivedWhole() throws {
+    @Test func aNameWhoseEscapedFormIsPastNameMaxIsRenderedAndArchivedWhole() async throws {
         let h = try DaemonHarness(retries: 0)
         let stem = [UInt8](repeating: 0x93, count: 100)
         try h.drop(bytes: stem + Array(".mp4".utf8))
         try h.write(bytes: stem + Array(".yaml".utf8), "version: 1\noutput: { filename: \"{name}.small.mp4\", size: 160x120 }\n")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         let outputs = h.files(h.outbox)
@@ -125,7 +125,7 @@ import Timeline
     /// A crash at each point of a byte-named clip's way (before and after the claim's
     /// rename, after the commit, mid-archive): the next start finishes each job once, from
     /// its record, and every original ends in the archive under its own bytes.
-    @Test func interruptedJobsOfByteNamedClipsEndArchivedUnderTheirBytes() throws {
+    @Test func interruptedJobsOfByteNamedClipsEndArchivedUnderTheirBytes() async throws {
         let h = try DaemonHarness()
         let claimedRoot = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
         for folder in [claimedRoot, h.outbox, h.archive] {
@@ -166,7 +166,7 @@ import Timeline
         try "rendered f".write(toFile: out(#"f\xE9.dropcut.mp4"#), atomically: true, encoding: .utf8)
         try record("f-job", raw("f"), .committed) { $0.output = out(#"f\xE9.dropcut.mp4"#) }
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.outbox, hidden: true) == ["a", "b", "e", "f"].map { $0 + #"\xE9.dropcut.mp4"# })

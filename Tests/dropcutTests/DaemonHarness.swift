@@ -102,6 +102,17 @@ final class DaemonHarness: @unchecked Sendable {
                         environment: environment)
     }
 
+    /// The blocking `runOnce`, for a run whose time is measured (see `Command.runBlocking`).
+    func runOnceBlocking(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runOnce(environment: environment)
+    }
+
+    /// `runOnce`, awaited without holding a thread of the concurrency pool (`OwnThread`).
+    func runOnce(environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await Command.run(BuildProducts.executable(named: "dropcut"), ["watch", "--once", "--config", configPath],
+                              environment: environment)
+    }
+
     /// `dropcut status --json` parsed.
     func statusJSON() throws -> [String: Any] {
         let result = try DropcutProcess.run(["status", "--json", "--config", configPath])
@@ -136,14 +147,49 @@ final class DaemonHarness: @unchecked Sendable {
     var daemonLog: String { (try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8)) ?? "" }
 
     /// Waits until `condition` holds, polling, up to `timeout`; returns whether it did.
+    /// Between polls it sleeps with `Task.sleep`, which leaves the thread to other tests:
+    /// the concurrency pool has only as many threads as cores, and a test that blocked one
+    /// while a daemon works (or a lease runs out) would leave that core idle.
     @discardableResult
-    static func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
+    static func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+
+    /// `waitUntil` polling on this thread, for the few waits that time what they wait for
+    /// (a takeover's latency after a kill): an awaited poll resumes only once a pool thread
+    /// is free, which a busy parallel suite can delay by seconds, and the time measured would
+    /// be the pool's, not the daemon's. Blocks the pool thread: use it for short waits only.
+    @discardableResult
+    static func waitUntilBlocking(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
             Thread.sleep(forTimeInterval: 0.05)
         }
         return condition()
+    }
+
+    /// Sleeps on this thread (blocking it), for the few sleeps after which the test must act
+    /// at once: an awaited sleep resumes only once a pool thread is free.
+    static func sleepBlocking(_ seconds: Double) {
+        Thread.sleep(forTimeInterval: seconds)
+    }
+
+    /// `waitUntil` for a condition that itself awaits (journalctl through the async
+    /// `Journald.entries`, say).
+    @discardableResult
+    static func waitUntilAsync(_ timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return await condition()
     }
 
     /// A running daemon process.
@@ -157,8 +203,13 @@ final class DaemonHarness: @unchecked Sendable {
         var pid: Int32 { process.processIdentifier }
         func signal(_ number: Int32) { kill(pid, number) }
         /// Waits for the exit; returns the status (128 + N when killed by signal N), or nil on timeout.
-        func wait(timeout: Duration = .seconds(30)) -> Int32? {
-            guard DaemonHarness.waitUntil(timeout, { !process.isRunning }) else { return nil }
+        func wait(timeout: Duration = .seconds(30)) async -> Int32? {
+            guard await DaemonHarness.waitUntil(timeout, { !process.isRunning }) else { return nil }
+            return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        }
+        /// `wait`, polling on this thread (see `waitUntilBlocking`: for waits that are timed).
+        func waitBlocking(timeout: Duration = .seconds(30)) -> Int32? {
+            guard DaemonHarness.waitUntilBlocking(timeout, { !process.isRunning }) else { return nil }
             return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         }
         deinit {

@@ -11,7 +11,7 @@ import Glibc
 /// and must never cost it an attempt, whatever `retries` is; the worker's own death still
 /// does.
 @Suite(.tags(.slow)) struct DaemonKillTests {
-    @Test func killingTheDaemonMidRenderThreeTimesCostsNoClipAnAttempt() throws {
+    @Test func killingTheDaemonMidRenderThreeTimesCostsNoClipAnAttempt() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0)
         _ = try h.clip(seconds: 2)
         let names = (1...6).map { "clip\($0).mp4" }
@@ -30,19 +30,19 @@ import Glibc
             let before = try #require(store.all().first { $0.id == worker.job }, "round \(round): no record for \(worker.clip)")
             #expect(before.state == .rendering, "round \(round): killed in \(before.state), not mid-render")
             daemon.signal(SIGKILL)
-            #expect(daemon.wait() == 128 + SIGKILL)
+            #expect(await daemon.wait() == 128 + SIGKILL)
             // The worker dies with its daemon (PR_SET_PDEATHSIG): no orphan is left to
             // write after a restart takes the job up again.
-            #expect(DaemonHarness.waitUntil(.seconds(5)) { kill(worker.pid, 0) != 0 }, "round \(round): worker \(worker.pid) outlived its daemon")
+            #expect(await DaemonHarness.waitUntil(.seconds(5)) { kill(worker.pid, 0) != 0 }, "round \(round): worker \(worker.pid) outlived its daemon")
             let record = try #require(store.all().first { $0.id == worker.job })
             #expect(record.state == .rendering && record.attempts == 1, "round \(round): \(record.state) \(record.history ?? [])")
             killedJobs.append(worker.job)
         }
 
         let daemon = try h.startDaemon()
-        #expect(DaemonHarness.waitUntil(.seconds(90)) { h.files(h.archive).count == names.count }, "log:\n\(h.daemonLog)")
+        #expect(await DaemonHarness.waitUntil(.seconds(90)) { h.files(h.archive).count == names.count }, "log:\n\(h.daemonLog)")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+        #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
 
         // Every clip rendered exactly once: one output each, no `-1`, no partial left.
         #expect(h.files(h.outbox, hidden: true) == names.map { $0.replacingOccurrences(of: ".mp4", with: ".dropcut.mp4") })
@@ -63,7 +63,7 @@ import Glibc
         #expect(Set(killedJobs).isSubset(of: Set(records.map(\.id))))
     }
 
-    @Test func aWorkerKilledByASignalStillCountsAsAnAttempt() throws {
+    @Test func aWorkerKilledByASignalStillCountsAsAnAttempt() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0)
         _ = try h.clip(seconds: 2)
         try h.drop("killed.mp4")
@@ -72,9 +72,9 @@ import Glibc
         let worker = try #require(WorkerAtWork.stop(childOf: daemon.pid, workingOn: "killed.mp4"), "log:\n\(h.daemonLog)")
         kill(worker.pid, SIGKILL)
         let errorFile = (h.failed as NSString).appendingPathComponent("killed.mp4.error.txt")
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
         let text = try String(contentsOfFile: errorFile, encoding: .utf8)
         #expect(text.contains("attempt 1: killed by signal 9 (SIGKILL) after"), "\(text)")
         #expect(text.contains("Attempts: 1"), "\(text)")

@@ -6,22 +6,22 @@ import TestSupport
 /// The daemon as systemd runs it: a long-running `dropcut watch` with a real
 /// NOTIFY_SOCKET, signalled with SIGHUP and SIGTERM.
 @Suite(.tags(.slow)) struct DaemonLifecycleTests {
-    @Test func runningDaemonRendersDroppedClipsAndTalksToSystemd() throws {
+    @Test func runningDaemonRendersDroppedClipsAndTalksToSystemd() async throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness(settle: 0.3)
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))
         let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
-        #expect(socket.wait { $0.contains("READY=1") }, "no READY=1; log:\n\(h.daemonLog)")
+        #expect(await socket.wait { $0.contains("READY=1") }, "no READY=1; log:\n\(h.daemonLog)")
 
         // Dropped while it runs: fresh files, so they must settle first.
         try h.drop("one.mp4", fresh: true)
         try h.drop("two.mp4", fresh: true)
         try h.write("two.yaml", "version: 1\noutput: { filename: \"{name}-{recipe}.mp4\" }\n", fresh: true)
         try h.drop("three.mp4", fresh: true)
-        let allThere = DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox).count == 3 && h.files(h.archive).count == 4 }
+        let allThere = await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox).count == 3 && h.files(h.archive).count == 4 }
         #expect(allThere, "outbox \(h.files(h.outbox)), log:\n\(h.daemonLog)")
         #expect(h.files(h.outbox) == ["one.dropcut.mp4", "three.dropcut.mp4", "two-two.mp4"])
-        #expect(socket.wait { $0.contains("STATUS=") && $0.contains("rendering") })
+        #expect(await socket.wait { $0.contains("STATUS=") && $0.contains("rendering") })
 
         // `dropcut status` works while the daemon runs.
         let status = try h.statusJSON()
@@ -32,15 +32,15 @@ import TestSupport
         let good = try String(contentsOfFile: h.configPath, encoding: .utf8)
         try "folders: [ { name: x } ]\n".write(toFile: h.configPath, atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
-        #expect(socket.wait { $0.contains("RELOADING=1") && $0.contains("MONOTONIC_USEC=") })
-        #expect(DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reload failed") })
+        #expect(await socket.wait { $0.contains("RELOADING=1") && $0.contains("MONOTONIC_USEC=") })
+        #expect(await DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reload failed") })
         try good.write(toFile: h.configPath, atomically: true, encoding: .utf8)
         try h.drop("four.mp4", fresh: true)
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox).contains("four.dropcut.mp4") },
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox).contains("four.dropcut.mp4") },
                 "the old config must keep working; log:\n\(h.daemonLog)")
 
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+        #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
 
         // The notifications, in order: READY first, WATCHDOG pings, RELOADING then READY, STOPPING last.
         let messages = socket.messages
@@ -54,16 +54,16 @@ import TestSupport
         #expect(stopping == messages.count - 1 || messages[(stopping + 1)...].allSatisfy { !$0.contains("READY") })
 
         // journald got the reload failure with its MESSAGE_ID.
-        let rejected = try Journald.entries(matching: "MESSAGE_ID", value: MessageID.configRejected.rawValue)
+        let rejected = try await Journald.entries(matching: "MESSAGE_ID", value: MessageID.configRejected.rawValue)
         let ours = try #require(rejected.first { $0["_PID"] == String(daemon.pid) })
         #expect(try JournalCatalog.missingFields(for: MessageID.configRejected.rawValue, in: ours) == [])
     }
 
-    @Test func sighupPicksUpANewFolder() throws {
+    @Test func sighupPicksUpANewFolder() async throws {
         let h = try DaemonHarness()
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))
         let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
-        #expect(socket.wait { $0.contains("READY=1") })
+        #expect(await socket.wait { $0.contains("READY=1") })
         let second = h.dir.file("inbox2")
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
         try h.writeConfig(extraFolders: """
@@ -74,25 +74,26 @@ import TestSupport
               after_success: delete
             """)
         daemon.signal(SIGHUP)
-        #expect(DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reloaded: 2 folder(s)") }, "\(h.daemonLog)")
+        #expect(await DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reloaded: 2 folder(s)") }, "\(h.daemonLog)")
         try FileManager.default.copyItem(atPath: try h.clip(), toPath: (second as NSString).appendingPathComponent("new.mp4"))
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.dir.file("outbox2")) == ["new.dropcut.mp4"] }, "\(h.daemonLog)")
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.dir.file("outbox2")) == ["new.dropcut.mp4"] }, "\(h.daemonLog)")
         #expect(h.files(second).isEmpty, "after_success: delete removes the original")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
     }
 
-    @Test func sigtermCancelsARenderThatOutlastsTheStopTimeoutAndTheNextStartRedoesIt() throws {
+    @Test func sigtermCancelsARenderThatOutlastsTheStopTimeoutAndTheNextStartRedoesIt() async throws {
         let h = try DaemonHarness(stopTimeout: 0.3)
         // A long clip, so the render is still running when SIGTERM arrives.
-        let long = try Fixtures.makeClip(in: h.dir.path, name: "long.mp4", width: 640, height: 480, seconds: 20)
+        let long = try await Fixtures.makeClip(in: h.dir.path, name: "long.mp4", width: 640, height: 480, seconds: 20)
         try FileManager.default.moveItem(atPath: long, toPath: (h.inbox as NSString).appendingPathComponent("long.mp4"))
         try h.age((h.inbox as NSString).appendingPathComponent("long.mp4"))
         let daemon = try h.startDaemon()
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { h.daemonLog.contains("rendering long.mp4") })
-        Thread.sleep(forTimeInterval: 0.3)
+        // Blocking up to the SIGTERM, which must come mid-render.
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { h.daemonLog.contains("rendering long.mp4") })
+        DaemonHarness.sleepBlocking(0.3)   // blocking: SIGTERM surely mid-render, not after a late wake-up
         daemon.signal(SIGTERM)
-        #expect(daemon.wait(timeout: .seconds(20)) == 0, "log:\n\(h.daemonLog)")
+        #expect(await daemon.wait(timeout: .seconds(20)) == 0, "log:\n\(h.daemonLog)")
         #expect(h.daemonLog.contains("stop timeout reached"))
 
         // Nothing half-written anywhere; the clip waits, claimed, for the next start.
@@ -101,7 +102,7 @@ import TestSupport
         let status = try h.statusJSON()
         #expect((status["unfinished"] as? [[String: Any]])?.first?["input"] as? String == "long.mp4")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.outbox) == ["long.dropcut.mp4"])
         #expect(h.claimedLeftovers() == [])
@@ -109,15 +110,15 @@ import TestSupport
         #expect(duration.map { abs($0 - 20) < 0.1 } == true, "duration \(String(describing: duration))")
     }
 
-    @Test func aSecondDaemonOnTheSameStateFolderIsRefused() throws {
+    @Test func aSecondDaemonOnTheSameStateFolderIsRefused() async throws {
         let h = try DaemonHarness()
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))
         let first = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
-        #expect(socket.wait { $0.contains("READY=1") })
-        let second = try h.runOnce()
+        #expect(await socket.wait { $0.contains("READY=1") })
+        let second = try await h.runOnce()
         #expect(second.status == 1)
         #expect(second.stderr.contains("already using the state folder"))
         first.signal(SIGTERM)
-        #expect(first.wait() == 0)
+        #expect(await first.wait() == 0)
     }
 }

@@ -10,7 +10,7 @@ import Glibc
 /// hits them at random): the next start must finish every job once, never render a
 /// committed one again, and leave nothing behind.
 @Suite(.tags(.slow)) struct DaemonRecoveryTests {
-    @Test func everyInterruptedStateIsFinishedExactlyOnce() throws {
+    @Test func everyInterruptedStateIsFinishedExactlyOnce() async throws {
         let h = try DaemonHarness()
         let claimedRoot = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
         for folder in [claimedRoot, h.outbox, h.archive] {
@@ -79,7 +79,7 @@ import Glibc
             .write(toFile: (hDirectory as NSString).appendingPathComponent("h.yaml"), atomically: true, encoding: .utf8)
         try record("h-job", "h.mp4", .claiming)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.outbox, hidden: true) == ["a.dropcut.mp4", "b.dropcut.mp4", "c.dropcut.mp4", "d.dropcut.mp4",
@@ -105,7 +105,7 @@ import Glibc
     /// Issue 17: a record that cannot be read (cut short, edited by hand) used to be
     /// skipped, its clip claimed and hidden forever. Now the clip and its sidecar go to
     /// failed/ with a reason, the record is set aside, and a readable job beside it goes on.
-    @Test func anUnreadableRecordSendsItsClipToTheFailedFolder() throws {
+    @Test func anUnreadableRecordSendsItsClipToTheFailedFolder() async throws {
         let h = try DaemonHarness()
         let store = JobStore(stateDirectory: h.state)
         try store.prepare()
@@ -117,7 +117,7 @@ import Glibc
         try "{\"id\": \"bad-job\", \"state\": \"rende".write(toFile: recordPath, atomically: true, encoding: .utf8)
         try h.drop("fine.mp4")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.failed) == ["lost.mp4", "lost.mp4.error.txt", "lost.yaml"])
         let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("lost.mp4.error.txt"), encoding: .utf8)
@@ -132,7 +132,7 @@ import Glibc
     /// reading its recipe and sidecars (`preparing`) is quarantined at the next start —
     /// whatever `retries` is — with that reason; a clip that was only rendering (in its
     /// worker) each time the daemon died is rendered, its attempt given back.
-    @Test func recoveryQuarantinesAClipTheDaemonDiedPreparingThreeTimes() throws {
+    @Test func recoveryQuarantinesAClipTheDaemonDiedPreparingThreeTimes() async throws {
         let h = try DaemonHarness(retries: 5)
         let store = JobStore(stateDirectory: h.state)
         try store.prepare()
@@ -151,7 +151,7 @@ import Glibc
         rendering.attempts = 1
         try store.save(&rendering)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 1)
         #expect(h.files(h.failed) == ["loop.mp4", "loop.mp4.error.txt"])
         #expect(h.files(h.outbox, hidden: true) == ["rendering.dropcut.mp4"])

@@ -10,11 +10,11 @@ import Glibc
 /// the same inbox, a full disk. Each ends with every input exactly once in the outbox or
 /// the failed folder and nothing left half-done.
 @Suite(.tags(.slow)) struct DaemonRobustnessTests {
-    @Test func aFileStillBeingWrittenIsNotClaimedUntilTheWriterStops() throws {
+    @Test func aFileStillBeingWrittenIsNotClaimedUntilTheWriterStops() async throws {
         let h = try DaemonHarness(settle: 1.0, poll: 0.1)
         let socket = try NotifySocket(path: h.dir.file("notify.sock"))
         let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
-        #expect(socket.wait { $0.contains("READY=1") })
+        #expect(await socket.wait { $0.contains("READY=1") })
 
         // Write the clip in 16 pieces, 0.2 s apart: 3 s of writing, each pause shorter than settle.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: try h.clip()))
@@ -26,7 +26,7 @@ import Glibc
         for i in 0..<pieces {
             let chunk = bytes[(i * size)..<min(bytes.count, (i + 1) * size)]
             _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            Thread.sleep(forTimeInterval: 0.2)
+            DaemonHarness.sleepBlocking(0.2)   // blocking: an awaited sleep could outlast settle
             if access(path, F_OK) != 0 { claimedWhileWriting = true }
         }
         close(fd)
@@ -34,7 +34,7 @@ import Glibc
         #expect(!claimedWhileWriting, "claimed before the writer finished")
 
         // Done once archived, a moment after the output's link (and a fence): waited for.
-        #expect(DaemonHarness.waitUntil(.seconds(60)) {
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) {
             h.files(h.outbox) == ["slow.dropcut.mp4"] && ((try? h.statusJSON())?["done"] as? [[String: Any]])?.count == 1
         }, "\(h.daemonLog)")
         let status = try h.statusJSON()
@@ -45,10 +45,10 @@ import Glibc
         let duration = try FFprobe.format(of: (h.outbox as NSString).appendingPathComponent("slow.dropcut.mp4")).duration.flatMap(Double.init)
         #expect(duration.map { abs($0 - 1) < 0.1 } == true)
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
     }
 
-    @Test func killMinus9AtRandomPointsLosesNothingAndDuplicatesNothing() throws {
+    @Test func killMinus9AtRandomPointsLosesNothingAndDuplicatesNothing() async throws {
         // A kill during a render counts as one of its clip's attempts (a clip that took
         // the daemon down must not loop: see poisonedClip… in WorkerProcessTests), so
         // enough retries that twelve kills cannot use them all up.
@@ -60,14 +60,14 @@ import Glibc
         var kills = 0
         for _ in 0..<12 {
             let daemon = try h.startDaemon()
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.6, using: &generator))
+            DaemonHarness.sleepBlocking(Double.random(in: 0.05...0.6, using: &generator))   // blocking: the kill lands when drawn
             daemon.signal(SIGKILL)
-            _ = daemon.wait()
+            _ = await daemon.wait()
             kills += 1
             if h.files(h.inbox).isEmpty && h.claimedLeftovers().isEmpty { break }
         }
         // A last, uninterrupted run finishes whatever the kills left.
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 0, "after \(kills) kills: \(result.stderr)")
 
         let outputs = h.files(h.outbox, hidden: true)
@@ -83,7 +83,7 @@ import Glibc
         }
     }
 
-    @Test func twoDaemonsOnOneInboxRenderEachFileExactlyOnce() throws {
+    @Test func twoDaemonsOnOneInboxRenderEachFileExactlyOnce() async throws {
         let h = try DaemonHarness(settle: 0.05, poll: 0.05)
         let names = (1...30).map { String(format: "c%02d.mp4", $0) }
         for name in names { try h.drop(name) }
@@ -93,11 +93,11 @@ import Glibc
         // Two processes, each with its own state folder (as on two hosts), racing for the clips.
         let a = try h.startDaemon()
         let b = try h.startDaemon(config: other)
-        let finished = DaemonHarness.waitUntil(.seconds(120)) { h.files(h.archive).count == 30 }
+        let finished = await DaemonHarness.waitUntil(.seconds(120)) { h.files(h.archive).count == 30 }
         a.signal(SIGTERM)
         b.signal(SIGTERM)
-        #expect(a.wait() == 0)
-        #expect(b.wait() == 0)
+        #expect(await a.wait() == 0)
+        #expect(await b.wait() == 0)
         #expect(finished, "archived \(h.files(h.archive).count) of 30; log:\n\(h.daemonLog)")
 
         #expect(h.files(h.outbox, hidden: true) == names.map { $0.replacingOccurrences(of: ".mp4", with: ".dropcut.mp4") })
@@ -109,10 +109,10 @@ import Glibc
         #expect(doneA > 0 && doneB > 0, "both daemons took part: a \(doneA), b \(doneB)")
     }
 
-    @Test func aFullOutboxIsRetriedThenFailedAndTheInputIsKept() throws {
+    @Test func aFullOutboxIsRetriedThenFailedAndTheInputIsKept() async throws {
         let h = try DaemonHarness(retries: 2, retryDelay: 0.1)
         try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
-        let mount = try Command.run("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", h.outbox])
+        let mount = try await Command.run("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", h.outbox])
         guard mount.status == 0 else {
             print("SKIPPED disk-full case: cannot mount a small tmpfs here: \(mount.stderr)")
             return
@@ -120,7 +120,7 @@ import Glibc
         defer { _ = try? Command.run("umount", [h.outbox]) }
         try h.drop("big.mp4")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 1)
         #expect(h.files(h.failed) == ["big.mp4", "big.mp4.error.txt"])
@@ -139,50 +139,50 @@ import Glibc
     /// mount point, hiding its outputs once the share was back. Now the job waits (clip
     /// claimed, retried with backoff) and renders into the share when it is mounted again
     /// — with a new device number, as a remount has. A real tmpfs mount stands for the share.
-    @Test func anUnmountedOutboxIsWaitedForNotWrittenAround() throws {
+    @Test func anUnmountedOutboxIsWaitedForNotWrittenAround() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, retryDelay: 0.2)
         try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
-        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-outbox", h.outbox]).status == 0,
+        try #require(await Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-outbox", h.outbox]).status == 0,
                      "the tests run as root and may mount a tmpfs")
         defer { _ = try? Command.run("umount", [h.outbox]) }
         let daemon = try h.startDaemon()
-        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready") })
-        try #require(Command.run("umount", [h.outbox]).status == 0)
+        #expect(await DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready") })
+        try #require(await Command.run("umount", [h.outbox]).status == 0)
 
         try h.drop("waits.mp4")
-        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the outbox \(h.outbox) is no longer on \(h.outbox) but on") },
+        #expect(await DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the outbox \(h.outbox) is no longer on \(h.outbox) but on") },
                 "log:\n\(h.daemonLog)")
-        Thread.sleep(forTimeInterval: 1)
+        DaemonHarness.sleepBlocking(1)
         #expect(h.files(h.outbox, hidden: true) == [], "written around the missing share")
         #expect(h.files(h.failed) == [], "a share away is not the clip's fault")
         #expect(h.claimedLeftovers().contains { $0.hasSuffix("/waits.mp4") } && h.files(h.inbox) == [])
 
-        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-outbox", h.outbox]).status == 0)
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["waits.dropcut.mp4"] && h.files(h.archive) == ["waits.mp4"] },
+        try #require(await Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-outbox", h.outbox]).status == 0)
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["waits.dropcut.mp4"] && h.files(h.archive) == ["waits.mp4"] },
                 "log:\n\(h.daemonLog)")
         #expect(h.daemonLog.components(separatedBy: "is no longer on").count == 2, "logged once while it waits")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
     }
 
     /// An inbox whose share goes away is unavailable (never an empty inbox), and is back
     /// when mounted again — although a remount gets a new device number.
-    @Test func anInboxMountedAgainIsWatchedAgain() throws {
+    @Test func anInboxMountedAgainIsWatchedAgain() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1)
-        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-inbox", h.inbox]).status == 0,
+        try #require(await Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-inbox", h.inbox]).status == 0,
                      "the tests run as root and may mount a tmpfs")
         defer { _ = try? Command.run("umount", [h.inbox]) }
         let daemon = try h.startDaemon()
-        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready") })
-        try #require(Command.run("umount", [h.inbox]).status == 0)
-        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the inbox \(h.inbox) is no longer on \(h.inbox) but on") },
+        #expect(await DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready") })
+        try #require(await Command.run("umount", [h.inbox]).status == 0)
+        #expect(await DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("the inbox \(h.inbox) is no longer on \(h.inbox) but on") },
                 "log:\n\(h.daemonLog)")
-        try #require(Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-inbox", h.inbox]).status == 0)
+        try #require(await Command.run("mount", ["-t", "tmpfs", "-o", "size=64m", "dropcut-test-inbox", h.inbox]).status == 0)
         try h.drop("back.mp4")
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["back.dropcut.mp4"] && h.files(h.archive) == ["back.mp4"] },
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.outbox) == ["back.dropcut.mp4"] && h.files(h.archive) == ["back.mp4"] },
                 "log:\n\(h.daemonLog)")
         #expect(h.daemonLog.contains("is readable again"))
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
     }
 }

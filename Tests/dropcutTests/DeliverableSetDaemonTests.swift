@@ -71,8 +71,8 @@ import Glibc
         try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    static func sha256(_ path: String) throws -> String {
-        String(try Command.runChecked("/usr/bin/sha256sum", [path]).prefix(64))
+    static func sha256(_ path: String) async throws -> String {
+        String(try await Command.runChecked("/usr/bin/sha256sum", [path]).prefix(64))
     }
 
     /// One `--once` run: a set published as the recipe names it; a second one whose poster
@@ -82,7 +82,7 @@ import Glibc
     /// published as `d.small-1.mp4`, the folder `d-1/` holding `d.m3u8`, and
     /// `d.dropcut-1.json`, someone's folder untouched. The done line, the record and
     /// `dropcut status` list every file (a ladder as its master in its folder).
-    @Test func setsArePublishedWholeUnderOneSuffixWithTheManifestLast() throws {
+    @Test func setsArePublishedWholeUnderOneSuffixWithTheManifestLast() async throws {
         try Journald.ensureRunning()
         let h = try Self.harness(outputMode: "0640")
         try h.drop("a.mp4")
@@ -101,7 +101,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: (h.outbox as NSString).appendingPathComponent("d"), withIntermediateDirectories: false)
         try "someone else's".write(toFile: (h.outbox as NSString).appendingPathComponent("d/d.m3u8"), atomically: true, encoding: .utf8)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 1, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("3 done, 1 failed"), "\(result.stdout)")
@@ -128,7 +128,7 @@ import Glibc
             #expect(manifest.files.map(\.name) == Array(names.prefix(3)))
             #expect(manifest.files.map(\.kind) == ["video", "video", "poster"])
             for file in manifest.files {
-                #expect(file.sha256 == (try Self.sha256(out(file.name))), "\(file.name)")
+                #expect(file.sha256 == (try await Self.sha256(out(file.name))), "\(file.name)")
                 let size = try FileManager.default.attributesOfItem(atPath: out(file.name))[.size] as? Int
                 #expect(size.map(Int64.init) == file.bytes)
             }
@@ -146,12 +146,12 @@ import Glibc
         var mode = stat()
         stat(out("d-1"), &mode)
         #expect(mode.st_mode & 0o777 == 0o750)
-        let decoded = try Command.run("/usr/bin/ffmpeg", ["-v", "error", "-i", out("d-1/d.m3u8"), "-map", "0", "-f", "null", "-"])
+        let decoded = try await Command.run("/usr/bin/ffmpeg", ["-v", "error", "-i", out("d-1/d.m3u8"), "-map", "0", "-f", "null", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
         let dManifest = try Self.manifest(out("d.dropcut-1.json"))
         #expect(dManifest.files.map(\.name) == ["d.small-1.mp4", "d-1/d.m3u8"])
         #expect(dManifest.files.map(\.kind) == ["video", "hls"])
-        #expect(dManifest.files.last?.sha256 == (try Self.sha256(out("d-1/d.m3u8"))))
+        #expect(dManifest.files.last?.sha256 == (try await Self.sha256(out("d-1/d.m3u8"))))
         let ladderBytes = try ladder.keys.reduce(Int64(0)) { total, name in
             let attributes = try FileManager.default.attributesOfItem(atPath: out("d-1/" + name))
             return total + ((attributes[.type] as? FileAttributeType) == .typeRegular ? Int64(attributes[.size] as? Int ?? 0) : 0)
@@ -163,8 +163,8 @@ import Glibc
         #expect(result.stderr.contains("done a.mp4 -> \(a.joined(separator: ", "))"), "\(result.stderr)")
         #expect(result.stderr.contains("done b.mp4 -> \(b.joined(separator: ", "))"), "\(result.stderr)")
         var done: [[String: String]] = []
-        DaemonHarness.waitUntil(.seconds(10)) {
-            done = ((try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            done = ((try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
                 .filter { $0["MESSAGE_ID"] == MessageID.jobDone.rawValue }
             return done.count >= 3
         }
@@ -178,7 +178,7 @@ import Glibc
         #expect(record.state == .done && record.setSuffix == 1)
         #expect(record.deliverables?.map { ($0.output.map { ($0 as NSString).lastPathComponent }) ?? "" } == b)
         #expect(record.output == out("b.dropcut-1.json"))
-        let status = try DropcutProcess.run(["status", "--config", h.configPath])
+        let status = try await DropcutProcess.run(["status", "--config", h.configPath])
         #expect(status.stdout.contains("/a.mp4 -> \(a.joined(separator: ", "))"), "\(status.stdout)")
         #expect(status.stdout.contains("/d.mp4 -> d.small-1.mp4, d-1/d.m3u8, d.dropcut-1.json"), "\(status.stdout)")
         let json = try h.statusJSON()
@@ -205,14 +205,15 @@ import Glibc
     /// Waits until the set's first two temporary files are in the outbox (the second video
     /// under way), then runs `then` (a kill) once; whether it was caught so.
     static func whileTheSecondVideoRenders(_ h: DaemonHarness, then act: () -> Void) -> Bool {
-        DaemonHarness.waitUntil(.seconds(60)) {
+        // Polled on this thread (see `WorkerAtWork.stop`): the second video renders for a moment.
+        DaemonHarness.waitUntilBlocking(.seconds(60)) {
             guard h.files(h.outbox, hidden: true).filter({ $0.contains(".partial-") }).count >= 2 else { return false }
             act()
             return true
         }
     }
 
-    @Test func aFailedRenditionPublishesNothingAndLeavesNoTemporaryFile() throws {
+    @Test func aFailedRenditionPublishesNothingAndLeavesNoTemporaryFile() async throws {
         let h = try Self.harness(retries: 0, recipe: Self.slowRecipe)
         try h.drop("k.mp4")
         let daemon = try h.startDaemon()
@@ -223,9 +224,9 @@ import Glibc
         }
         #expect(caught && killed != nil, "log:\n\(h.daemonLog)")
         let errorFile = (h.failed as NSString).appendingPathComponent("k.mp4.error.txt")
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { FileManager.default.fileExists(atPath: errorFile) }, "log:\n\(h.daemonLog)")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
         #expect(h.files(h.outbox, hidden: true) == [])
         #expect(h.files(h.failed) == ["k.mp4", "k.mp4.error.txt"])
         #expect(h.files(h.archive) == [])
@@ -237,13 +238,13 @@ import Glibc
     /// kill -9 of the daemon itself while its worker renders a set: the record knows every
     /// file of the set already; the next start removes the temporary files, renders the
     /// set again (the attempt not counted) and publishes it once.
-    @Test func killMinus9MidSetLeavesNoTemporaryFileAndTheSetIsPublishedOnce() throws {
+    @Test func killMinus9MidSetLeavesNoTemporaryFileAndTheSetIsPublishedOnce() async throws {
         let h = try Self.harness(retries: 0, recipe: Self.slowRecipe)
         try h.drop("m.mp4")
         let daemon = try h.startDaemon()
         let caught = Self.whileTheSecondVideoRenders(h) { daemon.signal(SIGKILL) }
         #expect(caught, "log:\n\(h.daemonLog)")
-        #expect(daemon.wait() == 128 + SIGKILL)
+        #expect(await daemon.wait() == 128 + SIGKILL)
         let store = JobStore(stateDirectory: h.state)
         let killed = try #require(store.all().first)
         #expect(killed.state == .rendering)
@@ -252,7 +253,7 @@ import Glibc
         // The clip's next render is quick: the folder's recipe now makes the small set.
         try Self.recipe.write(toFile: h.dir.file("set.yaml"), atomically: false, encoding: .utf8)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.outbox, hidden: true) == Self.names("m").sorted())
@@ -267,7 +268,7 @@ import Glibc
     /// for one output): the next start ends each job with exactly one complete set, its
     /// manifest matching, the original archived — files already rendered are published,
     /// not rendered again — and a set killed mid-render is rendered again from scratch.
-    @Test func aSetIsRecoveredAfterACrashAtEveryStep() throws {
+    @Test func aSetIsRecoveredAfterACrashAtEveryStep() async throws {
         let h = try Self.harness()
         let claimedRoot = (h.inbox as NSString).appendingPathComponent(".dropcut/claimed")
         for folder in [claimedRoot, h.outbox, h.archive] {
@@ -284,7 +285,7 @@ import Glibc
         /// A claimed clip with a set: its files "rendered" (text) under their temporary
         /// names and described as the worker describes them; `edit` then publishes some.
         func job(_ stem: String, _ state: JobRecord.State, rendered: Bool = true,
-                 _ edit: (inout JobRecord, [String]) throws -> Void = { _, _ in }) throws {
+                 _ edit: (inout JobRecord, [String]) throws -> Void = { _, _ in }) async throws {
             let id = "\(stem)-job"
             let dir = (claimedRoot as NSString).appendingPathComponent(id)
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -302,7 +303,7 @@ import Glibc
                     try text.write(toFile: temporary, atomically: false, encoding: .utf8)
                     entry.inode = inode(temporary)
                     entry.file = Deliverables.File(name: name, kind: "video", bytes: Int64(text.utf8.count), width: 2, height: 2,
-                                                   sha256: try Self.sha256(temporary))
+                                                   sha256: try await Self.sha256(temporary))
                 }
                 set.append(entry)
             }
@@ -321,27 +322,27 @@ import Glibc
         }
 
         // r: killed mid-render: one file half written, the rest not begun.
-        try job("r", .rendering, rendered: false) { record, _ in
+        try await job("r", .rendering, rendered: false) { record, _ in
             let first = try #require(record.deliverables?.first?.temporary)
             try "half a render".write(toFile: first, atomically: false, encoding: .utf8)
         }
         // s: rendered and recorded (committing), killed before the suffix was chosen.
-        try job("s", .committing)
+        try await job("s", .committing)
         // t: suffix chosen, the first file linked (its temporary name still there), the
         // second published but not yet recorded, the third not published.
-        try job("t", .committing) { record, _ in
+        try await job("t", .committing) { record, _ in
             record.setSuffix = 0
             try publish(&record, 0, both: true)
             try publish(&record, 1, recorded: false)
         }
         // u: every file published, killed before the manifest was written.
-        try job("u", .committing) { record, _ in
+        try await job("u", .committing) { record, _ in
             record.setSuffix = 0
             for index in 0..<3 { try publish(&record, index) }
         }
         // v: the manifest written (its inode recorded) and linked, not recorded as published.
         var manifestInode: UInt64 = 0
-        try job("v", .committing) { record, names in
+        try await job("v", .committing) { record, names in
             record.setSuffix = 0
             for index in 0..<3 { try publish(&record, index) }
             let manifest = try #require(record.deliverables?[3].temporary)
@@ -352,7 +353,7 @@ import Glibc
             try #require(link(manifest, out(names[3])) == 0)
         }
         // w: committed (the manifest published), killed before the original was archived.
-        try job("w", .committed) { record, names in
+        try await job("w", .committed) { record, names in
             record.setSuffix = 0
             for index in 0..<3 { try publish(&record, index) }
             try "the manifest".write(toFile: out(names[3]), atomically: false, encoding: .utf8)
@@ -379,7 +380,7 @@ import Glibc
             try "rendered \(stem).small.mp4".write(toFile: video.temporary!, atomically: false, encoding: .utf8)
             video.inode = inode(video.temporary!)
             video.file = Deliverables.File(name: video.name, kind: "video", bytes: Int64("rendered \(stem).small.mp4".utf8.count),
-                                           width: 2, height: 2, sha256: try Self.sha256(video.temporary!))
+                                           width: 2, height: 2, sha256: try await Self.sha256(video.temporary!))
             try #require(rename(video.temporary!, out(video.name)) == 0)
             video.output = out(video.name)
             var ladder = DeliverableRecord(name: "\(stem).m3u8", kind: "hls", temporary: PartialOutput(directory: h.outbox, filename: stem, tag: id).path)
@@ -390,7 +391,7 @@ import Glibc
             ladder.inode = inode(folder)
             ladderInodes[stem] = ladder.inode
             ladder.file = Deliverables.File(name: "\(stem)/\(stem).m3u8", kind: "hls", bytes: 14, width: 160, height: 120,
-                                            sha256: try Self.sha256(folder + "/\(stem).m3u8"))
+                                            sha256: try await Self.sha256(folder + "/\(stem).m3u8"))
             if stem == "x" {
                 try #require(rename(folder, out(stem)) == 0)
             } else {
@@ -404,7 +405,7 @@ import Glibc
             try store.save(&record)
         }
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "\(result.stderr)")
         let stems = ["r", "s", "t", "u", "v", "w"]
@@ -435,7 +436,7 @@ import Glibc
             let manifest = try Self.manifest(out(names[3]))
             #expect(manifest.files.map(\.name) == Array(names.prefix(3)), "\(stem)")
             for file in manifest.files {
-                #expect(file.sha256 == (try Self.sha256(out(file.name))), "\(file.name)")
+                #expect(file.sha256 == (try await Self.sha256(out(file.name))), "\(file.name)")
             }
         }
         // v's manifest was found by its inode, not written twice.

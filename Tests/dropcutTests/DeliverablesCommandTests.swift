@@ -16,16 +16,16 @@ import TestSupport
 
         """
 
-    @Test func renderWritesEveryDeliverableAndTheManifest() throws {
+    @Test func renderWritesEveryDeliverableAndTheManifest() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-cli")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = dir.file("set.yaml")
         try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
         let out = dir.file("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", out, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", out, clip])
         #expect(result.status == 0, "\(result.stderr)")
         let names = ["clip.vertical.mp4", "clip.wide.mp4", "clip.poster.png", "clip.preview.webp", "clip.dropcut.json"]
         #expect(result.stdout == names.map { "\(clip) -> \(out)/\($0)\n" }.joined())
@@ -37,21 +37,21 @@ import TestSupport
         #expect(try FFprobe.streams(of: (out as NSString).appendingPathComponent("clip.poster.png")).first?.codecName == "png")
 
         // Beside the clip without --output; a file as --output is refused.
-        let beside = try DropcutProcess.run(["render", "--recipe", recipe, clip])
+        let beside = try await DropcutProcess.run(["render", "--recipe", recipe, clip])
         #expect(beside.status == 0, "\(beside.stderr)")
         #expect(names.allSatisfy { FileManager.default.fileExists(atPath: dir.file($0)) })
-        let file = try DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("x.mp4"), clip])
+        let file = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("x.mp4"), clip])
         #expect(file.status == 1)
         #expect(file.stderr.contains("is not a directory: a recipe with outputs: writes several files, give a directory"), "\(file.stderr)")
     }
 
-    @Test func planListsEveryDeliverable() throws {
+    @Test func planListsEveryDeliverable() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-plan")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = dir.file("set.yaml")
         try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
-        let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])
+        let result = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(Array(lines.prefix(7)) == [
@@ -71,12 +71,12 @@ import TestSupport
     /// The daemon renders a dropped recipe with `outputs:` (a sidecar) as `dropcut render`
     /// does — every kind, videos, poster and preview — and publishes the whole set with its
     /// manifest; nothing hidden is left (DeliverableSetDaemonTests: failures and crashes).
-    @Test func theDaemonPublishesASidecarsDeliverables() throws {
+    @Test func theDaemonPublishesASidecarsDeliverables() async throws {
         let h = try DaemonHarness(retries: 2)
         try h.drop("clip.mp4")
         try h.write("clip.yaml", Self.recipe)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("1 done, 0 failed"), "\(result.stdout)")
         let names = ["clip.vertical.mp4", "clip.wide.mp4", "clip.poster.png", "clip.preview.webp", "clip.dropcut.json"]

@@ -5,9 +5,9 @@ import TestSupport
 /// `scripts/demo`, the README's "run it", with small clips and the debug build: it runs to
 /// completion and leaves the outputs it promises.
 @Suite(.tags(.slow)) struct DemoScriptTests {
-    @Test func demoRendersBothFoldersAndRefusesTheBrokenClip() throws {
+    @Test func demoRendersBothFoldersAndRefusesTheBrokenClip() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-demo")
-        let result = try Command.run(Repository.path("scripts/demo"), [],
+        let result = try await Command.run(Repository.path("scripts/demo"), [],
                                      environment: ["DROPCUT_BINARY": try BuildProducts.executable(named: "dropcut"),
                                                    "DROPCUT_DEMO_DIR": dir.path, "DROPCUT_DEMO_SMALL": "1"])
         #expect(result.status == 0, "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")

@@ -6,4 +6,9 @@ enum DropcutProcess {
     static func run(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         try Command.run(BuildProducts.executable(named: "dropcut"), args)
     }
+
+    /// `run`, awaited without holding a thread of the concurrency pool (`OwnThread`).
+    static func run(_ args: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await Command.run(BuildProducts.executable(named: "dropcut"), args)
+    }
 }

@@ -64,15 +64,15 @@ import TestSupport
     }
 
     @Test(arguments: deliverables.keys.sorted())
-    func deliverablesExampleRendersAsShipped(recipe name: String) throws {
+    func deliverablesExampleRendersAsShipped(recipe name: String) async throws {
         let expected = try #require(Self.deliverables[name])
         let dir = try TemporaryDirectory(prefix: "dropcut-example")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: expected.clipSeconds)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: expected.clipSeconds)
         let outbox = dir.file("out")
         try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: false)
 
-        let result = try DropcutProcess.run(["render", "--recipe", Repository.path("recipes/\(name)"), "--output", outbox, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", Repository.path("recipes/\(name)"), "--output", outbox, clip])
         #expect(result.status == 0, "\(name): \(result.stderr)")
         let names = expected.files.map(\.name) + ["clip.dropcut.json"]
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).sorted() == names.sorted())
@@ -88,15 +88,15 @@ import TestSupport
     }
 
     @Test(arguments: recipes)
-    func exampleRendersAsShipped(recipe name: String) throws {
+    func exampleRendersAsShipped(recipe name: String) async throws {
         let expected = try #require(Self.expected[name], "no expectation for \(name)")
         let dir = try TemporaryDirectory(prefix: "dropcut-example")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: expected.clipSeconds)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: expected.clipSeconds)
         let outbox = dir.file("out")
         try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: false)
 
-        let result = try DropcutProcess.run(["render", "--recipe", Repository.path("recipes/\(name)"), "--output", outbox, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", Repository.path("recipes/\(name)"), "--output", outbox, clip])
         #expect(result.status == 0, "\(name): \(result.stderr)")
         let output = (outbox as NSString).appendingPathComponent(expected.filename)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox) == [expected.filename])

@@ -59,7 +59,7 @@ import Glibc
         },
     ]
 
-    @Test func forgedLeasesSendTheirClipsToFailedAndWriteNothingOutside() throws {
+    @Test func forgedLeasesSendTheirClipsToFailedAndWriteNothingOutside() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, extraSettings: "lease_timeout: 1")
         let elsewhere = h.dir.file("elsewhere")
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
@@ -93,9 +93,9 @@ import Glibc
 
         let daemon = try h.startDaemon()
         let expected = forged.flatMap { [$0.0, $0.0 + ".error.txt"] }.sorted()
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { h.files(h.failed) == expected }, "\(h.files(h.failed)); log:\n\(h.daemonLog)")
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { h.files(h.failed) == expected }, "\(h.files(h.failed)); log:\n\(h.daemonLog)")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+        #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
 
         for (clip, reason) in forged {
             let text = (try? String(contentsOfFile: (h.failed as NSString).appendingPathComponent(clip + ".error.txt"), encoding: .utf8)) ?? ""
@@ -115,7 +115,7 @@ import Glibc
 
     /// The same checks guard a job record in the state folder: a forged one is set aside
     /// and its clip goes to failed/ with the reason (never archived under the forged name).
-    @Test func aForgedJobRecordIsUnreadable() throws {
+    @Test func aForgedJobRecordIsUnreadable() async throws {
         let h = try DaemonHarness()
         let elsewhere = h.dir.file("elsewhere")
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
@@ -129,7 +129,7 @@ import Glibc
         record.output = "clip.dropcut.mp4"
         try store.save(&record)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(h.files(h.failed) == ["clip.mp4", "clip.mp4.error.txt"])
         let text = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("clip.mp4.error.txt"), encoding: .utf8)
@@ -141,7 +141,7 @@ import Glibc
     /// A temporary output is a path the daemon removes: one a record gives outside this
     /// job's hidden files in the outbox (an absolute path passes the parse-time check) is
     /// never removed by recovery.
-    @Test func aRecordsTemporaryOutputOutsideTheOutboxIsNeverRemoved() throws {
+    @Test func aRecordsTemporaryOutputOutsideTheOutboxIsNeverRemoved() async throws {
         let h = try DaemonHarness()
         let elsewhere = h.dir.file("elsewhere")
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
@@ -157,7 +157,7 @@ import Glibc
         record.temporaryOutput = victim
         try store.save(&record)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: victim), "recovery removed a file outside the outbox")
         #expect(h.files(h.outbox, hidden: true) == ["clip.dropcut.mp4"])

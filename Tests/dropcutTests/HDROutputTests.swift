@@ -18,15 +18,15 @@ import TestSupport
     }
 
     /// A 1 s 320x240 HLG clip (testsrc2 placed in HLG by zscale; lossless).
-    static func hlgClip(_ path: String) throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=1:r=30,format=yuv420p",
+    static func hlgClip(_ path: String) async throws {
+        try await ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:d=1:r=30,format=yuv420p",
                     "-vf", "zscale=t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:tin=bt709:pin=bt709:min=bt709:rin=tv:npl=203,format=yuv420p10le",
                     "-c:v", "libx265", "-x265-params", "log-level=error:lossless=1"] + HDRRenderTests.hlgTags + ["-tag:v", "hvc1", path])
     }
 
     /// A 1 s 320x240 BT.709 SDR clip of eight 40-pixel bars with the given 8-bit video-range
     /// Y'CbCr codes, raw, so every value is known (lossless H.264).
-    static func sdrBars(_ path: String, codes: [(Int, Int, Int)]) throws {
+    static func sdrBars(_ path: String, codes: [(Int, Int, Int)]) async throws {
         var frame = Data()
         for _ in 0..<240 { for code in codes { frame.append(contentsOf: [UInt8](repeating: UInt8(code.0), count: 40)) } }
         for plane in [1, 2] {
@@ -38,7 +38,7 @@ import TestSupport
         var all = Data()
         for _ in 0..<30 { all.append(frame) }
         try all.write(to: URL(fileURLWithPath: raw))
-        try ffmpeg(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x240", "-r", "30", "-i", raw,
+        try await ffmpeg(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x240", "-r", "30", "-i", raw,
                     "-c:v", "libx264", "-qp", "0", "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
                     "-color_range", "tv", path])
     }
@@ -79,9 +79,9 @@ import TestSupport
         let color_space: String?, color_transfer: String?, color_primaries: String?, color_range: String?
     }
 
-    static func videoTags(_ path: String) throws -> StreamTags {
+    static func videoTags(_ path: String) async throws -> StreamTags {
         struct Report: Decodable { let streams: [StreamTags] }
-        let json = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-of", "json", "-show_entries",
+        let json = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-of", "json", "-show_entries",
                                                       "stream=codec_name,profile,pix_fmt,color_space,color_transfer,color_primaries,color_range",
                                                       path])
         return try #require(try JSONDecoder().decode(Report.self, from: Data(json.utf8)).streams.first)
@@ -99,15 +99,15 @@ import TestSupport
     }
 
     /// The HEVC bitstream's parameter sets and SEI as `trace_headers` prints them.
-    static func traceHeaders(_ path: String) throws -> String {
-        let result = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-map", "0:v:0", "-c", "copy",
+    static func traceHeaders(_ path: String) async throws -> String {
+        let result = try await Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-map", "0:v:0", "-c", "copy",
                                                 "-bsf:v", "trace_headers", "-f", "null", "-"])
         try #require(result.status == 0, "\(result.stderr)")
         return result.stderr
     }
 
-    static func expectHLGStream(_ path: String) throws {
-        let tags = try Self.videoTags(path)
+    static func expectHLGStream(_ path: String) async throws {
+        let tags = try await Self.videoTags(path)
         #expect(tags.codec_name == "hevc" && tags.profile == "Main 10" && tags.pix_fmt == "yuv420p10le", "\(tags)")
         #expect(tags.color_space == "bt2020nc" && tags.color_primaries == "bt2020" && tags.color_transfer == "arib-std-b67"
                 && tags.color_range == "tv", "\(tags)")
@@ -115,30 +115,30 @@ import TestSupport
 
     // MARK: HLG kept
 
-    @Test func hlgSourceIsKeptAsHLG() throws {
+    @Test func hlgSourceIsKeptAsHLG() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("hlg.mp4"), output = dir.file("out.mp4")
-        try Self.hlgClip(clip)
-        try Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr }\n"))
+        try await Self.hlgClip(clip)
+        try await Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr }\n"))
 
-        try Self.expectHLGStream(output)
+        try await Self.expectHLGStream(output)
         // The container says the same (colr nclx: BT.2020, HLG = 18, BT.2020 NCL, video range).
         let colr = try #require(try Self.colr(output), "no colr nclx box")
         #expect(colr.primaries == 9 && colr.transfer == 18 && colr.matrix == 9 && !colr.fullRange, "colr \(colr)")
         // VUI transfer 18 and the alternative transfer characteristics SEI (payload type
         // 147) preferring HLG (18).
-        let trace = try Self.traceHeaders(output)
+        let trace = try await Self.traceHeaders(output)
         #expect(trace.range(of: #"\]\s+\d+\s+transfer_characteristics\s+[01]+ = 18"#, options: .regularExpression) != nil, "VUI transfer is not HLG")
         #expect(trace.range(of: #"last_payload_type_byte\s+\d+ = 147"#, options: .regularExpression) != nil, "no SEI payload 147")
         #expect(trace.range(of: #"preferred_transfer_characteristics\s+\d+ = 18"#, options: .regularExpression) != nil)
         // No HDR10 / Dolby Vision metadata (HLG needs none).
-        let report = try HDRRenderTests.colourReport(output)
+        let report = try await HDRRenderTests.colourReport(output)
         for hdr in ["Mastering display", "Content light", "DOVI", "Dolby Vision"] {
             #expect(!report.contains(hdr), "output carries \(hdr): \(report)")
         }
         // dropcut's own probe reads it as HLG.
-        let probe = try DropcutProcess.run(["probe", output])
+        let probe = try await DropcutProcess.run(["probe", output])
         #expect(probe.status == 0 && probe.stdout.contains("HLG (primaries bt2020, transfer hlg, matrix bt2020, video range)"), "\(probe.stdout)")
         // The pixels are the source's, through one more HEVC encode (compared in 10 bits).
         let psnr = try PSNR.compare(output, clip, filterA: "format=yuv420p10le", filterB: "format=yuv420p10le")
@@ -148,13 +148,13 @@ import TestSupport
 
     /// Orientation moves and scaling on the 10-bit canvas: a quarter turn (exact pixel
     /// move) scaled down, against ffmpeg's transpose + scale of the source.
-    @Test func hlgSourceTurnedAndScaledKeepsItsPixels() throws {
+    @Test func hlgSourceTurnedAndScaledKeepsItsPixels() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("hlg.mp4"), output = dir.file("out.mp4")
-        try Self.hlgClip(clip)
-        try Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, size: 120x160 }\norientation: 90\n"))
-        try Self.expectHLGStream(output)
+        try await Self.hlgClip(clip)
+        try await Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, size: 120x160 }\norientation: 90\n"))
+        try await Self.expectHLGStream(output)
         let psnr = try PSNR.compare(output, clip, filterA: "format=yuv420p10le",
                                     filterB: "format=yuv420p10le,transpose=clock,scale=120:160:flags=bicubic,format=yuv420p10le")
         print("HLG turned and scaled: PSNR \(psnr)")
@@ -166,7 +166,7 @@ import TestSupport
     /// SDR bars of known codes, as 8-bit 4:2:0 video range (read by the table directly) and
     /// as full-range 4:2:2 (repacked by swscale first).
     @Test(arguments: ["yuv420p", "yuvj422p"])
-    func sdrSourceIsMappedUpWithWhiteAtReferenceWhite(layout: String) throws {
+    func sdrSourceIsMappedUpWithWhiteAtReferenceWhite(layout: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let original = dir.file("sdr.mp4")
@@ -176,15 +176,15 @@ import TestSupport
         let colours: [(Double, Double, Double)] = [(1, 1, 1), (0.5, 0.5, 0.5), (0.49, 0.49, 0.49), (0, 0, 0),
                                                    (0.9, 0.4, 0.1), (0.1, 0.8, 0.2), (0.15, 0.25, 0.9), HDRPatterns.skinTones[0]]
         let codes = colours.map(Self.bt709Codes)
-        try Self.sdrBars(clip, codes: codes)
+        try await Self.sdrBars(clip, codes: codes)
         if layout != "yuv420p" {
             let repacked = dir.file("sdr-\(layout).mp4")
-            try Self.ffmpeg(["-i", clip, "-vf", "scale=in_range=tv:out_range=pc,format=\(layout)", "-c:v", "libx264", "-qp", "0",
+            try await Self.ffmpeg(["-i", clip, "-vf", "scale=in_range=tv:out_range=pc,format=\(layout)", "-c:v", "libx264", "-qp", "0",
                              "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "pc", repacked])
             clip = repacked
         }
-        try Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, video: { crf: 0 } }\n"))
-        try Self.expectHLGStream(output)
+        try await Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, video: { crf: 0 } }\n"))
+        try await Self.expectHLGStream(output)
         let got = try Self.bars(output)
         print("SDR bars (\(layout)) → HLG: \(got.map { (Int($0.y.rounded()), Int($0.cb.rounded()), Int($0.cr.rounded())) })")
         // SDR white (235) at HLG 75 % within 1 %, black at black.
@@ -198,7 +198,7 @@ import TestSupport
                     "bar \(i) \(code): \(got[i]), BT.2408 \(want)")
         }
         // zscale (display-referred, npl=203) agrees on the greys.
-        try Self.ffmpeg(["-i", original, "-vf", "zscale=t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:tin=bt709:pin=bt709:min=bt709:rin=tv:npl=203,format=yuv420p10le",
+        try await Self.ffmpeg(["-i", original, "-vf", "zscale=t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:tin=bt709:pin=bt709:min=bt709:rin=tv:npl=203,format=yuv420p10le",
                          "-c:v", "libx265", "-x265-params", "log-level=error:lossless=1", oracle])
         let zscale = try Self.bars(oracle)
         print("zscale: \(zscale.map { Int($0.y.rounded()) })")
@@ -207,19 +207,19 @@ import TestSupport
 
     // MARK: Overlays at reference white
 
-    @Test func whiteOverlaysSitAtReferenceWhite() throws {
+    @Test func whiteOverlaysSitAtReferenceWhite() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("hlg.mp4"), output = dir.file("out.mp4")
-        try HDRRenderTests.hlgGreys(clip)
-        try Self.ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=80x60,format=rgba", "-frames:v", "1", dir.file("logo.png")])
-        try Self.render(clip, output, try Self.recipe(dir, """
+        try await HDRRenderTests.hlgGreys(clip)
+        try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=80x60,format=rgba", "-frames:v", "1", dir.file("logo.png")])
+        try await Self.render(clip, output, try Self.recipe(dir, """
         output: { dynamic_range: hdr, video: { crf: 4 } }
         overlays:
           - { image: logo.png, anchor: center, margin: 0 }
           - { text: "█", font: DejaVuSans.ttf, size: 60px, color: "#ffffff", anchor: top-left, margin: 0 }
         """))
-        try Self.expectHLGStream(output)
+        try await Self.expectHLGStream(output)
         let picture = try DecodedMedia.yuv10Frame(of: output, index: 15, width: 320, height: 240)
         func mean(_ plane: [UInt16], width: Int, x: Range<Int>, y: Range<Int>) -> Double {
             var sum = 0.0
@@ -239,37 +239,37 @@ import TestSupport
 
     // MARK: source
 
-    @Test func sourceFollowsTheClip() throws {
+    @Test func sourceFollowsTheClip() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let hlg = dir.file("hlg.mp4"), sdr = dir.file("sdr.mp4")
-        try Self.hlgClip(hlg)
-        _ = try Fixtures.makeGenerated(in: dir.path, name: "sdr.mp4", seconds: 1, video: "testsrc2=size=320x240:rate=30")
+        try await Self.hlgClip(hlg)
+        _ = try await Fixtures.makeGenerated(in: dir.path, name: "sdr.mp4", seconds: 1, video: "testsrc2=size=320x240:rate=30")
         let recipe = try Self.recipe(dir, "output: { dynamic_range: source }\n")
-        try Self.render(hlg, dir.file("from-hlg.mp4"), recipe)
-        try Self.render(sdr, dir.file("from-sdr.mp4"), recipe)
-        try Self.expectHLGStream(dir.file("from-hlg.mp4"))
-        let tags = try Self.videoTags(dir.file("from-sdr.mp4"))
+        try await Self.render(hlg, dir.file("from-hlg.mp4"), recipe)
+        try await Self.render(sdr, dir.file("from-sdr.mp4"), recipe)
+        try await Self.expectHLGStream(dir.file("from-hlg.mp4"))
+        let tags = try await Self.videoTags(dir.file("from-sdr.mp4"))
         #expect(tags.codec_name == "h264" && tags.pix_fmt == "yuv420p" && tags.color_transfer == "bt709"
                 && tags.color_primaries == "bt709", "\(tags)")
     }
 
     /// A recipe asking for HDR in H.264 is refused before anything is rendered, naming the
     /// file and the position.
-    @Test func hdrInH264IsRefused() throws {
+    @Test func hdrInH264IsRefused() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("hlg.mp4")
-        try Self.hlgClip(clip)
+        try await Self.hlgClip(clip)
         let recipe = try Self.recipe(dir, "output:\n  dynamic_range: hdr\n  video: { codec: h264 }\n")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("out.mp4"), clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("out.mp4"), clip])
         #expect(result.status == 1 && result.stderr.contains("hdr.yaml:3:18") && result.stderr.contains("hevc"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("out.mp4")))
     }
 
     // MARK: PQ converted
 
-    @Test func pqSourceIsConvertedByDisplayLight() throws {
+    @Test func pqSourceIsConvertedByDisplayLight() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("pq.mp4"), output = dir.file("out.mp4")
@@ -278,10 +278,10 @@ import TestSupport
         // not reach the output.
         let nits: [Double] = [26, 100, 203, 400, 600, 1000, 2000, 4000]
         let codes = nits.map { UInt16((64 + 876 * HDRPatterns.pqSignal($0)).rounded()) }
-        try HDRRenderTests.neutralBars(clip, codes: codes, tags: HDRRenderTests.pqTags,
+        try await HDRRenderTests.neutralBars(clip, codes: codes, tags: HDRRenderTests.pqTags,
                                        x265: ":hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,1):max-cll=4000,400")
-        try Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, video: { crf: 0 } }\n"))
-        try Self.expectHLGStream(output)
+        try await Self.render(clip, output, try Self.recipe(dir, "output: { dynamic_range: hdr, video: { crf: 0 } }\n"))
+        try await Self.expectHLGStream(output)
         let luma = try Self.bars(output).map(\.y)
         print("PQ \(nits) cd/m² → HLG Y \(luma.map { Int($0.rounded()) })")
         // 203 cd/m² at HLG 75 % within 2 %; the grey card near HLG 38 %; 1000 cd/m² at 100 %.
@@ -291,7 +291,7 @@ import TestSupport
         for i in 1...5 { #expect(luma[i] > luma[i - 1], "bar \(i) at \(luma[i]) not above \(luma[i - 1])") }
         // Above the HLG display's peak: held at HLG 100 %, never past the nominal range.
         for i in 6...7 { #expect(luma[i] <= 942 && luma[i] >= luma[5] - 2, "bar \(i) at \(luma[i])") }
-        let report = try HDRRenderTests.colourReport(output)
+        let report = try await HDRRenderTests.colourReport(output)
         for hdr in ["Mastering display", "Content light", "DOVI", "Dolby Vision"] {
             #expect(!report.contains(hdr), "output carries \(hdr): \(report)")
         }

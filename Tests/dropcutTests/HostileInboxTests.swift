@@ -33,7 +33,7 @@ import Timeline
     /// device: the daemon does not block or read it; the clip goes to failed/ saying why,
     /// and `--once` ends.
     @Test(arguments: ["fifo", "symlink"])
-    func aRecipeThatIsNotAFileFailsTheClipWithoutBlocking(kind: String) throws {
+    func aRecipeThatIsNotAFileFailsTheClipWithoutBlocking(kind: String) async throws {
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
         let recipe = (h.inbox as NSString).appendingPathComponent("recipe.yaml")
@@ -43,7 +43,7 @@ import Timeline
             try FileManager.default.createSymbolicLink(atPath: recipe, withDestinationPath: "/dev/zero")
         }
         let started = ContinuousClock.now
-        let result = try h.runOnce()
+        let result = try h.runOnceBlocking()   // timed
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(result.status == 1, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("0 done, 1 failed"), "\(result.stdout)")
@@ -55,12 +55,12 @@ import Timeline
 
     /// A playlist or a concat script names other files (another folder's archive, any
     /// file the daemon can read): it is refused as a container, so nothing it names is read.
-    @Test func playlistsAndConcatScriptsAreNotMedia() throws {
+    @Test func playlistsAndConcatScriptsAreNotMedia() async throws {
         let h = try DaemonHarness(retries: 0)
-        let secret = try Fixtures.makeClip(in: h.dir.path, name: "secret.mp4")
+        let secret = try await Fixtures.makeClip(in: h.dir.path, name: "secret.mp4")
         try h.write("playlist.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:1,\n\(secret)\n#EXT-X-ENDLIST\n")
         try h.write("script.mov", "ffconcat version 1.0\nfile '\(secret)'\n")
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 1)
         #expect(result.stdout.contains("0 done, 2 failed"), "\(result.stdout)")
         #expect(h.files(h.outbox) == [])
@@ -69,19 +69,19 @@ import Timeline
             #expect(reason.contains("not a supported media container"), "\(name): \(reason)")
         }
         // The command line refuses them the same way.
-        let render = try DropcutProcess.run(["render", "--output", h.dir.file("out.mp4"), (h.failed as NSString).appendingPathComponent("script.mov")])
+        let render = try await DropcutProcess.run(["render", "--output", h.dir.file("out.mp4"), (h.failed as NSString).appendingPathComponent("script.mov")])
         #expect(render.status == 1 && render.stderr.contains("not a supported media container"), "\(render.stderr)")
         #expect(!FileManager.default.fileExists(atPath: h.dir.file("out.mp4")))
     }
 
     /// A clip whose name takes all 255 bytes: its output, archive and failure files all
     /// fit (temporary names used to overflow NAME_MAX and leave the job stuck).
-    @Test func nameMaxLongNamesAreRenderedArchivedAndFailed() throws {
+    @Test func nameMaxLongNamesAreRenderedArchivedAndFailed() async throws {
         let h = try DaemonHarness(retries: 0)
         let stem = String(repeating: "é", count: 125)   // 250 bytes
         try h.drop(stem + ".mp4")                        // 254 bytes
         try h.write(stem + ".mov", "not a movie")
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.stdout.contains("1 done, 1 failed"), "\(result.stdout)\n\(result.stderr)")
         #expect(h.files(h.archive) == [stem + ".mp4"])
         let outputs = h.files(h.outbox)
@@ -95,7 +95,7 @@ import Timeline
     /// elsewhere — anyone who can write to the inbox can do it: the daemon claims nothing in
     /// that inbox, says why, and makes, moves or removes nothing where the link points.
     @Test(arguments: [".dropcut", ".dropcut/claimed"])
-    func aSymlinkedFolderOfTheDaemonIsRefused(replaced: String) throws {
+    func aSymlinkedFolderOfTheDaemonIsRefused(replaced: String) async throws {
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
         let elsewhere = h.dir.file("elsewhere")
@@ -104,7 +104,7 @@ import Timeline
         try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? FileManager.default.removeItem(atPath: link)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("refusing dropcut's folder, replaced by a symlink"), "\(result.stderr.suffix(1000))")
         #expect(h.files(h.inbox) == ["clip.mp4"])
@@ -114,10 +114,10 @@ import Timeline
 
     /// A header may claim any picture size (a damaged or made-up file): past 8192 a side
     /// the clip is refused, naming the file, before any decoder or encoder is opened.
-    @Test func anOversizedSourceIsRefusedByName() throws {
+    @Test func anOversizedSourceIsRefusedByName() async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Fixtures.makeGenerated(in: dir.path, name: "wide.mp4", seconds: 0.1, video: "color=c=gray:s=8200x16:r=10")
-        let result = try DropcutProcess.run(["render", "--output", dir.file("out.mp4"), clip])
+        let clip = try await Fixtures.makeGenerated(in: dir.path, name: "wide.mp4", seconds: 0.1, video: "color=c=gray:s=8200x16:r=10")
+        let result = try await DropcutProcess.run(["render", "--output", dir.file("out.mp4"), clip])
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(clip): its video is 8200x16 pixels; dropcut reads at most 8192 a side"), "\(result.stderr)")
     }
@@ -125,7 +125,7 @@ import Timeline
     /// Issue 17: the recipes that used to trap (SIGILL in validate, the daemon dead three
     /// times out of three) as sidecars in an inbox: each clip goes to failed/ with the
     /// recipe's line:column error, and a clip beside them is rendered.
-    @Test func trapRecipesAsSidecarsFailTheirClipsOnly() throws {
+    @Test func trapRecipesAsSidecarsFailTheirClipsOnly() async throws {
         let h = try DaemonHarness(retries: 0)
         let traps: [(name: String, yaml: String, message: String)] = [
             ("bitrate", "version: 1\noutput: { audio: { codec: aac, bitrate: 1e19 } }\n",
@@ -142,7 +142,7 @@ import Timeline
             try h.write(trap.name + ".yaml", trap.yaml)
         }
         try h.drop("innocent.mp4")
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 1, "\(result.stderr)")
         #expect(h.files(h.outbox) == ["innocent.dropcut.mp4"])
         #expect(!result.stderr.contains("killed by signal"), "\(result.stderr)")

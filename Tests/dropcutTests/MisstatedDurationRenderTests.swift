@@ -9,7 +9,7 @@ import TestSupport
     /// A fragmented MP4 whose segment index claims ~39 hours for 2 s of packets used to
     /// fail with "no decodable video frames" after planning 4,194,350 frames (and, where
     /// the reader could hold the last frame, to render for hours).
-    @Test func aFragmentedMP4ClaimingHoursRendersItsTwoSeconds() throws {
+    @Test func aFragmentedMP4ClaimingHoursRendersItsTwoSeconds() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeFragmentedMP4WithMisstatedDuration(in: dir.path)
@@ -18,7 +18,7 @@ import TestSupport
 
         let output = dir.file("out.mp4")
         let start = Date()
-        let result = try Command.run("timeout", ["-s", "KILL", "120", try BuildProducts.executable(named: "dropcut"),
+        let result = try Command.runBlocking("timeout", ["-s", "KILL", "120", try BuildProducts.executable(named: "dropcut"),
                                                  "render", "--output", output, clip])
         let seconds = Date().timeIntervalSince(start)
 
@@ -40,13 +40,13 @@ import TestSupport
     /// A WebM written to a pipe (as browsers and live recorders do) says nothing of its
     /// duration: it is measured from its packets and rendered whole. Mutated ones of this
     /// kind used to "render" to an empty file with exit 0.
-    @Test func aWebMWithoutADurationRendersItsRealLength() throws {
+    @Test func aWebMWithoutADurationRendersItsRealLength() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Fixtures.makeWebMWithoutDuration(in: dir.path)
         #expect(try FFprobe.format(of: clip).duration == nil)
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--output", output, clip])
         #expect(result.status == 0, "\(result.stderr)")
         let streams = try FFprobe.streams(of: output)
         #expect(streams.map(\.codecType) == ["video", "audio"])
@@ -57,16 +57,16 @@ import TestSupport
     /// Issue 28: a clip whose header and packets agree on more than 24 hours — two frames
     /// 50 000 s apart, a few hundred bytes — is refused by name with its length, not
     /// rendered for days (as a damaged time base could make any clip).
-    @Test func aClipLongerThanADayIsRefusedByName() throws {
+    @Test func aClipLongerThanADayIsRefusedByName() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("long.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "color=red:size=64x64:rate=1/50000", "-frames:v", "2",
                                           "-c:v", "libx264", "-preset", "ultrafast", clip])
         try #require(Double(try FFprobe.format(of: clip).duration ?? "") == 100_000)
         let output = dir.file("out.mp4")
-        let result = try Command.run("timeout", ["-s", "KILL", "60", try BuildProducts.executable(named: "dropcut"),
+        let result = try await Command.run("timeout", ["-s", "KILL", "60", try BuildProducts.executable(named: "dropcut"),
                                                  "render", "--output", output, clip])
         #expect(result.status == 1, "\(result.stderr.suffix(600))")
         #expect(result.stderr.contains("\(clip): it lasts 100000 s by its timestamps; dropcut reads clips of at most 24 hours (86400 s)"),

@@ -30,24 +30,24 @@ import TestSupport
     ]
 
     @Test(arguments: ["bed.mp3", "bed.m4a", "bed.aac", "bed.wav", "bed.flac", "bed.ogg", "bed.opus", "bed.ac3"])
-    func aShortBedLoopsUnderALongerClip(name: String) throws {
+    func aShortBedLoopsUnderALongerClip(name: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let bed = dir.file(name)
-        try Command.runChecked("ffmpeg", Self.quiet + ["-f", "lavfi", "-i", Self.tone] + Self.formats[name]! + [bed])
+        try await Command.runChecked("ffmpeg", Self.quiet + ["-f", "lavfi", "-i", Self.tone] + Self.formats[name]! + [bed])
         if name == "bed.mp3" {
             // The fixture is what it claims: an MP3 with two attached pictures.
-            let streams = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:stream_disposition=attached_pic",
+            let streams = try await Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:stream_disposition=attached_pic",
                                                              "-of", "csv=p=0", bed])
             #expect(streams.split(separator: "\n").filter { $0.hasPrefix("mjpeg,1") }.count == 2, "\(streams)")
         }
         let clip = dir.file("clip.mp4")
-        try Command.runChecked("ffmpeg", Self.quiet + ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=6",
+        try await Command.runChecked("ffmpeg", Self.quiet + ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=6",
                                                        "-c:v", "libx264", "-preset", "ultrafast", clip])
         let recipe = try Fixtures.makeFile(in: dir.path, name: "loop.yaml",
                                            contents: "version: 1\nmusic: { source: \(name), loop: true }\n")
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(name): \(result.stderr.suffix(800))")
         let samples = try DecodedMedia.monoSamples(of: output)
         #expect(abs(samples.count - 6 * 48_000) <= 1024, "\(name): \(samples.count) samples")

@@ -9,7 +9,7 @@ import TestSupport
     /// A 1 kHz tone in [1, 3] and [5, 7] s over a 200 Hz bed at −6 dB ducked by −12 dB:
     /// the bed sits at −18 dB under the tone, −6 dB in the pauses, and goes down over the
     /// attack and back up over the release.
-    @Test func musicDucksUnderTheClipsSound() throws {
+    @Test func musicDucksUnderTheClipsSound() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, seconds: 8, audio: "if(between(t\\,1\\,3)+between(t\\,5\\,7)\\,0.5*sin(2*PI*1000*t)\\,0)")
@@ -22,7 +22,7 @@ import TestSupport
           duck: { depth: -12dB, threshold: -30dBFS, attack: 0.2, release: 0.8 }
         """)
         let svg = dir.file("plan.svg")
-        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        let plan = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
         try #require(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("ducking: track 3 down -12 dB under the clips' sound above -30 dBFS"), "\(plan.stdout)")
         #expect(plan.stdout.contains("2 stretches [1.000,+2.000], [5.000,+2.000]"), "\(plan.stdout)")
@@ -34,7 +34,7 @@ import TestSupport
         #expect(drawing.contains(#"<polygon class="level" data-track-id="3""#) && drawing.contains(#"<polyline class="volume" data-track-id="3""#))
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let bed = try Self.bandLevels(of: output, frequency: 200)
         // The bed's own level: a 0.5 sine at gain 1.
@@ -67,7 +67,7 @@ import TestSupport
 
     /// A 2 s AAC music file looped under a 7 s clip plays on without a gap or a click at
     /// the loop points, and a cubed fade-out leaves it below −60 dB when the video ends.
-    @Test func loopedMusicIsSeamlessAndFadesOutWithTheVideo() throws {
+    @Test func loopedMusicIsSeamlessAndFadesOutWithTheVideo() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, seconds: 7, audio: "0")
@@ -77,7 +77,7 @@ import TestSupport
         music: { source: loop.m4a, loop: true, fade: { out: 1 } }
         """)
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let samples = try DecodedMedia.monoSamples(of: output)
         #expect(abs(samples.count - 7 * 48_000) <= 1024, "\(samples.count) samples")
@@ -102,14 +102,14 @@ import TestSupport
     /// Full-scale sound under full-scale music (a peak of 2 when summed) never exceeds
     /// −1 dBFS in the decoded output: the mix is limited, not clipped; and where nothing
     /// needs limiting the level is untouched.
-    @Test func loudMixIsLimitedBelowMinusOneDecibel() throws {
+    @Test func loudMixIsLimitedBelowMinusOneDecibel() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, seconds: 3, audio: "if(lt(t\\,2)\\,sin(2*PI*1000*t)\\,0.25*sin(2*PI*1000*t))")
         try Self.makeMusic(dir, "loud.wav", seconds: 3, expression: "if(lt(t\\,2)\\,sin(2*PI*200*t)\\,0)")
         let recipe = try Fixtures.makeFile(in: dir.path, name: "loud.yaml", contents: "version: 1\nmusic: { source: loud.wav }\n")
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let samples = try DecodedMedia.monoSamples(of: output)
         let peak = samples.map(abs).max() ?? 0
@@ -122,7 +122,7 @@ import TestSupport
 
     /// The plan shows what the recipe asked: the bed from its offset, a clip's own volume,
     /// and manual duck windows instead of the analysis.
-    @Test func planShowsOffsetClipVolumeAndManualWindows() throws {
+    @Test func planShowsOffsetClipVolumeAndManualWindows() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, seconds: 6, audio: "0.5*sin(2*PI*1000*t)")
@@ -136,7 +136,7 @@ import TestSupport
           offset: 2.5
           duck: { depth: -12dB, attack: 0.5, release: 0.5, windows: [[2, 4]] }
         """)
-        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        let plan = try await DropcutProcess.run(["plan", "--recipe", recipe, clip])
         try #require(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("sourceTimeRange [2.500,+6.000]"), "\(plan.stdout)")           // the bed from 2.5 s
         #expect(plan.stdout.contains("trackID 2 volume 0.50 at 0.000"), "\(plan.stdout)")           // the clip at -6 dB
@@ -148,14 +148,14 @@ import TestSupport
 
     /// Music shorter than the clip without `loop` ends in silence (not an error); a
     /// missing or undecodable music file is an error naming it.
-    @Test func shortMissingAndBrokenMusic() throws {
+    @Test func shortMissingAndBrokenMusic() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, seconds: 3, audio: "0")
         try Self.makeMusic(dir, "short.wav", seconds: 1, expression: "0.5*sin(2*PI*200*t)")
         let short = try Fixtures.makeFile(in: dir.path, name: "short.yaml", contents: "version: 1\nmusic: { source: short.wav }\n")
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", short, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", short, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let samples = try DecodedMedia.monoSamples(of: output)
         #expect(abs(samples.count - 3 * 48_000) <= 1024)
@@ -163,11 +163,11 @@ import TestSupport
         #expect(DecodedMedia.rmsDecibels(samples, 57_600..<139_200) < -70, "silence after the music ends")
 
         let missing = try Fixtures.makeFile(in: dir.path, name: "missing.yaml", contents: "version: 1\nmusic: { source: gone.mp3 }\n")
-        let noFile = try DropcutProcess.run(["render", "--recipe", missing, "--output", dir.file("x.mp4"), clip])
+        let noFile = try await DropcutProcess.run(["render", "--recipe", missing, "--output", dir.file("x.mp4"), clip])
         #expect(noFile.status == 1 && noFile.stderr.contains("gone.mp3"), "\(noFile.stderr)")
         _ = try Fixtures.makeFile(in: dir.path, name: "broken.mp3", contents: "this is not audio")
         let brokenRecipe = try Fixtures.makeFile(in: dir.path, name: "broken.yaml", contents: "version: 1\nmusic: { source: broken.mp3 }\n")
-        let bad = try DropcutProcess.run(["render", "--recipe", brokenRecipe, "--output", dir.file("y.mp4"), clip])
+        let bad = try await DropcutProcess.run(["render", "--recipe", brokenRecipe, "--output", dir.file("y.mp4"), clip])
         // The recipe's error, at the line naming the file as the recipe does.
         #expect(bad.status == 1 && bad.stderr.contains("broken.yaml:2:8: music.source broken.mp3: "), "\(bad.stderr)")
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("x.mp4") || $0.contains("y.mp4") }

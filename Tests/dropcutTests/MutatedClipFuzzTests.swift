@@ -11,8 +11,8 @@ import TestSupport
     static let ratios = ["0.0001", "0.001", "0.004", "0.01"]
 
     /// Writes a zzuf-mutated copy of `source` (seed `seed`, `ratio` of the bits flipped).
-    static func mutate(_ source: String, seed: Int, ratio: String, to destination: String) throws {
-        try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) < \"$0\" > \"$1\"", source, destination])
+    static func mutate(_ source: String, seed: Int, ratio: String, to destination: String) async throws {
+        try await Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) < \"$0\" > \"$1\"", source, destination])
     }
 
     /// Judges a render of a mutated file: rendered (exit 0, the output has video: true),
@@ -35,18 +35,18 @@ import TestSupport
     }
 
     @Test(arguments: ["mp4", "mkv"])
-    func mutatedClipsRenderOrFailCleanly(container: String) throws {
+    func mutatedClipsRenderOrFailCleanly(container: String) async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.\(container)", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.\(container)", seconds: 2)
         let dropcut = try BuildProducts.executable(named: "dropcut")
         try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
         var rendered = 0, refused = 0
         for seed in 1...20 {
             let ratio = Self.ratios[seed % Self.ratios.count]
             let mutated = dir.file("m\(seed).\(container)"), output = dir.file("out/o\(seed).mp4")
-            try Self.mutate(clip, seed: seed, ratio: ratio, to: mutated)
+            try await Self.mutate(clip, seed: seed, ratio: ratio, to: mutated)
             // A hang is a failure too: killed after 60 s (status 137).
-            let result = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
+            let result = try await Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
             let what = "seed \(seed), ratio \(ratio): status \(result.status)\n\(result.stderr.suffix(600))"
             switch try Self.judge(result, output: output, naming: mutated, what) {
             case true?: rendered += 1
@@ -64,18 +64,18 @@ import TestSupport
     /// rotation matrix, AAC) and an HEVC `hvc1` MP4 with AAC, 2 s each. The CLI (5.1)
     /// writes a rotation only when copying streams, so the MOV is encoded, then copied
     /// with its matrix.
-    static func phoneClip(_ kind: String, in dir: TemporaryDirectory) throws -> String {
+    static func phoneClip(_ kind: String, in dir: TemporaryDirectory) async throws -> String {
         let source = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi",
                       "-i", "sine=frequency=440:sample_rate=44100", "-t", "\(phoneClipSeconds)", "-pix_fmt", "yuv420p", "-c:a", "aac"]
         let quiet = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
         switch kind {
         case "mov":
-            try Command.runChecked("ffmpeg", quiet + source + ["-c:v", "libx264", dir.file("plain.mov")])
-            try Command.runChecked("ffmpeg", quiet + ["-i", dir.file("plain.mov"), "-c", "copy", "-metadata:s:v:0", "rotate=90",
+            try await Command.runChecked("ffmpeg", quiet + source + ["-c:v", "libx264", dir.file("plain.mov")])
+            try await Command.runChecked("ffmpeg", quiet + ["-i", dir.file("plain.mov"), "-c", "copy", "-metadata:s:v:0", "rotate=90",
                                                       dir.file("phone.mov")])
             return dir.file("phone.mov")
         default:
-            try Command.runChecked("ffmpeg", quiet + source + ["-c:v", "libx265", "-tag:v", "hvc1", "-x265-params", "log-level=error",
+            try await Command.runChecked("ffmpeg", quiet + source + ["-c:v", "libx265", "-tag:v", "hvc1", "-x265-params", "log-level=error",
                                                                dir.file("hevc.mp4")])
             return dir.file("hevc.mp4")
         }
@@ -95,11 +95,11 @@ import TestSupport
     /// frames spread an hour apart through a damaged `stts` delta, all frames after the
     /// fourth shifted 2184 s away).
     @Test(arguments: [("mov", [15, 35, 41, 49, 257, 310]), ("mp4", [8, 12, 41, 51])])
-    func mutatedPhoneClipsRenderInTimeOrFailCleanly(kind: String, hung: [Int]) throws {
+    func mutatedPhoneClipsRenderInTimeOrFailCleanly(kind: String, hung: [Int]) async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Self.phoneClip(kind, in: dir)
+        let clip = try await Self.phoneClip(kind, in: dir)
         if kind == "mov" {
-            let streams = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_streams", clip])
+            let streams = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_streams", clip])
             try #require(streams.contains("rotation="), "the MOV should carry a rotation matrix")
         }
         let dropcut = try BuildProducts.executable(named: "dropcut")
@@ -108,9 +108,9 @@ import TestSupport
         let seeds = Array(1...20) + hung
         for seed in seeds {
             let mutated = dir.file("m\(seed).\(kind)"), output = dir.file("out/o\(seed).mp4")
-            try Self.mutate(clip, seed: seed, ratio: "0.0005", to: mutated)
+            try await Self.mutate(clip, seed: seed, ratio: "0.0005", to: mutated)
             let start = Date()
-            let result = try Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", dropcut, "render", "--output", output, mutated])
+            let result = try await Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", dropcut, "render", "--output", output, mutated])
             let seconds = Date().timeIntervalSince(start)
             slowest = max(slowest, seconds)
             let what = "\(kind) seed \(seed): status \(result.status) after \(String(format: "%.1f", seconds)) s\n\(result.stderr.suffix(600))"
@@ -130,10 +130,10 @@ import TestSupport
     /// entries. One bit flipped in the delta of the frame that held 7 frame times makes it
     /// last 4369 s, the frames after it following: a composition of 4370 s from a 2 s clip.
     /// The render ends within `renderBound`, its output no longer than the clip.
-    @Test func aDamagedSampleDeltaInAVariableRateClipEndsInTime() throws {
+    @Test func aDamagedSampleDeltaInAVariableRateClipEndsInTime() async throws {
         let dir = try TemporaryDirectory()
         let clip = dir.file("vfr.mov")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
                                           "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2",
                                           "-vf", "select='not(between(n\\,20\\,25))'", "-vsync", "vfr",
@@ -150,7 +150,7 @@ import TestSupport
 
         let output = dir.file("out.mp4")
         let start = Date()
-        let result = try Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", try BuildProducts.executable(named: "dropcut"),
+        let result = try await Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", try BuildProducts.executable(named: "dropcut"),
                                                  "render", "--output", output, damaged])
         let seconds = Date().timeIntervalSince(start)
         #expect(result.status == 0 || result.status == 1, "status \(result.status) after \(seconds) s\n\(result.stderr.suffix(600))")
@@ -164,19 +164,19 @@ import TestSupport
     /// Issue 18: of lightly damaged copies (bit errors past the header, as a flaky card or
     /// link leaves them), dropcut renders at least as many as ffmpeg renders with video —
     /// before damaged packets were concealed it rendered almost none.
-    @Test func atLeastAsManyDamagedClipsRenderAsWithFFmpeg() throws {
+    @Test func atLeastAsManyDamagedClipsRenderAsWithFFmpeg() async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
         let dropcut = try BuildProducts.executable(named: "dropcut")
         var byFFmpeg = 0, byDropcut = 0, lost: [Int] = []
         for seed in 1...16 {
             let mutated = dir.file("d\(seed).mp4")
-            try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r 0.0002 -b 2000- < \"$0\" > \"$1\"", clip, mutated])
+            try await Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r 0.0002 -b 2000- < \"$0\" > \"$1\"", clip, mutated])
             let reference = dir.file("f\(seed).mp4"), output = dir.file("o\(seed).mp4")
-            let ffmpeg = try Command.run("timeout", ["-s", "KILL", "60", "ffmpeg", "-v", "quiet", "-y", "-i", mutated,
+            let ffmpeg = try await Command.run("timeout", ["-s", "KILL", "60", "ffmpeg", "-v", "quiet", "-y", "-i", mutated,
                                                      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", reference])
             let ffmpegVideo = ffmpeg.status == 0 && ((try? FFprobe.streams(of: reference)) ?? []).contains { $0.codecType == "video" }
-            let ours = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
+            let ours = try await Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--output", output, mutated])
             #expect(ours.status == 0 || ours.status == 1, "seed \(seed): status \(ours.status)\n\(ours.stderr.suffix(600))")
             if ffmpegVideo { byFFmpeg += 1 }
             if ours.status == 0 { byDropcut += 1 } else if ffmpegVideo { lost.append(seed) }
@@ -187,19 +187,19 @@ import TestSupport
 
     /// The daemon over an inbox of mutated clips: `--once` ends, every clip is rendered or
     /// in failed/ with its reason, nothing is left claimed.
-    @Test func theDaemonGoesOnThroughMutatedClips() throws {
+    @Test func theDaemonGoesOnThroughMutatedClips() async throws {
         let h = try DaemonHarness(retries: 0)
         let clip = try h.clip(seconds: 1)
         var names: [String] = []
         for seed in 1...8 {
             let name = "m\(seed).mp4"
-            try Self.mutate(clip, seed: 100 + seed, ratio: Self.ratios[seed % Self.ratios.count],
+            try await Self.mutate(clip, seed: 100 + seed, ratio: Self.ratios[seed % Self.ratios.count],
                             to: (h.inbox as NSString).appendingPathComponent(name))
             try h.age((h.inbox as NSString).appendingPathComponent(name))
             names.append(name)
         }
         try h.drop("good.mp4")
-        let result = try Command.run("timeout", ["-s", "KILL", "300", try BuildProducts.executable(named: "dropcut"),
+        let result = try await Command.run("timeout", ["-s", "KILL", "300", try BuildProducts.executable(named: "dropcut"),
                                                  "watch", "--once", "--config", h.configPath])
         #expect(result.status == 0 || result.status == 1, "status \(result.status)\n\(result.stderr.suffix(800))")
         #expect(h.files(h.inbox) == [])
@@ -221,10 +221,10 @@ import TestSupport
     /// decoder parses into a display matrix, and the JPEG header). `render` and `probe`
     /// exit 0 or 1, never by a signal or a hang; a refusal names the file and leaves no
     /// output; a rendered output has its video.
-    @Test func mutatedPhotosRenderOrFailCleanly() throws {
+    @Test func mutatedPhotosRenderOrFailCleanly() async throws {
         let dir = try TemporaryDirectory()
-        let photo = try StillClipRenderTests.jpeg(dir, "photo.jpg", source: "testsrc=size=320x240", orientation: 6)
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let photo = try await StillClipRenderTests.jpeg(dir, "photo.jpg", source: "testsrc=size=320x240", orientation: 6)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let dropcut = try BuildProducts.executable(named: "dropcut")
         try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
         var rendered = 0, refused = 0
@@ -232,17 +232,17 @@ import TestSupport
             let header = seed % 2 == 0
             let ratio = header ? "0.02" : Self.ratios[seed % Self.ratios.count]
             let name = "p\(seed).jpg", mutated = dir.file(name), output = dir.file("out/o\(seed).mp4")
-            try Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) \(header ? "-b 0-120" : "") < \"$0\" > \"$1\"", photo, mutated])
+            try await Command.runChecked("sh", ["-c", "zzuf -s \(seed) -r \(ratio) \(header ? "-b 0-120" : "") < \"$0\" > \"$1\"", photo, mutated])
             let recipe = try Fixtures.makeFile(in: dir.path, name: "p\(seed).yaml",
                                                contents: "version: 1\nclips:\n  - { source: \(name), duration: 0.5 }\n")
-            let result = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--recipe", recipe, "--output", output, clip])
+            let result = try await Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--recipe", recipe, "--output", output, clip])
             let what = "seed \(seed), ratio \(ratio)\(header ? " (header)" : ""): status \(result.status)\n\(result.stderr.suffix(600))"
             switch try Self.judge(result, output: output, naming: name, what) {
             case true?: rendered += 1
             case false?: refused += 1
             case nil: break
             }
-            let probe = try Command.run("timeout", ["-s", "KILL", "60", dropcut, "probe", mutated])
+            let probe = try await Command.run("timeout", ["-s", "KILL", "60", dropcut, "probe", mutated])
             #expect(probe.status == 0 || probe.status == 1, "probe, \(what)\n\(probe.stderr.suffix(600))")
         }
         print("mutated photos: \(rendered) rendered, \(refused) refused")

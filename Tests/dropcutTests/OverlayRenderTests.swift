@@ -57,15 +57,15 @@ import TestSupport
     /// One render per canvas with the logo at all nine anchors (apart from each other on
     /// every canvas here): each is found as a separate bright rectangle in the decoded frame.
     @Test(arguments: Canvas.allCases)
-    func solidLogoLandsAtEachAnchor(canvas: Canvas) throws {
+    func solidLogoLandsAtEachAnchor(canvas: Canvas) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        var clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        var clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
         if canvas == .rotated {
-            clip = try OverlayFixture.rotated(clip, by: 90, to: dir.file("turned.mp4"))
+            clip = try await OverlayFixture.rotated(clip, by: 90, to: dir.file("turned.mp4"))
             #expect(try FFprobe.videoSideData(of: clip).contains("Display Matrix"), "the fixture carries no display matrix")
         }
-        try OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
+        try await OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
         let overlays = Self.anchors.map { "  - { image: logo.png, anchor: \($0), \(canvas.recipe.overlay) }" }
         let recipe = try Fixtures.makeFile(in: dir.path, name: "logo.yaml", contents: """
         version: 1
@@ -75,7 +75,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let (width, height) = canvas.outputSize
         let video = try #require(try FFprobe.stream("video", of: output))
         try #require(video.width == width && video.height == height, "output \(video.width ?? 0)x\(video.height ?? 0)")
@@ -106,11 +106,11 @@ import TestSupport
     /// An odd-sized logo with no margin at the bottom-right corner: the formula puts it at
     /// (279, 215), wholly inside the canvas; rounding to an even pixel may move it by one,
     /// but must not push its last column and row off the picture.
-    @Test func oddSizedLogoFlushWithTheCornerIsDrawnWhole() throws {
+    @Test func oddSizedLogoFlushWithTheCornerIsDrawnWhole() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
-        try OverlayFixture.solidLogo(dir.file("odd.png"), color: "0x00ff00", width: 41, height: 25)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        try await OverlayFixture.solidLogo(dir.file("odd.png"), color: "0x00ff00", width: 41, height: 25)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "corner.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
@@ -119,7 +119,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         let box = try #require(Self.boundingBox(picture.y, width: 320, height: 240, above: 108), "no logo in the frame")
         print("41x25 logo at bottom-right, margin 0: drawn at (\(box.x), \(box.y)) \(box.width)x\(box.height), expected (279, 215) 41x25")
@@ -129,11 +129,11 @@ import TestSupport
 
     // MARK: 2. During
 
-    @Test func logoIsAbsentBeforeItsDuringRangeStarts() throws {
+    @Test func logoIsAbsentBeforeItsDuringRangeStarts() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
-        try OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        try await OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "late.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
@@ -142,8 +142,8 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
-        let frames = try OverlayFixture.frames(of: output, width: 320, height: 240)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        let frames = try await OverlayFixture.frames(of: output, width: 320, height: 240)
         try #require(frames.count == 30, "\(frames.count) frames")
         let lit = frames.map { frame in frame.y.filter { $0 > 108 }.count }
         print("during [0.5, end]: bright pixels per frame \(lit)")
@@ -154,12 +154,12 @@ import TestSupport
 
     // MARK: 3. Opacity
 
-    @Test func halfOpacityBlendsHalfwayBetweenLogoAndBackground() throws {
+    @Test func halfOpacityBlendsHalfwayBetweenLogoAndBackground() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // A coloured background, so chroma is mixed as well as luma.
-        let clip = try OverlayFixture.solidClip(dir.file("brown.mp4"), color: "0x806040")
-        try OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
+        let clip = try await OverlayFixture.solidClip(dir.file("brown.mp4"), color: "0x806040")
+        try await OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
         func recipe(_ opacity: String) throws -> String {
             try Fixtures.makeFile(in: dir.path, name: "o\(opacity).yaml", contents: """
             version: 1
@@ -170,8 +170,8 @@ import TestSupport
         }
 
         let opaque = dir.file("opaque.mp4"), half = dir.file("half.mp4")
-        let opaqueResult = try DropcutProcess.run(["render", "--recipe", try recipe("1"), "--output", opaque, clip])
-        let halfResult = try DropcutProcess.run(["render", "--recipe", try recipe("0.5"), "--output", half, clip])
+        let opaqueResult = try await DropcutProcess.run(["render", "--recipe", try recipe("1"), "--output", opaque, clip])
+        let halfResult = try await DropcutProcess.run(["render", "--recipe", try recipe("0.5"), "--output", half, clip])
 
         try #require(opaqueResult.status == 0 && halfResult.status == 0, "\(opaqueResult.stderr)\(halfResult.stderr)")
         // The logo covers (140, 108)-(180, 132); measure 4 px inside it, the background far from it.
@@ -192,11 +192,11 @@ import TestSupport
 
     // MARK: 4. Fade in
 
-    @Test func fadeInRisesSteadilyToFullAtItsEnd() throws {
+    @Test func fadeInRisesSteadilyToFullAtItsEnd() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
-        try OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        try await OverlayFixture.solidLogo(dir.file("logo.png"), color: "0x00ff00", width: 40, height: 24)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "fade.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
@@ -205,8 +205,8 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
-        let frames = try OverlayFixture.frames(of: output, width: 320, height: 240)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        let frames = try await OverlayFixture.frames(of: output, width: 320, height: 240)
         try #require(frames.count == 30, "\(frames.count) frames")
         let background = Self.mean(frames[25], x: 20, y: 20, width: 80, height: 60, canvasWidth: 320).y
         let full = Self.mean(frames[25], x: 144, y: 112, width: 32, height: 16, canvasWidth: 320).y
@@ -225,13 +225,13 @@ import TestSupport
 
     // MARK: 5. ffmpeg's overlay filter as oracle
 
-    @Test func softEdgedLogoMatchesFfmpegsOverlayFilter() throws {
+    @Test func softEdgedLogoMatchesFfmpegsOverlayFilter() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.textureClip(dir.file("texture.mp4"))
+        let clip = try await OverlayFixture.textureClip(dir.file("texture.mp4"))
         // 64x48: a colour gradient, alpha rising from 0.25 to 1 across, inside a 6 px border at 0.5.
         let logo = dir.file("soft.png")
-        try OverlayFixture.ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=64x48,format=rgba",
+        try await OverlayFixture.ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=64x48,format=rgba",
                                    "-vf", "geq=r='255*X/W':g='200-150*Y/H':b='60+120*X/W'"
                                        + ":a='if(lt(X\\,6)+lt(Y\\,6)+gt(X\\,W-7)+gt(Y\\,H-7)\\,128\\,255*(0.25+0.75*X/W))'",
                                    "-frames:v", "1", logo])
@@ -245,26 +245,26 @@ import TestSupport
         let region = "crop=64:48:240:176"
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         // The oracle. ffmpeg's overlay would turn the RGBA logo into YUV with the BT.601
         // matrix (swscale's default for untagged RGB) over a BT.709 video; converting it with
         // the BT.709 matrix first is what dropcut is asked to do.
-        func reference(x: Int, y: Int) throws -> String {
+        func reference(x: Int, y: Int) async throws -> String {
             let path = dir.file("reference-\(x)-\(y).mp4")
-            try OverlayFixture.ffmpeg(["-i", clip, "-i", logo, "-filter_complex",
+            try await OverlayFixture.ffmpeg(["-i", clip, "-i", logo, "-filter_complex",
                                        "[1]format=rgba,scale=out_color_matrix=bt709:out_range=tv,format=yuva420p[logo];"
                                            + "[0][logo]overlay=\(x):\(y):format=yuv420",
                                        "-c:v", "libx264", "-qp", "0"] + OverlayFixture.bt709Tags + [path])
             return path
         }
-        let oracle = try reference(x: 240, y: 176)
+        let oracle = try await reference(x: 240, y: 176)
         let psnr = try PSNR.compare(output, oracle, filterA: region, filterB: region)
         let whole = try PSNR.compare(output, oracle)
         print("soft-edged logo vs ffmpeg overlay: over the logo \(psnr); whole frame \(whole)")
         #expect(psnr.frames.count == 30)
         #expect(psnr.min >= 40, "\(psnr)")
         // The comparison can tell: the same logo 2 px to the right is far off.
-        let shifted = try PSNR.compare(output, try reference(x: 242, y: 176), filterA: region, filterB: region)
+        let shifted = try PSNR.compare(output, try await reference(x: 242, y: 176), filterA: region, filterB: region)
         print("soft-edged logo vs ffmpeg overlay 2 px to the right: \(shifted)")
         #expect(shifted.average < psnr.average - 8, "\(shifted)")
     }
@@ -274,10 +274,10 @@ import TestSupport
     /// DejaVuSans "Hello" at 40 px, white: its ink is where the anchor and margin put the
     /// text's box, and as large as ffmpeg's drawtext (FreeType too) draws it.
     @Test(arguments: ["top-left", "center", "bottom-right"])
-    func textInkLiesInsideItsAnchoredBox(anchor: String) throws {
+    func textInkLiesInsideItsAnchoredBox(anchor: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "text.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
@@ -286,10 +286,10 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         let ink = try #require(Self.boundingBox(picture.y, width: 320, height: 240, above: 100), "no text drawn")
-        let oracle = try #require(try OverlayFixture.drawtextInk("Hello", size: 40, background: Self.dark), "drawtext drew nothing")
+        let oracle = try await #require(try OverlayFixture.drawtextInk("Hello", size: 40, background: Self.dark), "drawtext drew nothing")
         // The text's box: the ink plus its side bearings across, the font's line height
         // (ascender + descender = 1.164 em for DejaVuSans) down.
         let boxWidth = Double(oracle.width + 6), boxHeight = (1.164 * 40).rounded(.up)
@@ -307,10 +307,10 @@ import TestSupport
 
     /// Lines of a text are aligned as its anchor's column says: left edges together on the
     /// left, centres together in the middle, right edges together on the right.
-    @Test func multilineTextIsAlignedByItsAnchorColumn() throws {
+    @Test func multilineTextIsAlignedByItsAnchorColumn() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
         let overlays = ["top-left", "top", "top-right"].map {
             "  - { text: \"Hi\\nHello\", font: DejaVuSans.ttf, size: 24px, color: \"#ffffffff\", anchor: \($0), margin: 10 }"
         }
@@ -322,7 +322,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         // Each text in its third of the width; its two lines are the two bands of inked rows.
         for (third, alignment) in ["left", "centre", "right"].enumerated() {
@@ -351,10 +351,10 @@ import TestSupport
     /// too) draws it: a first glyph reaching left of its origin (the hook of a serif "j"),
     /// and a glyph taller than the font's ascender (Vietnamese "Ẫ": tilde over circumflex).
     @Test(arguments: [("jump", "DejaVuSerif.ttf"), ("Ẫ", "DejaVuSans.ttf")])
-    func glyphInkBeyondTheFontBoxIsNotCut(text: String, font: String) throws {
+    func glyphInkBeyondTheFontBoxIsNotCut(text: String, font: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "overhang.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
@@ -363,19 +363,19 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        try OverlayFixture.render(recipe: recipe, clip: clip, to: output)
+        try await OverlayFixture.render(recipe: recipe, clip: clip, to: output)
         let picture = try DecodedMedia.yuvFrame(of: output, index: 15, width: 320, height: 240)
         let ink = try #require(Self.boundingBox(picture.y, width: 320, height: 240, above: 100), "no text drawn")
-        let oracle = try #require(try OverlayFixture.drawtextInk(text, font: font, size: 100, background: Self.dark), "drawtext drew nothing")
+        let oracle = try await #require(try OverlayFixture.drawtextInk(text, font: font, size: 100, background: Self.dark), "drawtext drew nothing")
         print("\"\(text)\" \(font) 100 px: ink (\(ink.x), \(ink.y)) \(ink.width)x\(ink.height); drawtext's ink \(oracle.width)x\(oracle.height)")
         #expect(abs(ink.width - oracle.width) <= 2 && abs(ink.height - oracle.height) <= 2,
                 "\"\(text)\": ink \(ink.width)x\(ink.height), drawtext's \(oracle.width)x\(oracle.height): cut at the edge of the text's box")
     }
 
-    @Test func missingFontIsARecipeErrorNamingIt() throws {
+    @Test func missingFontIsARecipeErrorNamingIt() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "nofont.yaml", contents: """
         version: 1
         overlays:
@@ -384,7 +384,7 @@ import TestSupport
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path))
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         print("missing font: status \(result.status), stderr: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         #expect(result.status == 1, "\(result.stderr)")
@@ -399,10 +399,10 @@ import TestSupport
     /// font's .notdef glyph (a box) is drawn in its place, the same every time. ("漢", which
     /// this test used before fallback fonts, is now drawn from NotoSansCJK: see
     /// TextLayoutTests.fallbackFindsAFontForEveryScript.)
-    @Test func glyphMissingFromEveryFontDrawsItsNotdefBoxDeterministically() throws {
+    @Test func glyphMissingFromEveryFontDrawsItsNotdefBoxDeterministically() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
+        let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "runic.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
@@ -411,8 +411,8 @@ import TestSupport
         """)
 
         let first = dir.file("first.mp4"), second = dir.file("second.mp4")
-        let firstResult = try DropcutProcess.run(["render", "--recipe", recipe, "--output", first, clip])
-        let secondResult = try DropcutProcess.run(["render", "--recipe", recipe, "--output", second, clip])
+        let firstResult = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", first, clip])
+        let secondResult = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", second, clip])
 
         try #require(firstResult.status == 0 && secondResult.status == 0, "\(firstResult.stderr)\(secondResult.stderr)")
         let picture = try DecodedMedia.yuvFrame(of: first, index: 15, width: 320, height: 240)
@@ -504,49 +504,49 @@ import TestSupport
 fileprivate enum OverlayFixture {
     static let bt709Tags = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
 
-    static func ffmpeg(_ args: [String]) throws {
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + args)
+    static func ffmpeg(_ args: [String]) async throws {
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + args)
     }
 
     /// A 1 s, 30 fps clip of one colour, 320x240, BT.709 video range and tagged so.
     @discardableResult
-    static func solidClip(_ path: String, color: String, width: Int = 320, height: Int = 240) throws -> String {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=\(color):s=\(width)x\(height):r=30:d=1,format=rgb24",
+    static func solidClip(_ path: String, color: String, width: Int = 320, height: Int = 240) async throws -> String {
+        try await ffmpeg(["-f", "lavfi", "-i", "color=c=\(color):s=\(width)x\(height):r=30:d=1,format=rgb24",
                     "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
                     "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0"] + bt709Tags + [path])
         return path
     }
 
     /// A 1 s, 30 fps testsrc2 clip, 320x240, BT.709: detail for a blend to be judged on.
-    static func textureClip(_ path: String) throws -> String {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+    static func textureClip(_ path: String) async throws -> String {
+        try await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
                     "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
                     "-c:v", "libx264", "-preset", "ultrafast"] + bt709Tags + [path])
         return path
     }
 
     /// `dropcut render --recipe recipe --output output clip`, which must succeed.
-    static func render(recipe: String, clip: String, to output: String) throws {
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+    static func render(recipe: String, clip: String, to output: String) async throws {
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
     }
 
     /// An opaque RGBA PNG of one colour.
-    static func solidLogo(_ path: String, color: String, width: Int, height: Int) throws {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=\(color):s=\(width)x\(height),format=rgba", "-frames:v", "1", path])
+    static func solidLogo(_ path: String, color: String, width: Int, height: Int) async throws {
+        try await ffmpeg(["-f", "lavfi", "-i", "color=c=\(color):s=\(width)x\(height),format=rgba", "-frames:v", "1", path])
     }
 
     /// `source` stream-copied with its video tagged `rotate=degrees` (a display matrix).
-    static func rotated(_ source: String, by degrees: Int, to path: String) throws -> String {
-        try ffmpeg(["-i", source, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)", path])
+    static func rotated(_ source: String, by degrees: Int, to path: String) async throws -> String {
+        try await ffmpeg(["-i", source, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)", path])
         return path
     }
 
     /// Every frame of `path`'s first video stream as yuv420p planes, in one decode.
-    static func frames(of path: String, width: Int, height: Int) throws -> [(y: [UInt8], u: [UInt8], v: [UInt8])] {
+    static func frames(of path: String, width: Int, height: Int) async throws -> [(y: [UInt8], u: [UInt8], v: [UInt8])] {
         let raw = NSTemporaryDirectory() + "dropcut-overlay-frames-\(UUID().uuidString).yuv"
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        try ffmpeg(["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+        try await ffmpeg(["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         let luma = width * height, chroma = ((width + 1) / 2) * ((height + 1) / 2), size = luma + 2 * chroma
         return stride(from: 0, to: data.count - size + 1, by: size).map { start in
@@ -557,10 +557,10 @@ fileprivate enum OverlayFixture {
 
     /// The size of the ink ffmpeg's drawtext (FreeType) draws for `text` in `font` (DejaVu) at
     /// `size` px, white on `background`, thresholded as the tests threshold dropcut's.
-    static func drawtextInk(_ text: String, font: String = "DejaVuSans.ttf", size: Int, background: String) throws -> (width: Int, height: Int)? {
+    static func drawtextInk(_ text: String, font: String = "DejaVuSans.ttf", size: Int, background: String) async throws -> (width: Int, height: Int)? {
         let raw = NSTemporaryDirectory() + "dropcut-drawtext-\(UUID().uuidString).gray"
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=\(background):s=320x240:d=0.04",
+        try await ffmpeg(["-f", "lavfi", "-i", "color=c=\(background):s=320x240:d=0.04",
                     "-vf", "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/\(font):text=\(text):fontsize=\(size):fontcolor=white:x=20:y=20",
                     "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", raw])
         let plane = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))

@@ -14,7 +14,7 @@ import TestSupport
                                   ["render", "--recipe", recipe, "--output", dir.file("out.mp4"), clip])
     }
 
-    @Test func aLineOfTextWiderThanTwiceTheOutputIsRefusedBeforeItIsSet() throws {
+    @Test func aLineOfTextWiderThanTwiceTheOutputIsRefusedBeforeItIsSet() async throws {
         let dir = try TemporaryDirectory()
         // 480 px is within the size rule (twice 240); 4000 such W's are not within 640 px.
         let result = try render(dir, overlays: "  - text: \"\(String(repeating: "W", count: 4000))\"\n    size: 480px\n")
@@ -29,10 +29,10 @@ import TestSupport
         #expect(result.peakMiB < baseline.peakMiB + 64, "peak \(result.peakMiB) MiB against \(baseline.peakMiB) MiB")
     }
 
-    @Test func aTallImageDrawnWithinTheWidthIsStillBoundedByTheHeight() throws {
+    @Test func aTallImageDrawnWithinTheWidthIsStillBoundedByTheHeight() async throws {
         let dir = try TemporaryDirectory()
         // 40x800 drawn 40 wide is 800 tall: past 480.
-        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=40x800", "-frames:v", "1", dir.file("tall.png")])
+        try await Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=40x800", "-frames:v", "1", dir.file("tall.png")])
         let result = try render(dir, overlays: "  - image: tall.png\n")
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("tall.png: drawn at 40x800 it is larger than an overlay may be"), "\(result.stderr)")
@@ -41,12 +41,12 @@ import TestSupport
         #expect(fits.status == 0, "\(fits.stderr)")
     }
 
-    @Test func validateFindsTheTextSizeAtItsLine() throws {
+    @Test func validateFindsTheTextSizeAtItsLine() async throws {
         let dir = try TemporaryDirectory()
         let recipe = dir.file("huge.yaml")
         try "version: 1\noutput: { size: 320x240 }\noverlays:\n  - text: \"WWWW\"\n    size: 32768px\n"
             .write(toFile: recipe, atomically: true, encoding: .utf8)
-        let result = try DropcutProcess.run(["validate", recipe])
+        let result = try await DropcutProcess.run(["validate", recipe])
         #expect(result.status == 1)
         #expect((result.stdout + result.stderr).contains("huge.yaml:4:5: overlay text size is 32768 px"), "\(result.stdout)\(result.stderr)")
     }

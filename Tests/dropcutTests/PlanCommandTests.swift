@@ -3,10 +3,10 @@ import Testing
 import TestSupport
 
 @Suite(.tags(.slow)) struct PlanCommandTests {
-    @Test func planPrintsTheCompositionAndDrawsTheTimeline() throws {
+    @Test func planPrintsTheCompositionAndDrawsTheTimeline() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, seconds: 2)
+        let clip = try await Fixtures.makeClip(in: dir.path, seconds: 2)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: """
         version: 1
         output: { filename: "{name}.slow.mp4", size: 640x360, fit: fill }
@@ -16,7 +16,7 @@ import TestSupport
             audio: varispeed
         """)
         let svg = dir.file("plan.svg")
-        let result = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        let result = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\(clip) -> clip.slow.mp4"))
         #expect(result.stdout.contains("sourceTimeRange [0.500,+0.500] speed 0.50"))
@@ -31,26 +31,26 @@ import TestSupport
     }
 
     /// Issue 30: what happens to each stream, and why a stream is not copied.
-    @Test func planSaysWhichStreamsAreCopied() throws {
+    @Test func planSaysWhichStreamsAreCopied() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // Tagged BT.709, as phones tag their clips (an untagged one is re-encoded and tagged).
         let clip = dir.file("clip.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
                                           "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
                                           "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-color_primaries", "bt709",
                                           "-color_trc", "bt709", "-colorspace", "bt709", "-c:a", "aac", clip])
-        let identity = try DropcutProcess.run(["plan", clip])
+        let identity = try await DropcutProcess.run(["plan", clip])
         #expect(identity.status == 0, "\(identity.stderr)")
         #expect(identity.stdout.contains("\nvideo: copied from clip.mp4 (stream 0)\naudio: copied from clip.mp4 (stream 1)\n"), "\(identity.stdout)")
-        let bed = try Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 2, audio: "sine=frequency=200:sample_rate=48000")
+        let bed = try await Fixtures.makeGenerated(in: dir.path, name: "bed.wav", seconds: 2, audio: "sine=frequency=200:sample_rate=48000")
         let recipe = try Fixtures.makeFile(in: dir.path, name: "bed.yaml", contents: """
         version: 1
         output: { size: 640x480 }
         music: { source: \(bed) }
         """)
-        let music = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        let music = try await DropcutProcess.run(["plan", "--recipe", recipe, clip])
         #expect(music.status == 0, "\(music.stderr)")
         #expect(music.stdout.contains("\nvideo: re-encoded: the size changes from 320x240 to 640x480; the picture is moved, scaled or turned\n"),
                 "\(music.stdout)")
@@ -58,11 +58,11 @@ import TestSupport
     }
 
     /// The overlays' animations, spin and groups in the listing (seed 003's watermark).
-    @Test func planListsOverlayAnimations() throws {
+    @Test func planListsOverlayAnimations() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, seconds: 8)
-        let result = try DropcutProcess.run(["plan", "--recipe", Repository.path("recipes/spinning-watermark.yaml"), clip])
+        let clip = try await Fixtures.makeClip(in: dir.path, seconds: 8)
+        let result = try await DropcutProcess.run(["plan", "--recipe", Repository.path("recipes/spinning-watermark.yaml"), clip])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let group = try #require(lines.firstIndex { $0.hasPrefix("overlay group ") }, "\(result.stdout)")
@@ -77,17 +77,17 @@ import TestSupport
         #expect(lines[group + 4].hasPrefix("    overlay text \"since 1949\""))
     }
 
-    @Test func planReportsBadRecipesAndBadInputs() throws {
+    @Test func planReportsBadRecipesAndBadInputs() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let recipe = try Fixtures.makeFile(in: dir.path, name: "bad.yaml", contents: "version: 1\noutput: { fit: fil }\n")
-        let bad = try DropcutProcess.run(["plan", "--recipe", recipe, "x.mp4"])
+        let bad = try await DropcutProcess.run(["plan", "--recipe", recipe, "x.mp4"])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("\(recipe):2:16: output.fit must be one of fit | fill | stretch"))
         let notMedia = try Fixtures.makeFile(in: dir.path, name: "notes.mp4", contents: "hello")
-        let missing = try DropcutProcess.run(["plan", notMedia])
+        let missing = try await DropcutProcess.run(["plan", notMedia])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains(notMedia))
-        #expect(try DropcutProcess.run(["plan", "--svg", dir.file("x.svg"), "a.mp4", "b.mp4"]).status == 64)
+        #expect(try await DropcutProcess.run(["plan", "--svg", dir.file("x.svg"), "a.mp4", "b.mp4"]).status == 64)
     }
 }

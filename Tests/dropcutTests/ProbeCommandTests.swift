@@ -4,12 +4,12 @@ import TestSupport
 
 /// `dropcut probe` as a user runs it: a subprocess of the built executable.
 @Suite(.tags(.slow)) struct ProbeCommandTests {
-    @Test func probePrintsBothStreamsInFileOrder() throws {
+    @Test func probePrintsBothStreamsInFileOrder() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path)
+        let clip = try await Fixtures.makeClip(in: dir.path)
 
-        let result = try DropcutProcess.run(["probe", clip])
+        let result = try await DropcutProcess.run(["probe", clip])
 
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -19,12 +19,12 @@ import TestSupport
         #expect(lines[2].contains("stream 1: audio aac 48000 Hz 1 ch"))
     }
 
-    @Test func probeJSONParsesAndListsTwoStreams() throws {
+    @Test func probeJSONParsesAndListsTwoStreams() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip \"quoted\".mp4")
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip \"quoted\".mp4")
 
-        let result = try DropcutProcess.run(["probe", "--json", clip])
+        let result = try await DropcutProcess.run(["probe", "--json", clip])
 
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
@@ -43,12 +43,12 @@ import TestSupport
         #expect(abs(duration - 1) < 0.05)
     }
 
-    @Test func probeOfATextFileFailsNamingTheFile() throws {
+    @Test func probeOfATextFileFailsNamingTheFile() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let text = try Fixtures.makeFile(in: dir.path, name: "readme.mp4", contents: "not a video\n")
 
-        let result = try DropcutProcess.run(["probe", text])
+        let result = try await DropcutProcess.run(["probe", text])
 
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)

@@ -14,12 +14,12 @@ import TestSupport
     // MARK: 1. Orientation
 
     @Test(arguments: [0, 90, 180, 270])
-    func rotatedClipRendersUprightAndUntagged(rotation: Int) throws {
+    func rotatedClipRendersUprightAndUntagged(rotation: Int) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let base = try RenderFixture.clip(dir.file("base.mp4"))
-        let input = try RenderFixture.rotated(base, by: rotation, to: dir.file("turned\(rotation).mp4"))
-        let opposite = try RenderFixture.rotated(base, by: (rotation + 180) % 360, to: dir.file("opposite.mp4"))
+        let base = try await RenderFixture.clip(dir.file("base.mp4"))
+        let input = try await RenderFixture.rotated(base, by: rotation, to: dir.file("turned\(rotation).mp4"))
+        let opposite = try await RenderFixture.rotated(base, by: (rotation + 180) % 360, to: dir.file("opposite.mp4"))
         // crf 12 instead of the identity's 20: ~48 dB instead of ~42, margin over 40 dB.
         let recipe = try Fixtures.makeFile(in: dir.path, name: "fine.yaml", contents: "version: 1\noutput: { video: { crf: 12 } }\n")
         if rotation != 0 {
@@ -27,7 +27,7 @@ import TestSupport
         }
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
 
         try #require(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\(input) -> \(output)"))
@@ -53,18 +53,18 @@ import TestSupport
     /// anti-transpose).
     @Test(arguments: [(Int32(1), Int32(0), Int32(0), Int32(1)), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
                       (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0)])
-    func everyDisplayMatrixRendersAsFFmpegShowsIt(matrix: (Int32, Int32, Int32, Int32)) throws {
+    func everyDisplayMatrixRendersAsFFmpegShowsIt(matrix: (Int32, Int32, Int32, Int32)) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let (a, b, c, d) = matrix
-        let base = try RenderFixture.clip(dir.file("base.mp4"))
+        let base = try await RenderFixture.clip(dir.file("base.mp4"))
         let input = try DisplayMatrixFixture.write(base, to: dir.file("matrix.mp4"), a: a, b: b, c: c, d: d, width: 320, height: 240)
         // The same turn with the mirror on the other axis (for a plain turn: mirrored).
         let other = try DisplayMatrixFixture.write(base, to: dir.file("other.mp4"), a: -a, b: b, c: -c, d: d, width: 320, height: 240)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "fine.yaml", contents: "version: 1\noutput: { video: { crf: 12 } }\n")
         let output = dir.file("out.mp4")
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, input])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -79,13 +79,13 @@ import TestSupport
 
     // MARK: 2. Audio stream first
 
-    @Test func audioFirstClipRendersWithBothStreamsInStep() throws {
+    @Test func audioFirstClipRendersWithBothStreamsInStep() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try RenderFixture.clip(dir.file("phone.mp4"), audioFirst: true)
+        let clip = try await RenderFixture.clip(dir.file("phone.mp4"), audioFirst: true)
         #expect(try FFprobe.codecNames(of: clip) == ["aac", "h264"], "the fixture is not audio-first")
 
-        let result = try DropcutProcess.run(["render", clip])
+        let result = try await DropcutProcess.run(["render", clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let output = dir.file("phone.dropcut.mp4")  // the default: beside the input
@@ -107,12 +107,12 @@ import TestSupport
 
     // MARK: 3. Variable frame rate in, constant out
 
-    @Test func variableRateSourceRendersOnAConstantGrid() throws {
+    @Test func variableRateSourceRendersOnAConstantGrid() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // 1 s at 30 fps then 1 s at 15 fps, timestamps kept as they are.
         let clip = dir.file("vfr.mp4")
-        try RenderFixture.ffmpeg(["-f", "lavfi", "-i",
+        try await RenderFixture.ffmpeg(["-f", "lavfi", "-i",
                          "testsrc2=size=320x240:rate=30:duration=1[a];testsrc2=size=320x240:rate=15:duration=1[b];[a][b]concat=n=2:v=1:a=0,"
                              + RenderFixture.bt709Filter,
                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
@@ -122,7 +122,7 @@ import TestSupport
         let recipe = try Fixtures.makeFile(in: dir.path, name: "cfr.yaml", contents: "version: 1\noutput: { fps: 30 }\n")
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -149,18 +149,18 @@ import TestSupport
     // MARK: 4. Odd sizes, fit / fill / stretch
 
     @Test(arguments: ["318x238", "317x237"], ["fit", "fill", "stretch"])
-    func oddSizedSourceFillsTheRequestedSizeExactly(size: String, fit: String) throws {
+    func oddSizedSourceFillsTheRequestedSizeExactly(size: String, fit: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let (width, height) = Self.parse(size)
         // libx264 refuses odd 4:2:0 sizes; MPEG-4 part 2 takes them (as some cameras write).
-        let clip = try RenderFixture.clip(dir.file("odd.mp4"), width: width, height: height, codec: width % 2 == 1 ? "mpeg4" : "libx264")
+        let clip = try await RenderFixture.clip(dir.file("odd.mp4"), width: width, height: height, codec: width % 2 == 1 ? "mpeg4" : "libx264")
         let sourceVideo = try #require(try FFprobe.stream("video", of: clip))
         #expect(sourceVideo.width == width && sourceVideo.height == height, "the fixture is not \(size)")
         let recipe = try Fixtures.makeFile(in: dir.path, name: "box.yaml", contents: "version: 1\noutput: { size: 320x240, fit: \(fit) }\n")
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -186,13 +186,13 @@ import TestSupport
         }
     }
 
-    @Test func identityRecipeRoundsAnOddSizeDownToEven() throws {
+    @Test func identityRecipeRoundsAnOddSizeDownToEven() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try RenderFixture.clip(dir.file("odd.mp4"), width: 317, height: 237, codec: "mpeg4")
+        let clip = try await RenderFixture.clip(dir.file("odd.mp4"), width: 317, height: 237, codec: "mpeg4")
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -203,17 +203,17 @@ import TestSupport
     /// A picture of another shape, fitted: black bars (Y 16, U/V 128) on the sides it does not
     /// reach, the picture centred between them; filled: no bars, the middle of the picture.
     @Test(arguments: ["317x177", "177x317"])
-    func fitLeavesBlackBarsAndFillCovers(size: String) throws {
+    func fitLeavesBlackBarsAndFillCovers(size: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let (width, height) = Self.parse(size)
-        let clip = try RenderFixture.clip(dir.file("shape.mp4"), width: width, height: height, codec: "mpeg4")
+        let clip = try await RenderFixture.clip(dir.file("shape.mp4"), width: width, height: height, codec: "mpeg4")
         let fitRecipe = try Fixtures.makeFile(in: dir.path, name: "fit.yaml", contents: "version: 1\noutput: { size: 320x240, fit: fit }\n")
         let fillRecipe = try Fixtures.makeFile(in: dir.path, name: "fill.yaml", contents: "version: 1\noutput: { size: 320x240, fit: fill }\n")
 
         let fitted = dir.file("fit.mp4"), filled = dir.file("fill.mp4")
-        let fitResult = try DropcutProcess.run(["render", "--recipe", fitRecipe, "--output", fitted, clip])
-        let fillResult = try DropcutProcess.run(["render", "--recipe", fillRecipe, "--output", filled, clip])
+        let fitResult = try await DropcutProcess.run(["render", "--recipe", fitRecipe, "--output", fitted, clip])
+        let fillResult = try await DropcutProcess.run(["render", "--recipe", fillRecipe, "--output", filled, clip])
 
         try #require(fitResult.status == 0, "\(fitResult.stderr)")
         try #require(fillResult.status == 0, "\(fillResult.stderr)")
@@ -258,7 +258,7 @@ import TestSupport
     // MARK: 5. Two clips: different sizes and rates, cut and crossfade
 
     @Test(arguments: ["cut", "crossfade"])
-    func twoClipsOfDifferentSizesAndRatesJoin(transition: String) throws {
+    func twoClipsOfDifferentSizesAndRatesJoin(transition: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let assets = dir.file("assets"), recipes = dir.file("recipes")
@@ -266,8 +266,8 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: recipes, withIntermediateDirectories: false)
         // A: the dropped clip, 320x240 30 fps 1 s, 440 Hz at 48 kHz.
         // B: an asset, 480x270 25 fps 1.2 s, 880 Hz at 44.1 kHz; fitted to 320x180 at y 30.
-        let a = try RenderFixture.clip(dir.file("a.mp4"))
-        let b = try RenderFixture.clip((assets as NSString).appendingPathComponent("b.mp4"), width: 480, height: 270, fps: 25,
+        let a = try await RenderFixture.clip(dir.file("a.mp4"))
+        let b = try await RenderFixture.clip((assets as NSString).appendingPathComponent("b.mp4"), width: 480, height: 270, fps: 25,
                               seconds: 1.2, frequency: 880, sampleRate: 44_100)
         let join = transition == "cut" ? "" : "transition: { kind: crossfade, duration: 0.5 }\n"
         let recipe = try Fixtures.makeFile(in: recipes, name: "two.yaml", contents: """
@@ -280,7 +280,7 @@ import TestSupport
         let overlap = transition == "cut" ? 0 : 0.5
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--assets", assets, "--output", output, a])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--assets", assets, "--output", output, a])
 
         try #require(result.status == 0, "\(result.stderr)")
         let expected = 1 + 1.2 - overlap
@@ -321,13 +321,13 @@ import TestSupport
 
     /// A source frame that stays on screen for half a second (a VFR gap) is shown on every
     /// output frame of that half second.
-    @Test func sourceFrameHeldForHalfASecondRepeatsOnTheGrid() throws {
+    @Test func sourceFrameHeldForHalfASecondRepeatsOnTheGrid() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // Source frames 0-15 at n/30 s, then frame 29 of the pattern at 29/30 s: frame 15
         // (0.5 s) lasts until 0.967 s.
         let clip = dir.file("gap.mp4")
-        try RenderFixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+        try await RenderFixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
                          "-vf", "select='lte(n,15)+eq(n,29)',setpts='if(lte(N,15),N/30,29/30)/TB'," + RenderFixture.bt709Filter,
                          "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast"] + RenderFixture.bt709Tags + ["-c:a", "aac", clip])
@@ -337,7 +337,7 @@ import TestSupport
         let recipe = try Fixtures.makeFile(in: dir.path, name: "cfr.yaml", contents: "version: 1\noutput: { fps: 30 }\n")
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -360,15 +360,15 @@ import TestSupport
     /// A clip whose sound outlasts its picture by half a second: the sound is kept whole and
     /// the last picture stays on screen until it ends (the output lasts as long as the
     /// clip's longest track, like the ffmpeg CLI's output and an AVAsset's duration).
-    @Test func audioOutlastingVideoKeepsTheSoundAndHoldsTheLastFrame() throws {
+    @Test func audioOutlastingVideoKeepsTheSoundAndHoldsTheLastFrame() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try RenderFixture.clip(dir.file("long-tail.mp4"), seconds: 1, audioSeconds: 1.5)
+        let clip = try await RenderFixture.clip(dir.file("long-tail.mp4"), seconds: 1, audioSeconds: 1.5)
         let sourceAudio = try #require(try FFprobe.stream("audio", of: clip))
         #expect(abs((sourceAudio.duration ?? 0) - 1.5) < 0.01, "the fixture's audio is not 1.5 s")
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -390,12 +390,12 @@ import TestSupport
 
     // MARK: 7. Trim
 
-    @Test func trimStartsOnTheExactFrameNotTheKeyframe() throws {
+    @Test func trimStartsOnTheExactFrameNotTheKeyframe() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // 2 s, one keyframe (at 0); the sound is a 440 Hz burst from 0.5 to 0.7 s, silent otherwise.
         let clip = dir.file("long-gop.mp4")
-        try RenderFixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
+        try await RenderFixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2",
                          "-f", "lavfi", "-i", "aevalsrc='if(between(t,0.5,0.7),0.5*sin(2*PI*440*t),0)':s=48000:d=2",
                          "-vf", RenderFixture.bt709Filter, "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-sc_threshold", "0"]
                         + RenderFixture.bt709Tags + ["-c:a", "aac", clip])
@@ -409,7 +409,7 @@ import TestSupport
         """)
 
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -421,7 +421,7 @@ import TestSupport
         let keyframe = try PSNR.compare(output, clip, filterA: firstFrame, filterB: "select=eq(n\\,0),setpts=0")
         // And ffmpeg's own accurate seek to 0.5 s.
         let seekReference = dir.file("seek.mp4")
-        try RenderFixture.ffmpeg(["-ss", "0.5", "-i", clip, "-frames:v", "1", "-an", "-c:v", "libx264", "-qp", "0", seekReference])
+        try await RenderFixture.ffmpeg(["-ss", "0.5", "-i", clip, "-frames:v", "1", "-an", "-c:v", "libx264", "-qp", "0", seekReference])
         let seek = try PSNR.compare(output, seekReference, filterA: firstFrame)
         print("trim [0.5, 1.5]: first frame vs source 0.5 s: \(atHalf); vs ffmpeg -ss 0.5: \(seek); vs 0.467 s: \(before); vs keyframe 0: \(keyframe)")
         #expect(atHalf.average >= 35 && seek.average >= 35)
@@ -439,7 +439,7 @@ import TestSupport
     // MARK: 8. Bad inputs
 
     @Test(arguments: ["zero-byte", "truncated", "text", "audio-only", "truncated-faststart"])
-    func badInputFailsNamingItAndLeavesNothing(kind: String) throws {
+    func badInputFailsNamingItAndLeavesNothing(kind: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let scratch = dir.file("scratch"), inbox = dir.file("in"), outbox = dir.file("out")
@@ -451,22 +451,22 @@ import TestSupport
         case "text":
             try Data("this is not a video\n".utf8).write(to: URL(fileURLWithPath: input))
         case "audio-only":
-            try RenderFixture.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", "-f", "mp4", input])
+            try await RenderFixture.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", "-f", "mp4", input])
         default:
             // First half of a 2 s clip: without faststart the index (moov) is at the end and
             // lost; with it the index survives and the media data is cut short.
-            let whole = try Fixtures.makeClip(in: scratch, name: "whole.mp4", seconds: 2)
+            let whole = try await Fixtures.makeClip(in: scratch, name: "whole.mp4", seconds: 2)
             var source = whole
             if kind == "truncated-faststart" {
                 source = (scratch as NSString).appendingPathComponent("faststart.mp4")
-                try RenderFixture.ffmpeg(["-i", whole, "-c", "copy", "-movflags", "+faststart", source])
+                try await RenderFixture.ffmpeg(["-i", whole, "-c", "copy", "-movflags", "+faststart", source])
             }
             let data = try Data(contentsOf: URL(fileURLWithPath: source))
             try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: input))
         }
 
-        let besideInput = try DropcutProcess.run(["render", input])
-        let intoOutbox = try DropcutProcess.run(["render", "--output", outbox + "/", input])
+        let besideInput = try await DropcutProcess.run(["render", input])
+        let intoOutbox = try await DropcutProcess.run(["render", "--output", outbox + "/", input])
 
         for result in [besideInput, intoOutbox] {
             print("\(kind): status \(result.status), stderr: \(result.stderr.split(separator: "\n").last ?? "")")
@@ -505,23 +505,23 @@ import TestSupport
     /// A BT.601 clip (what many Android phones write) keeps its colours whether its layer is
     /// passed through at its own size or scaled: the output is tagged BT.709, so the pixels
     /// must be converted to it either way.
-    @Test func bt601ClipKeepsItsColoursScaledOrNot() throws {
+    @Test func bt601ClipKeepsItsColoursScaledOrNot() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = dir.file("bt601.mp4")
-        try RenderFixture.ffmpeg(["-f", "lavfi", "-i", "color=c=0xC04020:size=320x240:rate=30:duration=1",
+        try await RenderFixture.ffmpeg(["-f", "lavfi", "-i", "color=c=0xC04020:size=320x240:rate=30:duration=1",
                          "-vf", "scale=out_color_matrix=bt601:out_range=tv,format=yuv420p",
                          "-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-color_range", "tv",
                          "-c:v", "libx264", "-preset", "ultrafast", clip])
         let bigger = try Fixtures.makeFile(in: dir.path, name: "big.yaml", contents: "version: 1\noutput: { size: 640x480 }\n")
 
         let same = dir.file("same.mp4"), scaled = dir.file("scaled.mp4")
-        let sameResult = try DropcutProcess.run(["render", "--output", same, clip])
-        let scaledResult = try DropcutProcess.run(["render", "--recipe", bigger, "--output", scaled, clip])
+        let sameResult = try await DropcutProcess.run(["render", "--output", same, clip])
+        let scaledResult = try await DropcutProcess.run(["render", "--recipe", bigger, "--output", scaled, clip])
 
         try #require(sameResult.status == 0 && scaledResult.status == 0, "\(sameResult.stderr)\(scaledResult.stderr)")
         // ffmpeg turns each into RGB by the matrix its stream is tagged with.
-        let source = try Self.rgb(of: clip), passedThrough = try Self.rgb(of: same), enlarged = try Self.rgb(of: scaled)
+        let source = try await Self.rgb(of: clip), passedThrough = try await Self.rgb(of: same), enlarged = try await Self.rgb(of: scaled)
         print("BT.601 source RGB \(source); same size \(passedThrough) (\(try FFprobe.stream("video", of: same)?.colorSpace ?? "?")); scaled \(enlarged) (\(try FFprobe.stream("video", of: scaled)?.colorSpace ?? "?"))")
         #expect(zip(source, enlarged).allSatisfy { abs($0 - $1) <= 6 }, "scaled: \(enlarged) vs \(source)")
         #expect(zip(source, passedThrough).allSatisfy { abs($0 - $1) <= 6 }, "same size: \(passedThrough) vs \(source)")
@@ -552,10 +552,10 @@ import TestSupport
     }
 
     /// The RGB of the pixel at (160, 120) of frame 5, converted by ffmpeg.
-    static func rgb(of path: String) throws -> [Int] {
+    static func rgb(of path: String) async throws -> [Int] {
         let output = NSTemporaryDirectory() + "dropcut-rgb-\(UUID().uuidString).raw"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        try RenderFixture.ffmpeg(["-i", path, "-vf", "select=eq(n\\,5),scale=320:240,crop=2:2:160:120,format=rgb24",
+        try await RenderFixture.ffmpeg(["-i", path, "-vf", "select=eq(n\\,5),scale=320:240,crop=2:2:160:120,format=rgb24",
                          "-frames:v", "1", "-f", "rawvideo", output])
         return try Data(contentsOf: URL(fileURLWithPath: output)).prefix(3).map(Int.init)
     }
@@ -568,8 +568,8 @@ fileprivate enum RenderFixture {
     /// ...and says so in the stream.
     static let bt709Tags = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
 
-    static func ffmpeg(_ args: [String]) throws {
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + args)
+    static func ffmpeg(_ args: [String]) async throws {
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + args)
     }
 
     /// A BT.709 testsrc2 clip of `width`x`height` (odd sizes too: scaled from the next even
@@ -579,7 +579,7 @@ fileprivate enum RenderFixture {
     @discardableResult
     static func clip(_ path: String, width: Int = 320, height: Int = 240, fps: Int = 30, seconds: Double = 1,
                      audioSeconds: Double? = nil, frequency: Int = 440, sampleRate: Int = 48_000, audioFirst: Bool = false,
-                     codec: String = "libx264") throws -> String {
+                     codec: String = "libx264") async throws -> String {
         let audio = audioSeconds ?? seconds
         var args = ["-f", "lavfi", "-i", "testsrc2=size=\(width + width % 2)x\(height + height % 2):rate=\(fps):duration=\(seconds)"]
         if audio > 0 {
@@ -588,13 +588,13 @@ fileprivate enum RenderFixture {
         }
         args += ["-vf", "scale=\(width):\(height):flags=bicubic:out_color_matrix=bt709:out_range=tv,format=yuv420p", "-c:v", codec]
         args += codec == "libx264" ? ["-preset", "ultrafast"] : ["-q:v", "2"]
-        try ffmpeg(args + bt709Tags + [path])
+        try await ffmpeg(args + bt709Tags + [path])
         return path
     }
 
     /// `source` stream-copied with its video tagged `rotate=degrees` (a display matrix).
-    static func rotated(_ source: String, by degrees: Int, to path: String) throws -> String {
-        try ffmpeg(["-i", source, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)", path])
+    static func rotated(_ source: String, by degrees: Int, to path: String) async throws -> String {
+        try await ffmpeg(["-i", source, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)", path])
         return path
     }
 }

@@ -38,18 +38,18 @@ import TestSupport
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
-    @Test func creationTimeIsCarriedOverAndNoRotationIsLeft() throws {
+    @Test func creationTimeIsCarriedOverAndNoRotationIsLeft() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let base = try Fixtures.makeClip(in: dir.path, name: "base.mp4", seconds: 1)
+        let base = try await Fixtures.makeClip(in: dir.path, name: "base.mp4", seconds: 1)
         let tagged = dir.path + "/tagged.mov"
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", base, "-c", "copy",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", base, "-c", "copy",
                                           "-metadata", "creation_time=2024-05-01T12:34:56.000000Z",
                                           "-metadata:s:v:0", "rotate=90", tagged])
         let output = dir.path + "/out.mp4"
-        let result = try DropcutProcess.run(["render", "--output", output, tagged])
+        let result = try await DropcutProcess.run(["render", "--output", output, tagged])
         #expect(result.status == 0, "\(result.stderr)")
-        let tags = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time:stream_side_data",
+        let tags = try await Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time:stream_side_data",
                                                       "-of", "default=noprint_wrappers=1", output])
         #expect(tags.contains("creation_time=2024-05-01T12:34:56"), "\(tags)")
         #expect(!tags.lowercased().contains("rotation"), "\(tags)")

@@ -14,21 +14,21 @@ import TestSupport
 
     /// The system calls in `item`: a name, or a systemd group (`@system-service`) expanded
     /// with `systemd-analyze syscall-filter`, nested groups included.
-    static func syscalls(_ item: String) throws -> Set<String> {
+    static func syscalls(_ item: String) async throws -> Set<String> {
         guard item.hasPrefix("@") else { return [item] }
-        let listing = try Command.runChecked("systemd-analyze", ["syscall-filter", "--no-pager", item])
+        let listing = try await Command.runChecked("systemd-analyze", ["syscall-filter", "--no-pager", item])
         var names = Set<String>()
         for line in listing.split(separator: "\n").dropFirst() {
             let word = line.trimmingCharacters(in: .whitespaces)
             if word.isEmpty || word.hasPrefix("#") { continue }
-            names.formUnion(try syscalls(word))
+            names.formUnion(try await syscalls(word))
         }
         return names
     }
 
     /// The unit's effective allow-list: the first SystemCallFilter= allows, later `~` lines
     /// take away, later plain lines add back (systemd.exec(5)).
-    static func unitAllowList() throws -> Set<String> {
+    static func unitAllowList() async throws -> Set<String> {
         var allowed = Set<String>()
         let unit = try String(contentsOfFile: Repository.path("systemd/dropcut.service"), encoding: .utf8)
         for line in unit.split(separator: "\n") where line.hasPrefix("SystemCallFilter=") {
@@ -36,7 +36,7 @@ import TestSupport
             let deny = value.hasPrefix("~")
             if deny { value = value.dropFirst() }
             for item in value.split(separator: " ") {
-                let names = try syscalls(String(item))
+                let names = try await syscalls(String(item))
                 if deny { allowed.subtract(names) } else { allowed.formUnion(names) }
             }
         }
@@ -50,20 +50,20 @@ import TestSupport
     }
 
     /// `dropcut watch --once` on `h`'s config, run by the helper with `sandbox` options.
-    func watchOnce(_ h: DaemonHarness, sandbox: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try Command.run("python3", [Self.helper] + sandbox + ["--", try BuildProducts.executable(named: "dropcut"),
+    func watchOnce(_ h: DaemonHarness, sandbox: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await Command.run("python3", [Self.helper] + sandbox + ["--", try BuildProducts.executable(named: "dropcut"),
                                                               "watch", "--once", "--config", h.configPath])
     }
 
-    @Test func theHelperReallyRefusesWritableExecutableMemory() throws {
-        let open = try Command.run("python3", [Self.helper, "--probe-wx"])
+    @Test func theHelperReallyRefusesWritableExecutableMemory() async throws {
+        let open = try await Command.run("python3", [Self.helper, "--probe-wx"])
         #expect(open.status == 3, "without MDWE the probe maps W+X: \(open.stdout)\(open.stderr)")
-        let refused = try Command.run("python3", [Self.helper, "--mdwe", "--probe-wx"])
+        let refused = try await Command.run("python3", [Self.helper, "--mdwe", "--probe-wx"])
         #expect(refused.status == 0, "PR_SET_MDWE refuses it: \(refused.stdout)\(refused.stderr)")
     }
 
-    @Test func theUnitsAllowListIsWhatSystemdDocuments() throws {
-        let allowed = try Self.unitAllowList()
+    @Test func theUnitsAllowListIsWhatSystemdDocuments() async throws {
+        let allowed = try await Self.unitAllowList()
         print("SystemCallFilter= of dropcut.service allows \(allowed.count) system calls")
         for needed in ["openat", "renameat2", "linkat", "fsync", "flock", "inotify_add_watch", "sendmsg", "fchown", "mmap", "setpriority"] {
             #expect(allowed.contains(needed), "\(needed)")
@@ -73,7 +73,7 @@ import TestSupport
         }
     }
 
-    @Test func watchRendersUnderTheUnitsSystemCallFilterAndMemoryDenyWriteExecute() throws {
+    @Test func watchRendersUnderTheUnitsSystemCallFilterAndMemoryDenyWriteExecute() async throws {
         let h = try DaemonHarness()
         try h.drop("plain.mp4")
         try h.drop("titled.mp4")
@@ -90,8 +90,8 @@ import TestSupport
                   - { range: [0.2, 0.6], rate: 0.5 }
 
             """)
-        let list = try writeList(try Self.unitAllowList(), in: h.dir)
-        let result = try watchOnce(h, sandbox: ["--mdwe", "--syscalls", list])
+        let list = try await writeList(try Self.unitAllowList(), in: h.dir)
+        let result = try await watchOnce(h, sandbox: ["--mdwe", "--syscalls", list])
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("2 done, 0 failed"))
         #expect(h.files(h.outbox) == ["plain.dropcut.mp4", "titled.square.mp4"])
@@ -100,13 +100,13 @@ import TestSupport
         #expect(h.files(h.archive) == ["plain.mp4", "titled.mp4", "titled.yaml"])
     }
 
-    @Test func theFilterCanFailTheDaemon() throws {
+    @Test func theFilterCanFailTheDaemon() async throws {
         // Without fsync no job record is durable, so nothing may be claimed: the daemon
         // says why and the clip stays where it was dropped.
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
-        let list = try writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
-        let result = try watchOnce(h, sandbox: ["--syscalls", list])
+        let list = try await writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
+        let result = try await watchOnce(h, sandbox: ["--syscalls", list])
         #expect(result.status == 1)
         #expect(result.stdout.contains("0 done, 1 failed"))
         #expect(result.stderr.contains("fsync: Operation not permitted"), "stderr:\n\(result.stderr)")
@@ -117,12 +117,12 @@ import TestSupport
     /// A clip that cannot be claimed (no fsync: no durable job record) is logged once,
     /// not at every poll — ten polls a second would otherwise flood the journal, whose
     /// rate limit then swallows the events that matter.
-    @Test func anUnclaimableClipIsLoggedOncePerCause() throws {
+    @Test func anUnclaimableClipIsLoggedOncePerCause() async throws {
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
-        let list = try writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
+        let list = try await writeList(try Self.unitAllowList().subtracting(["fsync", "fdatasync"]), in: h.dir)
         // The running daemon (not --once), stopped by `timeout` after 3 s: about 30 polls.
-        let result = try Command.run("timeout", ["-s", "TERM", "3", "python3", Self.helper, "--syscalls", list, "--",
+        let result = try await Command.run("timeout", ["-s", "TERM", "3", "python3", Self.helper, "--syscalls", list, "--",
                                                  try BuildProducts.executable(named: "dropcut"), "watch", "--config", h.configPath])
         let lines = result.stderr.split(separator: "\n").filter { $0.contains("cannot claim clip.mp4") }
         #expect(lines.count == 1, "\(result.stderr.suffix(1500))")

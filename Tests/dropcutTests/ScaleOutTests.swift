@@ -117,9 +117,11 @@ import Glibc
         }
 
         /// Starts its daemon and waits until it is ready (recovery done, watching).
+        /// Polls on this thread (blocking it): a host is started while the other renders a
+        /// clip for a few seconds, and the test must act within them.
         func start() throws {
             daemon = try harness.startDaemon(environment: ["DROPCUT_HOSTNAME": name], config: config, log: logName)
-            let ready = DaemonHarness.waitUntil(.seconds(30)) { self.log.contains("dropcut ready") }
+            let ready = DaemonHarness.waitUntilBlocking(.seconds(30)) { self.log.contains("dropcut ready") }
             #expect(ready, "\(name) did not get ready:\n\(log)")
         }
 
@@ -131,9 +133,14 @@ import Glibc
 
         /// SIGTERM, and the exit status.
         @discardableResult
-        func stop() -> Int32? {
+        func stop() async -> Int32? {
             daemon?.signal(SIGTERM)
-            return daemon?.wait()
+            return await daemon?.wait()
+        }
+
+        /// `dropcut status` with this host's config: its text. (Blocking, as `status`.)
+        func statusText() throws -> String {
+            try DropcutProcess.run(["status", "--config", config]).stdout
         }
 
         /// The daemon's worker processes (its children).
@@ -175,10 +182,10 @@ import Glibc
     }
 
     /// The journal entries of `event` for this test's folder.
-    static func journal(_ event: MessageID, _ h: Share, atLeast count: Int = 1) -> [[String: String]] {
+    static func journal(_ event: MessageID, _ h: Share, atLeast count: Int = 1) async -> [[String: String]] {
         var entries: [[String: String]] = []
-        DaemonHarness.waitUntil(.seconds(10)) {
-            entries = ((try? Journald.entries(matching: "MESSAGE_ID", value: event.rawValue)) ?? [])
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            entries = ((try? await Journald.entries(matching: "MESSAGE_ID", value: event.rawValue)) ?? [])
                 .filter { $0["DROPCUT_FOLDER"] == h.folderName }
             return entries.count >= count
         }
@@ -191,7 +198,7 @@ import Glibc
     /// (one output each, no `-1`), every original archived once, nothing left claimed and
     /// no temporary file anywhere — and both hosts did part of the work.
     @Test(arguments: Reach.allCases)
-    func twoHostsShareFortyClipsAndRenderEachOnce(_ reach: Reach) throws {
+    func twoHostsShareFortyClipsAndRenderEachOnce(_ reach: Reach) async throws {
         let h = try Share(reach)
         let (a, b) = try Host.pair(h, leaseTimeout: 3)
         try a.start()
@@ -199,11 +206,11 @@ import Glibc
         let names = (0..<40).map { String(format: "c%02d.mp4", $0) }
         let started = ContinuousClock.now
         try Self.drop(names, into: h, seconds: 0.2, size: "64x64")
-        let finished = DaemonHarness.waitUntil(.seconds(120)) { h.files(h.archive).count >= 40 && h.files(h.outbox).count >= 40 }
+        let finished = await DaemonHarness.waitUntil(.seconds(120)) { h.files(h.archive).count >= 40 && h.files(h.outbox).count >= 40 }
         let elapsed = ContinuousClock.now - started
         #expect(finished, "outbox \(h.files(h.outbox).count), archive \(h.files(h.archive).count)\nA:\n\(a.log)\nB:\n\(b.log)")
-        #expect(a.stop() == 0)
-        #expect(b.stop() == 0)
+        #expect(await a.stop() == 0)
+        #expect(await b.stop() == 0)
 
         let outputs = names.map { ($0 as NSString).deletingPathExtension + ".dropcut.mp4" }
         #expect(h.files(h.outbox, hidden: true) == outputs, "no duplicate, no temporary file")
@@ -231,7 +238,7 @@ import Glibc
     /// back: host B takes its claim over within lease_timeout and one poll of the kill,
     /// renders the clip once, removes A's temporary output, and says so in the journal.
     @Test(arguments: Reach.allCases)
-    func aKilledHostsClaimIsTakenOverAndRenderedOnce(_ reach: Reach) throws {
+    func aKilledHostsClaimIsTakenOverAndRenderedOnce(_ reach: Reach) async throws {
         try Journald.ensureRunning()
         let lease = 3.0, poll = 0.1
         let h = try Share(reach)
@@ -241,18 +248,19 @@ import Glibc
         // 640x480 clip copies its sound now and re-encodes in about 2 s: the worker could
         // be gone before the kill).
         try Self.drop(["long.mp4"], into: h, seconds: 20, size: "1280x720")
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { a.log.contains("rendering long.mp4") }, "\(a.log)")
+        // Blocking from here to the kill: the kill must land while A renders.
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { a.log.contains("rendering long.mp4") }, "\(a.log)")
         let worker = try #require(a.workers.first, "A's worker, as soon as A says it renders")
         // B's `dropcut status` before B runs reads the claims itself: each just seen.
         let first = try #require((try b.status()["claims"] as? [[String: Any]])?.first)
         #expect(first["input"] as? String == "long.mp4" && (first["owner"] as? [String: Any])?["host"] as? String == "host-a")
         #expect(first["lease_seen"] as? String == "just seen" && first["lease_age_seconds"] is NSNull, "\(first)")
-        let text = try DropcutProcess.run(["status", "--config", b.config]).stdout
+        let text = try b.statusText()
         #expect(text.contains("  in \(b.inbox) (folder \(h.folderName)):\n    long.mp4  rendering  host-a pid \(a.pid), job "), "\(text)")
         #expect(text.contains("lease just seen"), "\(text)")
         try b.start()
         // B sees A's claim: owner, state, and a lease age by B's own clock.
-        Thread.sleep(forTimeInterval: 1.5)
+        DaemonHarness.sleepBlocking(1.5)   // blocking: A is still rendering after it, however busy the pool
         let status = try b.status()
         let claims = try #require(status["claims"] as? [[String: Any]])
         let claim = try #require(claims.first { $0["input"] as? String == "long.mp4" }, "\(claims)")
@@ -265,13 +273,14 @@ import Glibc
         #expect(kill(worker, 0) == 0, "A's worker is still rendering when A is killed")
         a.daemon?.signal(SIGKILL)
         let killed = ContinuousClock.now
-        #expect(a.daemon?.wait() == 128 + SIGKILL)
-        #expect(DaemonHarness.waitUntil(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon")
-        #expect(DaemonHarness.waitUntil(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
+        // Timed: waited for on this thread, so that a busy pool cannot add to the latency.
+        #expect(a.daemon?.waitBlocking() == 128 + SIGKILL)
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon")
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
         let latency = ContinuousClock.now - killed
         #expect(latency < .seconds(lease + poll + 1), "takeover \(latency) after the kill")
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["long.mp4"] }, "\(b.log)")
-        #expect(b.stop() == 0)
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["long.mp4"] }, "\(b.log)")
+        #expect(await b.stop() == 0)
 
         #expect(h.files(h.outbox, hidden: true) == ["long.dropcut.mp4"], "one output; A's temporary output removed")
         #expect(h.claimedLeftovers() == [])
@@ -283,7 +292,7 @@ import Glibc
         #expect(jobB.history == ["attempt 1: interrupted: host-a (pid \(a.pid)) stopped renewing its lease while its worker was rendering (not counted against the clip)"])
         #expect(jobB.attempts == 1, "the holder's interrupted render is given back: B's render is attempt 1")
 
-        let taken = Self.journal(.jobTakenOver, h)
+        let taken = await Self.journal(.jobTakenOver, h)
         #expect(taken.count == 1)
         let entry = try #require(taken.first)
         #expect(entry["_PID"] == String(b.pid) && entry["PRIORITY"] == "5")
@@ -299,7 +308,7 @@ import Glibc
     /// removed, nothing published, the output A made untouched — logs why, and goes on to
     /// render a new clip.
     @Test(arguments: Reach.allCases)
-    func aPausedHostAbandonsItsTakenOverJobAndGoesOn(_ reach: Reach) throws {
+    func aPausedHostAbandonsItsTakenOverJobAndGoesOn(_ reach: Reach) async throws {
         try Journald.ensureRunning()
         let lease = 3.0
         let h = try Share(reach)
@@ -309,22 +318,23 @@ import Glibc
         let (paused, other) = (b, a)
         try paused.start()
         try Self.drop(["long.mp4"], into: h, seconds: 20, size: "640x480")
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { paused.log.contains("rendering long.mp4") }, "\(paused.log)")
+        // Blocking from here to the SIGSTOP: the clip renders in about 2 s.
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { paused.log.contains("rendering long.mp4") }, "\(paused.log)")
         try other.start()
         let workers = paused.workers
         #expect(workers.count == 1, "\(workers)")
         for pid in [paused.pid] + workers { kill(pid, SIGSTOP) }
         let stopped = ContinuousClock.now
-        #expect(DaemonHarness.waitUntil(.seconds(lease + 10)) { other.log.contains("took over long.mp4") }, "\(other.log)")
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { other.log.contains("done long.mp4") }, "\(other.log)")
+        #expect(await DaemonHarness.waitUntil(.seconds(lease + 10)) { other.log.contains("took over long.mp4") }, "\(other.log)")
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { other.log.contains("done long.mp4") }, "\(other.log)")
         let output = (h.outbox as NSString).appendingPathComponent("long.dropcut.mp4")
         let before = try FileManager.default.attributesOfItem(atPath: output)
         #expect(ContinuousClock.now - stopped > .seconds(lease))
 
         // A wakes up: it must find out, give up, and publish nothing.
         for pid in workers + [paused.pid] { kill(pid, SIGCONT) }
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { paused.log.contains("abandoned long.mp4") }, "\(paused.log)")
-        Thread.sleep(forTimeInterval: 1)
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { paused.log.contains("abandoned long.mp4") }, "\(paused.log)")
+        DaemonHarness.sleepBlocking(1)
         #expect(h.files(h.outbox, hidden: true) == ["long.dropcut.mp4"], "nothing published by A, its temporary output gone")
         #expect(h.files(h.archive, hidden: true) == ["long.mp4"])
         #expect(h.claimedLeftovers() == [])
@@ -337,13 +347,13 @@ import Glibc
         #expect(paused.workers.isEmpty, "its worker was stopped")
 
         // It goes on: with the other host gone, a new clip is A's to render.
-        #expect(other.stop() == 0)
+        #expect(await other.stop() == 0)
         try Self.drop(["after.mp4"], into: h, seconds: 0.5, size: "64x64")
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { paused.log.contains("done after.mp4") }, "\(paused.log)")
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { paused.log.contains("done after.mp4") }, "\(paused.log)")
         #expect(h.files(h.outbox) == ["after.dropcut.mp4", "long.dropcut.mp4"])
-        #expect(paused.stop() == 0)
+        #expect(await paused.stop() == 0)
 
-        let abandonments = Self.journal(.jobAbandoned, h)
+        let abandonments = await Self.journal(.jobAbandoned, h)
         #expect(abandonments.count == 1)
         let entry = try #require(abandonments.first)
         #expect(entry["_PID"] == String(paused.pid) && entry["PRIORITY"] == "4")
@@ -351,7 +361,7 @@ import Glibc
         // Named when the taker's claim is still there to read (here it has usually finished).
         #expect(entry["DROPCUT_TAKEN_OVER_BY"] == nil || entry["DROPCUT_TAKEN_OVER_BY"] == other.name, "\(entry)")
         #expect(try JournalCatalog.missingFields(for: MessageID.jobAbandoned.rawValue, in: entry) == [])
-        let taken = Self.journal(.jobTakenOver, h)
+        let taken = await Self.journal(.jobTakenOver, h)
         #expect(taken.count == 1 && taken.first?["_PID"] == String(other.pid))
         print("ScaleOutTests (\(reach)): paused host \(paused.name) abandoned its job; \(other.name) took it over")
     }

@@ -7,7 +7,7 @@ import TestSupport
 /// through the placeholder (`DurableFiles.publishExclusively`). Names that are taken stay
 /// as they were; nothing is left behind.
 @Suite(.tags(.slow)) struct SharedFolderDaemonTests {
-    @Test func watchOnceOverSSHFSWithoutHardLinksNeverReplacesANameAndLeavesNothing() throws {
+    @Test func watchOnceOverSSHFSWithoutHardLinksNeverReplacesANameAndLeavesNothing() async throws {
         let server = try SFTPServer()
         let share = try SSHFSMount(server, hardLinks: false)
         let h = try DaemonHarness(settle: 0.2, poll: 0.1, retries: 0)
@@ -40,7 +40,7 @@ import TestSupport
         for name in ["a.mov", "b.mov"] { try FileManager.default.copyItem(atPath: clip, toPath: share.file("inbox/\(name)")) }
         try "not a video".write(toFile: share.file("inbox/broken.mov"), atomically: false, encoding: .utf8)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
         #expect(result.status == 1, "watch --once: \(result.stderr)")
 
         func names(_ folder: String) -> [String] {

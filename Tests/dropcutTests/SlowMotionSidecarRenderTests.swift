@@ -9,7 +9,7 @@ import TestSupport
     /// The issue's example region (2.805 s + 13.09 s at a quarter speed, timescale 1e9) on
     /// a 16.5 s clip: `plan` lists the sidecar and the slowed segments, and the composition
     /// lasts what the stepped ramps and the quarter-speed middle add up to.
-    @Test func planAppliesTheSidecarsRegion() throws {
+    @Test func planAppliesTheSidecarsRegion() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, "IMG_0283.MOV", seconds: 16.5)
@@ -17,7 +17,7 @@ import TestSupport
         try SlowMotionSidecarFixture.write(to: sidecar, rate: 0.25,
                                            regions: [(start: 2_805_000_000, duration: 13_090_000_000, timescale: 1_000_000_000)],
                                            compression: .rawDeflate)
-        let result = try DropcutProcess.run(["plan", clip])
+        let result = try await DropcutProcess.run(["plan", clip])
         try #require(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("slow motion from \(sidecar): rate 0.25"), "\(result.stdout)")
         // Normal speed up to the region, then steps down to the quarter speed.
@@ -36,14 +36,14 @@ import TestSupport
     /// the render lasts 1 + ≈2.1 + 1 s, picture and sound together; a sidecar-free render
     /// of the same clip lasts 3 s.
     @Test(arguments: [SlowMotionSidecarFixture.Compression.zlib, .none])
-    func renderSlowsTheRegion(compression: SlowMotionSidecarFixture.Compression) throws {
+    func renderSlowsTheRegion(compression: SlowMotionSidecarFixture.Compression) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, "clip.mov", seconds: 3)
         try SlowMotionSidecarFixture.write(to: dir.file("clip.aae"), rate: 0.5,
                                            regions: [(start: 600, duration: 600, timescale: 600)], compression: compression)
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         // Ramps of 0.2 s at each edge (rates 0.9375 0.8125 0.6875 0.5625 on 50 ms), the
         // 0.6 s middle at half speed.
@@ -56,7 +56,7 @@ import TestSupport
     }
 
     /// A recipe that sets its own speed is followed as written: the sidecar is ignored.
-    @Test func recipeSpeedWinsOverTheSidecar() throws {
+    @Test func recipeSpeedWinsOverTheSidecar() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, "clip.MOV", seconds: 3)
@@ -67,20 +67,20 @@ import TestSupport
         clips:
           - speed: [{ range: [0, 1], rate: 2 }]
         """)
-        let result = try DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        let result = try await DropcutProcess.run(["plan", "--recipe", recipe, clip])
         try #require(result.status == 0, "\(result.stderr)")
         #expect(!result.stdout.contains("slow motion from"))
         #expect(result.stdout.contains("composition duration 2.500"), "\(result.stdout)")
     }
 
     /// A sidecar that is not what it claims is an error naming it; nothing is written.
-    @Test func brokenSidecarIsAnErrorNamingIt() throws {
+    @Test func brokenSidecarIsAnErrorNamingIt() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeClip(dir, "clip.mov", seconds: 1)
         let sidecar = try Fixtures.makeFile(in: dir.path, name: "clip.AAE", contents: "<?xml version=\"1.0\"?><plist><dict><key>adjustmentData</key><data>bm90IGEgcGxpc3Q=</data></dict></plist>")
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--output", output, clip])
         #expect(result.status == 1)
         #expect(result.stderr.contains(sidecar), "\(result.stderr)")
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("out") || $0.hasPrefix(".out") }

@@ -8,7 +8,7 @@ import TestSupport
 @Suite(.tags(.slow)) struct SlowMotionVideoTests {
     /// A 240 fps clip slowed 8× into 30 fps shows every source frame of the slowed range
     /// exactly once, in order; outside it, every eighth frame.
-    @Test func slowedHighFrameRateShowsEverySourceFrameOnce() throws {
+    @Test func slowedHighFrameRateShowsEverySourceFrameOnce() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // Frame number N in binary: eight 40-pixel bars, bar k white when bit k is set.
@@ -21,7 +21,7 @@ import TestSupport
           - speed: [{ range: [0.25, 0.75], rate: 0.125 }]
         """)
         let output = dir.file("slow.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
 
         let shown = try DecodedMedia.lumaFrames(of: output, width: 320, height: 240).map { frame in
@@ -44,7 +44,7 @@ import TestSupport
     /// with `frames: blend` the in-between frames mix the two neighbours by their time
     /// distance (1/4, 1/2, 3/4 of the way).
     @Test(arguments: ["repeat", "blend"])
-    func quarterSpeedRepeatsOrBlendsFrames(mode: String) throws {
+    func quarterSpeedRepeatsOrBlendsFrames(mode: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try Self.makeVideo(dir, "ramp.mp4", fps: 30, seconds: 1, luma: "16+6*N")   // grey level says the frame
@@ -56,7 +56,7 @@ import TestSupport
             frames: \(mode)
         """)
         let output = dir.file("slow.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
 
         let levels = try DecodedMedia.lumaFrames(of: output, width: 320, height: 240).map {
@@ -80,10 +80,10 @@ import TestSupport
     /// half or quarter speed. In the output every beep still starts within half a video
     /// frame of its flash — with the pitch kept and with varispeed.
     @Test(arguments: [("preserve-pitch", 0.5), ("preserve-pitch", 0.25), ("varispeed", 0.5)])
-    func beepsStayOnTheirFlashesThroughASlowSection(mode: String, rate: Double) throws {
+    func beepsStayOnTheirFlashesThroughASlowSection(mode: String, rate: Double) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeGenerated(
+        let clip = try await Fixtures.makeGenerated(
             in: dir.path, name: "flash.mp4", seconds: 5,
             video: "color=black:size=320x240:rate=30:duration=5,format=yuv420p,geq=lum='if(eq(mod(N,30),0),235,16)':cb=128:cr=128",
             audio: "aevalsrc=if(lt(mod(t\\,1)\\,0.1)\\,0.8*sin(2*PI*1000*t)\\,0):s=48000:d=5", lossless: true)
@@ -95,7 +95,7 @@ import TestSupport
             audio: \(mode)
         """)
         let output = dir.file("slow.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
 
         // A flash starts at a bright frame after a dark one (slowed, it shows twice).

@@ -7,10 +7,10 @@ import TestSupport
 /// an octave like tape.
 @Suite(.tags(.slow)) struct SlowedAudioTests {
     @Test(arguments: ["preserve-pitch", "varispeed"])
-    func slowedSectionKeepsItsPitchUnlessVarispeed(mode: String) throws {
+    func slowedSectionKeepsItsPitchUnlessVarispeed(mode: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, seconds: 2)   // 440 Hz tone, 48 kHz
+        let clip = try await Fixtures.makeClip(in: dir.path, seconds: 2)   // 440 Hz tone, 48 kHz
         let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: """
         version: 1
         clips:
@@ -18,7 +18,7 @@ import TestSupport
             audio: \(mode)
         """)
         let output = dir.file("slow.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let streams = try FFprobe.facts(of: output)
         #expect(streams.count == 2)
@@ -43,17 +43,17 @@ import TestSupport
 
     /// A speed ramp down to a quarter and back: twenty 50 ms steps each way, played as one
     /// stretch, so the sound has no seam anywhere — no jump steeper than the tone itself.
-    @Test func speedRampPlaysWithoutClicks() throws {
+    @Test func speedRampPlaysWithoutClicks() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, seconds: 3)
+        let clip = try await Fixtures.makeClip(in: dir.path, seconds: 3)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "ramp.yaml", contents: """
         version: 1
         clips:
           - ramp: [ {at: 0.5, rate: 1}, {at: 1.0, rate: 0.25}, {at: 1.5, rate: 0.25}, {at: 2.0, rate: 1} ]
         """)
         let output = dir.file("ramp.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let streams = try FFprobe.facts(of: output)
         let video = streams.first { $0.codecType == "video" }?.duration ?? 0, audio = streams.first { $0.codecType == "audio" }?.duration ?? 0
@@ -72,10 +72,10 @@ import TestSupport
     /// The issue's pitch check: a second of 440 Hz slowed 4× lasts 4 s (to one AAC frame)
     /// and measures 440 Hz ± 1 % with the pitch kept, 110 Hz ± 1 % with varispeed.
     @Test(arguments: ["preserve-pitch", "varispeed"])
-    func fourTimesSlowerToneKeepsOrDropsItsPitch(mode: String) throws {
+    func fourTimesSlowerToneKeepsOrDropsItsPitch(mode: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let clip = try Fixtures.makeClip(in: dir.path, seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, seconds: 1)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: """
         version: 1
         clips:
@@ -83,7 +83,7 @@ import TestSupport
             audio: \(mode)
         """)
         let output = dir.file("slow.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let samples = try DecodedMedia.monoSamples(of: output)
         #expect(abs(samples.count - 4 * 48_000) <= 1024, "\(samples.count) samples, 4 s is 192000")

@@ -12,32 +12,32 @@ import TestSupport
     /// ffmpeg's picture in dropcut's output format, for the second input of a `PSNR` graph.
     static let asOutput = "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
 
-    static func png(_ dir: TemporaryDirectory, _ name: String, source: String, format: String = "rgb24") throws -> String {
+    static func png(_ dir: TemporaryDirectory, _ name: String, source: String, format: String = "rgb24") async throws -> String {
         let path = dir.file(name)
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source,
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source,
                                           "-frames:v", "1", "-pix_fmt", format, path])
         return path
     }
 
     /// A lossless (FFV1) reference made by the ffmpeg CLI from `inputs` through `graph`,
     /// `frames` frames long, in dropcut's output format.
-    static func reference(_ dir: TemporaryDirectory, _ name: String, inputs: [String], graph: String, frames: Int) throws -> String {
+    static func reference(_ dir: TemporaryDirectory, _ name: String, inputs: [String], graph: String, frames: Int) async throws -> String {
         let path = dir.file(name)
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + inputs
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + inputs
                                + ["-filter_complex", "\(graph),\(asOutput)", "-frames:v", "\(frames)", "-c:v", "ffv1", "-f", "nut", path])
         return path
     }
 
     /// The picture at `path` held for `frames` frames at 30 fps, as dropcut's output holds it.
-    static func held(_ dir: TemporaryDirectory, _ path: String, frames: Int) throws -> String {
-        try reference(dir, "held.nut", inputs: ["-loop", "1", "-framerate", "30", "-i", path], graph: "[0:v]null", frames: frames)
+    static func held(_ dir: TemporaryDirectory, _ path: String, frames: Int) async throws -> String {
+        try await reference(dir, "held.nut", inputs: ["-loop", "1", "-framerate", "30", "-i", path], graph: "[0:v]null", frames: frames)
     }
 
     /// A 320x240 30 fps testsrc2 clip with a 440 Hz tone, its video BT.709 and tagged so
     /// (as phones write), so its frames compare with dropcut's plane for plane.
-    static func bt709Clip(_ dir: TemporaryDirectory, seconds: Int) throws -> String {
+    static func bt709Clip(_ dir: TemporaryDirectory, seconds: Int) async throws -> String {
         let path = dir.file("clip709.mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=\(seconds)",
                                           "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
                                           "-vf", asOutput, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
@@ -49,15 +49,15 @@ import TestSupport
         try Fixtures.makeFile(in: dir.path, name: name, contents: yaml)
     }
 
-    @Test func aStillRendersItsDurationOfFramesMatchingThePicture() throws {
+    @Test func aStillRendersItsDurationOfFramesMatchingThePicture() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let photo = try await Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\noutput: { fps: 30, video: { crf: 12 } }\nclips:\n  - { source: photo.png, duration: 2 }\n")
         let output = dir.file("out.mp4")
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         // Video only: a still has no sound, and no other clip brings any.
@@ -67,21 +67,21 @@ import TestSupport
         #expect(video.width == 320 && video.height == 240 && video.frameRate == "30/1")
         #expect(abs((video.duration ?? 0) - 2) <= 0.001 && video.frameCount == 60, "\(video.duration ?? 0) s, \(video.frameCount ?? 0) frames")
         // Every frame is the picture (the PNG looped, paired by time).
-        let psnr = try PSNR.compare(output, try Self.held(dir, photo, frames: 60))
+        let psnr = try await PSNR.compare(output, try Self.held(dir, photo, frames: 60))
         print("still 2 s: \(video.frameCount ?? 0) frames, \(video.duration ?? 0) s; PSNR against the PNG \(psnr)")
         #expect(psnr.frames.count == 60)
         #expect(psnr.min >= 35, "\(psnr)")
     }
 
-    @Test func aStillThenAVideoJoinAndTheirDurationsAdd() throws {
+    @Test func aStillThenAVideoJoinAndTheirDurationsAdd() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
-        let clip = try Self.bt709Clip(dir, seconds: 2)
+        let photo = try await Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try await Self.bt709Clip(dir, seconds: 2)
         let recipe = try Self.recipe(dir, "version: 1\noutput: { video: { crf: 12 } }\nclips:\n  - { source: photo.png, duration: 1.5 }\n  - source: \"{input}\"\n")
         let output = dir.file("out.mp4")
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let video = try #require(try FFprobe.stream("video", of: output))
@@ -89,7 +89,7 @@ import TestSupport
         // 1.5 s + 2 s at the clip's 30 fps; the clip's sound, silent under the picture.
         #expect(abs((video.duration ?? 0) - 3.5) <= 0.001 && video.frameCount == 105, "\(video.duration ?? 0) s, \(video.frameCount ?? 0) frames")
         #expect(abs((audio.duration ?? 0) - 3.5) <= 0.05, "audio \(audio.duration ?? 0) s")
-        let still = try PSNR.compare(output, try Self.held(dir, photo, frames: 45), filterA: "trim=end_frame=45")
+        let still = try await PSNR.compare(output, try Self.held(dir, photo, frames: 45), filterA: "trim=end_frame=45")
         let moving = try PSNR.compare(output, clip, filterA: "trim=start_frame=45,setpts=PTS-STARTPTS")
         print("still 1.5 s + clip 2 s: video \(video.duration ?? 0) s (\(video.frameCount ?? 0) frames), audio \(audio.duration ?? 0) s; "
               + "the still part against the PNG \(still); the clip part against the clip \(moving)")
@@ -101,11 +101,11 @@ import TestSupport
     /// the ramp) is ffmpeg's crop of the centre half scaled up, within 30 dB; the picture
     /// is softened so that a sub-pixel difference between two correct resamplers does not
     /// dominate. The uncropped picture is far off, so the test tells a zoom that failed.
-    @Test func kenBurnsOnAStillEndsOnItsCrop() throws {
+    @Test func kenBurnsOnAStillEndsOnItsCrop() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let photo = try Self.png(dir, "soft.png", source: "testsrc=size=320x240,gblur=sigma=2")
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let photo = try await Self.png(dir, "soft.png", source: "testsrc=size=320x240,gblur=sigma=2")
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, """
             version: 1
             output: { size: 320x240, fps: 30, video: { crf: 12 } }
@@ -117,7 +117,7 @@ import TestSupport
             """)
         let output = dir.file("out.mp4")
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         #expect(try FFprobe.stream("video", of: output)?.frameCount == 60)
@@ -134,21 +134,21 @@ import TestSupport
 
     /// A PNG with alpha: its transparent part shows the instruction's background (black),
     /// as ffmpeg's overlay of the picture on black does.
-    @Test func alphaIsCompositedOverTheBackground() throws {
+    @Test func alphaIsCompositedOverTheBackground() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // Opaque on the left half, fading to transparent across the right half.
-        let photo = try Self.png(dir, "alpha.png", source: "testsrc=size=320x240,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,160),255,(319-X)*255/159)'",
+        let photo = try await Self.png(dir, "alpha.png", source: "testsrc=size=320x240,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,160),255,(319-X)*255/159)'",
                                  format: "rgba")
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\noutput: { fps: 30, video: { crf: 12 } }\nclips:\n  - { source: alpha.png, duration: 1 }\n")
         let output = dir.file("out.mp4")
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
         try #require(result.status == 0, "\(result.stderr)")
         let first = "select=eq(n\\,0),setpts=PTS-STARTPTS"
-        let onBlack = try Self.reference(dir, "on-black.nut", inputs: ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=30", "-i", photo],
+        let onBlack = try await Self.reference(dir, "on-black.nut", inputs: ["-f", "lavfi", "-i", "color=c=black:s=320x240:r=30", "-i", photo],
                                          graph: "[0:v][1:v]overlay=shortest=1", frames: 1)
         let overBlack = try PSNR.compare(output, onBlack, filterA: first)
         let alphaIgnored = try PSNR.compare(output, photo, filterA: first, filterB: "format=rgb24,\(Self.asOutput)")
@@ -160,9 +160,9 @@ import TestSupport
     /// A JPEG of `source` (320x240) carrying an EXIF orientation tag `orientation`, as a
     /// phone writes a photo taken turned: the pixels as the sensor stored them, and an
     /// APP1 segment (little-endian TIFF, one IFD entry 0x0112) saying how to show them.
-    static func jpeg(_ dir: TemporaryDirectory, _ name: String, source: String, orientation: UInt16) throws -> String {
+    static func jpeg(_ dir: TemporaryDirectory, _ name: String, source: String, orientation: UInt16) async throws -> String {
         let plain = dir.file("plain-\(name)")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source,
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source,
                                           "-frames:v", "1", "-q:v", "2", plain])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain)))
         try #require(bytes.starts(with: [0xFF, 0xD8]), "ffmpeg wrote a JPEG")
@@ -184,19 +184,19 @@ import TestSupport
     /// `transpose=clock` of the stored pixels; tag 5 (mirrored, the transposition) matches
     /// `transpose=cclock_flip` and not the unmirrored turn. A Ken Burns on the turned photo
     /// crops in upright coordinates. `probe` says how the photo is shown.
-    @Test func aPhotosEXIFOrientationShowsItUpright() throws {
+    @Test func aPhotosEXIFOrientationShowsItUpright() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let source = "testsrc=size=320x240,gblur=sigma=1.5"
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let stored = ["-noautorotate"]
         for (tag, turn, wrong) in [(UInt16(6), "transpose=clock", "transpose=cclock"), (5, "transpose=cclock_flip", "transpose=clock")] {
-            let photo = try Self.jpeg(dir, "photo\(tag).jpg", source: source, orientation: tag)
+            let photo = try await Self.jpeg(dir, "photo\(tag).jpg", source: source, orientation: tag)
             let recipe = try Self.recipe(dir, "version: 1\noutput: { fps: 30, video: { crf: 12 } }\nclips:\n  - { source: photo\(tag).jpg, duration: 1 }\n",
                                          name: "upright\(tag).yaml")
             let output = dir.file("upright\(tag).mp4")
 
-            let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+            let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
 
             try #require(result.status == 0, "\(result.stderr)")
             let video = try #require(try FFprobe.stream("video", of: output))
@@ -222,7 +222,7 @@ import TestSupport
 
             """, name: "kenburns.yaml")
         let output = dir.file("kenburns.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         let last = "select=eq(n\\,59),setpts=PTS-STARTPTS"
         let quarter = try PSNR.compare(output, dir.file("photo6.jpg"), filterA: last,
@@ -233,9 +233,9 @@ import TestSupport
         #expect(quarter.average >= 35, "\(quarter)")
         #expect(storedQuarter.average < 20, "\(storedQuarter)")
 
-        let probe = try DropcutProcess.run(["probe", dir.file("photo6.jpg")])
+        let probe = try await DropcutProcess.run(["probe", dir.file("photo6.jpg")])
         #expect(probe.stdout.contains("320x240") && probe.stdout.contains("displayed rotated 90° clockwise"), "\(probe.stdout)")
-        let json = try DropcutProcess.run(["probe", "--json", dir.file("photo5.jpg")])
+        let json = try await DropcutProcess.run(["probe", "--json", dir.file("photo5.jpg")])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
         let stream = try #require((report["streams"] as? [[String: Any]])?.first)
         #expect(stream["rotation"] as? Int == 270 && stream["mirrored"] as? Bool == true, "\(stream)")
@@ -245,12 +245,12 @@ import TestSupport
     /// clip, upright from its EXIF orientation; the photo and recipe are archived. A photo
     /// dropped with no recipe goes to failed/ with the reason (a still needs a duration),
     /// its bytes intact, and the daemon carries on.
-    @Test func aPhotoDroppedIntoTheInboxWithARecipeBecomesAClip() throws {
+    @Test func aPhotoDroppedIntoTheInboxWithARecipeBecomesAClip() async throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness()
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let photo = try Self.jpeg(dir, "turned.jpg", source: "testsrc=size=320x240,gblur=sigma=1.5", orientation: 6)
+        let photo = try await Self.jpeg(dir, "turned.jpg", source: "testsrc=size=320x240,gblur=sigma=1.5", orientation: 6)
         for name in ["photo.jpg", "lonely.jpg"] {
             let path = (h.inbox as NSString).appendingPathComponent(name)
             try FileManager.default.copyItem(atPath: photo, toPath: path)
@@ -266,7 +266,7 @@ import TestSupport
 
             """)
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 1, "the lonely photo fails; stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("1 done, 1 failed"), "\(result.stdout)")
@@ -291,18 +291,18 @@ import TestSupport
     /// dropcut is built on cannot decode HEIF, so `render` (as a recipe's clip and as the
     /// dropped input) and `probe` refuse it, naming the file and saying what to do, and
     /// write nothing — not FFmpeg's "moov atom not found".
-    @Test func aHEICPhotoIsRefusedSayingWhatToDo() throws {
+    @Test func aHEICPhotoIsRefusedSayingWhatToDo() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let jpeg = try Self.jpeg(dir, "photo.jpg", source: "testsrc=size=320x240", orientation: 1)
+        let jpeg = try await Self.jpeg(dir, "photo.jpg", source: "testsrc=size=320x240", orientation: 1)
         let heic = dir.file("IMG_0001.HEIC")
-        try Command.runChecked("heif-enc", ["-q", "60", "-o", heic, jpeg])
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        try await Command.runChecked("heif-enc", ["-q", "60", "-o", heic, jpeg])
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: IMG_0001.HEIC, duration: 1 }\n")
         let runs = [["render", "--recipe", recipe, "--output", dir.file("a.mp4"), clip], ["render", "--output", dir.file("b.mp4"), heic],
                     ["probe", heic]]
         for arguments in runs {
-            let result = try DropcutProcess.run(arguments)
+            let result = try await DropcutProcess.run(arguments)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
             // Named as given: the path on the command line, the name in the recipe.
             #expect(result.stderr.contains(arguments.contains(heic) ? heic : "IMG_0001.HEIC") && result.stderr.contains("HEIF") && result.stderr.contains("save it as JPEG or PNG")
@@ -316,13 +316,13 @@ import TestSupport
     /// its right one: the first frame is ffmpeg's scaled left quarter, the last (59/60 of
     /// the pan) its quarter at 8850 px. Past the limits (17000 px wide, or 12000x9000 =
     /// 108 MP) the picture is refused, naming it and the limits, before it is decoded.
-    @Test func aPanoramaIsPannedAndOversizedPicturesAreRefused() throws {
+    @Test func aPanoramaIsPannedAndOversizedPicturesAreRefused() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let pano = dir.file("pano.jpg")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "testsrc2=size=12000x1000,gblur=sigma=6", "-frames:v", "1", "-q:v", "2", pano])
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, """
             version: 1
             output: { size: 600x200, fps: 30, video: { crf: 12 } }
@@ -333,7 +333,7 @@ import TestSupport
 
             """, name: "pano.yaml")
         let output = dir.file("pano.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         try #require(result.status == 0, "\(result.stderr)")
         #expect(try FFprobe.stream("video", of: output)?.frameCount == 60)
         func frame(_ n: Int) -> String { "select=eq(n\\,\(n)),setpts=PTS-STARTPTS" }
@@ -348,10 +348,10 @@ import TestSupport
         for (name, size, problem) in [("wide.jpg", "17000x16", "it is 17000 pixels wide, more than 16384"),
                                       ("huge.jpg", "12000x9000", "it is 108.0 megapixels, more than 100")] {
             let path = dir.file(name)
-            try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+            try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                               "-i", "color=c=gray:s=\(size)", "-frames:v", "1", path])
             let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: \(name), duration: 1 }\n", name: "\(name).yaml")
-            let refused = try DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("\(name).mp4"), clip])
+            let refused = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("\(name).mp4"), clip])
             #expect(refused.status == 1, "\(name): \(refused.stderr)")
             #expect(refused.stderr.contains("\(path)") && refused.stderr.contains("the picture is \(size) pixels: \(problem); dropcut reads pictures of at most 16384 pixels a side, 100 megapixels and 400 MB decoded"),
                     "\(refused.stderr)")
@@ -359,11 +359,11 @@ import TestSupport
         }
     }
 
-    @Test func recipeMistakesAboutStillsNameTheFileLineAndColumn() throws {
+    @Test func recipeMistakesAboutStillsNameTheFileLineAndColumn() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        _ = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        _ = try await Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let cases: [(yaml: String, expected: String)] = [
             ("version: 1\nclips:\n  - source: photo.png\n", ":3:5: clips[0]: photo.png is a still image (320x240): it needs duration: SECONDS"),
             ("version: 1\nclips:\n  - source: photo.png\n    duration: 0\n", ":4:15: clips[0].duration must be more than 0 and at most 4 hours (14400 s) (got 0)"),
@@ -374,27 +374,27 @@ import TestSupport
         for (i, item) in cases.enumerated() {
             let recipe = try Self.recipe(dir, item.yaml, name: "bad\(i).yaml")
             let output = dir.file("out\(i).mp4")
-            let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+            let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
             #expect(result.status == 1, "\(item.yaml)")
             #expect(result.stderr.contains(recipe + item.expected), "\(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output))
         }
     }
 
-    @Test func aTruncatedPictureFailsNamingItWithoutAPartialOutput() throws {
+    @Test func aTruncatedPictureFailsNamingItWithoutAPartialOutput() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // Noise does not compress: half the file cuts the picture's data in the middle.
-        let whole = try Self.png(dir, "whole.png", source: "nullsrc=s=320x240,geq=random(1)*255:128:128")
+        let whole = try await Self.png(dir, "whole.png", source: "nullsrc=s=320x240,geq=random(1)*255:128:128")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
         let cut = dir.file("cut.png")
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - source: \"{input}\"\n  - { source: cut.png, duration: 1 }\n")
         let outbox = dir.file("outbox")
         try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: false)
 
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", outbox, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", outbox, clip])
 
         #expect(result.status == 1)
         #expect(result.stderr.contains(cut + ": "), "\(result.stderr)")
@@ -403,17 +403,17 @@ import TestSupport
 
     /// Issue 28: a truncated JPEG rendered with a flat green lower part (exit 0). Now the
     /// render fails naming it, and no output is left.
-    @Test func aTruncatedJPEGFailsTheRenderNamingIt() throws {
+    @Test func aTruncatedJPEGFailsTheRenderNamingIt() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let whole = try Self.jpeg(dir, "whole.jpg", source: "testsrc=size=320x240", orientation: 1)
+        let whole = try await Self.jpeg(dir, "whole.jpg", source: "testsrc=size=320x240", orientation: 1)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
         let cut = dir.file("cut.jpg")
         try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: cut.jpg, duration: 1 }\n")
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, clip])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains(cut + ": "), "\(result.stderr)")
         #expect(result.stderr.contains("truncated or damaged"), "\(result.stderr)")
@@ -423,20 +423,20 @@ import TestSupport
     /// Issue 28: a 16-bit RGBA PNG of 16384x6102 (about 1 MB, 800 MB decoded) as a clip
     /// is refused from its header, naming the file and the byte limit, within a bounded
     /// peak memory (it took 1.77 GB and 21.6 s before).
-    @Test func aSixteenBitPNGBombIsRefusedInBoundedMemory() throws {
+    @Test func aSixteenBitPNGBombIsRefusedInBoundedMemory() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let bomb = dir.file("bomb.png")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "color=gray:size=16384x6102", "-frames:v", "1", "-pix_fmt", "rgba64be", bomb])
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: bomb.png, duration: 1 }\n")
         let output = dir.file("out.mp4")
         let dropcut = try BuildProducts.executable(named: "dropcut")
         let run = try PeakMemory.run(dropcut, ["render", "--recipe", recipe, "--output", output, clip])
         // Against the same render of a small PNG, measured the same way (a spawned child's
         // peak also counts what it shared with this test process before exec).
-        _ = try Self.png(dir, "small.png", source: "testsrc=size=320x240")
+        _ = try await Self.png(dir, "small.png", source: "testsrc=size=320x240")
         let small = try Self.recipe(dir, "version: 1\nclips:\n  - { source: small.png, duration: 1 }\n", name: "small.yaml")
         let baseline = try PeakMemory.run(dropcut, ["render", "--recipe", small, "--output", dir.file("small.mp4"), clip])
         print("16-bit PNG bomb: refused in \(String(format: "%.2f", run.seconds)) s, peak \(Int(run.peakMiB)) MiB (a small still's render: \(Int(baseline.peakMiB)) MiB)")
@@ -449,18 +449,18 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
-    @Test func probeAndPlanShowTheStill() throws {
+    @Test func probeAndPlanShowTheStill() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let photo = try Self.png(dir, "photo.png", source: "testsrc=size=320x240")
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let photo = try await Self.png(dir, "photo.png", source: "testsrc=size=320x240")
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
 
-        let probe = try DropcutProcess.run(["probe", photo])
+        let probe = try await DropcutProcess.run(["probe", photo])
         #expect(probe.status == 0, "\(probe.stderr)")
         #expect(probe.stdout.hasPrefix("\(photo): png_pipe, still image 320x240\n"), "\(probe.stdout)")
         #expect(probe.stdout.contains("stream 0: video png rgb24 320x240") && !probe.stdout.contains("fps"), "\(probe.stdout)")
 
-        let json = try DropcutProcess.run(["probe", "--json", photo])
+        let json = try await DropcutProcess.run(["probe", "--json", photo])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
         #expect(report["still_image"] as? Bool == true && report["format"] as? String == "png_pipe" && report["duration"] == nil)
         let stream = try #require((report["streams"] as? [[String: Any]])?.first)
@@ -468,7 +468,7 @@ import TestSupport
 
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: photo.png, duration: 2 }\n  - source: \"{input}\"\n")
         let svg = dir.file("plan.svg")
-        let plan = try DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
+        let plan = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", svg, clip])
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("composition duration 3.000"), "\(plan.stdout)")
         #expect(plan.stdout.contains("0: timeRange [0.000,+2.000] from trackID 1 of asset \(photo) still image"), "\(plan.stdout)")

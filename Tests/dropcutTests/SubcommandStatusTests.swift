@@ -39,8 +39,8 @@ import TestSupport
     static var pendingNames: [String] { table.filter { $0.value == .pending }.keys.sorted() }
     static var realNames: [String] { table.filter { $0.value == .real }.keys.sorted() }
 
-    @Test func tableListsExactlyTheSubcommandsInHelp() throws {
-        let result = try DropcutProcess.run(["--help"])
+    @Test func tableListsExactlyTheSubcommandsInHelp() async throws {
+        let result = try await DropcutProcess.run(["--help"])
         #expect(result.status == 0)
         // Subcommand lines in help: two spaces, then a lower-case name, then its abstract.
         let section = try #require(result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first,
@@ -55,20 +55,20 @@ import TestSupport
     }
 
     @Test(arguments: realNames)
-    func realSubcommandSucceedsWithoutClaimingToBePending(_ name: String) throws {
+    func realSubcommandSucceedsWithoutClaimingToBePending(_ name: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let args = try #require(try Self.successfulArguments(for: name, in: dir), "no successful invocation for \(name)")
 
-        let result = try DropcutProcess.run(args)
+        let result = try await DropcutProcess.run(args)
 
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!result.stderr.contains("not implemented"))
         #expect(!result.stdout.isEmpty)
     }
 
-    @Test func unknownSubcommandIsAUsageError() throws {
-        let result = try DropcutProcess.run(["bogus"])
+    @Test func unknownSubcommandIsAUsageError() async throws {
+        let result = try await DropcutProcess.run(["bogus"])
         #expect(result.status == 64)  // EX_USAGE
         #expect(result.stderr.contains("bogus"))
         #expect(result.stdout.isEmpty)

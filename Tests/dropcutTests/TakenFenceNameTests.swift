@@ -11,7 +11,7 @@ import Glibc
 /// ENOTEMPTY, the finished render was deleted, and `critical` was logged every
 /// `retry_delay`). The fence steps over the taken name, logs it once, and the job ends.
 @Suite(.tags(.slow)) struct TakenFenceNameTests {
-    @Test func aPlantedFenceFolderIsSteppedOverOnceAndTheJobEnds() throws {
+    @Test func aPlantedFenceFolderIsSteppedOverOnceAndTheJobEnds() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, retryDelay: 0.1)
         _ = try h.clip(seconds: 2)
         try h.drop("innocent.mp4")
@@ -27,11 +27,13 @@ import Glibc
         #expect(store.all().first?.state == .rendering, "planted after the first fence")
         worker.resume()
 
-        #expect(DaemonHarness.waitUntil(.seconds(30)) { h.files(h.archive) == ["innocent.mp4"] }, "log:\n\(h.daemonLog)")
+        // Blocking up to the SIGTERM: the planted folder, left alone, would look like an
+        // expired claim to a daemon kept running past lease_timeout by a late wake-up.
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { h.files(h.archive) == ["innocent.mp4"] }, "log:\n\(h.daemonLog)")
         // Time for a retry loop to show itself, were there one (retry_delay is 0.1 s).
-        Thread.sleep(forTimeInterval: 1)
+        DaemonHarness.sleepBlocking(1)
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+        #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
 
         #expect(h.files(h.outbox, hidden: true) == ["innocent.dropcut.mp4"])
         #expect(h.files(h.failed, hidden: true) == [])
@@ -50,7 +52,7 @@ import Glibc
     /// (`job-abandoned`), and the claim — still holding the clip — is taken over under a
     /// new job id after `lease_timeout` and published once. The planted folders, claims
     /// without a lease, go to failed/ with that reason.
-    @Test func aClaimWhoseFenceNamesAreAllTakenIsGivenUpOnceAndTakenOver() throws {
+    @Test func aClaimWhoseFenceNamesAreAllTakenIsGivenUpOnceAndTakenOver() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0, retryDelay: 0.1, extraSettings: "lease_timeout: 1")
         _ = try h.clip(seconds: 2)
         try h.drop("innocent.mp4")
@@ -66,10 +68,10 @@ import Glibc
         #expect(JobStore(stateDirectory: h.state).all().first?.state == .rendering, "planted after the first fence")
         worker.resume()
 
-        #expect(DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["innocent.mp4"] && h.claimedLeftovers().isEmpty },
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["innocent.mp4"] && h.claimedLeftovers().isEmpty },
                 "archive \(h.files(h.archive)), claimed \(h.claimedLeftovers()); log:\n\(h.daemonLog)")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0, "log:\n\(h.daemonLog)")
+        #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
 
         #expect(h.files(h.outbox, hidden: true) == ["innocent.dropcut.mp4"])
         let junk = (1...8).flatMap { ["junk\($0).txt", "junk\($0).txt.error.txt"] }.sorted()

@@ -6,12 +6,12 @@ import TestSupport
 /// tag yet), found by a line pattern in the script. This keeps the two in step: every
 /// suite or test carrying the tag is one the script lists, and nothing else is.
 @Suite struct TestTierTests {
-    @Test func theFastTierSkipsExactlyWhatIsTaggedSlow() throws {
+    @Test func theFastTierSkipsExactlyWhatIsTaggedSlow() async throws {
         let tagged = try Self.taggedSlow()
         // A scan that found nothing would agree with an empty list: the known ones are seen.
         #expect(tagged.isSuperset(of: ["SSHFSHarnessTests", "ServiceUnderSystemdTests", "ScaleOutTests", "TakeoverRaceTests"]),
                 "\(tagged.sorted())")
-        let listed = try Command.run("bash", [Repository.path("scripts/test"), "--list-slow"])
+        let listed = try await Command.run("bash", [Repository.path("scripts/test"), "--list-slow"])
         #expect(listed.status == 0, "\(listed.stderr)")
         let names = Set(listed.stdout.split(separator: "\n").map(String.init))
         #expect(names == tagged, "tagged but not skipped: \(tagged.subtracting(names).sorted()); skipped but not tagged: \(names.subtracting(tagged).sorted())")

@@ -7,9 +7,9 @@ import TestSupport
 /// picture is still red and the right half already blue; a quarter in, three quarters
 /// are red.
 @Suite(.tags(.slow)) struct TransitionRenderTests {
-    static func solid(_ color: String, in dir: TemporaryDirectory) throws -> String {
+    static func solid(_ color: String, in dir: TemporaryDirectory) async throws -> String {
         let path = dir.file("\(color).mp4")
-        try Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                           "-f", "lavfi", "-i", "color=c=\(color):s=320x240:r=30:d=2",
                                           "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path])
         return path
@@ -21,11 +21,11 @@ import TestSupport
     }
 
     @Test(arguments: ["push", "wipe"])
-    func transitionSplitsThePictureAtTheRampsPosition(kind: String) throws {
+    func transitionSplitsThePictureAtTheRampsPosition(kind: String) async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let red = try Self.solid("red", in: dir)
-        _ = try Self.solid("blue", in: dir)
+        let red = try await Self.solid("red", in: dir)
+        _ = try await Self.solid("blue", in: dir)
         let recipe = try Fixtures.makeFile(in: dir.path, name: "\(kind).yaml", contents: """
         version: 1
         output: { filename: "{name}.\(kind).mp4", size: 320x240, fps: 30, video: { crf: 10 } }
@@ -35,7 +35,7 @@ import TestSupport
         transition: { kind: \(kind), duration: 1 }
         """)
         let output = dir.file("out.mp4")
-        let result = try DropcutProcess.run(["render", "--recipe", recipe, "--output", output, red])
+        let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", output, red])
         #expect(result.status == 0, "\(result.stderr)")
         let duration = Double(try FFprobe.format(of: output).duration ?? "0") ?? 0
         #expect(abs(duration - 3) < 1.0 / 30, "2 s + 2 s overlapping by 1 s: \(duration)")

@@ -3,25 +3,25 @@ import TestSupport
 
 /// `dropcut validate` as a user runs it: exit status and `file:line:col: message` output.
 @Suite(.tags(.slow)) struct ValidateCommandTests {
-    @Test func validRecipeIsReportedOK() throws {
+    @Test func validRecipeIsReportedOK() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let recipe = try Fixtures.makeFile(in: dir.path, name: "ok.yaml", contents: "version: 1\n")
 
-        let result = try DropcutProcess.run(["validate", recipe])
+        let result = try await DropcutProcess.run(["validate", recipe])
 
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout == "\(recipe): ok\n")
     }
 
-    @Test func problemsArePrintedWithFileLineAndColumn() throws {
+    @Test func problemsArePrintedWithFileLineAndColumn() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let good = try Fixtures.makeFile(in: dir.path, name: "good.yaml", contents: "version: 1\n")
         let typo = try Fixtures.makeFile(in: dir.path, name: "typo.yaml", contents: "version: 1\noutptu:\n  fps: 30\n")
         let missing = dir.file("missing.yaml")
 
-        let result = try DropcutProcess.run(["validate", good, typo, missing])
+        let result = try await DropcutProcess.run(["validate", good, typo, missing])
 
         #expect(result.status == 1)
         #expect(result.stdout == "\(good): ok\n")  // every file is checked, good ones still reported
@@ -31,7 +31,7 @@ import TestSupport
 
     /// Issue 17: numbers that used to stop `dropcut validate` with SIGILL (status 128 + 4
     /// here) are reported like any mistake: exit status 1 and `file:line:col: message`.
-    @Test func numbersPastTheirBoundsExitOneNotATrap() throws {
+    @Test func numbersPastTheirBoundsExitOneNotATrap() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         _ = try Fixtures.makeFile(in: dir.path, name: "logo.png", contents: "")   // validate only resolves it
@@ -47,13 +47,13 @@ import TestSupport
         ]
         for (name, yaml, message) in cases {
             let recipe = try Fixtures.makeFile(in: dir.path, name: name, contents: yaml)
-            let result = try DropcutProcess.run(["validate", recipe])
+            let result = try await DropcutProcess.run(["validate", recipe])
             #expect(result.status == 1, "\(name): status \(result.status), stderr: \(result.stderr)")
             #expect(result.stderr.contains(recipe + message), "\(name): \(result.stderr)")
             #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"), "\(name): \(result.stderr)")
         }
         let lengths = dir.file("lengths.yaml")
-        let result = try DropcutProcess.run(["validate", lengths])
+        let result = try await DropcutProcess.run(["validate", lengths])
         #expect(result.stderr.contains("\(lengths):3:38: overlay margin must be between 0 and 32768px or between 0 and 100% (got 1e20)"))
         #expect(result.stderr.contains("\(lengths):4:31: overlay width must be between 0 and 32768px or between 0 and 100% (got 1e19)"))
     }

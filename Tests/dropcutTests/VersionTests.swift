@@ -11,29 +11,29 @@ import Glibc
 /// --version`, `dropcut status --json` (the reader's and the running daemon's) and the
 /// journal's "ready" line.
 @Suite(.tags(.slow)) struct VersionTests {
-    @Test func theVersionIsTheSameEverywhereItIsShown() throws {
+    @Test func theVersionIsTheSameEverywhereItIsShown() async throws {
         let version = DropcutVersion.current
         #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil }, "\(version)")
-        let printed = try DropcutProcess.run(["--version"])
+        let printed = try await DropcutProcess.run(["--version"])
         #expect(printed.status == 0 && printed.stdout == version + "\n", "\(printed)")
 
         try Journald.ensureRunning()
         let h = try DaemonHarness()
         let daemon = try h.startDaemon()
-        #expect(DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready: version \(version), watching ") },
+        #expect(await DaemonHarness.waitUntil(.seconds(20)) { h.daemonLog.contains("dropcut ready: version \(version), watching ") },
                 "log:\n\(h.daemonLog)")
-        #expect(DaemonHarness.waitUntil(.seconds(10)) { (try? h.statusJSON())?["running"] as? Bool == true })
+        #expect(await DaemonHarness.waitUntil(.seconds(10)) { (try? h.statusJSON())?["running"] as? Bool == true })
         let status = try h.statusJSON()
         #expect(status["version"] as? String == version)
         #expect((status["daemon"] as? [String: Any])?["version"] as? String == version, "\(status)")
         var ready: [String: String]?
-        #expect(DaemonHarness.waitUntil(.seconds(10)) {
-            ready = (try? Journald.entries(matching: "MESSAGE_ID", value: MessageID.daemonReady.rawValue))?
+        #expect(await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            ready = (try? await Journald.entries(matching: "MESSAGE_ID", value: MessageID.daemonReady.rawValue))?
                 .first { $0["_PID"] == String(daemon.pid) }
             return ready != nil
         })
         #expect(ready?["DROPCUT_VERSION"] == version, "\(ready ?? [:])")
         daemon.signal(SIGTERM)
-        #expect(daemon.wait() == 0)
+        #expect(await daemon.wait() == 0)
     }
 }

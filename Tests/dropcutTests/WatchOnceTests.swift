@@ -6,7 +6,7 @@ import TestSupport
 /// `dropcut watch --once` end to end: real clips in a real inbox, real renders, real
 /// journald entries read back with journalctl.
 @Suite(.tags(.slow)) struct WatchOnceTests {
-    @Test func threeClipsAndASidecarRecipeAreRenderedArchivedAndJournaled() throws {
+    @Test func threeClipsAndASidecarRecipeAreRenderedArchivedAndJournaled() async throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness()
         try h.drop("a.mp4")
@@ -14,7 +14,7 @@ import TestSupport
         try h.drop("c.mp4")
         try h.write("b.yaml", "version: 1\noutput: { filename: \"{name}.square.mp4\", size: 240x240, fit: fill }\n")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("3 done, 0 failed"))
@@ -35,8 +35,8 @@ import TestSupport
 
         // journald: a job-claimed and a job-done entry per clip, with the documented fields.
         var entries: [[String: String]] = []
-        DaemonHarness.waitUntil(.seconds(10)) {
-            entries = (try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? []
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            entries = (try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? []
             return entries.filter { $0["MESSAGE_ID"] == MessageID.jobDone.rawValue }.count >= 3
         }
         let claimed = entries.filter { $0["MESSAGE_ID"] == MessageID.jobClaimed.rawValue }
@@ -65,7 +65,7 @@ import TestSupport
         #expect(b["DROPCUT_OUTPUT"] == (h.outbox as NSString).appendingPathComponent("b.square.mp4"))
     }
 
-    @Test func badRecipeCorruptClipAndZeroByteClipFailWithReasonsAndGoodClipsStillRender() throws {
+    @Test func badRecipeCorruptClipAndZeroByteClipFailWithReasonsAndGoodClipsStillRender() async throws {
         try Journald.ensureRunning()
         let h = try DaemonHarness()
         try h.drop("first.mp4")
@@ -75,7 +75,7 @@ import TestSupport
         try h.write("empty.mp4", "")
         try h.drop("last.mp4")
 
-        let result = try h.runOnce()
+        let result = try await h.runOnce()
 
         #expect(result.status == 1, "a failed clip makes --once exit 1; stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("2 done, 3 failed"))
@@ -104,8 +104,8 @@ import TestSupport
 
         // job-failed entries carry the reason; status lists the failures.
         var failedEntries: [[String: String]] = []
-        DaemonHarness.waitUntil(.seconds(10)) {
-            failedEntries = ((try? Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            failedEntries = ((try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? [])
                 .filter { $0["MESSAGE_ID"] == MessageID.jobFailed.rawValue }
             return failedEntries.count >= 3
         }
@@ -123,22 +123,22 @@ import TestSupport
         #expect(failures.allSatisfy { ($0["error"] as? String)?.isEmpty == false })
     }
 
-    @Test func outputNamesNeverOverwriteExistingFiles() throws {
+    @Test func outputNamesNeverOverwriteExistingFiles() async throws {
         let h = try DaemonHarness()
         try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
         let existing = (h.outbox as NSString).appendingPathComponent("clip.dropcut.mp4")
         try "keep me".write(toFile: existing, atomically: true, encoding: .utf8)
         try h.drop("clip.mp4")
-        #expect(try h.runOnce().status == 0)
+        #expect(try await h.runOnce().status == 0)
         try h.drop("clip.mp4")
-        #expect(try h.runOnce().status == 0)
+        #expect(try await h.runOnce().status == 0)
 
         #expect(h.files(h.outbox) == ["clip.dropcut-1.mp4", "clip.dropcut-2.mp4", "clip.dropcut.mp4"])
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
         #expect(h.files(h.archive) == ["clip-1.mp4", "clip.mp4"])
     }
 
-    @Test func badConfigIsRefusedWithFileLineAndColumn() throws {
+    @Test func badConfigIsRefusedWithFileLineAndColumn() async throws {
         let h = try DaemonHarness()
         let path = h.dir.file("bad.yaml")
         try """
@@ -152,7 +152,7 @@ import TestSupport
                 after_success: delete
                 retires: 3
             """.write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try DropcutProcess.run(["watch", "--once", "--config", path])
+        let result = try await DropcutProcess.run(["watch", "--once", "--config", path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(path):5:"), "missing inbox at its line: \(result.stderr)")
         #expect(result.stderr.contains("nowhere"))

@@ -30,7 +30,9 @@ struct WorkerAtWork {
 
     /// Waits for a child of `daemon` with a claimed clip whose path contains `name` open,
     /// stops it, and checks that it still has it open once stopped (else it had finished:
-    /// it is let go and looked for again). Nil on timeout.
+    /// it is let go and looked for again). Nil on timeout. Polls on this thread (blocking
+    /// it): a worker at work is there for a moment only, and an awaited poll can resume
+    /// seconds late when the parallel suite keeps every pool thread busy.
     static func stop(childOf daemon: Int32, workingOn name: String = "/.dropcut/claimed/",
                      timeout: Duration = .seconds(60)) -> WorkerAtWork? {
         let deadline = ContinuousClock.now + timeout
@@ -39,7 +41,7 @@ struct WorkerAtWork {
                 guard let seen = openClaim(of: child), seen.contains(name) else { continue }
                 kill(child, SIGSTOP)
                 // SIGSTOP takes effect asynchronously: looked at again once /proc says so.
-                _ = DaemonHarness.waitUntil(.seconds(2)) { state(of: child) == "T" || state(of: child) == nil }
+                _ = DaemonHarness.waitUntilBlocking(.seconds(2)) { state(of: child) == "T" || state(of: child) == nil }
                 if state(of: child) == "T", let clip = openClaim(of: child), clip.contains(name) {
                     return WorkerAtWork(pid: child, clip: clip)
                 }
