@@ -14,7 +14,7 @@ import Timeline
 
     @Test func aVTTDeliverableHoldsTheCuesInOutputTime() async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 3)
         try "1\n00:00:00,500 --> 00:00:01,000\nbefore\n\n2\n00:00:01,500 --> 00:00:02,000\nslowed\n".write(toFile: dir.file("clip.srt"), atomically: true, encoding: .utf8)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
@@ -43,7 +43,7 @@ import Timeline
 
     @Test func aVTTDeliverableWithoutCaptionsIsRefusedBeforeAnythingIsRendered() async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try DeliverablesTests.recipe("""
             version: 1
             outputs:
@@ -71,10 +71,10 @@ import Timeline
         #expect(production.settings.softCaptions.count == 2)
         let out = dir.file("soft.mp4")
         try await production.export(to: out, logger: Self.logger)
-        let streams = try Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", out])
+        let streams = try await Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", out])
         #expect(streams.split(separator: "\n").contains("mov_text,subtitle"), "\(streams)")
         // The ffmpeg CLI reads the stream back as the cues that went in.
-        let srt = try Command.runChecked("ffmpeg", ["-v", "error", "-i", out, "-map", "0:s", "-f", "srt", "-"])
+        let srt = try await Command.runChecked("ffmpeg", ["-v", "error", "-i", out, "-map", "0:s", "-f", "srt", "-"])
         let back = try SubRipParser.parse(Array(srt.utf8), path: "back.srt")
         #expect(back.map(\.text) == ["soft (one)", "two\nlines"])
         #expect(back.map(\.timeRange) == [TimeRange(start: MediaTime(value: 500, timescale: 1000), end: MediaTime(value: 1000, timescale: 1000)),
