@@ -61,7 +61,9 @@ final class PreparedCaptions {
             throw OverlayRenderer.PreparationError(path: "captions", reason: "the style names no font")
         }
         do {
-            fonts = try FontSet(paths: track.style.fontPaths)
+            // Unhinted, at subpixel positions, as libass sets subtitles: the words of a long
+            // line land where the font's advances put them (CaptionLibassReferenceTests).
+            fonts = try FontSet(paths: track.style.fontPaths, hinted: false)
         } catch {
             throw OverlayRenderer.PreparationError(path: error.path, reason: "cannot open the font (FreeType error \(error.code))")
         }

@@ -16,6 +16,12 @@ final class FontFace {
     /// A colour bitmap font (CBDT, as NotoColorEmoji): it has fixed sizes only, is set at
     /// its strike and scaled to the em, and its glyphs are BGRA pictures, not coverage.
     let isColor: Bool
+    /// Hinted (FreeType's default load: outlines fitted to the pixel grid, advances in
+    /// whole pixels, as ffmpeg's drawtext draws) or not (outlines and advances as designed,
+    /// only scaled: fractional advances, each glyph drawn at its subpixel position, as
+    /// libass draws subtitles — captions; whole-pixel advances would drift a long line by
+    /// several pixels from where the font's metrics put its words).
+    let isHinted: Bool
     /// The em the face is set to, in pixels (`setPixelSize`).
     private(set) var pixelSize: Double = 0
     /// Pixels of the em per pixel the face draws at: 1 for a scalable font; em ÷ strike
@@ -29,9 +35,10 @@ final class FontFace {
         var description: String { "\(path): cannot open the font (FreeType error \(code))" }
     }
 
-    /// Opens face `index` of the file at `path` (a .ttc holds several).
-    init(path: String, index: Int = 0) throws(LoadError) {
+    /// Opens face `index` of the file at `path` (a .ttc holds several), hinted or not.
+    init(path: String, index: Int = 0, hinted: Bool = true) throws(LoadError) {
         self.path = path
+        isHinted = hinted
         var library: FT_Library?
         let initResult = FT_Init_FreeType(&library)
         guard initResult == 0, let library else { throw LoadError(path: path, code: initResult) }
@@ -50,9 +57,10 @@ final class FontFace {
             FT_Done_FreeType(library)
             throw LoadError(path: path, code: -1)
         }
-        // Hinted advances (FreeType's default load), as the glyphs are drawn and as the
-        // FreeType-only renderer placed them: whole pixels at small sizes.
-        hb_ft_font_set_load_flags(font, Int32(FT_LOAD_DEFAULT))
+        // Advances loaded as the glyphs are drawn: hinted (FreeType's default load), as
+        // the FreeType-only renderer placed them, whole pixels at small sizes; or unhinted,
+        // the design's advances scaled (26.6 fractions).
+        hb_ft_font_set_load_flags(font, hinted ? Int32(FT_LOAD_DEFAULT) : Int32(FT_LOAD_NO_HINTING))
         shaper = font
     }
 
@@ -100,9 +108,21 @@ final class FontFace {
         return 0
     }
 
-    /// The face's vertical metrics at its size, in whole pixels of the em (rounded out).
+    /// The face's vertical metrics at its size, in whole pixels of the em: a hinted face's
+    /// as FreeType fits them to the grid, rounded out (the ascender up, the descender down,
+    /// the height at least their sum); an unhinted face's the design's, scaled and each
+    /// rounded to the nearest pixel — rounding both ends out adds up to a pixel and a half
+    /// to every line (43 px lines for DejaVu Sans at 36 px, whose design says 41.9: libass
+    /// sets them 41.9 apart, CaptionLibassReferenceTests).
     var lineMetrics: (ascender: Int, descender: Int, height: Int) {
         let metrics = face.pointee.size.pointee.metrics
+        if !isHinted && !isColor {
+            // Font units to pixels: y_scale is 16.16 from units to 26.6.
+            let perUnit = Double(metrics.y_scale) / 65536 / 64
+            let ascender = Double(face.pointee.ascender) * perUnit, descender = Double(-face.pointee.descender) * perUnit
+            let height = max(Double(face.pointee.height) * perUnit, ascender + descender)
+            return (Int(ascender.rounded()), Int(descender.rounded()), Int(height.rounded()))
+        }
         let ascender = Int((Double(metrics.ascender) * scale / 64).rounded(.up))
         let descender = Int((Double(-metrics.descender) * scale / 64).rounded(.up))
         let height = Int((Double(metrics.height) * scale / 64).rounded(.up))

@@ -33,13 +33,14 @@ final class FontSet {
     let faces: [FontFace]
 
     /// Opens `paths` (every one must open: a recipe named them), then the fallback fonts
-    /// present (one that fails to open is skipped: the text can do without it).
-    init(paths: [String], fallbacks: [String] = FontSet.fallbackPaths) throws(FontFace.LoadError) {
+    /// present (one that fails to open is skipped: the text can do without it); all hinted
+    /// or all not (`FontFace.isHinted`).
+    init(paths: [String], fallbacks: [String] = FontSet.fallbackPaths, hinted: Bool = true) throws(FontFace.LoadError) {
         var faces: [FontFace] = []
-        for path in paths { faces.append(try FontFace(path: path)) }
+        for path in paths { faces.append(try FontFace(path: path, hinted: hinted)) }
         let chosen = Set(paths)
         for path in fallbacks where !chosen.contains(path) && FileManager.default.fileExists(atPath: path) {
-            if let face = try? FontFace(path: path) { faces.append(face) }
+            if let face = try? FontFace(path: path, hinted: hinted) { faces.append(face) }
         }
         self.faces = faces
     }

