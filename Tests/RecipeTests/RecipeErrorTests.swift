@@ -33,7 +33,7 @@ import Timeline
         music:
           source: [a, b]
         """) == [
-            "2:9: output must be a mapping of keys (filename, size, fit, fps, deinterlace, dynamic_range, video, audio), got 'fast'",
+            "2:9: output must be a mapping of keys (filename, size, fit, fps, deinterlace, dynamic_range, video, audio, captions), got 'fast'",
             "4:3: clips must be a list, got a mapping",
             "6:11: music.source must be text, got a list",
         ])
