@@ -12,6 +12,8 @@ public enum SubtitleTrackReader {
     public static let maximumCues = 100_000
     static let maximumCueBytes = 4096
     static let maximumMilliseconds: Int64 = 86_400_000
+    /// How long a cue lasts whose packet gives no end and that no later cue ends.
+    static let defaultDuration = MediaTime(value: 10, timescale: 1)
 
     /// The cues of `path`'s first text subtitle stream. Throws `SubtitleStreamError` when it
     /// has none, `FFmpegError` when it cannot be read.
@@ -44,8 +46,12 @@ public enum SubtitleTrackReader {
             } else if decoded.end != 0, decoded.end != UInt32.max {
                 end = base + Int64(decoded.end)
             }
-            for index in openEnded where cues[index].timeRange.start.ticks(in: 1000).map({ $0 < start }) ?? false {
-                cues[index].timeRange = TimeRange(start: cues[index].timeRange.start, end: MediaTime(value: start, timescale: 1000))
+            for index in openEnded {
+                let cueStart = cues[index].timeRange.start
+                // Ended by this packet; one at the same time or earlier (out of order) lasts
+                // the default instead.
+                let end = cueStart.ticks(in: 1000).map { $0 < start } == true ? MediaTime(value: start, timescale: 1000) : cueStart + Self.defaultDuration
+                cues[index].timeRange = TimeRange(start: cueStart, end: end)
             }
             openEnded.removeAll()
             // An empty packet ends the cue before it (mov_text's "clear" samples).
@@ -58,10 +64,10 @@ public enum SubtitleTrackReader {
             cues.append(CaptionCue(timeRange: TimeRange(start: MediaTime(value: start, timescale: 1000), end: MediaTime(value: stop, timescale: 1000)), text: text))
             if end == nil { openEnded.append(cues.count - 1) }
         }
-        // A last cue with no end lasts until the stream's end, or at most 10 s.
+        // A last cue with no end lasts the default.
         for index in openEnded {
             let start = cues[index].timeRange.start
-            cues[index].timeRange = TimeRange(start: start, end: start + MediaTime(value: 10, timescale: 1))
+            cues[index].timeRange = TimeRange(start: start, end: start + Self.defaultDuration)
         }
         return cues.sorted { $0.timeRange.start < $1.timeRange.start }
     }

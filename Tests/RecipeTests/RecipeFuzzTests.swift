@@ -3,18 +3,6 @@ import Testing
 @testable import Recipe
 import TestSupport
 
-/// SplitMix64: a tiny seeded generator so a failing mutation can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct RecipeFuzzTests {
     /// Replacement values of other types, for "swapped types" mutations.
     static let foreignValues = ["[1, 2]", "{ a: 1 }", "\"text\"", "-5", "", "~", "0", "1e309", "end", "\"{nope}\"", "[[[]]]", "&a 1", "*a", "!!binary aGk="]

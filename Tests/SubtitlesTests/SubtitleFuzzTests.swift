@@ -37,17 +37,6 @@ import TestSupport
     static let oddFragments = ["99", "60", "59", "-1", "9999999999", "24:00:00,001", "99:99:99,999", "00:00:00,000", "%", "101%",
                                "-->", "<", ">", "&", "&#0;", "&#x110000;", "&#99999999999;", "<00:00.000>", "\u{0}", "\r", "\u{FEFF}", "line:", "align:"]
 
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func mutate(_ bytes: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
         var out = bytes
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
