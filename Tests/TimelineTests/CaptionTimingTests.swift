@@ -97,3 +97,36 @@ import Testing
         #expect(landscape == PixelBox(x: 96, y: 54, width: 1728, height: 972))
     }
 }
+
+/// A big subtitle file through a long ramp: each cue looks only at the segments it
+/// overlaps, so 20,000 cues through 6,000 speed steps map in a blink rather than 10^8 steps.
+@Suite struct CaptionTimingScaleTests {
+    @Test func manyCuesThroughManySegmentsMapCorrectly() throws {
+        let clip = SourceTrack(asset: "clip.mp4", trackID: 1, mediaType: .video, duration: MediaTime(seconds: 600))
+        var composition = Composition()
+        let id = composition.addTrack(.video)
+        // 6,000 steps of 50 ms of source, alternating 1x and 0.5x (100 ms of output).
+        var segments: [TrackSegment] = []
+        var target = MediaTime.zero
+        for step in 0..<6000 {
+            let source = TimeRange(start: MediaTime(value: Int64(step) * 50, timescale: 1000), duration: MediaTime(value: 50, timescale: 1000))
+            let length = MediaTime(value: step % 2 == 0 ? 50 : 100, timescale: 1000)
+            segments.append(TrackSegment(track: clip, sourceRange: source, target: TimeRange(start: target, duration: length)))
+            target = target + length
+        }
+        try composition.edit(track: id) { try $0.setSegments(segments) }
+        // 20,000 cues of 10 ms, one every 15 ms of source (inside the 300 s the steps cover).
+        let cues = (0..<20_000).map { i in
+            CaptionCue(timeRange: TimeRange(start: MediaTime(value: Int64(i) * 15, timescale: 1000), duration: MediaTime(value: 10, timescale: 1000)), text: "\(i)")
+        }
+        let mapped = CaptionTiming.retime(cues, asset: "clip.mp4", in: composition)
+        #expect(mapped.count == 20_000)
+        // Cue 1001 is at source [15.015, 15.025): step 300 (1x, source [15.0, 15.05)), which
+        // starts at output 300/2 x 150 ms = 22.5 s: [22.515, 22.525).
+        let cue = try #require(mapped.first { $0.text == "1001" })
+        #expect(cue.timeRange == TimeRange(start: MediaTime(value: 22515, timescale: 1000), end: MediaTime(value: 22525, timescale: 1000)))
+        // Cue 1004 at [15.060, 15.070) is in step 301 (0.5x, output from 22.55 s): [22.57, 22.59).
+        let slowed = try #require(mapped.first { $0.text == "1004" })
+        #expect(slowed.timeRange == TimeRange(start: MediaTime(value: 22570, timescale: 1000), end: MediaTime(value: 22590, timescale: 1000)))
+    }
+}

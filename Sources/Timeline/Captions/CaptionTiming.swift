@@ -10,14 +10,29 @@
 public enum CaptionTiming {
     /// `cues` (in `asset`'s source time) in the composition time of `composition`, sorted.
     public static func retime(_ cues: [CaptionCue], asset: String, in composition: Composition) -> [CaptionCue] {
+        // By source start, so each cue looks only at the segments its range overlaps (a
+        // ramp is thousands of 50 ms steps; a subtitle file may hold 100,000 cues).
         let segments = composition.tracks(of: .video).flatMap(\.segments).filter { segment in
             guard let source = segment.source else { return false }
             return source.track.asset == asset && !source.track.isStillImage && source.timeRange.duration > .zero
-        }.sorted { $0.target.start < $1.target.start }
+        }.sorted { ($0.source!.timeRange.start, $0.target.start) < ($1.source!.timeRange.start, $1.target.start) }
+        // The longest source range, bounding how far before a cue's start an overlapping
+        // segment may begin.
+        let longest = segments.reduce(MediaTime.zero) { MediaTime.max($0, $1.source!.timeRange.duration) }
         var mapped: [CaptionCue] = []
         for cue in cues where cue.timeRange.isValid && cue.timeRange.duration > .zero {
+            // The first segment that could overlap: its source starts after cue.start - longest.
+            let from = cue.timeRange.start - longest
+            var low = 0, high = segments.count
+            while low < high {
+                let mid = (low + high) / 2
+                if segments[mid].source!.timeRange.start <= from { low = mid + 1 } else { high = mid }
+            }
             var pieces: [CaptionCue] = []
-            for segment in segments {
+            var index = max(0, low - 1)
+            while index < segments.count, segments[index].source!.timeRange.start < cue.timeRange.end {
+                let segment = segments[index]
+                index += 1
                 guard let source = segment.source, let part = cue.timeRange.intersection(source.timeRange),
                       let start = segment.targetTime(forSourceTime: part.start),
                       let end = segment.targetTime(forSourceTime: part.end), start < end else { continue }
@@ -27,14 +42,19 @@ public enum CaptionTiming {
                     guard at < part.end, let target = segment.targetTime(forSourceTime: at) else { return nil }
                     return CaptionWord(textRange: word.textRange, start: target)
                 }
-                let piece = CaptionCue(timeRange: TimeRange(start: start, end: end), text: cue.text, words: words, placement: cue.placement)
-                if let last = pieces.last, last.timeRange.end >= piece.timeRange.start, last.timeRange.start <= piece.timeRange.start {
-                    pieces[pieces.count - 1] = merge(last, piece)
+                pieces.append(CaptionCue(timeRange: TimeRange(start: start, end: end), text: cue.text, words: words, placement: cue.placement))
+            }
+            // Pieces in output order; those that touch or overlap are one cue.
+            pieces.sort { $0.timeRange.start < $1.timeRange.start }
+            var merged: [CaptionCue] = []
+            for piece in pieces {
+                if let last = merged.last, last.timeRange.end >= piece.timeRange.start {
+                    merged[merged.count - 1] = merge(last, piece)
                 } else {
-                    pieces.append(piece)
+                    merged.append(piece)
                 }
             }
-            mapped += pieces
+            mapped += merged
         }
         return mapped.sorted { $0.timeRange.start < $1.timeRange.start }
     }
