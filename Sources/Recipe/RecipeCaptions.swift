@@ -37,6 +37,8 @@ extension Recipe {
         public var maxLines = 2
         /// % of the safe area's width.
         public var maxWidth: Double = 100
+        /// A BCP 47 tag; nil: the system's.
+        public var language: String?
         public var location: SourceLocation
 
         /// The style on an output `height` pixels tall: lengths made fractions.
@@ -47,7 +49,7 @@ extension Recipe {
                                 outline: ofText(outline.size), outlineColor: outline.color,
                                 shadow: shadow.map { ofText($0.size) } ?? 0, shadowColor: shadow?.color ?? Color(red: 0, green: 0, blue: 0, alpha: 0.6),
                                 background: background, padding: ofText(padding), cornerRadius: ofText(cornerRadius), position: position,
-                                safeArea: safeArea, maxLines: maxLines, maxWidth: maxWidth / 100)
+                                safeArea: safeArea, maxLines: maxLines, maxWidth: maxWidth / 100, language: language)
         }
     }
 }

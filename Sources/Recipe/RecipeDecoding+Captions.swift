@@ -54,6 +54,13 @@ extension Recipe {
                 reader.error("captions.style.max_width must be a percentage of the safe area's width, 20% to 100%", at: n.location)
             }
         }
+        if let n = style["language"], let tag = reader.string(n, "captions.style.language") {
+            if Self.isLanguageTag(tag) {
+                captions.language = tag
+            } else {
+                reader.error("captions.style.language must be a BCP 47 language tag like en, ar, zh-Hant or pt-BR (got '\(tag.prefix(40))')", at: n.location)
+            }
+        }
         if let n = style["safe_area"] {
             if case let .scalar(text, _, _) = n, text.trimmingWhitespace() == "auto" {
                 captions.safeArea = nil
@@ -75,5 +82,13 @@ extension Recipe {
         }
         return captions
     }
-}
 
+    /// A BCP 47 tag's shape: a 2- or 3-letter language, then subtags of 1 to 8 letters or
+    /// digits, at most 35 characters (what HarfBuzz and the CJK face choice read).
+    static func isLanguageTag(_ tag: String) -> Bool {
+        guard tag.utf8.count <= 35 else { return false }
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let primary = subtags.first, (2...3).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return subtags.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+}

@@ -352,6 +352,8 @@ public enum RecipeReference {
                   "Where in the safe area captions sit when a WebVTT cue does not place itself (`line:`)."),
         RecipeKey("captions.style.safe_area", "`auto` or `[top, right, bottom, left]` in % of the frame (0 to 45 each)", default: "`auto`", example: "[\"10%\", \"12%\", \"25%\", \"6%\"]",
                   "The area captions never leave. `auto`: 5 % in from each edge (EBU R 95 graphics safe), or for portrait frames 10 % top, 12 % right, 25 % bottom, 6 % left (clear of the short-video apps' buttons and text)."),
+        RecipeKey("captions.style.language", "a BCP 47 language tag (`en`, `ar`, `ja`, `zh-Hans`, `zh-Hant`, `ko`)", default: "the system's", example: "zh-Hant",
+                  "The captions' language: Han characters take its forms (the Japanese, Korean, Simplified, Traditional or Hong Kong face of Noto Sans CJK), and shaping uses its language-specific forms."),
         RecipeKey("captions.style.max_lines", "whole number 1 to \(RecipeLimits.maximumCaptionLines)", default: "`2`", example: "1",
                   "Lines per cue at most: a longer cue is set smaller (down to half size) until it fits, then cut with an ellipsis."),
         RecipeKey("captions.style.max_width", "% of the safe area's width, 20% to 100%", default: "`100%`", example: "80%",

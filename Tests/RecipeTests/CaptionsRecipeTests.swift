@@ -96,5 +96,9 @@ import Timeline
         #expect(problems("version: 1\ncaptions: { source: talk.srt, style: { max_width: 10% } }\n", in: dir).contains { $0.contains("20% to 100%") })
         #expect(problems("version: 1\ncaptions: { source: talk.srt, style: { postion: top } }\n", in: dir).contains { $0.contains("postion") })
         #expect(problems("version: 1\ncaptions: { source: missing.srt }\n", in: dir).contains { $0.contains("missing.srt") && $0.contains("not found") })
+        #expect(problems("version: 1\ncaptions: { source: talk.srt, style: { language: \"chinese please\" } }\n", in: dir).contains { $0.contains("BCP 47") })
+        #expect(problems("version: 1\ncaptions: { source: talk.srt, style: { language: zh-Hant-TW } }\n", in: dir) == ["(valid)"])
+        let recipe = try loadRecipe("version: 1\ncaptions: { source: talk.srt, style: { language: zh-Hant } }\n", in: dir).get()
+        #expect(recipe.captions?.style(outputHeight: 1080).language == "zh-Hant")
     }
 }

@@ -196,4 +196,28 @@ import Timeline
         // Full lines: 5 ideographs of 40 px fit in 220, 6 do not.
         #expect(lines.dropLast().allSatisfy { (4...6).contains($0.count) }, "\(lines.map(\.count))")
     }
+
+    /// Han characters take the forms of the captions' language: the face of Noto Sans CJK
+    /// for it, checked against `hb-shape --face-index` on the same collection ("直" and "骨"
+    /// are drawn differently in Japanese, Simplified and Traditional Chinese and Hong Kong).
+    @Test(arguments: [("ja", 0), ("ko", 1), ("zh-Hans", 2), ("zh", 2), ("zh-CN", 2), ("zh-Hant", 3), ("zh-TW", 3), ("zh-HK", 4), (nil, 0)] as [(String?, Int)])
+    func hanCharactersTakeTheFormsOfTheLanguage(language: String?, face: Int) throws {
+        #expect(FontSet.cjkFace(for: language) == face)
+        let out = try Command.runChecked("hb-shape", ["--output-format=json", "--no-glyph-names", "--face-index=\(face)", Self.cjk, "直骨"])
+        let expected = try JSONDecoder().decode([ShapedGlyph].self, from: Data(out.utf8)).map(\.g)
+        let fonts = try FontSet(paths: [Self.notoSans], language: language)
+        let layout = try TextLayouter.layout("直骨", fonts: fonts, pixelSize: 48, alignment: .left)
+        let glyphs = layout.lines.flatMap(\.glyphs)
+        #expect(glyphs.map(\.id) == expected, "\(language ?? "nil"): face \(face)")
+        #expect(glyphs.allSatisfy { fonts.faces[$0.font].path == FontSet.cjkCollection })
+    }
+
+    @Test func theLanguagesChooseDifferentGlyphs() throws {
+        func ids(_ language: String) throws -> [UInt32] {
+            let fonts = try FontSet(paths: [Self.notoSans], language: language)
+            return try TextLayouter.layout("直骨", fonts: fonts, pixelSize: 48, alignment: .left).lines.flatMap(\.glyphs).map(\.id)
+        }
+        let japanese = try ids("ja"), simplified = try ids("zh-Hans"), traditional = try ids("zh-Hant")
+        #expect(japanese != simplified && simplified != traditional && japanese != traditional)
+    }
 }

@@ -63,7 +63,7 @@ final class PreparedCaptions {
         do {
             // Unhinted, at subpixel positions, as libass sets subtitles: the words of a long
             // line land where the font's advances put them (CaptionLibassReferenceTests).
-            fonts = try FontSet(paths: track.style.fontPaths, hinted: false)
+            fonts = try FontSet(paths: track.style.fontPaths, hinted: false, language: track.style.language)
         } catch {
             throw OverlayRenderer.PreparationError(path: error.path, reason: "cannot open the font (FreeType error \(error.code))")
         }

@@ -31,18 +31,44 @@ final class FontSet {
 
     /// The chosen fonts, then the fallbacks present; index 0 is the first chosen font.
     let faces: [FontFace]
+    /// The text's language (BCP 47), for shaping; nil: the system's.
+    let language: String?
+
+    /// The Noto Sans CJK collection: one face per region, whose Han characters take that
+    /// region's forms (fc-query lists them: JP, KR, SC, TC, HK, then the Mono faces).
+    static let cjkCollection = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+
+    /// The face of `cjkCollection` for `language`: Korean 1, Simplified Chinese (`zh`,
+    /// `zh-Hans`, `zh-CN`, `zh-SG`) 2, Traditional (`zh-Hant`, `zh-TW`) 3, Hong Kong and
+    /// Macau (`zh-HK`, `zh-MO`) 4; Japanese and everything else 0, the collection's first.
+    static func cjkFace(for language: String?) -> Int {
+        let subtags = (language ?? "").lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        guard let primary = subtags.first else { return 0 }
+        switch primary {
+        case "ko": return 1
+        case "zh", "cmn", "yue":
+            let rest = Set(subtags.dropFirst())
+            if !rest.isDisjoint(with: ["hk", "mo"]) { return 4 }
+            if rest.contains("hant") || rest.contains("tw") || primary == "yue" { return 3 }
+            return 2
+        default: return 0
+        }
+    }
 
     /// Opens `paths` (every one must open: a recipe named them), then the fallback fonts
     /// present (one that fails to open is skipped: the text can do without it); all hinted
     /// or all not (`FontFace.isHinted`).
-    init(paths: [String], fallbacks: [String] = FontSet.fallbackPaths, hinted: Bool = true) throws(FontFace.LoadError) {
+    init(paths: [String], fallbacks: [String] = FontSet.fallbackPaths, hinted: Bool = true,
+         language: String? = nil) throws(FontFace.LoadError) {
         var faces: [FontFace] = []
         for path in paths { faces.append(try FontFace(path: path, hinted: hinted)) }
         let chosen = Set(paths)
         for path in fallbacks where !chosen.contains(path) && FileManager.default.fileExists(atPath: path) {
-            if let face = try? FontFace(path: path, hinted: hinted) { faces.append(face) }
+            let index = path == Self.cjkCollection ? Self.cjkFace(for: language) : 0
+            if let face = try? FontFace(path: path, index: index, hinted: hinted) { faces.append(face) }
         }
         self.faces = faces
+        self.language = language
     }
 
     /// Sets every face to an em of `pixels`; returns the first FreeType error, naming its

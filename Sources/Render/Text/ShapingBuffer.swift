@@ -4,6 +4,8 @@ internal import CHarfBuzz
 /// run it shapes.
 final class ShapingBuffer {
     private let buffer: OpaquePointer
+    /// The language every run is shaped in.
+    private let language: hb_language_t?
 
     /// One glyph as HarfBuzz placed it, in 26.6 pixels of the em.
     struct Glyph {
@@ -15,17 +17,19 @@ final class ShapingBuffer {
         var offsetY: Int
     }
 
-    /// Nil when HarfBuzz cannot allocate one.
-    init?() {
+    /// For text in `language` (BCP 47; nil: the process's, from the locale). Nil when
+    /// HarfBuzz cannot allocate one.
+    init?(language: String? = nil) {
         guard let buffer = hb_buffer_create(), hb_buffer_allocation_successful(buffer) != 0 else { return nil }
         self.buffer = buffer
+        self.language = language.map { tag in tag.withCString { hb_language_from_string($0, -1) } } ?? Self.defaultLanguage
     }
 
     deinit { hb_buffer_destroy(buffer) }
 
     /// The process's language (from the locale), for language-specific forms. Asked once:
     /// HarfBuzz's first call reads the locale with `setlocale`, which must not race.
-    private nonisolated(unsafe) static let language: hb_language_t? = hb_language_get_default()
+    private nonisolated(unsafe) static let defaultLanguage: hb_language_t? = hb_language_get_default()
 
     /// Shapes `run` of `paragraph` (code points; the rest of the paragraph is context, so
     /// a letter at a run's edge takes the form its neighbours give it) in `font`, in
@@ -37,7 +41,7 @@ final class ShapingBuffer {
         hb_buffer_add_utf32(buffer, paragraph.baseAddress, Int32(paragraph.count), UInt32(run.lowerBound), Int32(run.count))
         hb_buffer_set_direction(buffer, rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         hb_buffer_set_script(buffer, script == 0 ? dropcut_hb_script_common() : hb_script_t(rawValue: script))
-        hb_buffer_set_language(buffer, Self.language)
+        hb_buffer_set_language(buffer, language)
         hb_shape(font.shaper, buffer, nil, 0)
         var count: UInt32 = 0
         guard let infos = hb_buffer_get_glyph_infos(buffer, &count),

@@ -23,7 +23,7 @@ enum TextLayouter {
     static func layout(_ text: String, fonts: FontSet, pixelSize: Double, maxWidth: Int? = nil,
                        alignment: TextLayout.Alignment, lineSpacing: Double = 1) throws(Failure) -> TextLayout {
         if let error = fonts.setPixelSize(pixelSize) { throw .font(error) }
-        guard let buffer = ShapingBuffer() else { throw .outOfMemory }
+        guard let buffer = ShapingBuffer(language: fonts.language) else { throw .outOfMemory }
         let metrics = fonts.faces[0].lineMetrics
         let spacing = lineSpacing.isFinite ? min(4, max(0.5, lineSpacing)) : 1
         let lineHeight = max(1, Int((Double(metrics.height) * spacing).rounded()))

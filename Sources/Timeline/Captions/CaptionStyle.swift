@@ -36,11 +36,16 @@ public struct CaptionStyle: Sendable, Hashable {
     public var maxWidth: Double
     /// Line height, as a multiple of the font's own.
     public var lineSpacing: Double
+    /// The captions' language (a BCP 47 tag, `zh-Hant`), for the forms that differ by
+    /// language: which Noto Sans CJK face sets Han characters (Japanese, Korean,
+    /// Simplified or Traditional Chinese, Hong Kong) and HarfBuzz's language-specific
+    /// forms. Nil: the system's language, and the Japanese CJK face.
+    public var language: String?
 
     public init(fontPaths: [String], size: Double = 0.05, color: Color = .white, highlightColor: Color? = nil,
                 outline: Double = 0.06, outlineColor: Color = .black, shadow: Double = 0, shadowColor: Color = Color(red: 0, green: 0, blue: 0, alpha: 0.6),
                 background: Color? = nil, padding: Double = 0.25, cornerRadius: Double = 0.2, position: Position = .bottom,
-                safeArea: SafeArea? = nil, maxLines: Int = 2, maxWidth: Double = 1, lineSpacing: Double = 1) {
+                safeArea: SafeArea? = nil, maxLines: Int = 2, maxWidth: Double = 1, lineSpacing: Double = 1, language: String? = nil) {
         self.fontPaths = fontPaths
         self.size = size
         self.color = color
@@ -57,6 +62,7 @@ public struct CaptionStyle: Sendable, Hashable {
         self.maxLines = maxLines
         self.maxWidth = maxWidth
         self.lineSpacing = lineSpacing
+        self.language = language
     }
 
     /// Margins text keeps from the frame's edges, as fractions of the height (top, bottom)
