@@ -46,23 +46,7 @@ extension CompositionBuilder {
     /// The clip's caption sidecar: `<stem>.srt` or `<stem>.vtt` beside it (any letter case;
     /// the exact case first, then `.srt` before `.vtt`).
     public static func captionSidecar(besides input: String) -> String? {
-        let directory = (input as NSString).deletingLastPathComponent
-        let name = (input as NSString).lastPathComponent
-        let stem = (name as NSString).deletingPathExtension
-        guard !stem.isEmpty,
-              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return nil }
-        let candidates = entries.filter { entry in
-            guard entry != name, SubtitleFormat(fileName: entry) != nil,
-                  (entry as NSString).deletingPathExtension.lowercased() == stem.lowercased() else { return false }
-            var isDirectory: ObjCBool = false
-            let full = directory.isEmpty ? entry : (directory as NSString).appendingPathComponent(entry)
-            return FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) && !isDirectory.boolValue
-        }.sorted { a, b in
-            let exactA = (a as NSString).deletingPathExtension == stem, exactB = (b as NSString).deletingPathExtension == stem
-            if exactA != exactB { return exactA }
-            return (a.lowercased().hasSuffix(".srt") ? 0 : 1, a) < (b.lowercased().hasSuffix(".srt") ? 0 : 1, b)
-        }
-        return candidates.first.map { directory.isEmpty ? $0 : (directory as NSString).appendingPathComponent($0) }
+        SidecarFile.path(besides: input, extensions: [SubtitleFormat.subRip.rawValue, SubtitleFormat.webVTT.rawValue])
     }
 
     /// Reads and parses a subtitle file, refusing what is too large before reading it.

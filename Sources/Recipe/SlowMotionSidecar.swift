@@ -38,26 +38,7 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     /// `clip.mov`), as copies through case-insensitive file systems produce. Nil when there
     /// is none or the folder cannot be listed.
     public static func path(besides input: String) -> String? {
-        let directory = (input as NSString).deletingLastPathComponent
-        let name = (input as NSString).lastPathComponent
-        let stem = (name as NSString).deletingPathExtension
-        // Listing the folder rather than probing names: the letter case is unknown and the
-        // file system may be case-sensitive.
-        guard !stem.isEmpty,
-              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)
-        else { return nil }
-        func full(_ entry: String) -> String {
-            directory.isEmpty ? entry : (directory as NSString).appendingPathComponent(entry)
-        }
-        let candidates = entries.filter { entry in
-            let entryStem = (entry as NSString).deletingPathExtension
-            guard entry != name, (entry as NSString).pathExtension.lowercased() == "aae",
-                  entryStem.lowercased() == stem.lowercased() else { return false }
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: full(entry), isDirectory: &isDirectory) && !isDirectory.boolValue
-        }.sorted()  // deterministic when several differ only in case
-        let exact = candidates.first { ($0 as NSString).deletingPathExtension == stem }
-        return (exact ?? candidates.first).map(full)
+        SidecarFile.path(besides: input, extensions: ["aae"])
     }
 
     /// Reads and parses the sidecar at `path`.

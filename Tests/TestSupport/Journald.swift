@@ -71,23 +71,10 @@ public enum Journald {
         }
     }
 
-    /// `entries(matching:value:timeout:)`, awaited: journalctl is run with the async
-    /// `Command.run` and the polls are apart by `Task.sleep`, so the wait holds no thread of
-    /// the concurrency pool.
+    /// `entries(matching:value:timeout:)`, awaited: the polls run on a thread of their own
+    /// (`OwnThread`), so the wait holds no thread of the concurrency pool.
     public static func entries(matching field: String, value: String, timeout: Duration = .seconds(5)) async throws -> [[String: String]] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let result = try await Command.run("journalctl", ["-o", "json", "--all", "--no-pager", "\(field)=\(value)"])
-            let expired = ContinuousClock.now >= deadline
-            if result.status == 0 {
-                let entries = try parse(result.stdout)
-                if !entries.isEmpty || expired { return entries }
-            } else if expired {
-                throw CommandError(command: ["journalctl", "-o", "json", "--all", "--no-pager", "\(field)=\(value)"],
-                                   status: result.status, stderr: result.stderr)
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await OwnThread.run { try entries(matching: field, value: value, timeout: timeout) }
     }
 
     /// Parses journalctl's JSON output: one object per line.

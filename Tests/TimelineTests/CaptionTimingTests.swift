@@ -88,6 +88,12 @@ import Testing
         #expect(track.activeCues(at: Self.s(1)) == [])
         #expect(track.activeCues(at: Self.s(3.5)) == [1, 2])
         #expect(track.activeCues(at: Self.s(5)) == [])
+        // A long cue early in the file still shows among later short ones.
+        let long = CaptionTrack(cues: [Self.cue(0, 100, "long")] + (1...50).map { Self.cue(Double($0), Double($0) + 0.5) },
+                                style: CaptionStyle(fontPaths: []))
+        #expect(long.activeCues(at: Self.s(10.25)) == [0, 10])
+        #expect(long.activeCues(at: Self.s(10.75)) == [0])
+        #expect(long.activeCues(at: Self.s(100)) == [])
     }
 
     @Test func safeAreasStayInsideTheFrame() {

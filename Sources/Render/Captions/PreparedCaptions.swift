@@ -91,16 +91,9 @@ final class PreparedCaptions {
     /// The cues showing at `time` in start order, as `CaptionTrack.activeCues(at:)` finds
     /// them, with their lit words, appended to `out` (no array made per frame).
     func active(at time: MediaTime, into out: inout [Shown]) {
-        let cues = track.cues
-        // Cues are sorted by start: those starting after `time` cannot show.
-        var low = 0, high = cues.count
-        while low < high {
-            let mid = (low + high) / 2
-            if cues[mid].timeRange.start <= time { low = mid + 1 } else { high = mid }
-        }
         let highlight = track.style.highlightColor != nil
-        for index in 0..<low where cues[index].timeRange.contains(time) {
-            out.append(Shown(cue: index, word: highlight ? cues[index].word(at: time) : nil))
+        track.forEachActiveCue(at: time) { index in
+            out.append(Shown(cue: index, word: highlight ? track.cues[index].word(at: time) : nil))
         }
     }
 
