@@ -36,12 +36,12 @@ public enum SubtitleTrackReader {
             guard packet.streamIndex == stream.index, let pts = packet.pts else { continue }
             guard let decoded = try decoder.decodeSubtitle(packet) else { continue }
             let text = decoded.texts.map(ASSDialogueText.plain).filter { !$0.isEmpty }.joined(separator: "\n")
-            let at = MediaTime(value: pts, timescale: 1).multiplied(by: (timeBase, MediaTime(value: 1, timescale: 1))) - origin
+            let at = timeBase.multiplied(by: pts, dividedBy: 1) - origin
             guard let base = at.ticks(in: 1000, rounding: .down), base >= -maximumMilliseconds, base <= maximumMilliseconds else { continue }
             let start = base + Int64(decoded.start)
             var end: Int64?
-            if packet.duration > 0, let length = MediaTime(value: packet.duration, timescale: 1)
-                .multiplied(by: (timeBase, MediaTime(value: 1, timescale: 1))).ticks(in: 1000), length > 0, length <= maximumMilliseconds {
+            if packet.duration > 0, let length = timeBase.multiplied(by: packet.duration, dividedBy: 1).ticks(in: 1000),
+               length > 0, length <= maximumMilliseconds {
                 end = base + length
             } else if decoded.end != 0, decoded.end != UInt32.max {
                 end = base + Int64(decoded.end)

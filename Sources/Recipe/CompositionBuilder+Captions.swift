@@ -4,14 +4,13 @@ import Support
 import Timeline
 
 extension CompositionBuilder {
-    /// The captions layer: the cues read from the recipe's source (or the dropped clip's
+    /// The captions: the cues read from the recipe's source (or the dropped clip's
     /// `.srt`/`.vtt` sidecar), mapped from the clip's source time through the composition,
-    /// styled for an output `renderSize`; nil when there are no captions.
-    func makeCaptions(input: String, clips: [PlacedClip], composition: Composition, total: MediaTime,
-                      renderSize: PixelSize) throws(CompositionBuildError) -> (layer: OverlayLayer, source: String)? {
-        var spec = recipe.captions
+    /// styled for an output `renderSize`, and where they came from; nil when there are none.
+    func makeCaptions(input: String, clips: [PlacedClip], composition: Composition,
+                      renderSize: PixelSize) throws(CompositionBuildError) -> (track: CaptionTrack, source: String)? {
         let cues: [CaptionCue], source: String
-        switch spec?.source ?? .sidecar {
+        switch recipe.captions?.source ?? .sidecar {
         case .sidecar:
             guard let path = Self.captionSidecar(besides: input) else { return nil }
             cues = try Self.readCaptions(path)
@@ -25,23 +24,21 @@ extension CompositionBuilder {
             }
             source = "\(input) (its subtitle stream)"
         }
-        if spec == nil {
-            guard case let .success(font) = AssetResolver().resolveFont(Self.defaultCaptionFont, recipeFile: "") else {
-                throw .media(path: Self.defaultCaptionFont, reason: "the default caption font is not installed (fonts-dejavu-core)")
+        // A sidecar without `captions:` in the recipe: the default style.
+        let spec: Recipe.Captions
+        if let captions = recipe.captions {
+            spec = captions
+        } else {
+            guard case let .success(font) = AssetResolver().resolveFont(Recipe.Captions.defaultFont, recipeFile: "") else {
+                throw .media(path: Recipe.Captions.defaultFont, reason: "the default caption font is not installed (fonts-dejavu-core)")
             }
             spec = Recipe.Captions(font: font, location: SourceLocation(file: recipe.name, line: 1, column: 1))
         }
-        guard let spec else { return nil }
         // The cues are the dropped clip's; a recipe without `{input}` captions its first clip.
         let asset = (clips.first { $0.spec.source == "{input}" } ?? clips[0]).media.path
         let mapped = CaptionTiming.retime(cues, asset: asset, in: composition)
-        let track = CaptionTrack(cues: mapped, style: spec.style(outputHeight: renderSize.height))
-        let layer = OverlayLayer(content: .captions(track), anchor: .bottom, margin: 0, timeRange: TimeRange(start: .zero, end: total))
-        return (layer, source)
+        return (CaptionTrack(cues: mapped, style: spec.style(outputHeight: renderSize.height)), source)
     }
-
-    /// The font captions use when the recipe names none.
-    static let defaultCaptionFont = "DejaVuSans-Bold.ttf"
 
     /// The clip's caption sidecar: `<stem>.srt` or `<stem>.vtt` beside it (any letter case;
     /// the exact case first, then `.srt` before `.vtt`).

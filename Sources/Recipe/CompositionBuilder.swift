@@ -111,10 +111,13 @@ public struct CompositionBuilder: Sendable {
             try makeOverlay(overlay, total: total, renderSize: renderSize, input: input, date: date)
         }
         // Captions go over every other overlay.
-        if let captions = try makeCaptions(input: input, clips: clips, composition: composition, total: total, renderSize: renderSize) {
-            if recipe.output.captions == .burn { built.overlays.append(captions.layer) }
+        if let captions = try makeCaptions(input: input, clips: clips, composition: composition, renderSize: renderSize) {
+            built.captions = captions.track
             built.captionSource = captions.source
-            if case let .captions(track) = captions.layer.content { built.captions = track }
+            if recipe.output.captions == .burn {
+                built.overlays.append(OverlayLayer(content: .captions(captions.track), anchor: .bottom, margin: 0,
+                                                   timeRange: TimeRange(start: .zero, end: total)))
+            }
         }
         return built
     }

@@ -16,6 +16,9 @@ extension Recipe {
             case embedded
         }
 
+        /// The font captions are set in when the recipe names none.
+        public static let defaultFont = "DejaVuSans-Bold.ttf"
+
         public var source: Source = .sidecar
         /// The font file (resolved path).
         public var font: String

@@ -21,7 +21,7 @@ extension Recipe {
         }
         let style = f["style"].flatMap { reader.fields($0, "captions.style", allowed: RecipeReference.allowedKeys(in: "captions.style")) }
         let fontNode = style?["font"]
-        let fontName = fontNode.flatMap { reader.string($0, "captions.style.font") } ?? "DejaVuSans-Bold.ttf"
+        let fontName = fontNode.flatMap { reader.string($0, "captions.style.font") } ?? Captions.defaultFont
         switch resolver.resolveFont(fontName, recipeFile: (fontNode ?? node).location.file) {
         case let .success(path): captions.font = path
         case let .failure(failure): reader.error("captions.style.font \(failure)", at: (fontNode ?? node).location)
