@@ -599,23 +599,12 @@ extension Production {
         let bytes = Array(WebVTTWriter.write(captions.cues).utf8)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError.last("open", path) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                let failure = SystemError.last("write", path)
-                close(fd)
-                unlink(path)
-                throw failure
-            }
-            written += count
-        }
+        var code = bytes.withUnsafeBytes { FileWriting.writeAll(fd, $0.baseAddress, $0.count) }, function = "write"
         // A full disk can show up only at close (network filesystems).
-        guard close(fd) == 0 else {
-            let failure = SystemError.last("close", path)
+        if close(fd) != 0, code == 0 { (code, function) = (errno, "close") }
+        guard code == 0 else {
             unlink(path)
-            throw failure
+            throw SystemError(errno: code, function: function, path: path)
         }
     }
 }

@@ -26,7 +26,7 @@ package enum DurableFiles {
         let hidden = FileName.hidden((path as NSString).lastPathComponent, suffix: ".tmp-\(getpid())")
         let temporary = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(hidden)
         let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
-        let failed = data.withUnsafeBytes { writeAll(fd, $0.baseAddress, $0.count) }
+        let failed = data.withUnsafeBytes { FileWriting.writeAll(fd, $0.baseAddress, $0.count) }
         if failed != 0 || (durable && fsync(fd) != 0) {
             let code = failed != 0 ? failed : errno
             close(fd)
@@ -54,7 +54,7 @@ package enum DurableFiles {
         let temporary = (directory as NSString).appendingPathComponent(temporaryName(name, "copying", tag: tag))
         unlink(temporary)   // a crashed attempt's, under this job's own tag
         let fd = try sys("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        let failed = data.withUnsafeBytes { writeAll(fd, $0.baseAddress, $0.count) }
+        let failed = data.withUnsafeBytes { FileWriting.writeAll(fd, $0.baseAddress, $0.count) }
         var code = failed, function = "write"
         if code == 0, fchmod(fd, mode) != 0 { (code, function) = (errno, "fchmod") }
         if code == 0, fsync(fd) != 0 { (code, function) = (errno, "fsync") }
@@ -196,7 +196,7 @@ package enum DurableFiles {
         while true {
             let count = try sys("read", source) { read(input, buffer, size) }
             if count == 0 { break }
-            let failed = writeAll(output, buffer, count)
+            let failed = FileWriting.writeAll(output, buffer, count)
             if failed != 0 { throw SystemError(errno: failed, function: "write", path: destination) }
         }
         // The original's mode and times, as `mv` keeps them across filesystems.
@@ -208,20 +208,6 @@ package enum DurableFiles {
             _ = futimens(output, &times)
         }
         try sys("fsync", destination) { fsync(output) }
-    }
-
-    /// Writes all `count` bytes; returns 0 or the errno of the failed write.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int32 {
-        var offset = 0
-        while offset < count {
-            let written = Glibc.write(fd, bytes! + offset, count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return 0
     }
 
     /// Sets permission bits and group (when given) of `path`.

@@ -287,7 +287,7 @@ extension JobRunner {
         let data = try Deliverables.manifest(input: input, files: files)
         unlink(path)   // an earlier write's, for other names or cut short by a crash
         let fd = try sys("open", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        let failed = data.withUnsafeBytes { DurableFiles.writeAll(fd, $0.baseAddress, $0.count) }
+        let failed = data.withUnsafeBytes { FileWriting.writeAll(fd, $0.baseAddress, $0.count) }
         var code = failed, function = "write"
         if code == 0, fsync(fd) != 0 { (code, function) = (errno, "fsync") }
         var info = stat()
