@@ -21,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The HTTP listener (NIOHTTP1 on NIOPosix) and its /metrics (swift-prometheus, which
+        // implements swift-metrics' handlers). Both are only started when the config asks.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (scripts/bootstrap installs the -dev packages).
@@ -37,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CUnibreak", pkgConfig: "libunibreak", providers: [.apt(["libunibreak-dev"])]),
+        // Webhook deliveries: libcurl (TLS, timeouts, no redirects) behind one owner, WebhookPoster.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Linux calls Swift cannot make itself (variadic prctl).
         .systemLibrary(name: "CLinux"),
 
@@ -59,9 +65,13 @@ let package = Package(
             "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "CLinux", "Support", "Recipe", "Pipeline",
+            "CSystemd", "CLinux", "CCurl", "Support", "Recipe", "Pipeline", "MediaIO",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(
             name: "dropcut",

@@ -25,6 +25,10 @@ public struct DaemonConfig: Sendable, Hashable {
     /// What each job's worker process may use, and how long it may take.
     package var limits = WorkerLimits()
     public var folders: [FolderConfig]
+    /// The HTTP listener (metrics, status API and page); nil: nothing listens.
+    package var http: HTTPConfig?
+    /// Where job events are posted; empty: nothing is sent (no delivery service runs).
+    package var webhooks: [WebhookConfig] = []
 
     package init(path: String, stateDirectory: String, pollInterval: Duration = .seconds(2), settle: Duration = .seconds(3),
                 workers: Int = 1, stopTimeout: Duration = .seconds(30), retryDelay: Duration = .seconds(5),

@@ -18,6 +18,13 @@ package struct ReloadRefusal: Sendable, Hashable, CustomStringConvertible {
         if new.stateDirectory != old.stateDirectory {
             refused.append(ReloadRefusal(key: "state_dir", kept: old.stateDirectory, wanted: new.stateDirectory))
         }
+        // The listener is bound and the delivery service started (or not) at start.
+        if new.http != old.http {
+            refused.append(ReloadRefusal(key: "http", kept: old.http.map { "\($0.listen)" } ?? "off", wanted: new.http.map { "\($0.listen)" } ?? "off"))
+        }
+        if new.webhooks != old.webhooks {
+            refused.append(ReloadRefusal(key: "webhooks", kept: "\(old.webhooks.count) endpoint(s)", wanted: "\(new.webhooks.count) endpoint(s)"))
+        }
         return refused
     }
 }
