@@ -11,6 +11,8 @@ package struct DaemonStatus: Codable, Sendable, Hashable {
         /// 0...1.
         package var progress: Double
         package var started: Date
+        /// Output seconds rendered per second so far, once the worker writes (nil before).
+        package var speed: Double?
     }
 
     package struct Queued: Codable, Sendable, Hashable {
@@ -18,6 +20,8 @@ package struct DaemonStatus: Codable, Sendable, Hashable {
         package var input: String
         /// Set for a job waiting to retry after a transient error.
         package var retryAt: Date?
+        /// Since when it waits: a settled clip's modification time, a retry's last change.
+        package var since: Date?
     }
 
     /// A claim in one of the inboxes — this daemon's or another host's — as this daemon

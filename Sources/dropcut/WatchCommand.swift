@@ -46,8 +46,13 @@ struct WatchCommand: AsyncParsableCommand {
         // the scheduler drains its jobs.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: LeaseRenewer(scheduler: scheduler, logger: logger)),
-            .init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup),
         ]
+        // Only with `http:` in the config: otherwise nothing listens (and no thread starts).
+        if let http = settings.http {
+            let router = APIRouter(config: settings, metrics: scheduler.metrics, board: scheduler.board, logger: logger)
+            services.append(.init(service: HTTPServer(config: http, router: router, logger: logger)))
+        }
+        services.append(.init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup))
         if !once {
             services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, logger: logger)))
         }

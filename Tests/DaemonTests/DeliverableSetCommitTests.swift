@@ -30,7 +30,7 @@ import TestSupport
         try store.prepare()
         let owner = HostIdentity(host: "host-a", machineID: String(repeating: "c", count: 32),
                                  bootID: String(repeating: "d", count: 32), pid: getpid())
-        runner = JobRunner(store: store, logger: Logger(label: "set"), keeper: LeaseKeeper(owner: owner))
+        runner = JobRunner(store: store, logger: Logger(label: "set"), keeper: LeaseKeeper(owner: owner), metrics: DaemonMetrics(version: "test", workers: 1))
     }
 
     func out(_ name: String) -> String { (folder.outbox as NSString).appendingPathComponent(name) }

@@ -18,7 +18,7 @@ import TestSupport
             try store.prepare()
             let owner = HostIdentity(host: name, machineID: String(repeating: "c", count: 32),
                                      bootID: String(repeating: "d", count: 32), pid: getpid())
-            runner = JobRunner(store: store, logger: Logger(label: name), keeper: LeaseKeeper(owner: owner))
+            runner = JobRunner(store: store, logger: Logger(label: name), keeper: LeaseKeeper(owner: owner), metrics: DaemonMetrics(version: "test", workers: 1))
         }
     }
 

@@ -12,6 +12,8 @@ struct JobRunner: Sendable {
     let logger: Logger
     /// The leases of the claims this daemon holds (shared inboxes: see `ClaimLease`).
     let keeper: LeaseKeeper
+    /// Attempts and worker deaths are counted here.
+    let metrics: DaemonMetrics
     /// The program run as each job's worker (`<it> worker`): this very binary.
     var workerExecutable = "/proc/self/exe"
     /// The output folders' filesystems at start: an unmounted share is waited for.
@@ -171,11 +173,12 @@ struct JobRunner: Sendable {
     /// moving it to failed/) comes right after a fence (`fence`): a host that lost its
     /// claim while it was paused finds out there, and publishes nothing.
     func resume(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits,
-                progress: @escaping @Sendable (Double) -> Void) async throws {
+                progress: @escaping @Sendable (Double) -> Void,
+                rendering: @escaping @Sendable (Double) -> Void = { _ in }) async throws {
         // Each state takes up where it stopped and goes on through the steps after it.
         switch record.state {
         case .claiming, .claimed, .preparing, .rendering, .waiting:
-            try await render(&record, folder: folder, limits: limits, progress: progress)
+            try await render(&record, folder: folder, limits: limits, progress: progress, rendering: rendering)
             fallthrough
         case .committing:
             try await offPool(&record, "dropcut-commit") {
@@ -236,7 +239,8 @@ struct JobRunner: Sendable {
     /// the outbox, and makes that durable. A worker that crashes, overruns its limits or
     /// reports a failure fails this attempt only; the record keeps what each attempt met.
     private func render(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits,
-                        progress: @escaping @Sendable (Double) -> Void) async throws {
+                        progress: @escaping @Sendable (Double) -> Void,
+                        rendering: @escaping @Sendable (Double) -> Void) async throws {
         let log = logger(for: record, folder: folder)
         let request = try await offPool(&record, "dropcut-attempt") { try beginAttempt(&$0, folder: folder, limits: limits) }
         log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
@@ -253,7 +257,8 @@ struct JobRunner: Sendable {
             let worker = try WorkerProcess(executable: workerExecutable, request: request)
             let exit = worker.supervise(limits: limits, cancellation: cancellation) { event in
                 switch event {
-                case let .rendering(temporary, output, _):
+                case let .rendering(temporary, output, duration):
+                    if duration.isFinite && duration > 0 { rendering(duration) }
                     // What a worker says is checked like any input (a worker taken over by
                     // a hostile file must not make the daemon link, chmod or delete
                     // anything else): the temporary name must be the one this job's
@@ -266,7 +271,8 @@ struct JobRunner: Sendable {
                         record.output = output   // the name it will get (a suffix may follow)
                         try? save(&record)
                     }
-                case let .renderingSet(files, manifest, _):
+                case let .renderingSet(files, manifest, duration):
+                    if duration.isFinite && duration > 0 { rendering(duration) }
                     // Every name checked as a single output's is, and the set recorded
                     // whole before the worker writes its first file.
                     guard let set = Self.checkedSet(files, manifest: manifest, outbox: folder.outbox, job: request.job) else { return }
@@ -301,6 +307,7 @@ struct JobRunner: Sendable {
             }
             record.recordAttempt(namedAsDropped(failure.reason, record, folder))
             if exit.outcome == nil || exit.stoppedBy != nil {
+                metrics.workerDied(cause: exit.deathCause)
                 var log = log
                 log[metadataKey: "DROPCUT_WORKER_PID"] = "\(pid)"
                 if let signal = exit.signal { log[metadataKey: "SIGNAL"] = "\(signal)" }
@@ -371,6 +378,7 @@ struct JobRunner: Sendable {
             throw JobFailure.permanent("gave up after \(record.attempts) attempt(s) (retries: \(folder.retries))", errno: nil)
         }
         record.attempts += 1
+        metrics.attemptStarted(folder: folder.name)
         // Durably in the preparing phase before the daemon reads anything of the clip: a
         // daemon death from here until the worker starts may be the clip's doing.
         record.state = .preparing

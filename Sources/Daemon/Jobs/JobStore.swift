@@ -50,6 +50,16 @@ package struct JobStore: Sendable {
     /// version) are left out: `dropcut status` must work whatever else is in the folder.
     package func all() -> [JobRecord] { load().records }
 
+    /// The readable record of job `id` (a job id: no path), nil when there is none.
+    package func record(_ id: String) -> JobRecord? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let text = try? TextFile.read(path(of: id), followSymlinks: false, limit: Self.maximumRecordBytes),
+              let record = try? decoder.decode(JobRecord.self, from: Data(text.utf8)),
+              record.id == id, record.problem(in: "job record") == nil else { return nil }
+        return record
+    }
+
     /// Every record, oldest claim first, and the files that are not readable records
     /// (recovery sends their clips to the failed folder instead of leaving them hidden).
     package func load() -> (records: [JobRecord], unreadable: [UnreadableRecord]) {

@@ -40,7 +40,9 @@ extension Scheduler {
     /// once per cause; an unreadable inbox is never taken for an empty one).
     func scan(_ folder: FolderConfig) -> [SettledClip]? {
         guard var scanner = scanners[folder.name] else { return nil }
+        let clock = ContinuousClock(), began = clock.now
         let listing = scanner.scan()
+        metrics.inboxScanned(folder: folder.name, in: clock.now - began)
         scanners[folder.name] = scanner
         switch listing {
         case let .unavailable(reason):
@@ -147,7 +149,8 @@ extension Scheduler {
             Task { await self?.progress(id, fraction) }
         }
         do {
-            try await runner.resume(&record, folder: folder, limits: await config.limits) { relay.report($0) }
+            try await runner.resume(&record, folder: folder, limits: await config.limits, progress: { relay.report($0) },
+                                    rendering: { [weak self] duration in Task { await self?.renderingStarted(id, duration: duration) } })
             // A recovered `failing` job ends in failed/: a failure, not an output.
             await finished(record, folder, record.state == .failed ? .failed : .done)
             return
@@ -196,15 +199,24 @@ extension Scheduler {
         publish(force: false)
     }
 
+    /// The worker started writing an output `duration` seconds long: the status's speed
+    /// counts from now.
+    func renderingStarted(_ id: String, duration: Double) {
+        guard case .running = jobs[id] else { return }
+        renderings[id] = (duration, ContinuousClock.now)
+    }
+
     func finished(_ finalRecord: JobRecord, _ folder: FolderConfig, _ outcome: Outcome) {
         var record = finalRecord
         jobs[record.id] = nil
+        renderings[record.id] = nil
         if case .retry = outcome {} else { waitingFor[record.id] = nil }
         defer {
             publish(force: true)
             wakeup.signal()
         }
         let log = runner.logger(for: record, folder: folder)
+        countMetrics(record, folder, outcome)
         switch outcome {
         case .done:
             completed += 1
@@ -258,6 +270,21 @@ extension Scheduler {
                 log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
                 jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)
             }
+        }
+    }
+
+    /// `dropcut_jobs_total` and the render histograms for a run that ended in `outcome`.
+    func countMetrics(_ record: JobRecord, _ folder: FolderConfig, _ outcome: Outcome) {
+        switch outcome {
+        case .done:
+            metrics.jobEnded(folder: folder.name, .done)
+            if let ms = record.elapsedMilliseconds {
+                metrics.rendered(folder: folder.name, elapsed: .milliseconds(ms), speed: record.speed)
+            }
+        case .failed, .failedToMove: metrics.jobEnded(folder: folder.name, .failed)
+        case .retry: metrics.jobEnded(folder: folder.name, .retried)
+        case .abandoned: metrics.jobEnded(folder: folder.name, .abandoned)
+        case .cancelled: metrics.jobEnded(folder: folder.name, .cancelled)
         }
     }
 }

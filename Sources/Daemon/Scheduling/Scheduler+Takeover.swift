@@ -66,6 +66,7 @@ extension Scheduler {
         switch result {
         case let .success(.resume(record)):
             claimBlocked[key] = nil
+            metrics.tookOver(folder: folder.name)
             return start(record, folder, ifStopping: "taken over as the daemon stops; it is resumed at the next start")
         case .success(.removed), .success(.missed):
             claimBlocked[key] = nil
@@ -95,6 +96,7 @@ extension Scheduler {
     func abandon(_ finalRecord: JobRecord, _ folder: FolderConfig, because reason: String) {
         var record = finalRecord
         let published = record.state == .committed
+        metrics.abandoned(folder: folder.name)
         keeper.release(record.id)
         if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
         record.temporaryOutput = nil

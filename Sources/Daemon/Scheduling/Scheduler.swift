@@ -35,6 +35,10 @@ public actor Scheduler: Service {
     let runner: JobRunner
     /// The leases of the claims this daemon holds; renewed by `LeaseRenewer`.
     package nonisolated let keeper: LeaseKeeper
+    /// What `/metrics` serves (counted whether or not anything serves it).
+    package nonisolated let metrics: DaemonMetrics
+    /// Each status as it is published, for the listener's live events.
+    package nonisolated let board = StatusBoard()
     let notifier = SystemdNotifier()
     let wakeup = Wakeup()
     let stop = StopRequest()
@@ -43,6 +47,9 @@ public actor Scheduler: Service {
     var observers: [String: ClaimObserver] = [:]
     var watcher: InboxWatcher?
     var jobs: [String: Phase] = [:]
+    /// Running jobs whose worker is writing its output: the output's duration and since
+    /// when (for the speed `status` and the status page show).
+    var renderings: [String: (duration: Double, since: ContinuousClock.Instant)] = [:]
     /// Clips whose claim failed (by claim key), not claimed again before the instant, with
     /// the error last logged for them (logged again only when it changes).
     var claimBlocked: [String: (until: ContinuousClock.Instant, error: String)] = [:]
@@ -73,7 +80,8 @@ public actor Scheduler: Service {
         let owner = identity ?? (try? HostIdentity.current())
             ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
         self.keeper = LeaseKeeper(owner: owner)
-        self.runner = JobRunner(store: store, logger: logger, keeper: keeper)
+        self.metrics = DaemonMetrics(version: DropcutVersion.current, workers: config.workers)
+        self.runner = JobRunner(store: store, logger: logger, keeper: keeper, metrics: metrics)
     }
 
     deinit {
@@ -167,6 +175,7 @@ public actor Scheduler: Service {
         config.pollInterval = new.pollInterval
         config.settle = new.settle
         config.workers = new.workers
+        metrics.configuredWorkers(new.workers)
         config.stopTimeout = new.stopTimeout
         config.retryDelay = new.retryDelay
         config.leaseTimeout = new.leaseTimeout
@@ -200,7 +209,7 @@ public actor Scheduler: Service {
         startDueRetries(free: &free, into: &group)
         queued = jobs.values.compactMap { phase in
             if case let .waiting(record, _, _) = phase {
-                return DaemonStatus.Queued(folder: record.folder, input: record.input, retryAt: record.retryAt)
+                return DaemonStatus.Queued(folder: record.folder, input: record.input, retryAt: record.retryAt, since: record.updatedAt)
             }
             return nil
         }
@@ -227,7 +236,7 @@ public actor Scheduler: Service {
                     startClaim(clip, folder, in: &group)
                     free -= 1
                 } else {
-                    queued.append(DaemonStatus.Queued(folder: folder.name, input: clip.name))
+                    queued.append(DaemonStatus.Queued(folder: folder.name, input: clip.name, since: clip.modified))
                 }
             }
         }
@@ -254,7 +263,12 @@ public actor Scheduler: Service {
     func publish(force: Bool) {
         let running = jobs.values.compactMap { phase -> DaemonStatus.Running? in
             guard case let .running(record, progress, started) = phase else { return nil }
-            return DaemonStatus.Running(job: record.id, folder: record.folder, input: record.input, progress: progress, started: started)
+            var running = DaemonStatus.Running(job: record.id, folder: record.folder, input: record.input, progress: progress, started: started)
+            if let rendering = renderings[record.id] {
+                let elapsed = (ContinuousClock.now - rendering.since).seconds
+                running.speed = elapsed > 0.5 ? progress * rendering.duration / elapsed : nil
+            }
+            return running
         }.sorted { $0.started < $1.started }
         var status = DaemonStatus(pid: getpid(), started: started, updated: Date(), config: config.path,
                                   running: running, queued: queued, unavailable: unavailable)
@@ -269,16 +283,32 @@ public actor Scheduler: Service {
         previous?.updated = status.updated
         if !force && previous == status { return }
         if !force, var shape = previous, shape.running.map(\.job) == running.map(\.job) {
-            for i in shape.running.indices { shape.running[i].progress = running[i].progress }
+            for i in shape.running.indices {
+                shape.running[i].progress = running[i].progress
+                shape.running[i].speed = running[i].speed
+            }
             if shape == status && now - lastStatusWrite < .seconds(1) { return }
         }
+        updateMetrics()
         let summary = status.summary
         if summary != lastSummary {
             lastSummary = summary
             notifier.status(summary)
         }
         try? status.write(stateDirectory: config.stateDirectory)
+        board.post(status)
         lastStatus = status
         lastStatusWrite = now
+    }
+
+    /// The queue and worker gauges, from what `publish` is about to write.
+    func updateMetrics() {
+        metrics.running(runningCount)
+        let now = Date()
+        for folder in config.folders {
+            let waiting = queued.filter { $0.folder == folder.name }
+            let oldest = waiting.compactMap(\.since).min().map { now.timeIntervalSince($0) } ?? 0
+            metrics.queue(folder: folder.name, depth: waiting.count, oldestWaiting: oldest)
+        }
     }
 }

@@ -74,6 +74,19 @@ struct WorkerExit: Sendable {
     }
 
     /// Whether stderr says an allocation failed (Swift's runtime, glibc, FFmpeg).
+    /// Why a worker that ended without a result ended, as `dropcut_worker_deaths_total`
+    /// labels it: `timeout`, `cancelled`, `memory`, the signal's name, or `exit`.
+    var deathCause: String {
+        switch stoppedBy {
+        case .timedOut?: return "timeout"
+        case .cancelled?: return "cancelled"
+        case nil: break
+        }
+        if Self.ranOutOfMemory(stderr) { return "memory" }
+        if let signal { return Self.name(ofSignal: signal) }
+        return "exit"
+    }
+
     static func ranOutOfMemory(_ text: String) -> Bool {
         let lower = text.lowercased()
         return ["could not allocate", "cannot allocate memory", "out of memory", "failed to allocate", "bad_alloc"]

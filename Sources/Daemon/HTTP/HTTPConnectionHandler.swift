@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+internal import NIOCore
+internal import NIOHTTP1
+
+/// One connection of the listener: reads a request whole — refusing a head over
+/// `maximumHeadBytes` (431) and a body over `maximumBodyBytes` (413) without keeping it —
+/// has `APIRouter` answer it off the event loop, writes the answer, and closes (one request
+/// per connection: nothing to pipeline, nothing to keep alive but an event stream).
+final class HTTPConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let maximumHeadBytes = 16 << 10
+    static let maximumBodyBytes = 64 << 10
+
+    private let router: APIRouter
+    private let isLocalPeer: Bool
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var refusal: Int?
+    private var answered = false
+    private var stream: Task<Void, Never>?
+
+    init(router: APIRouter, isLocalPeer: Bool) {
+        self.router = router
+        self.isLocalPeer = isLocalPeer
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(received):
+            head = received
+            body = []
+            let headBytes = received.uri.utf8.count + received.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+            if headBytes > Self.maximumHeadBytes {
+                refusal = 431
+            } else if let length = received.headers.first(name: "content-length").flatMap({ Int($0) }), length > Self.maximumBodyBytes {
+                refusal = 413
+            }
+        case var .body(buffer):
+            guard refusal == nil else { return }
+            guard body.count + buffer.readableBytes <= Self.maximumBodyBytes else {
+                refusal = 413
+                body = []
+                return
+            }
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head, !answered else { return }
+            answered = true
+            if let refusal {
+                let what = refusal == 431 ? "the request's head is over \(Self.maximumHeadBytes) bytes" : "the request's body is over \(Self.maximumBodyBytes) bytes"
+                write(HTTPResponse.text(refusal, what), context: context)
+                return
+            }
+            let request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) },
+                                      body: body, isLocalPeer: isLocalPeer)
+            body = []
+            let router = self.router, loop = context.eventLoop
+            let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+            Task {
+                let response = await router.respond(to: request)
+                loop.execute { bound.value.handler.write(response, context: bound.value.context) }
+            }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stream?.cancel()
+        stream = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// Writes `response` and closes the connection once it is sent (an event stream: as
+    /// its chunks come, until it ends or the client goes).
+    private func write(_ response: HTTPResponse, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(response.headers)
+        headers.replaceOrAdd(name: "connection", value: "close")
+        let status = HTTPResponseStatus(statusCode: response.status, reasonPhrase: HTTPResponse.reason(response.status))
+        switch response.body {
+        case let .bytes(bytes):
+            headers.replaceOrAdd(name: "content-length", value: String(bytes.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+            if !bytes.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
+            finish(context: context)
+        case let .events(events):
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+            stream = Task {
+                for await chunk in events {
+                    loop.execute {
+                        let (handler, context) = bound.value
+                        context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: chunk)))), promise: nil)
+                    }
+                }
+                loop.execute { bound.value.handler.finish(context: bound.value.context) }
+            }
+        }
+    }
+
+    private func finish(context: ChannelHandlerContext) {
+        let done = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        done.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+    }
+}

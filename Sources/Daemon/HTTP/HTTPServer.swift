@@ -1,0 +1,107 @@
+internal import CSystemd
+import Foundation
+import Logging
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOPosix
+import ServiceLifecycle
+
+/// Why the listener did not start.
+package struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+}
+
+/// The HTTP listener (`http:` in the config), a swift-service-lifecycle `Service`: binds
+/// its address, unix socket or the socket systemd passed, serves `APIRouter` until the
+/// daemon stops, then closes (and removes its unix socket). Its one event-loop thread
+/// exists only while it runs — and it runs only when the config has `http:`.
+package final class HTTPServer: Service {
+    let config: HTTPConfig
+    let router: APIRouter
+    let logger: Logger
+
+    package init(config: HTTPConfig, router: APIRouter, logger: Logger) {
+        self.config = config
+        self.router = router
+        self.logger = logger
+    }
+
+    package func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await serve(on: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+    }
+
+    private func serve(on group: MultiThreadedEventLoopGroup) async throws {
+        let router = self.router
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let local = Self.isLocal(channel.remoteAddress)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(router: router, isLocalPeer: local))
+                }
+            }
+        let channel: any Channel
+        do {
+            switch config.listen {
+            case let .tcp(host, port):
+                channel = try await bootstrap.bind(host: host, port: port).get()
+            case let .unix(path):
+                channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            case .systemd:
+                channel = try await bootstrap.withBoundSocket(try Self.systemdSocket()).get()
+                if !Self.isLocal(channel.localAddress) && config.token == nil {
+                    channel.close(promise: nil)
+                    throw HTTPServerError(description: "http: the socket systemd passed (\(channel.localAddress.map { "\($0)" } ?? "?")) is not a loopback address, and http.token is not set: refusing to serve it; set http.token, or make dropcut.socket listen on 127.0.0.1")
+                }
+            }
+        } catch let error as HTTPServerError {
+            throw error
+        } catch {
+            throw HTTPServerError(description: "http: cannot listen on \(config.listen): \(error)")
+        }
+        let address = channel.localAddress.map { "\($0)" } ?? "\(config.listen)"
+        if Self.isLocal(channel.localAddress) {
+            logger.notice("http: listening on \(address)")
+        } else {
+            logger.warning("http: listening on \(address), reachable from other machines; every request needs the token")
+        }
+        try await withGracefulShutdownHandler {
+            try await channel.closeFuture.get()
+        } onGracefulShutdown: {
+            channel.close(promise: nil)
+        }
+        if case let .unix(path) = config.listen { unlink(path) }
+    }
+
+    /// The one listening stream socket systemd passed (`LISTEN_FDS`).
+    static func systemdSocket() throws -> NIOBSDSocket.Handle {
+        let count = sd_listen_fds(1)
+        guard count >= 1 else {
+            throw HTTPServerError(description: "http.listen is systemd, but systemd passed no socket (start dropcut through dropcut.socket, or give an address)")
+        }
+        let fd = SD_LISTEN_FDS_START
+        guard sd_is_socket(fd, AF_UNSPEC, Int32(SOCK_STREAM.rawValue), 1) > 0 else {
+            throw HTTPServerError(description: "http.listen is systemd, but what systemd passed is not a listening stream socket")
+        }
+        return fd
+    }
+
+    /// Loopback and unix socket peers (and addresses) are this machine.
+    static func isLocal(_ address: SocketAddress?) -> Bool {
+        switch address {
+        case .unixDomainSocket?: return true
+        case let .v4(v4)?: return HTTPConfig.Listen.isLoopback(v4.host)
+        case let .v6(v6)?: return HTTPConfig.Listen.isLoopback(v6.host)
+        case nil: return false
+        }
+    }
+}
