@@ -10,7 +10,7 @@ struct DropcutCommand: AsyncParsableCommand {
         version: DropcutVersion.current,
         subcommands: [
             RenderCommand.self, PlanCommand.self, ValidateCommand.self,
-            ProbeCommand.self, WatchCommand.self, StatusCommand.self, WorkerCommand.self,
+            ProbeCommand.self, WatchCommand.self, StatusCommand.self, RetryCommand.self, WorkerCommand.self,
         ]
     )
 }
