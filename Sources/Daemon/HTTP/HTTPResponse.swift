@@ -23,7 +23,7 @@ package struct HTTPResponse: Sendable {
     static let common: [(String, String)] = [
         ("x-content-type-options", "nosniff"),
         ("x-frame-options", "DENY"),
-        ("referrer-policy", "no-referrer"),
+        ("referrer-policy", "same-origin"),   // not no-referrer: Chromium then sends `Origin: null` with the page's own form posts
         ("cache-control", "no-store"),
     ]
 
