@@ -50,4 +50,29 @@ import Daemon
         // Mount requirements name the folders themselves.
         #expect(lines(text, "RequiresMountsFor") == ["/srv/media/in", "/srv/media/out", "/srv/media/new/failed", "/var/lib/dropcut"])
     }
+
+    /// The network sandbox opens only as far as the config needs: nothing without http and
+    /// webhooks (or with a unix socket), loopback for a loopback listener, anywhere for
+    /// webhooks; and the unit's own lines stay when nothing is needed.
+    @Test func networkIsOpenedOnlyAsTheConfigNeeds() {
+        let folder = FolderConfig(name: "a", inbox: "/srv/in", outbox: "/srv/out", failed: "/srv/failed")
+        var plain = config([folder])
+        #expect(lines(UnitDropIn.text(for: plain, exists: { _ in true }), "PrivateNetwork").isEmpty)
+        plain.http = HTTPConfig(listen: .unix(path: "/run/dropcut/http.sock"))
+        #expect(lines(UnitDropIn.text(for: plain, exists: { _ in true }), "RestrictAddressFamilies").isEmpty)
+
+        var local = config([folder])
+        local.http = HTTPConfig(listen: .tcp(host: "127.0.0.1", port: 8181))
+        let localText = UnitDropIn.text(for: local, exists: { _ in true })
+        #expect(lines(localText, "PrivateNetwork") == ["no"])
+        #expect(lines(localText, "RestrictAddressFamilies") == ["AF_UNIX AF_INET AF_INET6"])
+        #expect(lines(localText, "IPAddressAllow") == ["localhost"])
+        #expect(lines(localText, "IPAddressDeny").isEmpty)
+
+        var hooks = local
+        hooks.webhooks = [WebhookConfig(url: "https://hooks.example/dropcut", secret: [UInt8](repeating: 1, count: 32))]
+        let hooksText = UnitDropIn.text(for: hooks, exists: { _ in true })
+        #expect(lines(hooksText, "IPAddressDeny") == [""])
+        #expect(lines(hooksText, "IPAddressAllow").isEmpty)
+    }
 }

@@ -203,17 +203,33 @@ public enum ConfigLoader {
 
     static func duration(_ node: RecipeNode, _ what: String, _ reader: inout RecipeReader, minimum: Double,
                                  maximum: Double? = nil) -> Duration? {
-        guard let time = reader.duration(node, what) else { return nil }
-        if let maximum, !(minimum...maximum).contains(time.seconds) {
-            reader.error("\(what) must be between \(Self.number(minimum)) s and \(Self.number(maximum)) s (got \(Self.number(time.seconds)) s)",
+        let seconds: Double
+        if let long = longDuration(node) {
+            seconds = long
+        } else if let short = reader.duration(node, what) {
+            seconds = short.seconds
+        } else {
+            return nil
+        }
+        if let maximum, !(minimum...maximum).contains(seconds) {
+            reader.error("\(what) must be between \(Self.number(minimum)) s and \(Self.number(maximum)) s (got \(Self.number(seconds)) s)",
                          at: node.location)
             return nil
         }
-        guard time.seconds >= minimum else {
+        guard seconds >= minimum else {
             reader.error("\(what) must be at least \(minimum) s", at: node.location)
             return nil
         }
-        return .microseconds(Int64((time.seconds * 1_000_000).rounded()))
+        return .microseconds(Int64((seconds * 1_000_000).rounded()))
+    }
+
+    /// `10m`, `2h`, `1d`: the lengths a daemon's settings come in (minutes, hours, days),
+    /// besides the seconds every recipe time accepts. Nil when `node` is not one.
+    static func longDuration(_ node: RecipeNode) -> Double? {
+        guard case let .scalar(text, _, _) = node, let unit = text.last,
+              let factor = ["m": 60.0, "h": 3600.0, "d": 86400.0][unit],
+              let number = Double(text.dropLast()), number.isFinite, number >= 0, number <= 1e6 else { return nil }
+        return number * factor
     }
 
     /// 60 rather than 60.0 in messages.

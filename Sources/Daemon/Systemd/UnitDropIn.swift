@@ -51,7 +51,33 @@ package enum UnitDropIn {
             lines += unique(written.filter(hidden).map { existing($0, exists) }).map { "BindPaths=\(quoted("-" + $0))" }
             lines += readOnly.filter(hidden).map { "BindReadOnlyPaths=\(quoted("-" + $0))" }
         }
+        lines += network(for: config)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The unit keeps dropcut off the network (`PrivateNetwork=yes`, `IPAddressDeny=any`,
+    /// `RestrictAddressFamilies=AF_UNIX`); a config with an HTTP listener on an address
+    /// or systemd's socket, or with webhooks, needs IP sockets back — only loopback for a
+    /// loopback listener, anywhere for webhooks and a listener with a token.
+    static func network(for config: DaemonConfig) -> [String] {
+        var needs: [String] = [], anywhere = !config.webhooks.isEmpty
+        switch config.http?.listen {
+        case let .tcp(host, port)?:
+            needs.append("the HTTP listener on \(HTTPConfig.Listen.tcp(host: host, port: port))")
+            if !HTTPConfig.Listen.isLoopback(host) { anywhere = true }
+        case .systemd?:
+            needs.append("the HTTP listener on dropcut.socket's socket")
+            if config.http?.token != nil { anywhere = true }
+        case .unix?, nil:
+            break
+        }
+        if !config.webhooks.isEmpty { needs.append("webhooks to \(config.webhooks.count) endpoint(s)") }
+        guard !needs.isEmpty else { return [] }
+        var lines = ["# IP sockets for \(needs.joined(separator: " and ")):", "PrivateNetwork=no",
+                     "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"]
+        // An empty IPAddressDeny= resets the unit's `any`; else only loopback is let through.
+        lines.append(anywhere ? "IPAddressDeny=" : "IPAddressAllow=localhost")
+        return lines
     }
 
     /// `path` if it exists, else the nearest folder above it that does.
