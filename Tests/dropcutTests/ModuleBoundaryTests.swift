@@ -64,7 +64,7 @@ import TestSupport
     /// The command-line files that drive the daemon; every other command (render, plan,
     /// probe, validate) goes through the pipeline and never imports the daemon.
     static let daemonCommands: Set<String> = [
-        "Sources/dropcut/WatchCommand.swift", "Sources/dropcut/WorkerCommand.swift", "Sources/dropcut/StatusCommand.swift", "Sources/dropcut/DaemonConfigOption.swift",
+        "Sources/dropcut/WatchCommand.swift", "Sources/dropcut/WorkerCommand.swift", "Sources/dropcut/StatusCommand.swift", "Sources/dropcut/RetryCommand.swift", "Sources/dropcut/DaemonConfigOption.swift",
     ]
 
     @Test func modulesImportOnlyTheLayersBelowThem() throws {

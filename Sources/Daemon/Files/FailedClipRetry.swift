@@ -5,9 +5,9 @@ import Support
 /// page's Retry button): the clip and its sidecars move from the folder's failed folder to
 /// its inbox under the same names — sidecars first, so the clip never settles without
 /// them — and its error file is removed (it was about the last attempt).
-public enum FailedClipRetry {
+package enum FailedClipRetry {
     /// Why a clip cannot be retried.
-    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case noSuchFolder(String)
         case badName(String)
         case notFailed(folder: String, name: String, failedFolder: String)
@@ -15,7 +15,7 @@ public enum FailedClipRetry {
         case inboxHasIt(String)
         case system(SystemError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .noSuchFolder(name): "no folder named '\(name)' in the config"
             case let .badName(name): "'\(name)' is not a file name (no /, no leading dot)"
@@ -28,7 +28,7 @@ public enum FailedClipRetry {
 
     /// What moved: the paths in the inbox, the clip last.
     @discardableResult
-    public static func retry(_ name: String, folder folderName: String, config: DaemonConfig) throws(Refusal) -> [String] {
+    package static func retry(_ name: String, folder folderName: String, config: DaemonConfig) throws(Refusal) -> [String] {
         guard let folder = config.folder(named: folderName) else { throw .noSuchFolder(folderName) }
         guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0"),
               name.utf8.count <= FileName.maximumBytes, !name.hasSuffix(".error.txt"),
