@@ -74,7 +74,8 @@ package struct StatusReport: Sendable {
         }
         if let daemon, isRunning {
             for job in daemon.running {
-                lines.append("  rendering  \(job.folder)/\(job.input)  \(Int(job.progress * 100))%  (job \(job.job))")
+                let speed = job.speed.map { String(format: "  %.2fx", $0) } ?? ""
+                lines.append("  rendering  \(job.folder)/\(job.input)  \(Int(job.progress * 100))%\(speed)  (job \(job.job))")
             }
             for item in daemon.queued {
                 let retry = item.retryAt.map { "  retry at \(Self.time($0))" } ?? ""
