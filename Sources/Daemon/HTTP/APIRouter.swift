@@ -14,6 +14,8 @@ package final class APIRouter: Sendable {
     let logger: Logger
     /// Recent thumbnails by job id (a page shows a few; each is one decode of a first frame).
     private let thumbnails = Mutex<[(job: String, jpeg: [UInt8])]>([])
+    /// Two thumbnails decoded at once at most.
+    private let decoding = AsyncGate(limit: 2)
     /// How often the event stream looks for a new status, and sends a keep-alive comment.
     let eventInterval: Duration
     static let keepAliveEvery = 30
@@ -114,7 +116,8 @@ package final class APIRouter: Sendable {
         let video = set.isEmpty ? record.output : set.first { $0.kind == "video" }?.publishedPath
         guard let path = inOutbox(video) else { return .text(404, "job \(id) has no output in its outbox to show") }
         do {
-            return Self.jpeg(remember(id, try await Thumbnail.jpeg(of: path)))
+            let jpeg = try await decoding.run { try await Thumbnail.jpeg(of: path) }
+            return Self.jpeg(remember(id, jpeg))
         } catch {
             logger.warning("thumbnail of job \(id) (\(path)): \(error)")
             return .text(500, "no thumbnail of job \(id): \(error)")
