@@ -46,8 +46,14 @@ struct WatchCommand: AsyncParsableCommand {
         // the scheduler drains its jobs.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: LeaseRenewer(scheduler: scheduler, logger: logger)),
-            .init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup),
         ]
+        // Only with webhooks configured; before the scheduler, so it stops after it and
+        // still delivers what the jobs draining at shutdown announce.
+        if let outbox = scheduler.webhooks {
+            let backoff = WebhookBackoff.fromEnvironment(ProcessInfo.processInfo.environment) ?? WebhookBackoff()
+            services.append(.init(service: WebhookDelivery(outbox: outbox, logger: logger, backoff: backoff)))
+        }
+        services.append(.init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup))
         if !once {
             services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, logger: logger)))
         }

@@ -41,6 +41,10 @@ extension JobRunner {
             return .missed
         }
         let outcome = try adopt(&record, previous: previous, folder: folder)
+        if case let .resume(resumed) = outcome {
+            // The takeover is recorded (adopt wrote the lease): announced before the job goes on.
+            try announce(.takenOver, resumed, folder: folder)
+        }
         let owner = sighting.lease?.owner
         var log = logger(for: record, folder: folder)
         log[metadataKey: "DROPCUT_PREVIOUS_JOB"] = "\(previous.job)"
