@@ -23,7 +23,7 @@ import TestSupport
         // What receivers parse: the documented names, snake case, no escaped slashes.
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(object["type"] as? String == "job.done")
-        #expect(object["timestamp"] as? String == "2026-11-18T07:46:40.123Z")
+        #expect(object["timestamp"] as? String == "2026-11-18T11:06:40.123Z")
         let data = try #require(object["data"] as? [String: Any])
         #expect(Set(data.keys) == ["job", "folder", "host", "input", "outputs", "elapsed_seconds", "speed", "attempts"])
         #expect(String(decoding: body, as: UTF8.self).contains("\"path\":\"/srv/out/clip.dropcut.mp4\""))

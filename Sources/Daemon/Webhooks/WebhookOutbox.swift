@@ -95,10 +95,9 @@ package final class WebhookOutbox: Sendable {
                 unreadable.append(Unreadable(path: path, reason: "\(error)"))
             }
         }
-        let order = WebhookEventKind.allCases
-        events.sort {
-            ($0.date, order.firstIndex(of: $0.event.type) ?? 0, $0.id) < ($1.date, order.firstIndex(of: $1.event.type) ?? 0, $1.id)
-        }
+        // A taken-over job's takeover is announced before how it ended, even within one millisecond.
+        func rank(_ kind: WebhookEventKind) -> Int { kind == .takenOver ? 0 : 1 }
+        events.sort { ($0.date, rank($0.event.type), $0.id) < ($1.date, rank($1.event.type), $1.id) }
         return (events, unreadable)
     }
 
