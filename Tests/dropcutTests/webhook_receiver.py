@@ -18,6 +18,7 @@ import hmac
 import http.server
 import json
 import os
+import signal
 import threading
 import time
 
@@ -42,6 +43,8 @@ def main():
     parser.add_argument("--fail", default="")
     parser.add_argument("--hang", type=float, default=5)
     args = parser.parse_args()
+    # A test runner may start us with SIGTERM ignored (inherited across exec): stop on it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     plan = [step for step in args.fail.split(",") if step]
     lock = threading.Lock()
     count = [0]
