@@ -142,9 +142,9 @@ import Glibc
         #expect(delivered.contains { $0.id == "msg_\(after.id)_done" })
         // The cap (0.5 s here) bounds how long a receiver that is back waits.
         #expect(latency < .seconds(5), "delivered \(latency) after the receiver came back")
-        // A minute of refused connections is one warning, not one per attempt.
+        // A minute of refused connections is one warning per daemon run, not one per attempt.
         let warnings = h.daemonLog.components(separatedBy: "failed: Couldn't connect to server").count - 1
-        #expect((1...2).contains(warnings), "\(warnings) warnings; log:\n\(h.daemonLog)")
+        #expect(warnings == 2, "\(warnings) warnings; log:\n\(h.daemonLog)")
     }
 
     /// Without webhooks nothing of them happens: no folder in the state directory, no

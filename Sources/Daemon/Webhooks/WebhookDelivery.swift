@@ -69,6 +69,7 @@ package struct WebhookDelivery: Service {
         }
         var failures = 0
         var lastCause: String?
+        var lastKind: String?
         while !Task.isCancelled {
             let listed = try? await BlockingWork.run("dropcut-webhook") { [outbox] _ in outbox.pending(for: endpoint) }
             guard let (events, unreadable) = listed else { return }
@@ -108,16 +109,18 @@ package struct WebhookDelivery: Service {
                 eventLog.debug("webhook \(endpoint.url): delivered \(next.event.type.rawValue) \(next.id)")
                 failures = 0
                 lastCause = nil
+                lastKind = nil
                 report?(Report(outcome: .delivered, url: endpoint.url, id: next.id, pending: events.count - 1))
             } catch {
                 let failure = error as? WebhookDeliveryError
                 if failure?.cause == .cancelled || Task.isCancelled { return }
                 failures += 1
-                let cause = failure?.causeText ?? "\(error)"
+                let cause = failure?.causeText ?? "\(error)", kind = failure?.causeKind ?? cause
                 let delay = backoff.delay(afterFailures: failures)
                 let message: Logger.Message = "webhook \(endpoint.url): attempt \(failures) for \(next.id) failed: \(cause); next in \(Self.seconds(delay))"
                 // Once per cause: a receiver down for hours is one warning, not thousands.
-                if cause != lastCause { eventLog.warning(message) } else { eventLog.debug(message) }
+                if kind != lastKind { eventLog.warning(message) } else { eventLog.debug(message) }
+                lastKind = kind
                 lastCause = cause
                 report?(Report(outcome: .failed, url: endpoint.url, id: next.id, pending: events.count))
                 try? await Task.sleep(for: delay)

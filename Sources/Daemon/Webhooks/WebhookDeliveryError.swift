@@ -5,8 +5,8 @@ package struct WebhookDeliveryError: Error, Sendable, Hashable, CustomStringConv
         /// The receiver answered, but not with a 2xx (a 3xx too: redirects are not followed).
         case status(Int)
         /// No answer: connection refused, timeout, TLS, DNS… (`curl_easy_strerror`'s text,
-        /// and curl's more specific message when it has one).
-        case transport(String)
+        /// and curl's more specific message when it has one: it names times and ports).
+        case transport(String, detail: String?)
         /// The request could not be set up (an option libcurl refused).
         case setup(String)
         /// Stopped at shutdown.
@@ -24,11 +24,18 @@ package struct WebhookDeliveryError: Error, Sendable, Hashable, CustomStringConv
         self.cause = cause
     }
 
-    /// The cause alone: what failed attempts are logged again for only when it changes.
+    /// The kind of cause, without the details that change from one attempt to the next
+    /// (curl's "after 1 ms"): failed attempts are logged again only when it changes.
+    package var causeKind: String {
+        if case let .transport(text, _) = cause { return text }
+        return causeText
+    }
+
+    /// The cause in words.
     package var causeText: String {
         switch cause {
         case let .status(code): "the receiver answered HTTP \(code)\((300..<400).contains(code) ? " (redirects are not followed)" : "")"
-        case let .transport(text): text
+        case let .transport(text, detail): detail.map { "\(text): \($0)" } ?? text
         case let .setup(text): text
         case .cancelled: "stopped at shutdown"
         }

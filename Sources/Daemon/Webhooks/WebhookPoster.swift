@@ -8,8 +8,8 @@ import Support
 /// Owns its `CURL` handle, freed in deinit; one request at a time (a delivery loop uses it
 /// from one blocking thread after another, never two at once), and reused, so a
 /// receiver's keep-alive connection is too.
-final class WebhookPoster {
-    let url: String
+package final class WebhookPoster {
+    package let url: String
     private let secret: [UInt8]
     private let handle: UnsafeMutableRawPointer
     /// The most of a receiver's answer that is kept; the rest is read and dropped (the
@@ -20,7 +20,7 @@ final class WebhookPoster {
     /// not thread-safely on every libcurl).
     private static let global: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    init(endpoint: WebhookConfig) throws(WebhookDeliveryError) {
+    package init(endpoint: WebhookConfig) throws(WebhookDeliveryError) {
         _ = Self.global
         guard let handle = curl_easy_init() else {
             throw WebhookDeliveryError(url: endpoint.url, function: "curl_easy_init", cause: .setup("libcurl could not make a handle"))
@@ -31,6 +31,8 @@ final class WebhookPoster {
         let milliseconds = max(1, Int(endpoint.timeout.components.seconds * 1000 + endpoint.timeout.components.attoseconds / 1_000_000_000_000_000))
         try set(CURLOPT_URL, string: endpoint.url)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        // Straight to the endpoint: an http_proxy a service happens to inherit is not used.
+        try set(CURLOPT_PROXY, string: "")
         try set(CURLOPT_USERAGENT, string: "dropcut/\(DropcutVersion.current)")
         try set(CURLOPT_NOSIGNAL, 1)             // no SIGALRM for DNS timeouts in a threaded daemon
         try set(CURLOPT_FOLLOWLOCATION, 0)       // a 3xx is a failure, never followed
@@ -44,14 +46,14 @@ final class WebhookPoster {
 
     /// The `webhook-signature` value: `v1,` and the base64 of HMAC-SHA256 over
     /// `<id>.<timestamp>.<body>` (Standard Webhooks).
-    static func signature(id: String, timestamp: Int64, body: Data, secret: [UInt8]) -> String {
+    package static func signature(id: String, timestamp: Int64, body: Data, secret: [UInt8]) -> String {
         let signed = Array("\(id).\(timestamp).".utf8) + Array(body)
         return "v1," + Data(HMACSHA256.authenticationCode(for: signed, key: secret)).base64EncodedString()
     }
 
     /// Posts `body` as event `id`, signed now. Returns the 2xx status; throws for anything
     /// else. Blocking: call it from a thread of its own.
-    func post(id: String, body: Data, now: Date = Date(), cancellation: Cancellation) throws(WebhookDeliveryError) -> Int {
+    package func post(id: String, body: Data, now: Date = Date(), cancellation: Cancellation = Cancellation()) throws(WebhookDeliveryError) -> Int {
         let timestamp = Int64(now.timeIntervalSince1970)
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
@@ -103,7 +105,7 @@ final class WebhookPoster {
             let general = String(cString: curl_easy_strerror(code))
             let specific = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw WebhookDeliveryError(url: url, function: "curl_easy_perform",
-                                       cause: .transport(specific.isEmpty || specific == general ? general : "\(general): \(specific)"))
+                                       cause: .transport(general, detail: specific.isEmpty || specific == general ? nil : specific))
         }
         var status = 0
         _ = dropcut_curl_response_code(handle, &status)
