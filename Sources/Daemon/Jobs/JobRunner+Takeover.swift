@@ -42,8 +42,13 @@ extension JobRunner {
         }
         let outcome = try adopt(&record, previous: previous, folder: folder)
         if case let .resume(resumed) = outcome {
-            // The takeover is recorded (adopt wrote the lease): announced before the job goes on.
-            try announce(.takenOver, resumed, folder: folder)
+            // The takeover is recorded (adopt wrote the lease): announced before the job goes
+            // on. An event that cannot be written does not stop the job it would announce.
+            do {
+                try announce(.takenOver, resumed, folder: folder)
+            } catch {
+                logger(for: resumed, folder: folder).error("took over \(resumed.input): its webhook event could not be written: \(error)")
+            }
         }
         let owner = sighting.lease?.owner
         var log = logger(for: record, folder: folder)
