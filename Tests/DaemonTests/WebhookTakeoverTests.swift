@@ -95,4 +95,35 @@ import TestSupport
         #expect(record.state == .done)
         #expect(outbox.pending(for: endpoint).events == [before])
     }
+
+    /// The same crash after the event was already delivered (its file removed): the event
+    /// written again is byte for byte the first, its time taken from the record.
+    @Test func aRerunStepAfterDeliveryWritesTheSameBytesAgain() async throws {
+        let endpoint = WebhookConfig(url: "http://127.0.0.1:9/hook", secret: [UInt8](repeating: 1, count: 32))
+        let outbox = WebhookOutbox(stateDirectory: dir.file("state-host-a"), endpoints: [endpoint], host: "host-a")
+        let a = try runner("host-a", webhooks: outbox)
+        var record = JobRecord(id: aID, folder: folder.name, input: "clip.mov", sidecars: [], state: .failing)
+        record.error = "clip.mov: is not a video or audio file dropcut can read"
+        let claim = (folder.claimedDirectory as NSString).appendingPathComponent(record.claim.description)
+        try FileManager.default.createDirectory(atPath: claim, withIntermediateDirectories: true)
+        try "the clip".write(toFile: (claim as NSString).appendingPathComponent("clip.mov"), atomically: true, encoding: .utf8)
+        try a.store.save(&record)
+        #expect(try a.keeper.hold(record, name: record.claim, claimedDirectory: folder.claimedDirectory) == .renamed)
+
+        // The step before the crash: the event written (its time recorded), then delivered.
+        var before = record
+        try a.announce(.failed, &before, folder: folder)
+        let first = try #require(outbox.pending(for: endpoint).events.first)
+        try outbox.remove(first.path)
+        let saved = try #require(a.store.all().first { $0.id == aID })
+        #expect(saved.endedAtMilliseconds != nil && saved.endedAtMilliseconds == before.endedAtMilliseconds)
+
+        // The rerun, from the record as saved.
+        record = saved
+        try await Task.sleep(for: .milliseconds(20))
+        try await a.resume(&record, folder: folder, limits: WorkerLimits()) { _ in }
+        #expect(record.state == .failed)
+        let again = try #require(outbox.pending(for: endpoint).events.first)
+        #expect(again.id == first.id && again.body == first.body)
+    }
 }

@@ -45,7 +45,7 @@ extension JobRunner {
             // The takeover is recorded (adopt wrote the lease): announced before the job goes
             // on. An event that cannot be written does not stop the job it would announce.
             do {
-                try announce(.takenOver, resumed, folder: folder)
+                try announceNow(.takenOver, resumed, folder: folder)
             } catch {
                 logger(for: resumed, folder: folder).error("took over \(resumed.input): its webhook event could not be written: \(error)")
             }

@@ -6,9 +6,26 @@ import Support
 /// outbox before the record says done, failed, taken over or abandoned: a crash between
 /// the two writes it again, and the outbox keeps the first.
 extension JobRunner {
-    /// Writes the event `kind` of `record` for every endpoint that wants it; nothing
-    /// without webhooks. Blocking (a done job's outputs are hashed): off the pool.
-    func announce(_ kind: WebhookEventKind, _ record: JobRecord, folder: FolderConfig) throws {
+    /// Writes the event of a job's end (`job.done`, `job.failed`) for every endpoint that
+    /// wants it; nothing without webhooks. Its time is recorded first (one more save), so a
+    /// step rerun after a crash writes the very same bytes again, even when the first
+    /// event was already delivered and removed. Blocking (a done job's outputs are
+    /// hashed): off the pool.
+    func announce(_ kind: WebhookEventKind, _ record: inout JobRecord, folder: FolderConfig) throws {
+        guard let webhooks, webhooks.wants(kind) else { return }
+        if record.endedAtMilliseconds == nil {
+            record.endedAtMilliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            try save(&record)
+        }
+        let date = Date(timeIntervalSince1970: Double(record.endedAtMilliseconds ?? 0) / 1000)
+        try webhooks.record(job: record.id, kind: kind) { [record] in
+            Self.event(kind, record, folder: folder, host: webhooks.host, at: date)
+        }
+    }
+
+    /// Writes the event `kind` of `record`, happening now (`job.taken_over`, `job.abandoned`:
+    /// steps that are not rerun), for every endpoint that wants it; nothing without webhooks.
+    func announceNow(_ kind: WebhookEventKind, _ record: JobRecord, folder: FolderConfig) throws {
         guard let webhooks, webhooks.wants(kind) else { return }
         try webhooks.record(job: record.id, kind: kind) {
             Self.event(kind, record, folder: folder, host: webhooks.host)

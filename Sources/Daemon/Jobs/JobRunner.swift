@@ -461,7 +461,7 @@ struct JobRunner: Sendable {
         }
         // The event first: a crash before the record says done writes it again (the
         // outbox keeps the first), so a done job always has its event.
-        try announce(.done, record, folder: folder)
+        try announce(.done, &record, folder: folder)
         // Done in the record and the lease before the folder goes: a crash in between
         // leaves a claim whose lease says done, which whoever finds it only removes.
         record.state = .done
@@ -545,7 +545,7 @@ struct JobRunner: Sendable {
         let errorFile = try DurableFiles.writeUnique(Data(text.utf8), into: folder.failed,
                                                      name: FileName.fitting(failedName, suffix: ".error.txt"),
                                                      tag: record.id, mode: folder.outputMode)
-        try announce(.failed, record, folder: folder)
+        try announce(.failed, &record, folder: folder)
         record.state = .failed
         try save(&record)
         keeper.release(record.id)

@@ -101,7 +101,7 @@ extension Scheduler {
         runner.removeSetTemporaries(&record, folder: folder)
         record.error = reason
         do {
-            try runner.announce(.abandoned, record, folder: folder)
+            try runner.announceNow(.abandoned, record, folder: folder)
         } catch {
             runner.logger(for: record, folder: folder).error("abandoned \(record.input): its webhook event could not be written: \(error)")
         }
