@@ -70,17 +70,17 @@ package struct WebhookDelivery: Service {
         var failures = 0
         var lastCause: String?
         var lastKind: String?
+        // Listed once and worked through oldest first; listed again only when done (what was
+        // written meanwhile is newer): a long queue after an outage is not re-read per event.
+        var queue: [WebhookOutbox.Pending] = []
         while !Task.isCancelled {
-            let listed = try? await BlockingWork.run("dropcut-webhook") { [outbox] _ in outbox.pending(for: endpoint) }
-            guard let (events, unreadable) = listed else { return }
-            for file in unreadable {
-                // Never posted, never retried: set aside under a hidden name for a person to look at.
-                let name = (file.path as NSString).lastPathComponent
-                let aside = ((file.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".\(name).unreadable")
-                rename(file.path, aside)
-                log.error("webhook \(endpoint.url): \(file.path) is not an event dropcut can send (\(file.reason)); set aside as \(aside)")
+            if queue.isEmpty {
+                let listed = try? await BlockingWork.run("dropcut-webhook") { [outbox] _ in outbox.pending(for: endpoint) }
+                guard let (events, unreadable) = listed else { return }
+                queue = events
+                setAside(unreadable, log: log)
             }
-            guard let next = events.first else {
+            guard let next = queue.first else {
                 await withTaskCancellationHandler {
                     await wakeup.wait(timeout: Self.idleRecheck)
                 } onCancel: {
@@ -94,8 +94,9 @@ package struct WebhookDelivery: Service {
             let age = Date().timeIntervalSince(next.date)
             if age > endpoint.maxAge.seconds {
                 await remove(next, log: eventLog)
+                queue.removeFirst()
                 eventLog.error("webhook \(endpoint.url): dropped \(next.event.type.rawValue) \(next.id) of \(next.event.data.input) undelivered: it is \(Int(age)) s old, past max_age (\(Int(endpoint.maxAge.seconds)) s)\(lastCause.map { "; last attempt: \($0)" } ?? "")")
-                report?(Report(outcome: .expired, url: endpoint.url, id: next.id, pending: events.count - 1))
+                report?(Report(outcome: .expired, url: endpoint.url, id: next.id, pending: queue.count))
                 continue
             }
             do {
@@ -103,6 +104,7 @@ package struct WebhookDelivery: Service {
                     try poster.post(id: next.id, body: next.body, cancellation: cancellation)
                 }
                 await remove(next, log: eventLog)
+                queue.removeFirst()
                 if let cause = lastCause {
                     eventLog.notice("webhook \(endpoint.url): delivering again after \(failures) failed attempt(s) (last: \(cause))")
                 }
@@ -110,7 +112,7 @@ package struct WebhookDelivery: Service {
                 failures = 0
                 lastCause = nil
                 lastKind = nil
-                report?(Report(outcome: .delivered, url: endpoint.url, id: next.id, pending: events.count - 1))
+                report?(Report(outcome: .delivered, url: endpoint.url, id: next.id, pending: queue.count))
             } catch {
                 let failure = error as? WebhookDeliveryError
                 if failure?.cause == .cancelled || Task.isCancelled { return }
@@ -122,9 +124,20 @@ package struct WebhookDelivery: Service {
                 if kind != lastKind { eventLog.warning(message) } else { eventLog.debug(message) }
                 lastKind = kind
                 lastCause = cause
-                report?(Report(outcome: .failed, url: endpoint.url, id: next.id, pending: events.count))
+                report?(Report(outcome: .failed, url: endpoint.url, id: next.id, pending: queue.count))
                 try? await Task.sleep(for: delay)
             }
+        }
+    }
+
+    /// Files in the endpoint's folder that are not events: never posted, never retried, set
+    /// aside under a hidden name for a person to look at.
+    private func setAside(_ files: [WebhookOutbox.Unreadable], log: Logger) {
+        for file in files {
+            let name = (file.path as NSString).lastPathComponent
+            let aside = ((file.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".\(name).unreadable")
+            let moved = rename(file.path, aside) == 0
+            log.error("webhook: \(file.path) is not an event dropcut can send (\(file.reason))\(moved ? "; set aside as \(aside)" : "")")
         }
     }
 
