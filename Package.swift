@@ -109,7 +109,8 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "Pipeline", "Support", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "Support", "TestSupport"], exclude: ["sandbox_exec.py", "chromium_cdp.py"]),
+        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "Support", "TestSupport"],
+                    exclude: ["sandbox_exec.py", "chromium_cdp.py", "webhook_receiver.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),
     ]
 )

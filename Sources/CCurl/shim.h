@@ -17,4 +17,11 @@ static inline CURLcode dropcut_curl_setopt_write(CURL *handle, dropcut_curl_writ
 static inline CURLcode dropcut_curl_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }
+/* CURLOPT_XFERINFOFUNCTION: called while a transfer runs; non-zero aborts it (a delivery
+   stopped at shutdown). */
+typedef int (*dropcut_curl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
+                                              curl_off_t upload_total, curl_off_t uploaded);
+static inline CURLcode dropcut_curl_setopt_xferinfo(CURL *handle, dropcut_curl_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
 #endif

@@ -42,12 +42,17 @@ public struct SHA256: Sendable {
 
     /// The digest as 64 lowercase hex digits.
     public mutating func finish() -> String {
+        digest().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The digest's 32 bytes (what HMAC feeds back in; `finish` is their hex).
+    public mutating func digest() -> [UInt8] {
         let bits = length &* 8
         var tail: [UInt8] = [0x80]
         tail += [UInt8](repeating: 0, count: (119 - buffer.count) % 64)
         tail += (0..<8).map { UInt8(truncatingIfNeeded: bits >> (56 - 8 * $0)) }
         update(tail)
-        return state.map { String(format: "%08x", $0) }.joined()
+        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
 
     /// The digest of `bytes`.

@@ -52,6 +52,17 @@ struct WatchCommand: AsyncParsableCommand {
             let router = APIRouter(config: settings, metrics: scheduler.metrics, board: scheduler.board, logger: logger)
             services.append(.init(service: HTTPServer(config: http, router: router, logger: logger)))
         }
+        // Only with webhooks configured; before the scheduler, so it stops after it and
+        // still delivers what the jobs draining at shutdown announce.
+        if let outbox = scheduler.webhooks {
+            let backoff = WebhookBackoff.fromEnvironment(ProcessInfo.processInfo.environment) ?? WebhookBackoff()
+            let metrics = scheduler.metrics, urls = settings.webhooks.map(\.url)
+            for endpoint in urls.indices { metrics.webhookPending(endpoint: endpoint + 1, 0) }
+            services.append(.init(service: WebhookDelivery(outbox: outbox, logger: logger, backoff: backoff) { report in
+                metrics.webhookAttempt(report.outcome)
+                if let index = urls.firstIndex(of: report.url) { metrics.webhookPending(endpoint: index + 1, report.pending) }
+            }))
+        }
         services.append(.init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup))
         if !once {
             services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, logger: logger)))

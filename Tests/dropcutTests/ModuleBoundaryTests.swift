@@ -19,6 +19,7 @@ import TestSupport
         "RenderKernels": ["Render"],
         "CSystemd": ["Daemon"],
         "CLinux": ["Daemon"],
+        "CCurl": ["Daemon"],
         "CZlib": ["Recipe"],
     ]
 

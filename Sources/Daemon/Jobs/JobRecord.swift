@@ -82,6 +82,11 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// The jobs that held this clip's claim before this one, oldest first, when it was
     /// taken over from other hosts (their ids tag what they may have left half-moved).
     package var previousJobs: [String]?
+    /// When the job's end (done or failed) was first announced, in Unix milliseconds: its
+    /// webhook event's timestamp, kept so that the event written again when the step is
+    /// rerun after a crash is byte for byte the one written before. Nil: no webhooks, or
+    /// not ended yet.
+    package var endedAtMilliseconds: Int64?
     /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
     /// (`<id>.committing-1`); nil: the job id.
     package var claimName: String?

@@ -41,6 +41,15 @@ extension JobRunner {
             return .missed
         }
         let outcome = try adopt(&record, previous: previous, folder: folder)
+        if case let .resume(resumed) = outcome {
+            // The takeover is recorded (adopt wrote the lease): announced before the job goes
+            // on. An event that cannot be written does not stop the job it would announce.
+            do {
+                try announceNow(.takenOver, resumed, folder: folder)
+            } catch {
+                logger(for: resumed, folder: folder).error("took over \(resumed.input): its webhook event could not be written: \(error)")
+            }
+        }
         let owner = sighting.lease?.owner
         var log = logger(for: record, folder: folder)
         log[metadataKey: "DROPCUT_PREVIOUS_JOB"] = "\(previous.job)"

@@ -18,6 +18,8 @@ struct JobRunner: Sendable {
     var workerExecutable = "/proc/self/exe"
     /// The output folders' filesystems at start: an unmounted share is waited for.
     let mounts = FolderMounts()
+    /// Where the webhook events of the jobs' ends are written; nil without webhooks.
+    var webhooks: WebhookOutbox?
 
     /// The logger with the job's journal fields.
     func logger(for record: JobRecord, folder: FolderConfig) -> Logger {
@@ -465,6 +467,9 @@ struct JobRunner: Sendable {
         } else {
             for name in [record.input] + record.sidecars { unlink(claimedPath(record, folder, name)) }
         }
+        // The event first: a crash before the record says done writes it again (the
+        // outbox keeps the first), so a done job always has its event.
+        try announce(.done, &record, folder: folder)
         // Done in the record and the lease before the folder goes: a crash in between
         // leaves a claim whose lease says done, which whoever finds it only removes.
         record.state = .done
@@ -548,6 +553,7 @@ struct JobRunner: Sendable {
         let errorFile = try DurableFiles.writeUnique(Data(text.utf8), into: folder.failed,
                                                      name: FileName.fitting(failedName, suffix: ".error.txt"),
                                                      tag: record.id, mode: folder.outputMode)
+        try announce(.failed, &record, folder: folder)
         record.state = .failed
         try save(&record)
         keeper.release(record.id)

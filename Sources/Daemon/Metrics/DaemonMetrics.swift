@@ -13,11 +13,6 @@ package final class DaemonMetrics: Sendable {
         case done, failed, retried, abandoned, cancelled
     }
 
-    /// What a webhook delivery attempt came to.
-    package enum Delivery: String, Sendable, CaseIterable {
-        case delivered, failed, expired
-    }
-
     package init(version: String, workers: Int) {
         registry.makeGauge(descriptor: Self.name("build", "info", "The running dropcut's version (always 1)."),
                            labels: [("version", version)]).set(1.0)
@@ -25,8 +20,7 @@ package final class DaemonMetrics: Sendable {
             .set(Date().timeIntervalSince1970)
         configuredWorkers(workers)
         running(0)
-        webhookPending(0)
-        for outcome in Delivery.allCases { deliveries(outcome).increment(by: Int64(0)) }
+        for outcome in [WebhookDelivery.Outcome.delivered, .failed, .expired] { deliveries(outcome).increment(by: Int64(0)) }
     }
 
     // MARK: Jobs
@@ -95,16 +89,18 @@ package final class DaemonMetrics: Sendable {
 
     // MARK: Webhooks
 
-    package func webhookAttempt(_ outcome: Delivery) {
+    package func webhookAttempt(_ outcome: WebhookDelivery.Outcome) {
         deliveries(outcome).increment()
     }
 
-    package func webhookPending(_ count: Int) {
-        registry.makeGauge(descriptor: Self.name("webhook_pending", "", "Webhook events written and not yet delivered or expired."))
-            .set(Double(count))
+    /// Events waiting for the config's `endpoint`-th webhook (1-based: URLs may carry
+    /// secrets, so they are not labels).
+    package func webhookPending(endpoint: Int, _ count: Int) {
+        registry.makeGauge(descriptor: Self.name("webhook_pending", "", "Webhook events written and not yet delivered or expired, by the endpoint's place in the config."),
+                           labels: [("endpoint", String(endpoint))]).set(Double(count))
     }
 
-    private func deliveries(_ outcome: Delivery) -> Counter {
+    private func deliveries(_ outcome: WebhookDelivery.Outcome) -> Counter {
         registry.makeCounter(descriptor: Self.name("webhook_deliveries", "total", "Webhook delivery attempts by outcome (expired: dropped after max_age)."),
                              labels: [("outcome", outcome.rawValue)])
     }

@@ -101,8 +101,13 @@ extension Scheduler {
         if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
         record.temporaryOutput = nil
         runner.removeSetTemporaries(&record, folder: folder)
-        record.state = .abandoned
         record.error = reason
+        do {
+            try runner.announceNow(.abandoned, record, folder: folder)
+        } catch {
+            runner.logger(for: record, folder: folder).error("abandoned \(record.input): its webhook event could not be written: \(error)")
+        }
+        record.state = .abandoned
         try? store.save(&record)   // the state folder only: the claim is another host's now
         var log = runner.logger(for: record, folder: folder)
         var taker = ""

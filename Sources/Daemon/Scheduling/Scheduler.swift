@@ -81,8 +81,17 @@ public actor Scheduler: Service {
             ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
         self.keeper = LeaseKeeper(owner: owner)
         self.metrics = DaemonMetrics(version: DropcutVersion.current, workers: config.workers)
-        self.runner = JobRunner(store: store, logger: logger, keeper: keeper, metrics: metrics)
+        var runner = JobRunner(store: store, logger: logger, keeper: keeper, metrics: metrics)
+        // Without webhooks nothing of them exists: no folder, no thread, no connection.
+        if !config.webhooks.isEmpty {
+            runner.webhooks = WebhookOutbox(stateDirectory: config.stateDirectory, endpoints: config.webhooks, host: owner.host)
+        }
+        self.runner = runner
     }
+
+    /// The outbox the jobs write their webhook events to (`WebhookDelivery` sends them);
+    /// nil when the config has no webhooks.
+    package nonisolated var webhooks: WebhookOutbox? { runner.webhooks }
 
     deinit {
         if lockDescriptor >= 0 { close(lockDescriptor) }

@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The webhook receiver the delivery tests run: `webhook_receiver.py` beside this file, a
+/// real HTTP server on 127.0.0.1 that checks each signature with Python's own hmac and
+/// logs every request as a JSON line (see the script).
+final class WebhookReceiver: @unchecked Sendable {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("webhook_receiver.py").path
+
+    /// One request as the receiver logged it.
+    struct Request {
+        var n: Int
+        var headers: [String: String]
+        var body: String
+        var signatureValid: Bool
+        var timestampFresh: Bool
+        /// How it was answered: "200", "500", "hang" (answered only after the sender gave up).
+        var answer: String
+        var id: String { headers["webhook-id"] ?? "" }
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+    }
+
+    let process: Process
+    let logPath: String
+    let port: Int
+
+    /// Starts the receiver on `port` (0: any free port) and waits until it listens.
+    init(secret: String, logPath: String, port: Int = 0, fail: [String] = [], hang: Double = 3) async throws {
+        self.logPath = logPath
+        let portFile = logPath + ".port"
+        unlink(portFile)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script, "--secret", secret, "--log", logPath, "--port", "\(port)",
+                             "--port-file", portFile, "--fail", fail.joined(separator: ","), "--hang", "\(hang)"]
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let chosen = Int(text) {
+                self.port = chosen
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: portFile])
+    }
+
+    /// Every request so far, in the order received.
+    func requests() -> [Request] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return Request(n: object["n"] as? Int ?? -1, headers: object["headers"] as? [String: String] ?? [:],
+                           body: object["body"] as? String ?? "", signatureValid: object["signature_valid"] as? Bool ?? false,
+                           timestampFresh: object["timestamp_fresh"] as? Bool ?? false, answer: object["answer"] as? String ?? "")
+        }.sorted { $0.n < $1.n }
+    }
+
+    /// The requests answered 200: the deliveries.
+    func delivered() -> [Request] { requests().filter { $0.answer == "200" } }
+
+    /// SIGKILL: the receiver holds nothing, and a test process may pass SIGTERM on ignored.
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    /// A new `whsec_` secret: 32 random bytes.
+    static func newSecret() -> String {
+        "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    }
+
+    /// A loopback port nothing listens on now (bound, read, closed): for a receiver started
+    /// later than the daemon that posts to it.
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                _ = bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The config's `webhooks:` for one endpoint on this host.
+    static func settings(port: Int, secret: String, timeout: String = "1s", extra: String = "") -> String {
+        """
+        webhooks:
+          - url: http://127.0.0.1:\(port)/hooks/dropcut
+            secret: \(secret)
+            timeout: \(timeout)
+        \(extra)
+        """
+    }
+}
