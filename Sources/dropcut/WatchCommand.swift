@@ -50,7 +50,10 @@ struct WatchCommand: AsyncParsableCommand {
         // Only with `http:` in the config: otherwise nothing listens (and no thread starts).
         if let http = settings.http {
             let router = APIRouter(config: settings, metrics: scheduler.metrics, board: scheduler.board, logger: logger)
-            services.append(.init(service: HTTPServer(config: http, router: router, logger: logger)))
+            // A listener that cannot start stops the daemon, gracefully (cancelling the group
+            // would leave the scheduler waiting for a shutdown that never comes).
+            services.append(.init(service: HTTPServer(config: http, router: router, logger: logger),
+                                  failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         // Only with webhooks configured; before the scheduler, so it stops after it and
         // still delivers what the jobs draining at shutdown announce.
@@ -61,7 +64,7 @@ struct WatchCommand: AsyncParsableCommand {
             services.append(.init(service: WebhookDelivery(outbox: outbox, logger: logger, backoff: backoff) { report in
                 metrics.webhookAttempt(report.outcome)
                 if let index = urls.firstIndex(of: report.url) { metrics.webhookPending(endpoint: index + 1, report.pending) }
-            }))
+            }, failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         services.append(.init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup))
         if !once {

@@ -141,13 +141,32 @@ import TestSupport
         #expect(await daemon.wait() == 0)
     }
 
-    /// A listener other machines can reach needs a token: the config is refused, naming why.
-    @Test func nonLoopbackListenerWithoutTokenRefusesToStart() async throws {
+    /// A listener other machines can reach needs a token: the config is refused, naming
+    /// why; and an address that is taken stops the daemon with the reason.
+    @Test func listenerThatCannotServeStopsTheDaemon() async throws {
         let harness = try DaemonHarness(extraSettings: "http:\n  listen: 0.0.0.0:18080")
         let result = try await DropcutProcess.run(["watch", "--config", harness.configPath])
         #expect(result.status == 1)
         #expect(result.stderr.contains("http.listen 0.0.0.0:18080 is not a loopback address"), "\(result.stderr)")
         #expect(result.stderr.contains("http.token"), "\(result.stderr)")
+
+        // An address another process holds: the daemon says so and stops (not a silent
+        // daemon without its listener).
+        let taken = try HTTPExchange.freePort()
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = taken.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 && listen(holder, 1) == 0 }
+        }
+        try #require(bound)
+        let busy = try Self.harness(port: taken)
+        let daemon = try busy.startDaemon()
+        #expect(await daemon.wait(timeout: .seconds(60)) == 1, "\(busy.daemonLog)")
+        #expect(busy.daemonLog.contains("http: cannot listen on 127.0.0.1:\(taken)"), "\(busy.daemonLog)")
     }
 
     /// The server-sent events carry a running job's progress, growing.
@@ -224,5 +243,55 @@ import TestSupport
         #expect(threads.contains { $0.hasPrefix("NIO-ELT") }, "threads: \(threads)")
         daemon.signal(SIGTERM)
         #expect(await daemon.wait() == 0)
+    }
+
+    /// `listen: systemd`: the socket comes from systemd (`systemd-socket-activate`, which
+    /// passes it as dropcut.socket would, and starts the daemon at the first connection);
+    /// one on an address other machines reach, without a token, is refused at start.
+    @Test func socketFromSystemdIsServedAndAPublicOneNeedsAToken() async throws {
+        let harness = try DaemonHarness(extraSettings: "http:\n  listen: systemd")
+        let port = try HTTPExchange.freePort()
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = ["-l", "127.0.0.1:\(port)", try BuildProducts.executable(named: "dropcut"), "watch", "--config", harness.configPath]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = nil
+        activator.environment = environment
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: { FileManager.default.createFile(atPath: harness.dir.file("daemon.log"), contents: nil); return harness.dir.file("daemon.log") }()))
+        activator.standardOutput = log
+        activator.standardError = log
+        try activator.run()
+        defer { if activator.isRunning { kill(activator.processIdentifier, SIGKILL); activator.waitUntilExit() } }
+        // The first connection starts the daemon, which answers it from the passed socket.
+        var metrics: HTTPExchange.Response?
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) {
+            metrics = try? HTTPExchange.request("GET", "/metrics", port: port, timeout: 10)
+            return metrics?.status == 200
+        }, "\(harness.daemonLog)")
+        #expect(metrics?.text.contains("dropcut_build_info") == true)
+        kill(activator.processIdentifier, SIGTERM)
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { !activator.isRunning })
+
+        let exposed = try DaemonHarness(extraSettings: "http:\n  listen: systemd")
+        let publicPort = try HTTPExchange.freePort()
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        second.arguments = ["-l", "0.0.0.0:\(publicPort)", try BuildProducts.executable(named: "dropcut"), "watch", "--config", exposed.configPath]
+        second.environment = environment
+        let secondLog = exposed.dir.file("daemon.log")
+        FileManager.default.createFile(atPath: secondLog, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: secondLog))
+        second.standardOutput = handle
+        second.standardError = handle
+        try second.run()
+        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL); second.waitUntilExit() } }
+        // The first connection (once the activator listens) starts the daemon, which
+        // refuses the socket and exits.
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) {
+            if !exposed.daemonLog.contains("Communication attempt") { _ = try? HTTPExchange.request("GET", "/metrics", port: publicPort, timeout: 2) }
+            return exposed.daemonLog.contains("not a loopback address")
+        }, "\(exposed.daemonLog)")
+        #expect(exposed.daemonLog.contains("is not a loopback address, and http.token is not set"), "\(exposed.daemonLog)")
+        kill(second.processIdentifier, SIGTERM)
     }
 }

@@ -14,6 +14,7 @@ import TestSupport
         "plan": .real,
         "watch": .real,
         "status": .real,
+        "retry": .real,
     ]
 
     /// Arguments with which a real subcommand succeeds, using inputs made in `dir`.
@@ -23,7 +24,7 @@ import TestSupport
         case "validate": return ["validate", try Fixtures.makeFile(in: dir.path, name: "r.yaml", contents: "version: 1\n")]
         case "plan": return ["plan", try Fixtures.makeClip(in: dir.path, audio: false)]
         case "render": return ["render", try Fixtures.makeClip(in: dir.path, audio: false)]
-        case "watch", "status":
+        case "watch", "status", "retry":
             try FileManager.default.createDirectory(atPath: dir.file("inbox"), withIntermediateDirectories: true)
             let config = try Fixtures.makeFile(in: dir.path, name: "dropcut.yaml", contents: """
                 state_dir: state
@@ -31,7 +32,15 @@ import TestSupport
                 folders:
                   - { name: f, inbox: inbox, outbox: outbox, failed: failed, after_success: delete }
                 """)
-            return name == "watch" ? ["watch", "--once", "--config", config] : ["status", "--config", config]
+            switch name {
+            case "watch": return ["watch", "--once", "--config", config]
+            case "status": return ["status", "--config", config]
+            default:
+                // A failed clip to put back.
+                try FileManager.default.createDirectory(atPath: dir.file("failed"), withIntermediateDirectories: true)
+                _ = try Fixtures.makeFile(in: dir.file("failed"), name: "clip.mp4", contents: "x")
+                return ["retry", "--config", config, "f", "clip.mp4"]
+            }
         default: return nil
         }
     }
