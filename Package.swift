@@ -65,7 +65,7 @@ let package = Package(
             "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "CLinux", "CCurl", "Support", "Recipe", "Pipeline", "MediaIO",
+            "CSystemd", "CLinux", "CCurl", "Support", "Recipe", "Pipeline",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),
