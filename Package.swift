@@ -43,6 +43,9 @@ let package = Package(
         .systemLibrary(name: "CUnibreak", pkgConfig: "libunibreak", providers: [.apt(["libunibreak-dev"])]),
         // Webhook deliveries: libcurl (TLS, timeouts, no redirects) behind one owner, WebhookPoster.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The PostgreSQL coordinator: libpq behind one owner, PostgresConnection (not
+        // postgres-nio: its build alone would take CI past its 10 minutes; docs/design.md).
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Linux calls Swift cannot make itself (variadic prctl).
         .systemLibrary(name: "CLinux"),
 
@@ -65,7 +68,7 @@ let package = Package(
             "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "CLinux", "CCurl", "Support", "Recipe", "Pipeline",
+            "CSystemd", "CLinux", "CCurl", "CLibpq", "Support", "Recipe", "Pipeline",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),

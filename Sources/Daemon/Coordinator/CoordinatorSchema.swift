@@ -1,0 +1,96 @@
+import Foundation
+
+/// The PostgreSQL coordinator's tables, created and migrated by dropcut itself: numbered
+/// migrations, each applied once, in order, in one transaction with its row in
+/// `dropcut_schema`. Hosts that start together race to migrate; a transaction-scoped
+/// advisory lock makes them take turns, and the ones after the first find nothing to do.
+package enum CoordinatorSchema {
+    /// One step of the schema.
+    package struct Migration: Sendable {
+        package var version: Int
+        package var summary: String
+        package var sql: [String]
+    }
+
+    /// The advisory lock migrations hold ("drop" in ASCII): one key for every dropcut.
+    static let lockKey = "1685221232"
+
+    /// Every migration, oldest first. Never edit one that has shipped: add the next.
+    package static let migrations: [Migration] = [
+        Migration(version: 1, summary: "jobs with their clip's key, holder, lease and epoch; output names", sql: [
+            """
+            CREATE TABLE dropcut_jobs (
+                id text PRIMARY KEY,
+                folder text NOT NULL,
+                clip_name text NOT NULL,
+                clip_size bigint NOT NULL CHECK (clip_size >= 0),
+                clip_mtime_ns bigint NOT NULL,
+                state text NOT NULL CHECK (state IN ('queued', 'claimed', 'done', 'failed', 'abandoned')),
+                host text,
+                epoch bigint NOT NULL DEFAULT 0 CHECK (epoch >= 0),
+                lease_until timestamptz,
+                step text,
+                record jsonb,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                UNIQUE (folder, clip_name, clip_size, clip_mtime_ns)
+            )
+            """,
+            "CREATE INDEX dropcut_jobs_by_state ON dropcut_jobs (folder, state, created_at)",
+            """
+            CREATE TABLE dropcut_output_names (
+                outbox text NOT NULL,
+                name text NOT NULL,
+                job text NOT NULL REFERENCES dropcut_jobs (id),
+                epoch bigint NOT NULL,
+                reserved_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (outbox, name)
+            )
+            """,
+        ]),
+    ]
+
+    /// The newest version this dropcut knows.
+    package static var latest: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database up to `latest`, returning the versions this call applied (none
+    /// when another host was first). A database migrated past what this dropcut knows is
+    /// refused: an older dropcut must not write to tables it does not understand.
+    @discardableResult
+    package static func migrate(_ connection: PostgresConnection, host: String) throws -> [Int] {
+        try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS dropcut_schema (
+                    version integer PRIMARY KEY,
+                    summary text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now(),
+                    applied_by text NOT NULL
+                )
+                """)
+            let applied = Set(try integers(connection.query("SELECT version FROM dropcut_schema")))
+            if let newest = applied.max(), newest > latest {
+                throw PostgresConnection.Failure(function: "migrate", target: connection.target,
+                                                 cause: "the database's schema is version \(newest), newer than this dropcut's \(latest): upgrade dropcut on this host")
+            }
+            var done: [Int] = []
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.sql { try connection.execute(statement) }
+                try connection.execute("INSERT INTO dropcut_schema (version, summary, applied_by) VALUES ($1::integer, $2, $3)",
+                                       [String(migration.version), migration.summary, host])
+                done.append(migration.version)
+            }
+            return done
+        }
+    }
+
+    /// The versions applied, oldest first.
+    package static func versions(_ connection: PostgresConnection) throws -> [Int] {
+        integers(try connection.query("SELECT version FROM dropcut_schema ORDER BY version"))
+    }
+
+    /// The first column of `rows` as integers.
+    static func integers(_ rows: [[String?]]) -> [Int] {
+        rows.compactMap { row in row.first.flatMap { $0 }.flatMap { Int($0) } }
+    }
+}
