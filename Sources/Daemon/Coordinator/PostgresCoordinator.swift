@@ -1,0 +1,188 @@
+import Foundation
+
+/// The decisions of a farm of hosts, made by PostgreSQL (issue 33's coordinator; the
+/// scheduler does not use it yet): which host renders which clip, until when (a lease in
+/// the database's clock, never a host's), and whether a holder may still take an
+/// irreversible step (its job's epoch, handed out by the database and checked in the same
+/// statement as the step's record). Each host has one; its statements run one at a time.
+package final class PostgresCoordinator: @unchecked Sendable {   // a lock serialises the connection
+    /// A job this host holds: its id, the clip, and the epoch its claim or takeover got.
+    package struct Held: Sendable, Hashable {
+        package var job: String
+        package var folder: String
+        package var clip: String
+        package var epoch: Int64
+        /// The last irreversible step recorded for the job (a taker resumes after it).
+        package var step: String?
+    }
+
+    /// A clip as an inbox listing saw it: its key in the database.
+    package struct Clip: Sendable, Hashable {
+        package var folder: String
+        package var name: String
+        package var size: Int64
+        package var modifiedNanoseconds: Int64
+
+        package init(folder: String, name: String, size: Int64, modifiedNanoseconds: Int64) {
+            self.folder = folder
+            self.name = name
+            self.size = size
+            self.modifiedNanoseconds = modifiedNanoseconds
+        }
+    }
+
+    /// Why a holder may not go on.
+    package enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Another host took the job over: its epoch moved past this one's.
+        case epochMoved(job: String, held: Int64)
+        /// The lease ran out (by the database's clock) before the step: nobody has taken
+        /// it over yet, but someone may at any moment.
+        case leaseExpired(job: String)
+
+        package var description: String {
+            switch self {
+            case let .epochMoved(job, held): "job \(job) was taken over by another host (this host held epoch \(held))"
+            case let .leaseExpired(job): "the lease of job \(job) ran out before the step (by the database's clock)"
+            }
+        }
+    }
+
+    private let connection: PostgresConnection
+    private let lock = NSLock()
+    package let host: String
+
+    package init(connection: PostgresConnection, host: String) {
+        self.connection = connection
+        self.host = host
+    }
+
+    private func locked<T>(_ body: (PostgresConnection) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    /// Records a settled clip as waiting (any host may, from its own listing); false when
+    /// the database has it already — the same name, size and modification time.
+    @discardableResult
+    package func offer(_ clip: Clip, job: String) throws -> Bool {
+        try locked { db in
+            try db.execute("""
+                INSERT INTO dropcut_jobs (id, folder, clip_name, clip_size, clip_mtime_ns, state)
+                VALUES ($1, $2, $3, $4::bigint, $5::bigint, 'queued')
+                ON CONFLICT (folder, clip_name, clip_size, clip_mtime_ns) DO NOTHING
+                """, [job, clip.folder, clip.name, String(clip.size), String(clip.modifiedNanoseconds)]) == 1
+        }
+    }
+
+    /// Claims the folder's oldest waiting clip for this host (one statement: rows other
+    /// hosts are claiming are skipped, not waited for), with a lease of `lease`.
+    package func claimOldest(in folder: String, lease: Duration) throws -> Held? {
+        try locked { db in
+            let rows = try db.query("""
+                UPDATE dropcut_jobs SET state = 'claimed', host = $2, epoch = epoch + 1,
+                       lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
+                WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'queued'
+                            ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
+                RETURNING id, folder, clip_name, epoch, step
+                """, [folder, host, String(Self.milliseconds(lease))])
+            return rows.first.flatMap(Self.held)
+        }
+    }
+
+    /// Takes over the folder's job whose lease ran out longest ago (by the database's
+    /// clock): its epoch moves on, so its old holder's steps are refused from now on.
+    package func takeOverExpired(in folder: String, lease: Duration) throws -> Held? {
+        try locked { db in
+            let rows = try db.query("""
+                UPDATE dropcut_jobs SET host = $2, epoch = epoch + 1,
+                       lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
+                WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
+                            ORDER BY lease_until, id FOR UPDATE SKIP LOCKED LIMIT 1)
+                RETURNING id, folder, clip_name, epoch, step
+                """, [folder, host, String(Self.milliseconds(lease))])
+            return rows.first.flatMap(Self.held)
+        }
+    }
+
+    /// Renews the lease of a job this host holds; refused when its epoch moved on.
+    package func renew(_ held: Held, lease: Duration) throws {
+        let changed = try locked { db in
+            try db.execute("""
+                UPDATE dropcut_jobs SET lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
+                WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed'
+                """, [held.job, String(held.epoch), String(Self.milliseconds(lease))])
+        }
+        if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+    }
+
+    /// Records that this host is about to take the irreversible step `step` (publish,
+    /// archive, fail): allowed only while its epoch is the job's and its lease runs, both
+    /// checked in the statement that records it.
+    package func begin(step: String, of held: Held) throws {
+        let rows = try locked { db in
+            try db.query("""
+                WITH job AS (SELECT epoch, lease_until > now() AS live FROM dropcut_jobs WHERE id = $1),
+                     moved AS (UPDATE dropcut_jobs SET step = $3, updated_at = now()
+                               WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed' AND lease_until > now() RETURNING 1)
+                SELECT (SELECT count(*) FROM moved), job.epoch, job.live FROM job
+                """, [held.job, String(held.epoch), step])
+        }
+        guard let row = rows.first else { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+        if row[0] == "1" { return }
+        if row[1] != String(held.epoch) { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+        throw Refusal.leaseExpired(job: held.job)
+    }
+
+    /// Ends a job this host holds (`done` or `failed`): its lease is dropped.
+    package func finish(_ held: Held, as state: String) throws {
+        precondition(state == "done" || state == "failed", "a job ends done or failed")
+        let changed = try locked { db in
+            try db.execute("""
+                UPDATE dropcut_jobs SET state = $3, lease_until = NULL, updated_at = now()
+                WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed'
+                """, [held.job, String(held.epoch), state])
+        }
+        if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+    }
+
+    /// Reserves `name` in `outbox` for the job before its file is published: true when it
+    /// is this job's (now, or already: a rerun step after a crash), false when another
+    /// job holds it. Refused when the job's epoch moved on.
+    package func reserve(name: String, in outbox: String, for held: Held) throws -> Bool {
+        let rows = try locked { db in
+            try db.transaction {
+                let current = try db.query("SELECT epoch FROM dropcut_jobs WHERE id = $1 FOR UPDATE", [held.job])
+                guard current.first?.first == String(held.epoch) else { return [[String?]]?.none }
+                return try db.query("""
+                    INSERT INTO dropcut_output_names (outbox, name, job, epoch) VALUES ($1, $2, $3, $4::bigint)
+                    ON CONFLICT (outbox, name) DO UPDATE SET epoch = EXCLUDED.epoch
+                    WHERE dropcut_output_names.job = EXCLUDED.job
+                    RETURNING job
+                    """, [outbox, name, held.job, String(held.epoch)])
+            }
+        }
+        guard let rows else { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+        return !rows.isEmpty
+    }
+
+    /// How many of the folder's jobs are in each state.
+    package func counts(in folder: String) throws -> [String: Int] {
+        try locked { db in
+            let rows = try db.query("SELECT state, count(*) FROM dropcut_jobs WHERE folder = $1 GROUP BY state", [folder])
+            var counts: [String: Int] = [:]
+            for row in rows { if let state = row[0], let n = row[1].flatMap({ Int($0) }) { counts[state] = n } }
+            return counts
+        }
+    }
+
+    static func held(_ row: [String?]) -> Held? {
+        guard row.count >= 5, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
+        return Held(job: job, folder: folder, clip: clip, epoch: epoch, step: row[4])
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

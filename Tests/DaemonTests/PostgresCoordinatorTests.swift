@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import Daemon
+
+/// The coordinator's decisions on a real PostgreSQL, several hosts at once (each a
+/// connection of its own, on threads of their own): every clip claimed once, leases
+/// judged by the database's clock, a taken-over holder's steps refused, one name one job.
+@Suite(.tags(.slow)) struct PostgresCoordinatorTests {
+    static func coordinator(_ server: PostgresServer, host: String) throws -> PostgresCoordinator {
+        PostgresCoordinator(connection: try PostgresConnection(conninfo: server.conninfo, target: host), host: host)
+    }
+
+    static func migrated() async throws -> PostgresServer {
+        let server = try await PostgresServer()
+        try CoordinatorSchema.migrate(try PostgresConnection(conninfo: server.conninfo, target: "setup"), host: "setup")
+        return server
+    }
+
+    final class Log: Sendable {
+        let claims = Mutex<[(host: String, job: String, start: ContinuousClock.Instant, end: ContinuousClock.Instant)]>([])
+    }
+
+    /// 3 hosts list the same 300 clips (each offers every one: duplicates are refused by
+    /// the clip's key), then 3 hosts × 3 workers claim until nothing is left: each clip
+    /// once, every host some, and claims that overlapped in time (the race happened).
+    @Test func threeHostsClaimEachClipOnce() async throws {
+        let server = try await Self.migrated()
+        let clips = (0..<300).map { PostgresCoordinator.Clip(folder: "f", name: "clip\($0).mp4", size: Int64(1000 + $0), modifiedNanoseconds: 7) }
+        let offered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for host in ["a", "b", "c"] {
+                group.addTask {
+                    try await OwnThread.run {
+                        let coordinator = try Self.coordinator(server, host: host)
+                        return try clips.filter { try coordinator.offer($0, job: "\(host)-\($0.name)") }.count
+                    }
+                }
+            }
+            var total = 0
+            for try await n in group { total += n }
+            return total
+        }
+        #expect(offered == 300, "\(offered) rows for 300 clips")
+
+        let log = Log()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for host in ["a", "b", "c"] {
+                for _ in 0..<3 {
+                    group.addTask {
+                        try await OwnThread.run {
+                            let coordinator = try Self.coordinator(server, host: host)
+                            while true {
+                                let start = ContinuousClock.now
+                                guard let held = try coordinator.claimOldest(in: "f", lease: .seconds(30)) else { return }
+                                log.claims.withLock { $0.append((host, held.job, start, ContinuousClock.now)) }
+                                try coordinator.begin(step: "publish", of: held)
+                                try coordinator.finish(held, as: "done")
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let claims = log.claims.withLock { $0 }
+        #expect(claims.count == 300)
+        #expect(Set(claims.map(\.job)).count == 300, "a clip was claimed twice")
+        let byHost = Dictionary(grouping: claims, by: \.host).mapValues(\.count)
+        #expect(byHost.count == 3 && byHost.values.allSatisfy { $0 > 0 }, "claims by host: \(byHost)")
+        let sorted = claims.sorted { $0.start < $1.start }
+        let overlapping = zip(sorted, sorted.dropFirst()).filter { $0.1.start < $0.0.end }.count
+        #expect(overlapping > 0, "no two claims overlapped: the race did not happen")
+        let counts = try Self.coordinator(server, host: "check").counts(in: "f")
+        #expect(counts == ["done": 300], "\(counts)")
+    }
+
+    /// A lease runs out by the database's clock: before that nobody takes the job over;
+    /// after, one host does (its epoch moves on) and the old holder's renewal, steps,
+    /// reservations and end are refused.
+    @Test func anExpiredLeaseIsTakenOverOnceAndTheOldHolderFenced() async throws {
+        let server = try await Self.migrated()
+        let a = try Self.coordinator(server, host: "a"), b = try Self.coordinator(server, host: "b"), c = try Self.coordinator(server, host: "c")
+        try a.offer(.init(folder: "f", name: "clip.mp4", size: 1, modifiedNanoseconds: 1), job: "job-1")
+        let held = try #require(try a.claimOldest(in: "f", lease: .milliseconds(700)))
+        #expect(held.epoch == 1)
+        #expect(try b.takeOverExpired(in: "f", lease: .seconds(30)) == nil, "taken over before its lease ran out")
+        try a.begin(step: "render", of: held)
+        try await Task.sleep(for: .milliseconds(900))
+        do {
+            try a.begin(step: "publish", of: held)
+            Issue.record("a step was allowed after the lease ran out")
+        } catch let refusal as PostgresCoordinator.Refusal {
+            #expect(refusal == .leaseExpired(job: "job-1"))
+        }
+        // Two hosts reach for it at once: one gets it.
+        async let fromB = OwnThread.run { try b.takeOverExpired(in: "f", lease: .seconds(30)) }
+        async let fromC = OwnThread.run { try c.takeOverExpired(in: "f", lease: .seconds(30)) }
+        let (tookB, tookC) = (try await fromB, try await fromC)
+        let takers = [tookB, tookC].compactMap { $0 }
+        #expect(takers.count == 1)
+        let taker = try #require(takers.first)
+        let takerCoordinator = tookB != nil ? b : c
+        #expect(taker.epoch == 2 && taker.step == "render", "\(taker)")
+        for attempt in [{ try a.renew(held, lease: .seconds(30)) }, { try a.begin(step: "publish", of: held) },
+                        { _ = try a.reserve(name: "clip.mp4", in: "/out", for: held) }, { try a.finish(held, as: "done") }] {
+            do {
+                try attempt()
+                Issue.record("the old holder was let through")
+            } catch let refusal as PostgresCoordinator.Refusal {
+                #expect(refusal == .epochMoved(job: "job-1", held: 1))
+            }
+        }
+        try takerCoordinator.begin(step: "publish", of: taker)
+        #expect(try takerCoordinator.reserve(name: "clip.mp4", in: "/out", for: taker))
+        try takerCoordinator.finish(taker, as: "done")
+    }
+
+    /// Two hosts reserve the same 40 names at once: each name goes to one job; the job
+    /// that has a name keeps it when it asks again (a step rerun after a crash).
+    @Test func eachOutputNameGoesToOneJob() async throws {
+        let server = try await Self.migrated()
+        let a = try Self.coordinator(server, host: "a"), b = try Self.coordinator(server, host: "b")
+        try a.offer(.init(folder: "f", name: "x.mp4", size: 1, modifiedNanoseconds: 1), job: "job-a")
+        try a.offer(.init(folder: "f", name: "y.mp4", size: 2, modifiedNanoseconds: 1), job: "job-b")
+        let heldA = try #require(try a.claimOldest(in: "f", lease: .seconds(30)))
+        let heldB = try #require(try b.claimOldest(in: "f", lease: .seconds(30)))
+        let names = (0..<40).map { "out\($0).mp4" }
+        async let winsA = OwnThread.run { try names.filter { try a.reserve(name: $0, in: "/out", for: heldA) } }
+        async let winsB = OwnThread.run { try names.filter { try b.reserve(name: $0, in: "/out", for: heldB) } }
+        let (forA, forB) = (try await winsA, try await winsB)
+        #expect(Set(forA).isDisjoint(with: forB), "a name was given to both jobs")
+        #expect(Set(forA).union(forB) == Set(names))
+        for name in forA { #expect(try a.reserve(name: name, in: "/out", for: heldA)) }
+        for name in forB { #expect(try !a.reserve(name: name, in: "/out", for: heldA)) }
+    }
+}
