@@ -52,7 +52,8 @@ struct WatchCommand: AsyncParsableCommand {
             let router = APIRouter(config: settings, metrics: scheduler.metrics, board: scheduler.board, logger: logger)
             // A listener that cannot start stops the daemon, gracefully (cancelling the group
             // would leave the scheduler waiting for a shutdown that never comes).
-            services.append(.init(service: HTTPServer(config: http, router: router, logger: logger),
+            let idle = HTTPServer.idleTimeout(fromEnvironment: ProcessInfo.processInfo.environment) ?? HTTPServer.defaultIdleTimeout
+            services.append(.init(service: HTTPServer(config: http, router: router, logger: logger, idleTimeout: idle),
                                   failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         // Only with webhooks configured; before the scheduler, so it stops after it and

@@ -75,7 +75,7 @@ public enum HTTPExchange {
         }
     }
 
-    static func connect(port: UInt16, timeout: Double) throws -> Int32 {
+    public static func connect(port: UInt16, timeout: Double) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
@@ -96,7 +96,7 @@ public enum HTTPExchange {
         return fd
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

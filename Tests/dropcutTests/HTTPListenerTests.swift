@@ -294,4 +294,26 @@ import TestSupport
         #expect(exposed.daemonLog.contains("is not a loopback address, and http.token is not set"), "\(exposed.daemonLog)")
         kill(second.processIdentifier, SIGTERM)
     }
+
+    /// A connection that sends half a request and then nothing is closed after the idle
+    /// timeout (here 500 ms), while one that answers promptly is served; HEAD gets the head.
+    @Test func idleConnectionsAreClosedAndHeadHasNoBody() async throws {
+        let port = try HTTPExchange.freePort()
+        let harness = try Self.harness(port: port)
+        let daemon = try harness.startDaemon(environment: ["DROPCUT_HTTP_IDLE_MS": "500"])
+        #expect(await Self.waitForListener(port))
+        let fd = try HTTPExchange.connect(port: port, timeout: 5)
+        defer { close(fd) }
+        try HTTPExchange.writeAll(fd, Array("GET /metrics HTTP/1.1\r\nhost: x\r\n".utf8))   // never finished
+        let began = ContinuousClock.now
+        var byte: UInt8 = 0
+        let n = read(fd, &byte, 1)   // blocks until the server closes (or 5 s pass)
+        let waited = ContinuousClock.now - began
+        #expect(n == 0, "the idle connection was not closed (read \(n))")
+        #expect(waited >= .milliseconds(400) && waited < .seconds(4), "closed after \(waited)")
+        let head = try HTTPExchange.request("HEAD", "/metrics", port: port)
+        #expect(head.status == 200 && head.body.isEmpty && Int(head.headers["content-length"] ?? "") ?? 0 > 0, "\(head.headers)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.wait() == 0)
+    }
 }

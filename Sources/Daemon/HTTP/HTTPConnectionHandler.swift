@@ -6,7 +6,9 @@ internal import NIOHTTP1
 /// One connection of the listener: reads a request whole — refusing a head over
 /// `maximumHeadBytes` (431) and a body over `maximumBodyBytes` (413) without keeping it —
 /// has `APIRouter` answer it off the event loop, writes the answer, and closes (one request
-/// per connection: nothing to pipeline, nothing to keep alive but an event stream).
+/// per connection: nothing to pipeline, nothing to keep alive but an event stream). A
+/// connection that sends nothing for the server's idle timeout before its request is whole is closed
+/// (a client that opens connections and trickles nothing must not hold them forever).
 final class HTTPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -20,6 +22,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     private var body: [UInt8] = []
     private var refusal: Int?
     private var answered = false
+    /// A HEAD request: the answer's head only.
+    private var isHead = false
     private var stream: Task<Void, Never>?
 
     init(router: APIRouter, isLocalPeer: Bool) {
@@ -49,6 +53,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case .end:
             guard let head, !answered else { return }
             answered = true
+            isHead = head.method == .HEAD
             if let refusal {
                 let what = refusal == 431 ? "the request's head is over \(Self.maximumHeadBytes) bytes" : "the request's body is over \(Self.maximumBodyBytes) bytes"
                 write(HTTPResponse.text(refusal, what), context: context)
@@ -72,6 +77,16 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Idle before the request was whole: closed. (An answer being streamed is not
+        // waiting for the client.)
+        if event is IdleStateHandler.IdleStateEvent, !answered {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
@@ -86,7 +101,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case let .bytes(bytes):
             headers.replaceOrAdd(name: "content-length", value: String(bytes.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-            if !bytes.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
+            if !bytes.isEmpty && !isHead { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
             finish(context: context)
         case let .events(events):
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)

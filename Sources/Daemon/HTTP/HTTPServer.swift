@@ -19,11 +19,22 @@ package final class HTTPServer: Service {
     let config: HTTPConfig
     let router: APIRouter
     let logger: Logger
+    /// How long a connection may send nothing before its request is whole; shorter in
+    /// tests (`DROPCUT_HTTP_IDLE_MS`).
+    let idleTimeout: Duration
+    package static let defaultIdleTimeout: Duration = .seconds(30)
 
-    package init(config: HTTPConfig, router: APIRouter, logger: Logger) {
+    package init(config: HTTPConfig, router: APIRouter, logger: Logger, idleTimeout: Duration = HTTPServer.defaultIdleTimeout) {
         self.config = config
         self.router = router
         self.logger = logger
+        self.idleTimeout = idleTimeout
+    }
+
+    /// The idle timeout a test asks for through `DROPCUT_HTTP_IDLE_MS` (100 ms to 10 min), else nil.
+    package static func idleTimeout(fromEnvironment environment: [String: String]) -> Duration? {
+        guard let text = environment["DROPCUT_HTTP_IDLE_MS"], let ms = Int(text), (100...600_000).contains(ms) else { return nil }
+        return .milliseconds(ms)
     }
 
     package func run() async throws {
@@ -39,12 +50,14 @@ package final class HTTPServer: Service {
 
     private func serve(on group: MultiThreadedEventLoopGroup) async throws {
         let router = self.router
+        let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 let local = Self.isLocal(channel.remoteAddress)
                 return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(router: router, isLocalPeer: local))
                 }
