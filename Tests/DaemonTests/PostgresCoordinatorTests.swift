@@ -9,7 +9,7 @@ import TestSupport
 /// judged by the database's clock, a taken-over holder's steps refused, one name one job.
 @Suite(.tags(.slow)) struct PostgresCoordinatorTests {
     static func coordinator(_ server: PostgresServer, host: String) throws -> PostgresCoordinator {
-        PostgresCoordinator(connection: try PostgresConnection(conninfo: server.conninfo, target: host), host: host)
+        PostgresCoordinator(conninfo: server.conninfo, target: host, host: host, timeout: .seconds(5))
     }
 
     static func migrated() async throws -> PostgresServer {
@@ -133,5 +133,44 @@ import TestSupport
         #expect(Set(forA).union(forB) == Set(names))
         for name in forA { #expect(try a.reserve(name: name, in: "/out", for: heldA)) }
         for name in forB { #expect(try !a.reserve(name: name, in: "/out", for: heldA)) }
+    }
+
+    /// The database restarted as after a crash, then paused: the statement in flight fails
+    /// (within the statement timeout, not hanging), and the next one after the server is
+    /// back reconnects and finds everything committed before.
+    @Test func aRestartedOrPausedDatabaseCostsStatementsNotTheCoordinator() async throws {
+        let server = try await Self.migrated()
+        let a = PostgresCoordinator(conninfo: server.conninfo, target: "a", host: "a", timeout: .seconds(1))
+        try a.offer(.init(folder: "f", name: "one.mp4", size: 1, modifiedNanoseconds: 1), job: "job-1")
+        let held = try #require(try a.claimOldest(in: "f", lease: .seconds(60)))
+
+        try server.restartImmediately()
+        var failures = 0
+        for attempt in 0..<2 {
+            do {
+                try a.renew(held, lease: .seconds(60))
+                break
+            } catch {
+                failures += 1
+                #expect(attempt == 0, "still failing after a reconnect: \(error)")
+            }
+        }
+        #expect(failures <= 1)
+        #expect(try a.counts(in: "f") == ["claimed": 1], "the claim made before the restart is kept")
+
+        server.pause()
+        let began = ContinuousClock.now
+        do {
+            try a.begin(step: "publish", of: held)
+            Issue.record("a statement to a paused server returned")
+        } catch {
+            #expect("\(error)".contains("did not answer within"), "\(error)")
+        }
+        let waited = ContinuousClock.now - began
+        #expect(waited >= .milliseconds(900) && waited < .seconds(5), "failed after \(waited)")
+        server.resume()
+        try a.begin(step: "publish", of: held)
+        try a.finish(held, as: "done")
+        #expect(try a.counts(in: "f") == ["done": 1])
     }
 }

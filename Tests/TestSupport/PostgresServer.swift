@@ -100,9 +100,24 @@ public final class PostgresServer: @unchecked Sendable {
         try start()
     }
 
-    /// SIGSTOP / SIGCONT of the postmaster: connections hang while it is paused.
-    public func pause() { process.map { kill($0.processIdentifier, SIGSTOP) } }
-    public func resume() { process.map { kill($0.processIdentifier, SIGCONT) } }
+    /// SIGSTOP / SIGCONT of the server: the postmaster and every backend (each connection
+    /// has a process of its own), so connections and statements hang while it is paused.
+    public func pause() { for pid in processes() { kill(pid, SIGSTOP) } }
+    public func resume() { for pid in processes() { kill(pid, SIGCONT) } }
+
+    /// The postmaster and its children, from /proc.
+    func processes() -> [Int32] {
+        guard let root = process?.processIdentifier else { return [] }
+        var children: [Int32] = [root]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // pid (comm) state ppid ...: the comm may hold spaces, so read after its ")".
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == root { children.append(pid) }
+        }
+        return children
+    }
 
     public var log: String { (try? String(contentsOfFile: directory.file("server.log"), encoding: .utf8)) ?? "" }
 }

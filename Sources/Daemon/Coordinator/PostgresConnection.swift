@@ -34,7 +34,7 @@ package final class PostgresConnection {
         guard let connection = PQconnectdb(conninfo) else {
             throw Failure(function: "PQconnectdb", target: target, cause: "libpq could not allocate a connection")
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
+        guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
             let cause = Self.message(PQerrorMessage(connection))
             PQfinish(connection)
             throw Failure(function: "PQconnectdb", target: target, cause: cause)
@@ -44,8 +44,9 @@ package final class PostgresConnection {
 
     deinit { PQfinish(connection) }
 
-    /// Whether the connection still works (a restarted or unreachable server breaks it).
-    package var isOK: Bool { PQstatus(connection) == CONNECTION_OK }
+    /// Whether the connection still works (a restarted or unreachable server, or a
+    /// statement that timed out, breaks it).
+    package var isOK: Bool { !broken && PQstatus(connection) == CONNECTION_OK }
 
     /// Runs `sql` with `parameters` and returns its rows (none for a command).
     @discardableResult
@@ -72,18 +73,75 @@ package final class PostgresConnection {
         }
     }
 
+    /// How long one statement may take, sending to answer: a server that stops answering
+    /// (paused, its host gone) fails the statement instead of hanging the caller, and the
+    /// connection is closed (`isOK` false): a later statement needs a new one.
+    package var timeout: Duration = .seconds(10)
+    private var broken = false
+
     private func run(_ sql: String, _ parameters: [String?]) throws(Failure) -> (rows: [[String?]], changed: Int) {
-        // libpq copies the parameters before PQexecParams returns: C strings that live
+        guard !broken else { throw Failure(function: Self.verb(of: sql), target: target, cause: "the connection was closed after an earlier failure") }
+        // libpq copies the parameters before PQsendQueryParams returns: C strings that live
         // for the call are enough.
         let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
         defer { for copy in copies { free(copy) } }
         let values = copies.map { UnsafePointer($0) }
-        guard let result = values.withUnsafeBufferPointer({ buffer in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, buffer.baseAddress, nil, nil, 0)
-        }) else {
-            throw Failure(function: "PQexecParams", target: target, cause: Self.message(PQerrorMessage(connection)))
+        let sent = values.withUnsafeBufferPointer { buffer in
+            PQsendQueryParams(connection, sql, Int32(parameters.count), nil, buffer.baseAddress, nil, nil, 0)
         }
-        defer { PQclear(result) }
+        guard sent == 1 else { throw fail(sql, Self.message(PQerrorMessage(connection))) }
+        let deadline = ContinuousClock.now + timeout
+        // Everything sent, then the answer read as it comes, each wait bounded by the deadline.
+        while true {
+            let flushed = PQflush(connection)
+            if flushed == 0 { break }
+            if flushed < 0 { throw fail(sql, Self.message(PQerrorMessage(connection))) }
+            try wait(for: Int16(POLLOUT), until: deadline, sql)
+        }
+        while PQisBusy(connection) == 1 {
+            try wait(for: Int16(POLLIN), until: deadline, sql)
+            guard PQconsumeInput(connection) == 1 else { throw fail(sql, Self.message(PQerrorMessage(connection))) }
+        }
+        // One statement, one result (then nil); a later failure in the list wins.
+        var outcome: Result<(rows: [[String?]], changed: Int), Failure>?
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            if case .failure? = outcome { continue }
+            outcome = Self.read(result, sql: sql, target: target)
+            while PQisBusy(connection) == 1 {
+                try wait(for: Int16(POLLIN), until: deadline, sql)
+                guard PQconsumeInput(connection) == 1 else { throw fail(sql, Self.message(PQerrorMessage(connection))) }
+            }
+        }
+        guard let outcome else { throw fail(sql, "the server sent no result") }
+        return try outcome.get()
+    }
+
+    /// Waits until the socket is ready for `events`, or throws when `deadline` passes (and
+    /// closes the connection: its state mid-statement is unknown).
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant, _ sql: String) throws(Failure) {
+        let socket = PQsocket(connection)
+        guard socket >= 0 else { throw fail(sql, "the connection has no socket") }
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                throw fail(sql, "the server did not answer within \(timeout) (paused, overloaded or unreachable)")
+            }
+            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            let milliseconds = Int32(min(Double(Int32.max), max(1, left.seconds * 1000)))
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw fail(sql, "poll: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    /// A failure that leaves the connection unusable: closed for good.
+    private func fail(_ sql: String, _ cause: String) -> Failure {
+        broken = true
+        return Failure(function: Self.verb(of: sql), target: target, cause: cause)
+    }
+
+    private static func read(_ result: OpaquePointer, sql: String, target: String) -> Result<(rows: [[String?]], changed: Int), Failure> {
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK:
             let rowCount = Int(PQntuples(result)), columnCount = Int(PQnfields(result))
@@ -94,12 +152,12 @@ package final class PostgresConnection {
                     PQgetisnull(result, Int32(row), Int32(column)) == 1 ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
                 })
             }
-            return (rows, rowCount)
+            return .success((rows, rowCount))
         case PGRES_COMMAND_OK:
-            return ([], Int(String(cString: PQcmdTuples(result))) ?? 0)
+            return .success(([], Int(String(cString: PQcmdTuples(result))) ?? 0))
         default:
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            throw Failure(function: Self.verb(of: sql), target: target, cause: Self.message(PQresultErrorMessage(result)), sqlState: state)
+            return .failure(Failure(function: verb(of: sql), target: target, cause: message(PQresultErrorMessage(result)), sqlState: state))
         }
     }
 

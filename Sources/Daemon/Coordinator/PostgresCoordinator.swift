@@ -47,19 +47,40 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         }
     }
 
-    private let connection: PostgresConnection
-    private let lock = NSLock()
+    private let conninfo: String
+    package let target: String
     package let host: String
+    /// Each statement's bound (see `PostgresConnection.timeout`).
+    package let timeout: Duration
+    private let lock = NSLock()
+    /// The connection, made at the first statement and again after one broke (a restarted
+    /// server, a statement that timed out): a lost database costs the statements made
+    /// while it is away, never the coordinator.
+    private var connection: PostgresConnection?
 
-    package init(connection: PostgresConnection, host: String) {
-        self.connection = connection
+    package init(conninfo: String, target: String, host: String, timeout: Duration = .seconds(10)) {
+        self.conninfo = conninfo
+        self.target = target
         self.host = host
+        self.timeout = timeout
     }
 
-    private func locked<T>(_ body: (PostgresConnection) throws -> T) rethrows -> T {
+    private func locked<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body(connection)
+        if connection?.isOK != true {
+            connection = nil
+            let fresh = try PostgresConnection(conninfo: conninfo, target: target)
+            fresh.timeout = timeout
+            connection = fresh
+        }
+        guard let connection else { preconditionFailure("a connection was just made") }
+        do {
+            return try body(connection)
+        } catch {
+            if !connection.isOK { self.connection = nil }
+            throw error
+        }
     }
 
     /// Records a settled clip as waiting (any host may, from its own listing); false when
