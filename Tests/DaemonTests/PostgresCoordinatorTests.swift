@@ -86,7 +86,11 @@ import TestSupport
         #expect(held.epoch == 1)
         #expect(try b.takeOverExpired(in: "f", lease: .seconds(30)) == nil, "taken over before its lease ran out")
         try a.begin(step: "render", of: held)
+        try a.store(record: #"{"id": "job-1", "state": "rendering"}"#, for: held)
+        let lease = try #require(try a.farm().first { $0.job == "job-1" })
+        #expect(lease.host == "a" && lease.state == "claimed" && (lease.leaseLeft ?? 0) > 0 && (lease.leaseLeft ?? 9) <= 0.7, "\(lease)")
         try await Task.sleep(for: .milliseconds(900))
+        #expect((try a.farm().first { $0.job == "job-1" }?.leaseLeft ?? 0) < 0, "the lease has not run out by the database's clock")
         do {
             try a.begin(step: "publish", of: held)
             Issue.record("a step was allowed after the lease ran out")
@@ -102,8 +106,10 @@ import TestSupport
         let taker = try #require(takers.first)
         let takerCoordinator = tookB != nil ? b : c
         #expect(taker.epoch == 2 && taker.step == "render", "\(taker)")
+        #expect(taker.record?.contains("\"rendering\"") == true, "the taker did not get the holder's record: \(taker.record ?? "nil")")
         for attempt in [{ try a.renew(held, lease: .seconds(30)) }, { try a.begin(step: "publish", of: held) },
-                        { _ = try a.reserve(name: "clip.mp4", in: "/out", for: held) }, { try a.finish(held, as: "done") }] {
+                        { _ = try a.reserve(name: "clip.mp4", in: "/out", for: held) }, { try a.finish(held, as: "done") },
+                        { try a.store(record: "{}", for: held) }] {
             do {
                 try attempt()
                 Issue.record("the old holder was let through")
@@ -114,6 +120,8 @@ import TestSupport
         try takerCoordinator.begin(step: "publish", of: taker)
         #expect(try takerCoordinator.reserve(name: "clip.mp4", in: "/out", for: taker))
         try takerCoordinator.finish(taker, as: "done")
+        let ended = try #require(try a.farm().first { $0.job == "job-1" })
+        #expect(ended.state == "done" && ended.leaseLeft == nil && ended.host == takerCoordinator.host, "\(ended)")
     }
 
     /// Two hosts reserve the same 40 names at once: each name goes to one job; the job

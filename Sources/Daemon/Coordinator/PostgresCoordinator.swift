@@ -14,6 +14,22 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         package var epoch: Int64
         /// The last irreversible step recorded for the job (a taker resumes after it).
         package var step: String?
+        /// The job record its holder last stored (`store(record:for:)`), JSON: what a taker
+        /// resumes from, as crash recovery resumes from the state folder's.
+        package var record: String?
+    }
+
+    /// One host's share of the farm, as `dropcut status` will show it.
+    package struct FarmJob: Sendable, Hashable {
+        package var job: String
+        package var folder: String
+        package var clip: String
+        package var state: String
+        package var host: String?
+        package var epoch: Int64
+        /// Seconds the lease has left by the database's clock (negative: expired); nil
+        /// when the job holds none.
+        package var leaseLeft: Double?
     }
 
     /// A clip as an inbox listing saw it: its key in the database.
@@ -105,7 +121,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                        lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
                 WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'queued'
                             ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
-                RETURNING id, folder, clip_name, epoch, step
+                RETURNING id, folder, clip_name, epoch, step, record::text
                 """, [folder, host, String(Self.milliseconds(lease))])
             return rows.first.flatMap(Self.held)
         }
@@ -120,7 +136,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                        lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
                 WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
                             ORDER BY lease_until, id FOR UPDATE SKIP LOCKED LIMIT 1)
-                RETURNING id, folder, clip_name, epoch, step
+                RETURNING id, folder, clip_name, epoch, step, record::text
                 """, [folder, host, String(Self.milliseconds(lease))])
             return rows.first.flatMap(Self.held)
         }
@@ -187,6 +203,39 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         return !rows.isEmpty
     }
 
+    /// Stores the job's record (JSON) for a taker to resume from; refused when the job's
+    /// epoch moved on (a taken-over holder must not overwrite the new holder's record).
+    package func store(record json: String, for held: Held) throws {
+        let changed = try locked { db in
+            try db.execute("""
+                UPDATE dropcut_jobs SET record = $3::jsonb, updated_at = now()
+                WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed'
+                """, [held.job, String(held.epoch), json])
+        }
+        if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+    }
+
+    /// Every job held or waiting, and the newest `recent` that ended, across every host —
+    /// leases measured by the database's clock.
+    package func farm(recent: Int = 20) throws -> [FarmJob] {
+        try locked { db in
+            let rows = try db.query("""
+                (SELECT id, folder, clip_name, state, host, epoch, extract(epoch FROM lease_until - now())::text, updated_at
+                 FROM dropcut_jobs WHERE state IN ('queued', 'claimed'))
+                UNION ALL
+                (SELECT id, folder, clip_name, state, host, epoch, NULL, updated_at
+                 FROM dropcut_jobs WHERE state IN ('done', 'failed', 'abandoned') ORDER BY updated_at DESC LIMIT $1::integer)
+                ORDER BY updated_at DESC, id
+                """, [String(max(0, min(recent, 10_000)))])
+            return rows.compactMap { row in
+                guard let job = row[0], let folder = row[1], let clip = row[2], let state = row[3],
+                      let epoch = row[5].flatMap({ Int64($0) }) else { return nil }
+                return FarmJob(job: job, folder: folder, clip: clip, state: state, host: row[4], epoch: epoch,
+                               leaseLeft: row[6].flatMap { Double($0) })
+            }
+        }
+    }
+
     /// How many of the folder's jobs are in each state.
     package func counts(in folder: String) throws -> [String: Int] {
         try locked { db in
@@ -198,8 +247,8 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     }
 
     static func held(_ row: [String?]) -> Held? {
-        guard row.count >= 5, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
-        return Held(job: job, folder: folder, clip: clip, epoch: epoch, step: row[4])
+        guard row.count >= 6, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
+        return Held(job: job, folder: folder, clip: clip, epoch: epoch, step: row[4], record: row[5])
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
