@@ -250,7 +250,9 @@ import Glibc
         try Self.drop(["long.mp4"], into: h, seconds: 20, size: "1280x720")
         // Blocking from here to the kill: the kill must land while A renders.
         #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { a.log.contains("rendering long.mp4") }, "\(a.log)")
-        let worker = try #require(a.workers.first, "A's worker, as soon as A says it renders")
+        // A says so just before it starts the worker: wait for the process itself.
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(10)) { !a.workers.isEmpty }, "\(a.log)")
+        let worker = try #require(a.workers.first, "A's worker, once A says it renders")
         // B's `dropcut status` before B runs reads the claims itself: each just seen.
         let first = try #require((try b.status()["claims"] as? [[String: Any]])?.first)
         #expect(first["input"] as? String == "long.mp4" && (first["owner"] as? [String: Any])?["host"] as? String == "host-a")
