@@ -105,18 +105,10 @@ public final class PostgresServer: @unchecked Sendable {
     public func pause() { for pid in processes() { kill(pid, SIGSTOP) } }
     public func resume() { for pid in processes() { kill(pid, SIGCONT) } }
 
-    /// The postmaster and its children, from /proc.
+    /// The postmaster and its children.
     func processes() -> [Int32] {
         guard let root = process?.processIdentifier else { return [] }
-        var children: [Int32] = [root]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            // pid (comm) state ppid ...: the comm may hold spaces, so read after its ")".
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, Int32(fields[1]) == root { children.append(pid) }
-        }
-        return children
+        return [root] + ProcessInspection.children(of: root)
     }
 
     public var log: String { (try? String(contentsOfFile: directory.file("server.log"), encoding: .utf8)) ?? "" }

@@ -219,7 +219,7 @@ import Glibc
         let daemon = try h.startDaemon()
         var killed: Int32?
         let caught = Self.whileTheSecondVideoRenders(h) {
-            killed = WorkerIsolationTests.children(of: daemon.pid).first
+            killed = ProcessInspection.children(of: daemon.pid).first
             if let killed { kill(killed, SIGKILL) }
         }
         #expect(caught && killed != nil, "log:\n\(h.daemonLog)")

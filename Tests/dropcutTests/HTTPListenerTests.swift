@@ -193,32 +193,6 @@ import TestSupport
         _ = await daemon.wait()
     }
 
-    /// The TCP sockets process `pid` holds (listening or connected), from /proc, and the
-    /// names of its threads.
-    static func tcpSockets(of pid: Int32) -> [String] {
-        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        let inodes = Set(fds.compactMap { fd -> String? in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
-                  target.hasPrefix("socket:[") else { return nil }
-            return String(target.dropFirst(8).dropLast())
-        })
-        var found: [String] = []
-        for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
-            let lines = ((try? String(contentsOfFile: table, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
-            for line in lines {
-                let fields = line.split(separator: " ")
-                if fields.count > 9, inodes.contains(String(fields[9])) { found.append("\(fields[1]) -> \(fields[2]) state \(fields[3])") }
-            }
-        }
-        return found
-    }
-
-    static func threadNames(of pid: Int32) -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.compactMap { try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8) }
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
-
     /// Without `http:` and `webhooks:`, the daemon opens no TCP socket and starts no
     /// event-loop thread; with `http:`, the same check finds both (it can fail).
     @Test func nothingListensWithoutTheKeys() async throws {
@@ -227,7 +201,7 @@ import TestSupport
         #expect(await DaemonHarness.waitUntil(.seconds(20)) { plain.daemonLog.contains("ready") || FileManager.default.fileExists(atPath: plain.state + "/status.json") })
         try plain.drop("clip.mp4")
         #expect(await DaemonHarness.waitUntil(.seconds(30)) { plain.files(plain.outbox).count == 1 }, "\(plain.daemonLog)")
-        let quietSockets = Self.tcpSockets(of: quiet.pid), quietThreads = Self.threadNames(of: quiet.pid)
+        let quietSockets = ProcessInspection.tcpSockets(of: quiet.pid), quietThreads = ProcessInspection.threadNames(of: quiet.pid)
         #expect(quietSockets.isEmpty, "TCP sockets of a daemon without http: \(quietSockets)")
         #expect(!quietThreads.contains { $0.hasPrefix("NIO-ELT") }, "threads: \(quietThreads)")
         #expect(!FileManager.default.fileExists(atPath: plain.state + "/webhooks"))
@@ -238,7 +212,7 @@ import TestSupport
         let serving = try Self.harness(port: port)
         let daemon = try serving.startDaemon()
         #expect(await Self.waitForListener(port))
-        let sockets = Self.tcpSockets(of: daemon.pid), threads = Self.threadNames(of: daemon.pid)
+        let sockets = ProcessInspection.tcpSockets(of: daemon.pid), threads = ProcessInspection.threadNames(of: daemon.pid)
         #expect(sockets.contains { $0.hasSuffix("state 0A") }, "no listening socket found: \(sockets)")   // 0A: LISTEN
         #expect(threads.contains { $0.hasPrefix("NIO-ELT") }, "threads: \(threads)")
         daemon.signal(SIGTERM)

@@ -144,24 +144,13 @@ import Glibc
         }
 
         /// The daemon's worker processes (its children).
-        var workers: [Int32] { ScaleOutTests.children(of: pid) }
+        var workers: [Int32] { ProcessInspection.children(of: pid) }
 
         /// `dropcut status --json` with this host's config, parsed.
         func status() throws -> [String: Any] {
             let result = try DropcutProcess.run(["status", "--json", "--config", config])
             let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             return try #require(object, "\(result.stderr)")
-        }
-    }
-
-    /// The processes whose parent is `pid` (from /proc/*/stat: the field after the name).
-    static func children(of pid: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { child in
-            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                  let end = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: end)...].split(separator: " ")
-            return fields.count > 2 && Int32(fields[1]) == pid
         }
     }
 

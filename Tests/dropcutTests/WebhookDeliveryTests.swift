@@ -102,7 +102,7 @@ import Glibc
     @Test func eventsSurviveAKillAndAReceiverDownForAMinute() async throws {
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 0)
         let secret = WebhookReceiver.newSecret()
-        let port = WebhookReceiver.freePort()
+        let port = Int(try HTTPExchange.freePort())
         try h.writeConfig(settle: 0.1, poll: 0.1, retries: 0, extraSettings: WebhookReceiver.settings(port: port, secret: secret))
         let store = JobStore(stateDirectory: h.state)
         try h.drop("before.mp4")
@@ -154,30 +154,11 @@ import Glibc
         try h.drop("clip.mp4")
         let daemon = try h.startDaemon()
         #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["clip.mp4"] }, "log:\n\(h.daemonLog)")
-        let sockets = Self.tcpSockets(of: daemon.pid)
+        let sockets = ProcessInspection.tcpSockets(of: daemon.pid)
         daemon.signal(SIGTERM)
         #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
         #expect(!FileManager.default.fileExists(atPath: (h.state as NSString).appendingPathComponent("webhooks")))
         #expect(sockets.isEmpty, "the daemon holds TCP sockets \(sockets)")
         #expect(!h.daemonLog.contains("webhook"), "log:\n\(h.daemonLog)")
-    }
-
-    /// The inodes of the TCP sockets (IPv4 or IPv6, any state) process `pid` holds open.
-    static func tcpSockets(of pid: Int32) -> [String] {
-        let fds = "/proc/\(pid)/fd"
-        let held = Set(((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).compactMap { fd -> String? in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\(fd)"),
-                  target.hasPrefix("socket:[") else { return nil }
-            return String(target.dropFirst(8).dropLast())
-        })
-        var tcp: [String] = []
-        for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
-            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                if fields.count > 9, held.contains(String(fields[9])) { tcp.append(String(fields[9])) }
-            }
-        }
-        return tcp
     }
 }

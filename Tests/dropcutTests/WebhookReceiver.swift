@@ -77,25 +77,6 @@ final class WebhookReceiver: @unchecked Sendable {
         "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     }
 
-    /// A loopback port nothing listens on now (bound, read, closed): for a receiver started
-    /// later than the daemon that posts to it.
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// The config's `webhooks:` for one endpoint on this host.
     static func settings(port: Int, secret: String, timeout: String = "1s", extra: String = "") -> String {
         """

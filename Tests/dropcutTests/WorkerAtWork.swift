@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,7 @@ struct WorkerAtWork {
                      timeout: Duration = .seconds(60)) -> WorkerAtWork? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            for child in WorkerIsolationTests.children(of: daemon) {
+            for child in ProcessInspection.children(of: daemon) {
                 guard let seen = openClaim(of: child), seen.contains(name) else { continue }
                 kill(child, SIGSTOP)
                 // SIGSTOP takes effect asynchronously: looked at again once /proc says so.

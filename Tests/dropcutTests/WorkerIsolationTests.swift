@@ -11,19 +11,6 @@ import Glibc
 /// daemon and the other clips go on, and a clip that does it every time is quarantined in
 /// failed/ after `retries + 1` attempts with what happened each time.
 @Suite(.tags(.slow)) struct WorkerIsolationTests {
-    /// The processes whose parent is `parent` (from /proc/<pid>/stat: the 4th field,
-    /// after the command name in parentheses, which may itself hold spaces).
-    static func children(of parent: Int32) -> [Int32] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        return entries.compactMap { entry -> Int32? in
-            guard let pid = Int32(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
-        }
-    }
-
     /// Whether `pid` has a file open whose path contains `name`.
     static func hasOpen(_ pid: Int32, _ name: String) -> Bool {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
@@ -39,7 +26,7 @@ import Glibc
         var found: Int32?
         // Polled on this thread, as `WorkerAtWork.stop` does: a worker is there for a moment.
         _ = DaemonHarness.waitUntilBlocking(timeout) {
-            found = children(of: daemon).first { !excluded.contains($0) && hasOpen($0, name) }
+            found = ProcessInspection.children(of: daemon).first { !excluded.contains($0) && hasOpen($0, name) }
             if found == nil { usleep(2000) }
             return found != nil
         }
@@ -103,7 +90,7 @@ import Glibc
 
         daemon.signal(SIGTERM)
         #expect(await daemon.wait() == 0, "log:\n\(h.daemonLog)")
-        #expect(Self.children(of: daemon.pid).isEmpty)
+        #expect(ProcessInspection.children(of: daemon.pid).isEmpty)
     }
 
     @Test func aWorkerThatHangsIsStoppedAtItsTimeLimitAndReportedSo() async throws {

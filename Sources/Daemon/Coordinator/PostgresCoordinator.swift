@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// The decisions of a farm of hosts, made by PostgreSQL (issue 33's coordinator; the
 /// scheduler does not use it yet): which host renders which clip, until when (a lease in
@@ -122,7 +123,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                 WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'queued'
                             ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
                 RETURNING id, folder, clip_name, epoch, step, record::text
-                """, [folder, host, String(Self.milliseconds(lease))])
+                """, [folder, host, String(lease.wholeMilliseconds)])
             return rows.first.flatMap(Self.held)
         }
     }
@@ -137,7 +138,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                 WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
                             ORDER BY lease_until, id FOR UPDATE SKIP LOCKED LIMIT 1)
                 RETURNING id, folder, clip_name, epoch, step, record::text
-                """, [folder, host, String(Self.milliseconds(lease))])
+                """, [folder, host, String(lease.wholeMilliseconds)])
             return rows.first.flatMap(Self.held)
         }
     }
@@ -148,7 +149,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
             try db.execute("""
                 UPDATE dropcut_jobs SET lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
                 WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed'
-                """, [held.job, String(held.epoch), String(Self.milliseconds(lease))])
+                """, [held.job, String(held.epoch), String(lease.wholeMilliseconds)])
         }
         if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
     }
@@ -249,10 +250,5 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     static func held(_ row: [String?]) -> Held? {
         guard row.count >= 6, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
         return Held(job: job, folder: folder, clip: clip, epoch: epoch, step: row[4], record: row[5])
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 }

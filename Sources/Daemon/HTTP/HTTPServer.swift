@@ -1,5 +1,6 @@
 internal import CSystemd
 import Foundation
+import Support
 import Logging
 internal import NIOCore
 internal import NIOHTTP1
@@ -50,7 +51,7 @@ package final class HTTPServer: Service {
 
     private func serve(on group: MultiThreadedEventLoopGroup) async throws {
         let router = self.router
-        let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000)
+        let idle = TimeAmount.milliseconds(idleTimeout.wholeMilliseconds)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

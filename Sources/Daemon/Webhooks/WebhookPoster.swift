@@ -28,7 +28,7 @@ package final class WebhookPoster {
         self.handle = handle
         self.url = endpoint.url
         self.secret = endpoint.secret
-        let milliseconds = max(1, Int(endpoint.timeout.components.seconds * 1000 + endpoint.timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Int(endpoint.timeout.wholeMilliseconds)
         try set(CURLOPT_URL, string: endpoint.url)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         // Straight to the endpoint: an http_proxy a service happens to inherit is not used.
