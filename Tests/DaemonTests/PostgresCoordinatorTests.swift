@@ -182,3 +182,21 @@ import TestSupport
         #expect(try a.counts(in: "f") == ["done": 1])
     }
 }
+
+/// The coordinator's row readers on random rows (short, NULLs, garbage numbers): a value
+/// or nil, never a trap.
+@Suite struct CoordinatorRowFuzzTests {
+    @Test func rowsAreReadOrRefused() {
+        var random = SplitMix64(state: 33)
+        let pieces: [String?] = [nil, "", "1", "-1", "9223372036854775808", "1e309", "nan", "inf", "job", "0x10", "\u{0}", "claimed"]
+        for _ in 0..<20_000 {
+            let row = (0..<Int(random.next() % 9)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+            if let held = PostgresCoordinator.held(row) { #expect(!held.job.isEmpty || row[0] == "") }
+            if let farm = PostgresCoordinator.farmJob(row) { #expect(farm.leaseLeft.map(\.isFinite) ?? true) }
+            _ = CoordinatorSchema.integers([row])
+        }
+        #expect(PostgresCoordinator.held(["j", "f", "c", "3", nil, nil])?.epoch == 3)
+        #expect(PostgresCoordinator.held(["j", "f", "c", "x", nil, nil]) == nil)
+        #expect(PostgresCoordinator.farmJob(["j", "f", "c", "claimed", "h", "2", "inf"])?.leaseLeft == nil)
+    }
+}

@@ -228,12 +228,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                  FROM dropcut_jobs WHERE state IN ('done', 'failed', 'abandoned') ORDER BY updated_at DESC LIMIT $1::integer)
                 ORDER BY updated_at DESC, id
                 """, [String(max(0, min(recent, 10_000)))])
-            return rows.compactMap { row in
-                guard let job = row[0], let folder = row[1], let clip = row[2], let state = row[3],
-                      let epoch = row[5].flatMap({ Int64($0) }) else { return nil }
-                return FarmJob(job: job, folder: folder, clip: clip, state: state, host: row[4], epoch: epoch,
-                               leaseLeft: row[6].flatMap { Double($0) })
-            }
+            return rows.compactMap(Self.farmJob)
         }
     }
 
@@ -247,6 +242,15 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         }
     }
 
+    /// A row of `farm()`'s query; nil when it is not one (rows are read, never trusted).
+    static func farmJob(_ row: [String?]) -> FarmJob? {
+        guard row.count >= 7, let job = row[0], let folder = row[1], let clip = row[2], let state = row[3],
+              let epoch = row[5].flatMap({ Int64($0) }) else { return nil }
+        return FarmJob(job: job, folder: folder, clip: clip, state: state, host: row[4], epoch: epoch,
+                       leaseLeft: row[6].flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil })
+    }
+
+    /// A row of a claim's or takeover's `RETURNING`; nil when it is not one.
     static func held(_ row: [String?]) -> Held? {
         guard row.count >= 6, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
         return Held(job: job, folder: folder, clip: clip, epoch: epoch, step: row[4], record: row[5])
