@@ -30,7 +30,10 @@ import Testing
                 return
             }
             let text = t.turnDescription
-            #expect(text == "\(String(format: "%.1f", degrees))° \(String(format: "%.2f", scale))x", "\(degrees)° \(scale)x")
+            // printf writes an angle that rounds to zero from below as "-0.0"; the listing
+            // writes no sign on a zero (`formatFixed`), so neither does the expectation.
+            let angle = String(format: "%.1f", degrees) == "-0.0" ? "0.0" : String(format: "%.1f", degrees)
+            #expect(text == "\(angle)° \(String(format: "%.2f", scale))x", "\(degrees)° \(scale)x")
             #expect(t.timelineDescription.hasSuffix(" (\(text ?? ""))"))
         }
         for turns in 0..<4 {
@@ -41,6 +44,10 @@ import Testing
         let r = -0.0000005 * Double.pi / 180
         #expect(AffineTransform(a: 0.05 * cos(r), b: 0.05 * sin(r), c: -0.05 * sin(r), d: 0.05 * cos(r), tx: 5, ty: 7).turnDescription == nil)
         #expect(AffineTransform(a: 1, b: 0, c: 0.5, d: 1, tx: 0, ty: 0).turnDescription == "0.0° 1.00x1.12")
+        // The case CI drew: -0.000001° at 0.057x, just past a pixel move, reads as 0.0°.
+        let tiny = -0.000001 * Double.pi / 180, zoom = 0.057295779513082325
+        #expect(AffineTransform(a: zoom * cos(tiny), b: zoom * sin(tiny), c: -zoom * sin(tiny), d: zoom * cos(tiny), tx: 5, ty: 7)
+            .turnDescription == "0.0° 0.06x")
     }
 
     /// The SVG's instruction bar names a zooming or turning layer's ramp, and stays silent
