@@ -27,6 +27,14 @@ final class FontFace {
     /// Pixels of the em per pixel the face draws at: 1 for a scalable font; em ÷ strike
     /// for a bitmap font set at its fixed strike.
     private(set) var scale: Double = 1
+    /// The em a scalable face is set to, in pixels: FreeType takes whole pixels.
+    private var outlineEm: Double = 0
+    /// The size libass shapes subtitles at (`subtitleAdvance`), made on first use; freed
+    /// with the face.
+    private var subtitleGridSize: FT_Size?
+    /// Grid-fitted advances at `subtitleGridSize` (26.6), by glyph: a layout asks for
+    /// the same few glyphs again and again.
+    private var subtitleGridAdvances: [UInt32: Int] = [:]
 
     /// Why a font could not be used.
     struct LoadError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -102,10 +110,87 @@ final class FontFace {
             let result = FT_Set_Pixel_Sizes(face, 0, FT_UInt(em.rounded()))
             guard result == 0 else { return result }
             scale = 1
+            outlineEm = em.rounded()
         }
         hb_ft_font_changed(shaper)
         pixelSize = pixels
         return 0
+    }
+
+    /// The design height libass sets `Fontsize` pixels to, in font units: the OS/2 table's
+    /// usWinAscent + usWinDescent (read as signed, as libass does: some fonts store
+    /// negative values there), else ascender − descender, else the bounding box (libass's
+    /// `set_font_metrics`, VSFilter's convention). Nil when the font gives no positive
+    /// height at all.
+    private lazy var subtitleDesignHeight: Int? = {
+        if let table = FT_Get_Sfnt_Table(face, FT_SFNT_OS2) {
+            let os2 = table.assumingMemoryBound(to: TT_OS2.self).pointee
+            let height = Int(Int16(truncatingIfNeeded: os2.usWinAscent)) + Int(Int16(truncatingIfNeeded: os2.usWinDescent))
+            if height > 0 { return height }
+        }
+        let height = Int(face.pointee.ascender) - Int(face.pointee.descender)
+        if height > 0 { return height }
+        let box = Int(face.pointee.bbox.yMax) - Int(face.pointee.bbox.yMin)
+        return box > 0 ? box : nil
+    }()
+
+    /// The advance of `glyph` at the face's em (26.6) as libass's pen moves over it — what
+    /// ffmpeg's `subtitles` filter, mpv and VLC draw subtitles with. libass, hinting off
+    /// (its default), shapes every line with the font set to `Fontsize` 256 and takes
+    /// FreeType's grid-fitted advances there (`FT_LOAD_DEFAULT`: whole pixels at about
+    /// 220 px per em for DejaVu Sans), then scales the line down to the size asked. So
+    /// its advances differ from the design's by up to 1/512 of `Fontsize`: +0.071 px for
+    /// an "n" of DejaVu Sans Bold at a 36 px em, −0.013 px for an "o", enough to move the
+    /// last words of a caption line half a pixel (CaptionLibassReferenceTests). Captions
+    /// set with these advances land where every player's subtitle renderer puts them.
+    /// `unhinted` is HarfBuzz's advance for the glyph (design advance plus the font's
+    /// positioning, as kerning); the positioning is kept and only the design part is
+    /// replaced. Unchanged for a hinted or colour face, or a font with no usable height.
+    func subtitleAdvance(of glyph: UInt32, unhinted: Int) -> Int {
+        guard !isHinted, !isColor, outlineEm > 0, let designHeight = subtitleDesignHeight else { return unhinted }
+        let grid: Int
+        if let known = subtitleGridAdvances[glyph] {
+            grid = known
+        } else {
+            guard let measured = gridFittedAdvance(glyph, designHeight: designHeight) else { return unhinted }
+            subtitleGridAdvances[glyph] = measured
+            grid = measured
+        }
+        // The design advance at the em as HarfBuzz took it (FreeType's 16.16, rounded to 26.6).
+        var design: FT_Fixed = 0
+        guard FT_Get_Advance(face, glyph, FT_Int32(FT_LOAD_NO_HINTING), &design) == 0 else { return unhinted }
+        let designAt26_6 = (Int(design) + 512) >> 10
+        // Fontsize 256 → the em: `Fontsize` is the em × designHeight ÷ unitsPerEm.
+        let fontSize = outlineEm * Double(designHeight) / Double(max(1, unitsPerEm))
+        // A font's numbers are the font's: a value no real advance reaches is not used.
+        let scaled = (Double(grid) * fontSize / 256).rounded()
+        guard scaled.isFinite, abs(scaled) < 0x1p40 else { return unhinted }
+        return unhinted - designAt26_6 + Int(scaled)
+    }
+
+    /// FreeType's grid-fitted advance of `glyph` (26.6) at `Fontsize` 256: the design
+    /// height `designHeight` spans 256 px. Measured on a second size of the face, so the
+    /// face's own size is untouched. Nil if FreeType refuses.
+    private func gridFittedAdvance(_ glyph: UInt32, designHeight: Int) -> Int? {
+        let current = face.pointee.size
+        if subtitleGridSize == nil {
+            var size: FT_Size?
+            guard FT_New_Size(face, &size) == 0, let size else { return nil }
+            subtitleGridSize = size
+            guard FT_Activate_Size(size) == 0 else { _ = FT_Activate_Size(current); return nil }
+            // Units → 26.6 pixels: 256 px (16384 in 26.6) over the design height, 16.16.
+            var request = FT_Size_RequestRec()
+            request.type = FT_SIZE_REQUEST_TYPE_SCALES
+            request.height = FT_Long(FT_DivFix(16384, FT_Long(designHeight)))
+            request.width = request.height
+            guard FT_Request_Size(face, &request) == 0 else { _ = FT_Activate_Size(current); return nil }
+        } else {
+            guard let size = subtitleGridSize, FT_Activate_Size(size) == 0 else { return nil }
+        }
+        defer { _ = FT_Activate_Size(current) }
+        let flags = Int32(FT_LOAD_DEFAULT) | Int32(FT_LOAD_IGNORE_GLOBAL_ADVANCE_WIDTH) | Int32(FT_LOAD_IGNORE_TRANSFORM)
+        guard FT_Load_Glyph(face, glyph, FT_Int32(flags)) == 0 else { return nil }
+        return Int(face.pointee.glyph.pointee.metrics.horiAdvance)
     }
 
     /// The face's vertical metrics at its size, in whole pixels of the em: a hinted face's

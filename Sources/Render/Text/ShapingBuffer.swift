@@ -50,7 +50,8 @@ final class ShapingBuffer {
         let scale = font.scale
         func scaled(_ value: Int32) -> Int { scale == 1 ? Int(value) : Int((Double(value) * scale).rounded()) }
         return (0..<Int(count)).map { i in
-            Glyph(id: infos[i].codepoint, cluster: Int(infos[i].cluster), advance: scaled(positions[i].x_advance),
+            Glyph(id: infos[i].codepoint, cluster: Int(infos[i].cluster),
+                  advance: font.subtitleAdvance(of: infos[i].codepoint, unhinted: scaled(positions[i].x_advance)),
                   offsetX: scaled(positions[i].x_offset), offsetY: scaled(positions[i].y_offset))
         }
     }
