@@ -8,6 +8,7 @@ public enum Fixtures {
     /// a mono 440 Hz sine at `sampleRate` encoded as AAC. `audioFirst` writes the audio
     /// stream before the video stream (as some phones do). The container follows `name`'s
     /// extension. Throws a `CommandError` with ffmpeg's command line and stderr on failure.
+    /// Made once per test process for the same arguments, then copied (`FixtureCache`).
     public static func makeClip(
         in dir: String,
         name: String = "clip.mp4",
@@ -31,15 +32,16 @@ public enum Fixtures {
         }
         args += ["-c:v", videoCodec]
         if videoCodec == "libx264" { args += ["-preset", "ultrafast"] }
-        args += ["-pix_fmt", "yuv420p", "-t", "\(seconds)", output]
-        try Command.runChecked("ffmpeg", args)
+        args += ["-pix_fmt", "yuv420p", "-t", "\(seconds)"]
+        try FixtureCache.ffmpeg(args, output: output)
         return output
     }
 
     /// Encodes `seconds` of lavfi-generated sources into `dir/name` and returns its path:
     /// `video` (a lavfi video graph: frame numbers as bars, flashes...) as H.264 —
     /// lossless with `lossless` —, `audio` (a lavfi audio graph: tones, beeps) as AAC
-    /// 192k, or as PCM in a `.wav`. For clips whose content a test computes.
+    /// 192k, or as PCM in a `.wav`. For clips whose content a test computes. Made once per
+    /// test process for the same arguments, then copied (`FixtureCache`).
     public static func makeGenerated(in dir: String, name: String, seconds: Double, video: String? = nil,
                                      audio: String? = nil, lossless: Bool = false) throws -> String {
         let output = (dir as NSString).appendingPathComponent(name)
@@ -48,7 +50,7 @@ public enum Fixtures {
         if let audio { args += ["-f", "lavfi", "-i", audio] }
         if video != nil { args += ["-c:v", "libx264", "-preset", "ultrafast"] + (lossless ? ["-qp", "0"] : []) }
         if audio != nil, !name.hasSuffix(".wav") { args += ["-c:a", "aac", "-b:a", "192k"] }
-        try Command.runChecked("ffmpeg", args + ["-t", "\(seconds)", output])
+        try FixtureCache.ffmpeg(args + ["-t", "\(seconds)"], output: output)
         return output
     }
 
