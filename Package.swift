@@ -64,9 +64,9 @@ let package = Package(
         .target(name: "Subtitles", dependencies: ["Timeline"]),
         .target(name: "MediaIO", dependencies: ["CFFmpeg", "Support", "Timeline", .product(name: "Logging", package: "swift-log")]),
         // Hand-vectorised inner loops of Render, chosen at run time by CPU (each has a Swift twin).
-        // Optimised in every build: at debug's -O0 a Ken Burns render took 17 times the CPU
-        // (61.8 s against 3.6 s), and every debug binary the tests run renders with them.
-        .target(name: "RenderKernels", cSettings: [.unsafeFlags(["-O2"])]),
+        // Optimised in debug builds too (release keeps its own flags): at -O0 a Ken Burns
+        // render took 17 times the CPU (61.8 s against 3.6 s), and the tests run debug binaries.
+        .target(name: "RenderKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(name: "Render", dependencies: [
             "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: optimisedInDebug),
