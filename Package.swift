@@ -1,12 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// The per-pixel code (compositing, scaling, deinterlacing, warps) compiled optimised in
-/// debug builds too: the tests run debug binaries, and at -Onone a 2 s 640x360
-/// interlaced render took 12.2 s of CPU against 0.44 s optimised. Overflow and bounds
-/// checks stay (-O, not -Ounchecked).
-let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
-
 let package = Package(
     name: "dropcut",
     platforms: [.macOS(.v14)],
@@ -69,7 +63,7 @@ let package = Package(
         .target(name: "RenderKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(name: "Render", dependencies: [
             "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: optimisedInDebug),
+        ]),
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [
