@@ -97,10 +97,14 @@ package struct CoordinatorConfig: Sendable, Hashable {
         guard name.utf8.count <= maximumIdentifierBytes else {
             throw Invalid(reason: "has a \(what) longer than \(maximumIdentifierBytes) bytes")
         }
-        guard name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0)
-                                                || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0) }) else {
+        guard name.unicodeScalars.allSatisfy({ isLetterOrDigit($0) || "_-.".unicodeScalars.contains($0) }) else {
             throw Invalid(reason: "has a \(what) with characters other than letters, digits, _, - and . ('\(Self.shown(String(name)))')")
         }
+    }
+
+    /// An ASCII letter or digit (names and hosts take these and a few marks).
+    private static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 
     /// `host`, `host:port`, `[v6]` or `[v6]:port`.
@@ -126,8 +130,7 @@ package struct CoordinatorConfig: Sendable, Hashable {
                 host = text
             }
             guard !host.isEmpty else { throw Invalid(reason: "names no host") }
-            guard host.utf8.count <= 253, host.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0)
-                                                                          || ("0"..."9").contains($0) || "-.".unicodeScalars.contains($0) }) else {
+            guard host.utf8.count <= 253, host.unicodeScalars.allSatisfy({ isLetterOrDigit($0) || "-.".unicodeScalars.contains($0) }) else {
                 throw Invalid(reason: "has a host that is not a name or an address ('\(Self.shown(String(host)))')")
             }
         }

@@ -173,24 +173,32 @@ final class FontFace {
     /// face's own size is untouched. Nil if FreeType refuses.
     private func gridFittedAdvance(_ glyph: UInt32, designHeight: Int) -> Int? {
         let current = face.pointee.size
-        if subtitleGridSize == nil {
-            var size: FT_Size?
-            guard FT_New_Size(face, &size) == 0, let size else { return nil }
-            subtitleGridSize = size
-            guard FT_Activate_Size(size) == 0 else { _ = FT_Activate_Size(current); return nil }
-            // Units → 26.6 pixels: 256 px (16384 in 26.6) over the design height, 16.16.
-            var request = FT_Size_RequestRec()
-            request.type = FT_SIZE_REQUEST_TYPE_SCALES
-            request.height = FT_Long(FT_DivFix(16384, FT_Long(designHeight)))
-            request.width = request.height
-            guard FT_Request_Size(face, &request) == 0 else { _ = FT_Activate_Size(current); return nil }
-        } else {
-            guard let size = subtitleGridSize, FT_Activate_Size(size) == 0 else { return nil }
-        }
+        guard let size = subtitleGridSize ?? makeSubtitleGridSize(designHeight: designHeight),
+              FT_Activate_Size(size) == 0 else { return nil }
         defer { _ = FT_Activate_Size(current) }
         let flags = Int32(FT_LOAD_DEFAULT) | Int32(FT_LOAD_IGNORE_GLOBAL_ADVANCE_WIDTH) | Int32(FT_LOAD_IGNORE_TRANSFORM)
         guard FT_Load_Glyph(face, glyph, FT_Int32(flags)) == 0 else { return nil }
         return Int(face.pointee.glyph.pointee.metrics.horiAdvance)
+    }
+
+    /// The face's second size, set so `designHeight` units span 256 px (16384 in 26.6;
+    /// the scale in 16.16), and kept; the face's own size is active again after. Nil (and
+    /// nothing kept) if FreeType refuses.
+    private func makeSubtitleGridSize(designHeight: Int) -> FT_Size? {
+        let current = face.pointee.size
+        var made: FT_Size?
+        guard FT_New_Size(face, &made) == 0, let size = made else { return nil }
+        defer { _ = FT_Activate_Size(current) }
+        var request = FT_Size_RequestRec()
+        request.type = FT_SIZE_REQUEST_TYPE_SCALES
+        request.height = FT_Long(FT_DivFix(16384, FT_Long(designHeight)))
+        request.width = request.height
+        guard FT_Activate_Size(size) == 0, FT_Request_Size(face, &request) == 0 else {
+            FT_Done_Size(size)
+            return nil
+        }
+        subtitleGridSize = size
+        return size
     }
 
     /// The face's vertical metrics at its size, in whole pixels of the em: a hinted face's
