@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import Testing
 import TestSupport
@@ -122,6 +123,50 @@ import TestSupport
         try takerCoordinator.finish(taker, as: "done")
         let ended = try #require(try a.farm().first { $0.job == "job-1" })
         #expect(ended.state == "done" && ended.leaseLeft == nil && ended.host == takerCoordinator.host, "\(ended)")
+    }
+
+    /// A holder's record goes to the database with its renewals and fences (`DatabaseLeases`),
+    /// and a taker reads it back as the holder stored it, range-checked; a clip listed
+    /// again after its job ended is queued again, under the row it had.
+    @Test func aHoldersRecordReachesItsTaker() async throws {
+        let server = try await Self.migrated()
+        let a = try Self.coordinator(server, host: "a"), b = try Self.coordinator(server, host: "b")
+        let leases = DatabaseLeases(database: a, owner: HostIdentity(host: "a", machineID: "m", bootID: "b", pid: 1),
+                                    leaseTimeout: .milliseconds(600), logger: Logger(label: "test"))
+        let clip = PostgresCoordinator.Clip(folder: "f", name: "clip.mp4", size: 5, modifiedNanoseconds: 9)
+        #expect(try a.offer([(clip, JobRecord.newID())]) == 1)
+        #expect(try a.offer([(clip, JobRecord.newID())]) == 0, "a clip listed again while queued is one job")
+        let claimID = JobRecord.newID()
+        let held = try #require(try a.claimOldest(in: "f", lease: .milliseconds(600), claim: claimID, among: ["other.mp4", "clip.mp4"]))
+        #expect(held.claim == claimID && held.epoch == 1)
+        var record = JobRecord(id: claimID, folder: "f", input: "clip.mp4", sidecars: ["clip.yaml"], state: .rendering)
+        record.farmJob = held.job
+        record.epoch = held.epoch
+        record.attempts = 1
+        record.temporaryInode = UInt64.max
+        #expect(try leases.hold(record, name: record.claim, claimedDirectory: "/x") == .renamed)
+        leases.update(record)
+        #expect(leases.renew(logger: Logger(label: "test")).isEmpty)
+        try await Task.sleep(for: .milliseconds(800))
+        let taken = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
+        #expect(taken.previousClaim == claimID && taken.epoch == 2)
+        let read = try #require(taken.record.flatMap(JobStore.record(json:)), "\(taken.record ?? "no record")")
+        var expected = record
+        (expected.claimedAt, expected.updatedAt) = (read.claimedAt, read.updatedAt)   // ISO 8601: whole seconds
+        #expect(read == expected)
+        // The old holder's fence is refused, and its render would be cancelled.
+        do {
+            try leases.fence(&record, claimedDirectory: "/x", before: .publish)
+            Issue.record("a taken-over holder's fence passed")
+        } catch let failure as JobFailure {
+            guard case .lost = failure else { Issue.record("\(failure)"); return }
+        }
+        #expect(leases.lostReason(claimID) != nil)
+        try b.finish(taken, as: "done")
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(try a.offer([(clip, JobRecord.newID())], endedFor: .milliseconds(10)) == 1)
+        let again = try #require(try a.claimOldest(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
+        #expect(again.job == held.job && again.epoch == 3)
     }
 
     /// Two hosts reserve the same 40 names at once: each name goes to one job; the job

@@ -12,7 +12,7 @@ import Synchronization
 /// another host judged the lease expired and renamed the folder to its own job id. Then
 /// every later write or fence of this daemon fails by name, and the job is abandoned: its
 /// render is cancelled (`attach`), nothing is published.
-package final class LeaseKeeper: Sendable {
+package final class LeaseKeeper: ClaimCoordination {
     /// Who holds the claims (written into each lease).
     package let owner: HostIdentity
     private let claims = Mutex<[String: Held]>([:])
@@ -62,7 +62,7 @@ package final class LeaseKeeper: Sendable {
     /// Takes up the claim folder `name` in `claimedDirectory` for `record`: writes its lease
     /// (durably) and renews it from now on. `.lost` when the folder is not there (another
     /// host took it over, or removed it as an empty claim), and nothing is held then.
-    func hold(_ record: JobRecord, name: ClaimName, claimedDirectory: String) throws(SystemError) -> ClaimRename.Outcome {
+    package func hold(_ record: JobRecord, name: ClaimName, claimedDirectory: String) throws(SystemError) -> ClaimRename.Outcome {
         var record = record
         record.claimName = name.fences == 0 ? nil : name.description
         let lease = ClaimLease(owner: owner, record: record)
@@ -83,7 +83,7 @@ package final class LeaseKeeper: Sendable {
     /// Writes the job's new record into its lease, durably (a taker resumes from it). A
     /// failure is left to the next renewal and to the fence, which decide whether the
     /// claim is still held.
-    func update(_ record: JobRecord) {
+    package func update(_ record: JobRecord) {
         guard let held = held(record.id) else { return }
         held.state.withLock { state in
             guard state.lost == nil, !state.released else { return }
@@ -152,7 +152,7 @@ package final class LeaseKeeper: Sendable {
     /// once) and it is taken over, under a new job id, after `lease_timeout` — never an
     /// error repeated at every retry.
     @discardableResult
-    func fence(_ record: inout JobRecord, claimedDirectory: String) throws -> [ClaimName] {
+    package func fence(_ record: inout JobRecord, claimedDirectory: String, before step: IrreversibleStep = .publish) throws -> [ClaimName] {
         let held = self.held(record.id)
         let current = held?.state.withLock { $0.name } ?? record.claim
         if let reason = held?.state.withLock({ $0.lost }) { throw JobFailure.lost(reason) }
@@ -208,6 +208,12 @@ package final class LeaseKeeper: Sendable {
         }
     }
 
+    /// Always: the share decides who owns a name (`DurableFiles.publishExclusively`).
+    package func reserve(output name: String, in outbox: String, for record: JobRecord) -> Bool { true }
+
+    /// Nothing to tell: the claim folder's removal ends the claim.
+    package func ended(_ record: JobRecord, missing: Bool) {}
+
     /// Whether `path` is a directory (not followed if a symlink).
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
@@ -222,18 +228,18 @@ package final class LeaseKeeper: Sendable {
     /// Stops holding the claim of job `id` (finished, or abandoned): no more renewals.
     /// Returns once a renewal writing into its folder right now has finished, so the
     /// folder can be removed after it without a lease appearing in it again.
-    func release(_ id: String) {
+    package func release(_ id: String) {
         let held = claims.withLock { $0.removeValue(forKey: id) }
         held?.state.withLock { $0.released = true }
     }
 
     /// Why the claim of job `id` was lost, or nil while it is held (or not held at all).
-    func lostReason(_ id: String) -> String? {
+    package func lostReason(_ id: String) -> String? {
         held(id)?.state.withLock { $0.lost }
     }
 
     /// The render of job `id`, to cancel when its claim is lost (nil: none running).
-    func attach(_ render: Cancellation?, to id: String) {
+    package func attach(_ render: Cancellation?, to id: String) {
         guard let held = held(id) else { return }
         let lostAlready = held.state.withLock { state in
             state.render = render
@@ -243,13 +249,13 @@ package final class LeaseKeeper: Sendable {
     }
 
     /// The claim folder names held in `claimedDirectory` (never taken over by this daemon).
-    func heldNames(in claimedDirectory: String) -> Set<String> {
+    package func heldNames(in claimedDirectory: String) -> Set<String> {
         let all = claims.withLock { Array($0.values) }
         return Set(all.filter { $0.claimedDirectory == claimedDirectory }.map { $0.state.withLock { $0.name.description } })
     }
 
     /// The ids of the jobs held.
-    var heldJobs: Set<String> {
+    package var heldJobs: Set<String> {
         claims.withLock { Set($0.keys) }
     }
 

@@ -15,7 +15,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
 public enum ConfigLoader {
     static let topKeys = ["state_dir", "poll_interval", "settle", "workers", "stop_timeout", "retry_delay", "lease_timeout",
                           "memory_limit", "cpu_limit", "open_files", "job_timeout", "job_timeout_minimum", "max_duration",
-                          "folders", "http", "webhooks"]
+                          "folders", "http", "webhooks", "coordinator"]
     static let folderKeys = ["name", "inbox", "outbox", "failed", "after_success", "archive", "recipe", "assets",
                              "retries", "output_mode", "output_group"]
 
@@ -58,6 +58,7 @@ public enum ConfigLoader {
         decodeLimits(top, into: &config.limits, &reader)
         if let node = top["http"] { config.http = decodeHTTP(node, base: base, &reader) }
         if let node = top["webhooks"] { config.webhooks = decodeWebhooks(node, &reader) }
+        if let node = top["coordinator"] { config.coordinator = decodeCoordinator(node, base: base, &reader) }
         if let node = top["folders"], let items = reader.list(node, "folders") {
             if items.isEmpty { reader.error("folders must name at least one folder to watch", at: node.location) }
             for item in items {

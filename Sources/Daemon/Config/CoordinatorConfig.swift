@@ -1,10 +1,8 @@
 import Foundation
 
-/// Where a farm's decisions are made: the PostgreSQL server of issue 33's coordinator
-/// (`PostgresCoordinator`). Groundwork: the config loader does not take a `coordinator:`
-/// key yet, and the scheduler does not use the coordinator yet (issue 33 is open);
-/// this is the address as the key will give it, checked, and libpq's connection string
-/// made from it.
+/// Where a farm's decisions are made: the PostgreSQL server of the `coordinator:` key
+/// (`PostgresCoordinator`, `DatabaseLeases`): the address as the key gives it, checked,
+/// and libpq's connection string made from it.
 ///
 /// The address is a `postgresql://` URL without a password: a password goes in a file
 /// (`password_file`, or a systemd credential), never in the config, which is often

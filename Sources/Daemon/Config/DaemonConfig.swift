@@ -29,6 +29,9 @@ public struct DaemonConfig: Sendable, Hashable {
     package var http: HTTPConfig?
     /// Where job events are posted; empty: nothing is sent (no delivery service runs).
     package var webhooks: [WebhookConfig] = []
+    /// The PostgreSQL server that decides claims, leases, fences and output names for a
+    /// farm (docs/scale-out.md); nil: this host's files and the shared folder decide.
+    package var coordinator: CoordinatorConfig?
 
     package init(path: String, stateDirectory: String, pollInterval: Duration = .seconds(2), settle: Duration = .seconds(3),
                 workers: Int = 1, stopTimeout: Duration = .seconds(30), retryDelay: Duration = .seconds(5),

@@ -25,6 +25,10 @@ package struct ReloadRefusal: Sendable, Hashable, CustomStringConvertible {
         if new.webhooks != old.webhooks {
             refused.append(ReloadRefusal(key: "webhooks", kept: "\(old.webhooks.count) endpoint(s)", wanted: "\(new.webhooks.count) endpoint(s)"))
         }
+        // Who decides the claims cannot change under claims it decided.
+        if new.coordinator != old.coordinator {
+            refused.append(ReloadRefusal(key: "coordinator", kept: old.coordinator?.target ?? "none", wanted: new.coordinator?.target ?? "none"))
+        }
         return refused
     }
 }

@@ -14,6 +14,8 @@ extension JobRecord {
     static let maximumSidecars = 16
     static let maximumElapsedMilliseconds = 31 * 24 * 3600 * 1000
     static let maximumFolderNameBytes = 4096
+    /// A coordinator epoch: one per claim or takeover of a job; far beyond any real count.
+    static let maximumEpoch: Int64 = 1 << 53
 
     /// What is wrong with a record read from `source` ("lease", "job record"), or nil.
     func problem(in source: String) -> String? {
@@ -48,6 +50,10 @@ extension JobRecord {
         }
         if let claimName, ClaimName(claimName)?.job != id {
             return "the \(source)'s claim folder name is not one of its job"
+        }
+        if let farmJob, ClaimName(farmJob)?.fences != 0 { return "the \(source)'s farm job is not a job id" }
+        if let epoch, !(1...Self.maximumEpoch).contains(epoch) {
+            return "the \(source)'s epoch \(epoch) is out of range (1 to \(Self.maximumEpoch))"
         }
         if let ms = elapsedMilliseconds, !(0...Self.maximumElapsedMilliseconds).contains(ms) {
             return "the \(source)'s elapsed_ms \(ms) is out of range"

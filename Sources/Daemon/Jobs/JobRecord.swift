@@ -90,6 +90,12 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
     /// (`<id>.committing-1`); nil: the job id.
     package var claimName: String?
+    /// With a database coordinator: the farm's job this claim is of (its row, kept across
+    /// takeovers; nil without one).
+    package var farmJob: String?
+    /// With a database coordinator: the epoch this claim or takeover got; every fence is
+    /// checked against it.
+    package var epoch: Int64?
 
     package init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
         self.id = id
@@ -104,12 +110,19 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// A new job id: UTC time to the second and 48 random bits, so ids sort by claim time
     /// and never collide between processes or hosts sharing an inbox.
     package static func newID(now: Date = Date()) -> String {
+        newIDs(1, now: now)[0]
+    }
+
+    /// `count` new job ids of one instant (a listing offered to the coordinator at once).
+    package static func newIDs(_ count: Int, now: Date = Date()) -> [String] {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let random = (0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        return "\(formatter.string(from: now))-\(random)"
+        let stamp = formatter.string(from: now)
+        return (0..<max(1, count)).map { _ in
+            "\(stamp)-\((0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined())"
+        }
     }
 
     /// Adds what ended the current attempt to `history`.

@@ -84,17 +84,35 @@ extension JobRunner {
     /// committed one only archived. Without a readable record, what was done with the clip
     /// is unknown: it goes to the failed folder with that reason (never rendered twice).
     func adopt(_ record: inout JobRecord, previous: ClaimName, folder: FolderConfig) throws -> Takeover {
-        let directory = claimedDirectory(record, folder)
-        let (reading, _) = ClaimLease.read(claimDirectory: directory, name: previous)
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
-        let id = record.id, previousJobs = record.previousJobs
+        let (reading, _) = ClaimLease.read(claimDirectory: claimedDirectory(record, folder), name: previous)
         switch reading {
         case let .lease(lease):
-            record = lease.record   // its error too: a failing job's reason
+            return try adopt(&record, found: .success(lease.record), owner: lease.owner.description, previous: previous.job, folder: folder)
+        case .missing:
+            return try adopt(&record, found: .failure(.init("it has no lease")), owner: "its holder", previous: previous.job, folder: folder)
+        case let .unreadable(why):
+            return try adopt(&record, found: .failure(.init(why)), owner: "its holder", previous: previous.job, folder: folder)
+        }
+    }
+
+    /// Why a taken-over claim's record could not be had.
+    struct MissingRecord: Error {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// `adopt` with the holder's record as found (a lease's, or a database's) — or why
+    /// there is none — `owner` naming the holder and `previous` its job id.
+    func adopt(_ record: inout JobRecord, found: Result<JobRecord, MissingRecord>, owner: String, previous: String,
+               folder: FolderConfig) throws -> Takeover {
+        let directory = claimedDirectory(record, folder)
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        let id = record.id, previousJobs = record.previousJobs, farmJob = record.farmJob, epoch = record.epoch
+        switch found {
+        case let .success(holder):
+            record = holder   // its error too: a failing job's reason
             record.previousJobs = previousJobs
-        case .missing, .unreadable:
-            let reason: String
-            if case let .unreadable(why) = reading { reason = why } else { reason = "it has no lease" }
+        case let .failure(missing):
             guard let clip = files.first(where: { !InboxScanner.sidecarExtensions.contains(($0 as NSString).pathExtension.lowercased()) })
                     ?? files.first else {
                 return try removeClaim(&record, folder, "an empty claim (its holder stopped before moving a clip into it); removed it")
@@ -102,8 +120,10 @@ extension JobRunner {
             record.input = clip
             record.sidecars = files.filter { $0 != clip }
             record.state = .failing
-            record.error = "its claim was taken over from job \(previous.job), and \(reason), so what was done with it is unknown; it was not rendered again"
+            record.error = "its claim was taken over from job \(previous), and \(missing.reason), so what was done with it is unknown; it was not rendered again"
         }
+        record.farmJob = farmJob
+        record.epoch = epoch
         record.id = id
         record.folder = folder.name
         record.claimName = nil
@@ -115,20 +135,18 @@ extension JobRunner {
             store.remove(id)
             return .missed
         }
-        let owner: String
-        if case let .lease(lease) = reading { owner = lease.owner.description } else { owner = "its holder" }
         // The holder's temporary output as this host sees it: the same name in this host's
         // outbox (the holder's path may be another view of the same share, a mount point
         // elsewhere). The name carries the holder's job id, so a file of that name can only
         // be its own; where the outbox is the holder's own disk, there is none here.
         let partial = record.temporaryOutput.flatMap { path -> String? in
             guard let output = record.output, JobRunner.isPlainName((output as NSString).lastPathComponent) else { return nil }
-            let here = PartialOutput(directory: folder.outbox, filename: (output as NSString).lastPathComponent, tag: previous.job).path
+            let here = PartialOutput(directory: folder.outbox, filename: (output as NSString).lastPathComponent, tag: previous).path
             return (path as NSString).lastPathComponent == (here as NSString).lastPathComponent ? here : nil
         }
         // A set's files as this host sees them, under the holder's names (see `partial`).
         let holderSet = record.deliverables.map { set in
-            set.map { PartialOutput(directory: folder.outbox, filename: $0.publishedName, tag: previous.job).path }
+            set.map { PartialOutput(directory: folder.outbox, filename: $0.publishedName, tag: previous).path }
         }
         if record.deliverables != nil, ![.committing, .committed, .failing].contains(record.state) {
             // Rendering: the holder's temporary files go (nothing of the set was published).
@@ -171,7 +189,7 @@ extension JobRunner {
         }
         if ![.committed, .failing].contains(record.state) && !files.contains(record.input) {
             // Whatever is left of it (sidecars) goes to failed/ with the reason.
-            record.error = "its claim was taken over from job \(previous.job), but the clip \(record.input) is not in it"
+            record.error = "its claim was taken over from job \(previous), but the clip \(record.input) is not in it"
             record.state = .failing
         }
         try save(&record)

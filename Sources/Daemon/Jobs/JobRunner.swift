@@ -10,8 +10,9 @@ import Synchronization
 struct JobRunner: Sendable {
     let store: JobStore
     let logger: Logger
-    /// The leases of the claims this daemon holds (shared inboxes: see `ClaimLease`).
-    let keeper: LeaseKeeper
+    /// The claims this daemon holds and how they are decided: shared-folder leases
+    /// (`LeaseKeeper`) or a database (`DatabaseLeases`).
+    let keeper: any ClaimCoordination
     /// Attempts and worker deaths are counted here.
     let metrics: DaemonMetrics
     /// The program run as each job's worker (`<it> worker`): this very binary.
@@ -45,8 +46,8 @@ struct JobRunner: Sendable {
     /// Proves the claim is still this daemon's just before an irreversible step (see
     /// `LeaseKeeper.fence`): the claim folder is renamed to its next fence name, and the
     /// record says so. Throws `JobFailure.lost` when another host took the claim over.
-    func fence(_ record: inout JobRecord, folder: FolderConfig) throws {
-        let skipped = try keeper.fence(&record, claimedDirectory: folder.claimedDirectory)
+    func fence(_ record: inout JobRecord, folder: FolderConfig, before step: IrreversibleStep) throws {
+        let skipped = try keeper.fence(&record, claimedDirectory: folder.claimedDirectory, before: step)
         if !skipped.isEmpty {
             // Once per fence: the job goes on under the next free name.
             logger(for: record, folder: folder).warning(
@@ -81,7 +82,11 @@ struct JobRunner: Sendable {
     /// from its bytes to its printable form (`RawFileName`, shortened by `ClaimedNames`
     /// when that would not fit), so every later step works on an ordinary name; the record
     /// keeps the name as dropped, written before the rename, for the archive and failed/.
-    func claim(_ clip: SettledClip, folder: FolderConfig) throws(SystemError) -> JobRecord? {
+    ///
+    /// With a database coordinator, `held` is the clip's job as the database gave it to
+    /// this host: the claim takes its id and epoch, and a clip found gone ends the job as
+    /// missing.
+    func claim(_ clip: SettledClip, folder: FolderConfig, held: PostgresCoordinator.Held? = nil) throws -> JobRecord? {
         let listed = [clip.name] + clip.sidecars
         let names = ClaimedNames.of(listed)
         var dropped: [String: String] = [:]
@@ -92,8 +97,10 @@ struct JobRunner: Sendable {
             throw SystemError(errno: EINVAL, function: "claim: not a name the inbox listing gave",
                               path: (folder.inbox as NSString).appendingPathComponent(clip.name))
         }
-        var record = JobRecord(id: JobRecord.newID(), folder: folder.name, input: names.first ?? clip.name, sidecars: [],
+        var record = JobRecord(id: held?.claim ?? JobRecord.newID(), folder: folder.name, input: names.first ?? clip.name, sidecars: [],
                                state: .claiming)
+        record.farmJob = held?.job
+        record.epoch = held?.epoch
         record.dropped = dropped.isEmpty ? nil : dropped
         let directory = claimedDirectory(record, folder)
         // Made if missing (an inbox share mounted again comes back without them), each
@@ -130,8 +137,11 @@ struct JobRunner: Sendable {
             throw error
         }
         if outcome == .lost {
+            // Another process claimed it first; with a database, nobody else could: the
+            // clip was gone (removed from the inbox since this host listed it).
+            if held != nil { keeper.ended(record, missing: true) }
             release(record, directory)
-            return nil   // another process claimed it first
+            return nil
         }
         for (sidecar, claimed) in zip(clip.sidecars, names.dropFirst()) {
             guard let original = RawFileName(printable: sidecar) else { continue }
@@ -184,7 +194,7 @@ struct JobRunner: Sendable {
             fallthrough
         case .committing:
             try await offPool(&record, "dropcut-commit") {
-                try fence(&$0, folder: folder)
+                try fence(&$0, folder: folder, before: .publish)
                 if $0.deliverables != nil {
                     try commitSet(&$0, folder: folder)
                 } else {
@@ -194,12 +204,12 @@ struct JobRunner: Sendable {
             fallthrough
         case .committed:
             try await offPool(&record, "dropcut-finish") {
-                try fence(&$0, folder: folder)
+                try fence(&$0, folder: folder, before: .archive)
                 try finishSuccess(&$0, folder: folder)
             }
         case .failing:
             try await offPool(&record, "dropcut-finish") {
-                try fence(&$0, folder: folder)
+                try fence(&$0, folder: folder, before: .fail)
                 try finishFailure(&$0, folder: folder)
             }
         case .done, .failed, .abandoned:
@@ -422,8 +432,7 @@ struct JobRunner: Sendable {
             unlink(temporary)     // linked before a crash; the temporary name may remain
             record.output = linked
         } else if access(temporary, F_OK) == 0 {
-            record.output = try DurableFiles.linkUnique(temporary, into: folder.outbox, name: (name as NSString).lastPathComponent,
-                                                         tag: record.id)
+            record.output = try publishUnique(temporary, into: folder.outbox, name: (name as NSString).lastPathComponent, record)
         } else {
             record.state = .claimed
             try save(&record)
@@ -432,6 +441,26 @@ struct JobRunner: Sendable {
         record.temporaryOutput = nil
         record.state = .committed
         try save(&record)
+    }
+
+    /// Links `temporary` into `outbox` under the first free `name`, `name-1`...: a name
+    /// the coordinator gives this job (`ClaimCoordination.reserve`: a database's unique
+    /// key; with shared-folder claims every name) and that the outbox does not hold yet
+    /// (an exclusive link or rename: never an overwrite).
+    func publishUnique(_ temporary: String, into outbox: String, name: String, _ record: JobRecord) throws -> String {
+        if keeper is LeaseKeeper {
+            return try DurableFiles.linkUnique(temporary, into: outbox, name: name, tag: record.id)
+        }
+        for n in 0..<DurableFiles.maximumNumbered {
+            let candidate = DurableFiles.numbered(name, n)
+            guard try keeper.reserve(output: candidate, in: outbox, for: record) else { continue }
+            let path = (outbox as NSString).appendingPathComponent(candidate)
+            if try DurableFiles.publishExclusively(temporary, as: path, tag: record.id) {
+                try DurableFiles.sync(outbox)
+                return path
+            }
+        }
+        throw SystemError(errno: EEXIST, function: "link (10,000 names taken)", path: (outbox as NSString).appendingPathComponent(name))
     }
 
     /// The entry of `directory` other than `path` whose inode is `inode` (a finished link,
@@ -474,6 +503,7 @@ struct JobRunner: Sendable {
         // leaves a claim whose lease says done, which whoever finds it only removes.
         record.state = .done
         try save(&record)
+        keeper.ended(record, missing: false)
         keeper.release(record.id)
         DurableFiles.removeTree(directory)
         try? DurableFiles.sync(folder.claimedDirectory)
@@ -503,7 +533,7 @@ struct JobRunner: Sendable {
         removeSetTemporaries(&record, folder: folder)
         // Named before the fence: it renames the claimed folder the reason's paths are in.
         let reason = namedAsDropped(failure.reason, record, folder)
-        try fence(&record, folder: folder)
+        try fence(&record, folder: folder, before: .fail)
         record.error = reason
         record.state = .failing
         try save(&record)
@@ -556,6 +586,7 @@ struct JobRunner: Sendable {
         try announce(.failed, &record, folder: folder)
         record.state = .failed
         try save(&record)
+        keeper.ended(record, missing: false)
         keeper.release(record.id)
         DurableFiles.removeTree(claimedDirectory(record, folder))
         var log = log ?? logger(for: record, folder: folder)

@@ -23,12 +23,43 @@ package struct JobStore: Sendable {
     /// Writes `record` (its `updatedAt` set to now) durably.
     package func save(_ record: inout JobRecord) throws(SystemError) {
         record.updatedAt = Date()
+        try DurableFiles.write(Self.encoded(record), to: path(of: record.id))
+    }
+
+    /// A record as the state folder holds it (JSON, keys sorted, ISO 8601 dates).
+    static func encoded(_ record: JobRecord) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let data: Data
-        do { data = try encoder.encode(record) } catch { preconditionFailure("JobRecord always encodes: \(error)") }
-        try DurableFiles.write(data, to: path(of: record.id))
+        do { return try encoder.encode(record) } catch { preconditionFailure("JobRecord always encodes: \(error)") }
+    }
+
+    /// A record as a database coordinator stores it: the same JSON, as text.
+    static func json(_ record: JobRecord) -> String {
+        String(decoding: encoded(record), as: UTF8.self)
+    }
+
+    /// A record a coordinator stored (another host's): read and range-checked as a record
+    /// from the state folder is; nil when it is not one.
+    static func record(json text: String) -> JobRecord? {
+        try? reading(json: text).get()
+    }
+
+    /// `record(json:)`, or why the text is not a record.
+    static func reading(json text: String) -> Result<JobRecord, JobRunner.MissingRecord> {
+        guard text.utf8.count <= maximumRecordBytes else { return .failure(.init("the coordinator's record of it is over \(maximumRecordBytes) bytes")) }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let record: JobRecord
+        do {
+            record = try decoder.decode(JobRecord.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            return .failure(.init(describe(error).replacingOccurrences(of: "job record", with: "coordinator's record")))
+        } catch {
+            return .failure(.init("the coordinator's record of it is not one: \(error)"))
+        }
+        if let problem = record.problem(in: "coordinator's record") { return .failure(.init(problem)) }
+        return .success(record)
     }
 
     package func remove(_ id: String) {

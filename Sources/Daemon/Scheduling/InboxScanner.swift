@@ -9,6 +9,10 @@ package struct SettledClip: Sendable, Hashable {
     package var sidecars: [String]
     /// Modification time, for oldest-first order.
     package var modified: Date
+    /// Its size and modification time in nanoseconds, as listed: with the name, the key a
+    /// database coordinator knows the clip by.
+    package var size: Int64 = 0
+    package var modifiedNanoseconds: Int64 = 0
 }
 
 /// What one listing of an inbox found.
@@ -147,7 +151,8 @@ package struct InboxScanner: Sendable {
             if observation.signature != signatures { observation = Observation(signature: signatures, since: now) }
             seen[name] = observation
             if now - observation.since >= settle {
-                settled.append(SettledClip(name: name, sidecars: mine, modified: modified))
+                settled.append(SettledClip(name: name, sidecars: mine, modified: modified,
+                                           size: signature.size, modifiedNanoseconds: signature.modified))
             } else {
                 arriving += 1
                 let due = observation.since + settle

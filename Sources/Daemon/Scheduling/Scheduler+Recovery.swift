@@ -20,6 +20,9 @@ extension Scheduler {
             scanners[folder.name] = InboxScanner(inbox: folder.inbox, settle: config.settle)
             observers[folder.name] = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: config.leaseTimeout)
         }
+        // The coordinator's schema before anything is claimed; a database away at start
+        // is logged (once) and migrated at the first claim once it answers.
+        if let database, (try? database.migrate()) != nil { migrated = true }
     }
 
     func prepare(_ folder: FolderConfig) throws(SystemError) {

@@ -33,8 +33,14 @@ public actor Scheduler: Service {
     let logger: Logger
     let store: JobStore
     let runner: JobRunner
-    /// The leases of the claims this daemon holds; renewed by `LeaseRenewer`.
-    package nonisolated let keeper: LeaseKeeper
+    /// The claims this daemon holds, and who decides them: shared-folder leases, or the
+    /// database of `coordinator:` (`database`). Renewed by `LeaseRenewer`.
+    package nonisolated let keeper: any ClaimCoordination
+    /// The database coordinator's side of the claims; nil without `coordinator:`.
+    package nonisolated var database: DatabaseLeases? { keeper as? DatabaseLeases }
+    /// Whether the database's schema is known to be this dropcut's (migrated at start,
+    /// or at the first claim after a start without the database).
+    var migrated = false
     /// What `/metrics` serves (counted whether or not anything serves it).
     package nonisolated let metrics: DaemonMetrics
     /// Each status as it is published, for the listener's live events.
@@ -79,7 +85,12 @@ public actor Scheduler: Service {
         self.store = JobStore(stateDirectory: config.stateDirectory)
         let owner = identity ?? (try? HostIdentity.current())
             ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
-        self.keeper = LeaseKeeper(owner: owner)
+        if let coordinator = config.coordinator {
+            let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: owner.description)
+            self.keeper = DatabaseLeases(database: database, owner: owner, leaseTimeout: config.leaseTimeout, logger: logger)
+        } else {
+            self.keeper = LeaseKeeper(owner: owner)
+        }
         self.metrics = DaemonMetrics(version: DropcutVersion.current, workers: config.workers)
         var runner = JobRunner(store: store, logger: logger, keeper: keeper, metrics: metrics)
         // Without webhooks nothing of them exists: no folder, no thread, no connection.
@@ -188,6 +199,7 @@ public actor Scheduler: Service {
         config.stopTimeout = new.stopTimeout
         config.retryDelay = new.retryDelay
         config.leaseTimeout = new.leaseTimeout
+        database?.lease = new.leaseTimeout
         config.limits = new.limits
         wakeup.signal()
         return refused
@@ -225,6 +237,10 @@ public actor Scheduler: Service {
         arriving = 0
         for folder in config.folders {
             guard let settled = scan(folder) else { continue }
+            if let database {
+                dispatch(folder, settled: settled, from: database, free: &free, into: &group)
+                continue
+            }
             // Expired claims before new clips: they are older work than anything still in
             // the inbox. (The inbox is listed first: an inbox that is away has no claims to
             // judge either.)

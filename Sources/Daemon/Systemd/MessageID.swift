@@ -27,6 +27,11 @@ package enum MessageID: String, CaseIterable, Sendable {
     /// This daemon lost a claim to another host (it did not renew the lease in time: it
     /// was paused, hung or down) and abandoned the job: nothing of it was published here.
     case jobAbandoned = "a50954c59cbe4b89b4e15e0825c1e0a0"
+    /// The database coordinator cannot be reached: claiming stops, running jobs go on, and
+    /// their next irreversible step waits for it (logged once per outage).
+    case coordinatorUnreachable = "88cf7d17dd084d938cdbfddf0a79d9b4"
+    /// The database coordinator answers again after an outage: claiming goes on.
+    case coordinatorReachable = "333880807aab4c3e9fcf271001e32dbe"
 
     /// The event's name, as in the catalog and docs/daemon.md.
     package var name: String {
@@ -42,6 +47,8 @@ package enum MessageID: String, CaseIterable, Sendable {
         case .daemonReady: return "daemon-ready"
         case .jobTakenOver: return "job-taken-over"
         case .jobAbandoned: return "job-abandoned"
+        case .coordinatorUnreachable: return "coordinator-unreachable"
+        case .coordinatorReachable: return "coordinator-reachable"
         }
     }
 }

@@ -1,18 +1,24 @@
 import Foundation
 import Support
 
-/// The decisions of a farm of hosts, made by PostgreSQL (issue 33's coordinator; the
-/// scheduler does not use it yet): which host renders which clip, until when (a lease in
+/// The decisions of a farm of hosts, made by PostgreSQL (`DatabaseLeases` is the
+/// scheduler's side of it): which host renders which clip, until when (a lease in
 /// the database's clock, never a host's), and whether a holder may still take an
 /// irreversible step (its job's epoch, handed out by the database and checked in the same
 /// statement as the step's record). Each host has one; its statements run one at a time.
 package final class PostgresCoordinator: @unchecked Sendable {   // a lock serialises the connection
     /// A job this host holds: its id, the clip, and the epoch its claim or takeover got.
     package struct Held: Sendable, Hashable {
+        /// The farm's job: one row per clip, kept across takeovers.
         package var job: String
         package var folder: String
         package var clip: String
         package var epoch: Int64
+        /// The holder's own job id (its claim folder's name, its state folder's record):
+        /// a new one at every takeover, as with shared-folder claims.
+        package var claim: String?
+        /// The claim this takeover took the job from (nil for a claim from the queue).
+        package var previousClaim: String?
         /// The last irreversible step recorded for the job (a taker resumes after it).
         package var step: String?
         /// The job record its holder last stored (`store(record:for:)`), JSON: what a taker
@@ -100,6 +106,11 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         }
     }
 
+    /// Creates or migrates the schema (`CoordinatorSchema`): the versions this call applied.
+    package func migrate() throws -> [Int] {
+        try locked { db in try CoordinatorSchema.migrate(db, host: host) }
+    }
+
     /// Records a settled clip as waiting (any host may, from its own listing); false when
     /// the database has it already — the same name, size and modification time.
     @discardableResult
@@ -113,43 +124,83 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         }
     }
 
+    /// Records many settled clips at once (one statement: a listing of hundreds is one round
+    /// trip), each with the job id it gets if it is new. A clip whose job ended (done,
+    /// failed, gone) more than `endedFor` ago and is listed again was dropped again, the
+    /// same bytes under the same name: it is queued again (the row keeps its id; its next
+    /// claim gets the new one). Returns how
+    /// many rows were made or queued again.
+    @discardableResult
+    package func offer(_ clips: [(clip: Clip, job: String)], endedFor: Duration = .seconds(10)) throws -> Int {
+        guard !clips.isEmpty else { return 0 }
+        struct Row: Encodable { var id, folder, name: String; var size, mtime: Int64 }
+        let rows = clips.map { Row(id: $0.job, folder: $0.clip.folder, name: $0.clip.name, size: $0.clip.size, mtime: $0.clip.modifiedNanoseconds) }
+        let json: String
+        do { json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self) } catch { preconditionFailure("rows of strings and numbers always encode: \(error)") }
+        return try locked { db in
+            try db.execute("""
+                INSERT INTO dropcut_jobs AS j (id, claim, folder, clip_name, clip_size, clip_mtime_ns, state)
+                SELECT id, id, folder, name, size, mtime, 'queued'
+                FROM jsonb_to_recordset($1::jsonb) AS x(id text, folder text, name text, size bigint, mtime bigint)
+                ON CONFLICT (folder, clip_name, clip_size, clip_mtime_ns) DO UPDATE
+                SET claim = EXCLUDED.id, state = 'queued', host = NULL, lease_until = NULL, step = NULL,
+                    record = NULL, created_at = now(), updated_at = now()
+                WHERE j.state IN ('done', 'failed', 'missing', 'abandoned')
+                  AND j.updated_at < now() - $2::bigint * interval '1 millisecond'
+                """, [json, String(endedFor.wholeMilliseconds)])
+        }
+    }
+
     /// Claims the folder's oldest waiting clip for this host (one statement: rows other
     /// hosts are claiming are skipped, not waited for), with a lease of `lease`.
-    package func claimOldest(in folder: String, lease: Duration) throws -> Held? {
-        try locked { db in
+    /// `claim` is the holder's job id for it (default: the row's own id).
+    /// `among`, when given, limits the claim to those clip names (the ones this host's own
+    /// listing found settled: it has their sidecars).
+    package func claimOldest(in folder: String, lease: Duration, claim: String? = nil, among names: [String]? = nil) throws -> Held? {
+        let json: String? = names.map { names in
+            do { return String(decoding: try JSONEncoder().encode(names), as: UTF8.self) } catch { preconditionFailure("strings always encode: \(error)") }
+        }
+        return try locked { db in
             let rows = try db.query("""
-                UPDATE dropcut_jobs SET state = 'claimed', host = $2, epoch = epoch + 1,
+                UPDATE dropcut_jobs SET state = 'claimed', host = $2, epoch = epoch + 1, claim = COALESCE($4, id),
                        lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
                 WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'queued'
+                              AND ($5::jsonb IS NULL OR clip_name IN (SELECT jsonb_array_elements_text($5::jsonb)))
                             ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
-                RETURNING id, folder, clip_name, epoch, step, record::text
-                """, [folder, host, String(lease.wholeMilliseconds)])
+                RETURNING id, folder, clip_name, epoch, step, record::text, claim, NULL
+                """, [folder, host, String(lease.wholeMilliseconds), claim, json])
             return rows.first.flatMap(Self.held)
         }
     }
 
     /// Takes over the folder's job whose lease ran out longest ago (by the database's
     /// clock): its epoch moves on, so its old holder's steps are refused from now on.
-    package func takeOverExpired(in folder: String, lease: Duration) throws -> Held? {
+    /// `claim` is the taker's job id for it (default: the previous holder's is kept);
+    /// the result names the previous one.
+    package func takeOverExpired(in folder: String, lease: Duration, claim: String? = nil) throws -> Held? {
         try locked { db in
             let rows = try db.query("""
-                UPDATE dropcut_jobs SET host = $2, epoch = epoch + 1,
+                WITH old AS (SELECT id, claim FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
+                             ORDER BY lease_until, id FOR UPDATE SKIP LOCKED LIMIT 1)
+                UPDATE dropcut_jobs j SET host = $2, epoch = j.epoch + 1, claim = COALESCE($4, j.claim),
                        lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
-                WHERE id = (SELECT id FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
-                            ORDER BY lease_until, id FOR UPDATE SKIP LOCKED LIMIT 1)
-                RETURNING id, folder, clip_name, epoch, step, record::text
-                """, [folder, host, String(lease.wholeMilliseconds)])
+                FROM old WHERE j.id = old.id
+                RETURNING j.id, j.folder, j.clip_name, j.epoch, j.step, j.record::text, j.claim, old.claim
+                """, [folder, host, String(lease.wholeMilliseconds), claim])
             return rows.first.flatMap(Self.held)
         }
     }
 
-    /// Renews the lease of a job this host holds; refused when its epoch moved on.
-    package func renew(_ held: Held, lease: Duration) throws {
+    /// Renews the lease of a job this host holds, storing its newest record with it when
+    /// given; refused when its epoch moved on. (A lease that ran out is renewed too while
+    /// nobody took the job over: its epoch is the proof.)
+    package func renew(_ held: Held, lease: Duration, record json: String? = nil) throws {
         let changed = try locked { db in
             try db.execute("""
-                UPDATE dropcut_jobs SET lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
+                UPDATE dropcut_jobs SET lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now(),
+                       record = COALESCE($4::jsonb, record)
                 WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed'
-                """, [held.job, String(held.epoch), String(lease.wholeMilliseconds)])
+                """, [held.job, String(held.epoch), String(lease.wholeMilliseconds), json])
         }
         if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
     }
@@ -157,14 +208,16 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     /// Records that this host is about to take the irreversible step `step` (publish,
     /// archive, fail): allowed only while its epoch is the job's and its lease runs, both
     /// checked in the statement that records it.
-    package func begin(step: String, of held: Held) throws {
+    /// The job's record (JSON) is stored in the same statement when given: a taker
+    /// resumes from the state the step was taken in.
+    package func begin(step: String, of held: Held, record json: String? = nil) throws {
         let rows = try locked { db in
             try db.query("""
                 WITH job AS (SELECT epoch, lease_until > now() AS live FROM dropcut_jobs WHERE id = $1),
-                     moved AS (UPDATE dropcut_jobs SET step = $3, updated_at = now()
+                     moved AS (UPDATE dropcut_jobs SET step = $3, record = COALESCE($4::jsonb, record), updated_at = now()
                                WHERE id = $1 AND epoch = $2::bigint AND state = 'claimed' AND lease_until > now() RETURNING 1)
                 SELECT (SELECT count(*) FROM moved), job.epoch, job.live FROM job
-                """, [held.job, String(held.epoch), step])
+                """, [held.job, String(held.epoch), step, json])
         }
         guard let row = rows.first else { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
         if row[0] == "1" { return }
@@ -172,9 +225,10 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         throw Refusal.leaseExpired(job: held.job)
     }
 
-    /// Ends a job this host holds (`done` or `failed`): its lease is dropped.
+    /// Ends a job this host holds (`done`, `failed`, or `missing`: its clip was gone from
+    /// the inbox when the claim came to move it): its lease is dropped.
     package func finish(_ held: Held, as state: String) throws {
-        precondition(state == "done" || state == "failed", "a job ends done or failed")
+        precondition(["done", "failed", "missing"].contains(state), "a job ends done, failed or missing")
         let changed = try locked { db in
             try db.execute("""
                 UPDATE dropcut_jobs SET state = $3, lease_until = NULL, updated_at = now()
@@ -186,16 +240,19 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
 
     /// Reserves `name` in `outbox` for the job before its file is published: true when it
     /// is this job's (now, or already: a rerun step after a crash), false when another
-    /// job holds it. Refused when the job's epoch moved on.
+    /// running job holds it. A name of a job that ended passes on (its file, if it was
+    /// published, is in the outbox, and the exclusive publish refuses it there). Refused
+    /// when the job's epoch moved on.
     package func reserve(name: String, in outbox: String, for held: Held) throws -> Bool {
         let rows = try locked { db in
             try db.transaction {
                 let current = try db.query("SELECT epoch FROM dropcut_jobs WHERE id = $1 FOR UPDATE", [held.job])
                 guard current.first?.first == String(held.epoch) else { return [[String?]]?.none }
                 return try db.query("""
-                    INSERT INTO dropcut_output_names (outbox, name, job, epoch) VALUES ($1, $2, $3, $4::bigint)
-                    ON CONFLICT (outbox, name) DO UPDATE SET epoch = EXCLUDED.epoch
-                    WHERE dropcut_output_names.job = EXCLUDED.job
+                    INSERT INTO dropcut_output_names AS o (outbox, name, job, epoch) VALUES ($1, $2, $3, $4::bigint)
+                    ON CONFLICT (outbox, name) DO UPDATE SET job = EXCLUDED.job, epoch = EXCLUDED.epoch, reserved_at = now()
+                    WHERE o.job = EXCLUDED.job
+                       OR NOT EXISTS (SELECT 1 FROM dropcut_jobs j WHERE j.id = o.job AND j.state IN ('queued', 'claimed'))
                     RETURNING job
                     """, [outbox, name, held.job, String(held.epoch)])
             }
@@ -225,7 +282,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                  FROM dropcut_jobs WHERE state IN ('queued', 'claimed'))
                 UNION ALL
                 (SELECT id, folder, clip_name, state, host, epoch, NULL, updated_at
-                 FROM dropcut_jobs WHERE state IN ('done', 'failed', 'abandoned') ORDER BY updated_at DESC LIMIT $1::integer)
+                 FROM dropcut_jobs WHERE state IN ('done', 'failed', 'abandoned', 'missing') ORDER BY updated_at DESC LIMIT $1::integer)
                 ORDER BY updated_at DESC, id
                 """, [String(max(0, min(recent, 10_000)))])
             return rows.compactMap(Self.farmJob)
@@ -253,6 +310,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     /// A row of a claim's or takeover's `RETURNING`; nil when it is not one.
     static func held(_ row: [String?]) -> Held? {
         guard row.count >= 6, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
-        return Held(job: job, folder: folder, clip: clip, epoch: epoch, step: row[4], record: row[5])
+        return Held(job: job, folder: folder, clip: clip, epoch: epoch, claim: row.count > 6 ? row[6] : nil,
+                    previousClaim: row.count > 7 ? row[7] : nil, step: row[4], record: row[5])
     }
 }

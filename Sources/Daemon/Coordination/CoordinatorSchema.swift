@@ -48,6 +48,17 @@ package enum CoordinatorSchema {
             )
             """,
         ]),
+        Migration(version: 2, summary: "each job's current claim (the holder's job id, its claim folder's name); clips gone before their claim", sql: [
+            "ALTER TABLE dropcut_jobs ADD COLUMN claim text",
+            "UPDATE dropcut_jobs SET claim = id",
+            "CREATE UNIQUE INDEX dropcut_jobs_by_claim ON dropcut_jobs (claim)",
+            "ALTER TABLE dropcut_jobs DROP CONSTRAINT dropcut_jobs_state_check",
+            """
+            ALTER TABLE dropcut_jobs ADD CONSTRAINT dropcut_jobs_state_check
+                CHECK (state IN ('queued', 'claimed', 'done', 'failed', 'abandoned', 'missing'))
+            """,
+            "CREATE INDEX dropcut_jobs_by_lease ON dropcut_jobs (folder, lease_until) WHERE state = 'claimed'",
+        ]),
     ]
 
     /// The newest version this dropcut knows.

@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import Pipeline
+import Support
+
+/// Claiming with a database coordinator (`coordinator:`): the inbox listing is offered to
+/// the database, which gives this host its share — expired jobs to take over, then the
+/// oldest queued clips — and only then are files moved (`JobRunner.claim`, `takeOver`).
+extension Scheduler {
+    /// The key of a worker slot a pick of `folder` holds in `jobs` until its job starts (a
+    /// NUL cannot be in a name: no collision with a job id or a claim key).
+    nonisolated func pickKey(_ folder: String, _ slot: Int) -> String {
+        "pick\u{0}\(folder)\u{0}\(slot)"
+    }
+
+    /// One folder's pass: while no pick of it is in flight and workers are free, one task
+    /// offers the listing and takes up to every free worker's worth of jobs, then runs them.
+    /// A database that does not answer costs claiming only (logged once, by
+    /// `DatabaseLeases`); running jobs go on.
+    func dispatch(_ folder: FolderConfig, settled: [SettledClip], from database: DatabaseLeases,
+                  free: inout Int, into group: inout DiscardingTaskGroup) {
+        let prefix = pickKey(folder.name, 0).dropLast()
+        let picking = jobs.keys.contains { $0.hasPrefix(prefix) }
+        if picking || free <= 0 || stop.isRequested {
+            queued += settled.map { DaemonStatus.Queued(folder: folder.name, input: $0.name, since: $0.modified) }
+            return
+        }
+        let slots = free
+        free = 0
+        for slot in 0..<slots { jobs[pickKey(folder.name, slot)] = .claiming }
+        let runner = self.runner, migrate = !migrated
+        group.addTask { [self] in
+            let tickets: [DatabaseLeases.Ticket]
+            do {
+                tickets = try await BlockingWork.run("dropcut-pick") { _ in
+                    if migrate { _ = try database.migrate() }
+                    return try database.pick(folder, listed: settled, slots: slots)
+                }
+            } catch {
+                tickets = []   // logged by DatabaseLeases, once per outage
+            }
+            await self.picked(folder, slots: slots, taken: tickets.count, migrated: migrate && !database.isUnreachable)
+            await withDiscardingTaskGroup { taking in
+                for (slot, ticket) in tickets.enumerated() {
+                    let key = self.pickKey(folder.name, slot)
+                    taking.addTask {
+                        switch ticket {
+                        case let .claim(clip, held):
+                            let claimed: Result<JobRecord?, any Error>
+                            do {
+                                claimed = .success(try await BlockingWork.run("dropcut-claim") { _ in try runner.claim(clip, folder: folder, held: held) })
+                            } catch {
+                                // The clip stays in the inbox; its job ends as missing, and
+                                // the next listing queues it again.
+                                runner.keeper.ended(JobRecord(id: held.claim ?? held.job, folder: folder.name, input: clip.name, sidecars: [], state: .claiming)
+                                    .withFarm(job: held.job, epoch: held.epoch), missing: true)
+                                claimed = .failure(error)
+                            }
+                            guard let record = await self.claimed(clip, folder, key: key, claimed) else { return }
+                            await self.run(record, folder)
+                        case let .takeover(held):
+                            let result: Result<JobRunner.Takeover, any Error>
+                            do {
+                                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(held, folder: folder) })
+                            } catch {
+                                result = .failure(error)
+                            }
+                            guard let record = await self.tookOver(held, folder, key: key, result) else { return }
+                            await self.run(record, folder)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A pick came back with `taken` jobs: the slots it did not fill are free again.
+    func picked(_ folder: FolderConfig, slots: Int, taken: Int, migrated: Bool) {
+        if migrated { self.migrated = true }
+        for slot in taken..<max(taken, slots) { jobs[pickKey(folder.name, slot)] = nil }
+        wakeup.signal()
+    }
+
+    /// Books a finished database takeover, as `tookOver` books a shared-folder one.
+    func tookOver(_ held: PostgresCoordinator.Held, _ folder: FolderConfig, key: String,
+                  _ result: Result<JobRunner.Takeover, any Error>) -> JobRecord? {
+        jobs[key] = nil
+        defer { wakeup.signal() }
+        switch result {
+        case let .success(.resume(record)):
+            metrics.tookOver(folder: folder.name)
+            return start(record, folder, ifStopping: "taken over as the daemon stops; it is resumed at the next start")
+        case .success(.removed), .success(.missed):
+            return nil
+        case let .failure(error):
+            // Its lease runs out again, and this host or another takes it over then.
+            blocked(key, error, folder, "cannot take over job \(held.job) (\(held.clip))")
+            return nil
+        }
+    }
+}
+
+extension JobRecord {
+    /// This record as the claim of farm job `job` with `epoch`.
+    func withFarm(job: String, epoch: Int64) -> JobRecord {
+        var record = self
+        record.farmJob = job
+        record.epoch = epoch
+        return record
+    }
+}

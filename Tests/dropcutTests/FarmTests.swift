@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+import Daemon
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A farm on a real PostgreSQL (issue 33): real `dropcut watch` daemons, each with its own
+/// state folder and host name, all with `coordinator:` naming one PostgreSQL server that
+/// the test starts on loopback (`PostgresServer`), sharing one inbox, outbox, archive and
+/// failed folder. Hosts are killed and paused for real; so is the database.
+@Suite(.serialized, .tags(.slow)) struct FarmTests {
+    /// One host of the farm: its config names the coordinator.
+    final class Host: @unchecked Sendable {
+        let name: String
+        let config: String
+        let state: String
+        let logName: String
+        let harness: DaemonHarness
+        var daemon: DaemonHarness.Daemon?
+
+        init(_ name: String, _ share: ScaleOutTests.Share, database: PostgresServer, leaseTimeout: Double, workers: Int = 1) throws {
+            self.name = name
+            harness = share.harness
+            config = harness.dir.file("\(name).yaml")
+            state = harness.dir.file("state-\(name)")
+            logName = "\(name).log"
+            try """
+                state_dir: \(state)
+                poll_interval: 0.1
+                settle: 0.2
+                workers: \(workers)
+                retry_delay: 0.2
+                stop_timeout: 10
+                lease_timeout: \(leaseTimeout)
+                coordinator: \(database.url)
+                folders:
+                  - name: \(share.folderName)
+                    inbox: \(share.inbox)
+                    outbox: \(share.outbox)
+                    failed: \(share.failed)
+                    archive: \(share.archive)
+
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        func start(waitForReady: Bool = true) throws {
+            daemon = try harness.startDaemon(environment: ["DROPCUT_HOSTNAME": name], config: config, log: logName)
+            guard waitForReady else { return }
+            let ready = DaemonHarness.waitUntilBlocking(.seconds(30)) { self.log.contains("dropcut ready") }
+            #expect(ready, "\(name) did not get ready:\n\(log)")
+        }
+
+        var log: String { (try? String(contentsOfFile: harness.dir.file(logName), encoding: .utf8)) ?? "" }
+        var pid: Int32 { daemon?.pid ?? 0 }
+        var records: [JobRecord] { JobStore(stateDirectory: state).all() }
+        var workers: [Int32] { ProcessInspection.children(of: pid) }
+
+        @discardableResult
+        func stop() async -> Int32? {
+            daemon?.signal(SIGTERM)
+            return await daemon?.wait()
+        }
+    }
+
+    static func migrated() async throws -> PostgresServer {
+        try await PostgresServer()
+    }
+
+    /// The farm's rows by state, read by the test's own connection.
+    static func rows(_ server: PostgresServer) throws -> [String: Int] {
+        let connection = try PostgresConnection(conninfo: server.conninfo, target: "test")
+        var counts: [String: Int] = [:]
+        for row in try connection.query("SELECT state, count(*) FROM dropcut_jobs GROUP BY state") {
+            if let state = row[0], let n = row[1].flatMap({ Int($0) }) { counts[state] = n }
+        }
+        return counts
+    }
+
+    /// Every done job's outputs, each once, no temporary file, nothing left claimed.
+    static func expectEachRenderedOnce(_ names: [String], _ h: ScaleOutTests.Share, _ hosts: [Host],
+                                       sourceLocation: SourceLocation = #_sourceLocation) {
+        let outputs = names.map { ($0 as NSString).deletingPathExtension + ".dropcut.mp4" }.sorted()
+        #expect(h.files(h.outbox, hidden: true) == outputs, "one output per clip, no -1, no temporary file", sourceLocation: sourceLocation)
+        #expect(h.files(h.archive, hidden: true) == names.sorted(), "each original archived once", sourceLocation: sourceLocation)
+        #expect(h.claimedLeftovers() == [], sourceLocation: sourceLocation)
+        #expect(h.files(h.inbox) == [] && h.files(h.failed) == [], sourceLocation: sourceLocation)
+        let done = hosts.flatMap { host in host.records.filter { $0.state == .done }.map(\.input) }
+        #expect(done.count == names.count && Set(done) == Set(names), "\(done.count) done jobs for \(names.count) clips", sourceLocation: sourceLocation)
+    }
+
+    /// Clips for 3 hosts, dropped at once (60 here; `DROPCUT_FARM_CLIPS` sets the count,
+    /// `scripts/bench` runs 300): each rendered and published once, no name given twice,
+    /// every host did some, and the database ends with every row done and none claimed.
+    @Test func threeHostsRenderEachClipOnce() async throws {
+        let count = ProcessInfo.processInfo.environment["DROPCUT_FARM_CLIPS"].flatMap(Int.init).map { max(3, min($0, 2000)) } ?? 60
+        let database = try await Self.migrated()
+        let h = try ScaleOutTests.Share(.directory)
+        let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 5) }
+        for host in hosts { try host.start() }
+        let names = (0..<count).map { String(format: "c%03d.mp4", $0) }
+        let started = ContinuousClock.now
+        try ScaleOutTests.drop(names, into: h, seconds: 0.2, size: "64x64")
+        let finished = await DaemonHarness.waitUntil(.seconds(Double(count) * 2 + 60)) {
+            h.files(h.archive).count >= count && h.files(h.outbox).count >= count
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(finished, "outbox \(h.files(h.outbox).count), archive \(h.files(h.archive).count)\n\(hosts.map(\.log).joined(separator: "\n"))")
+        for host in hosts { #expect(await host.stop() == 0, "\(host.log)") }
+        Self.expectEachRenderedOnce(names, h, hosts)
+        let byHost = hosts.map { host in host.records.filter { $0.state == .done }.count }
+        #expect(byHost.allSatisfy { $0 > 0 }, "done by host: \(byHost)")
+        let rows = try Self.rows(database)
+        #expect(rows == ["done": count], "\(rows)")
+        // Every record names its farm job and epoch; no farm job was done twice.
+        let farmJobs = hosts.flatMap(\.records).filter { $0.state == .done }.compactMap(\.farmJob)
+        #expect(farmJobs.count == count && Set(farmJobs).count == count)
+        print("FarmTests: \(count) clips on 3 hosts in \(elapsed) (by host \(byHost))")
+    }
+
+    /// Host A is killed mid-render: B takes the job over within lease_timeout and a poll of
+    /// the database's lease running out, and renders it once. Then B is paused past its
+    /// lease on a second clip: A (restarted) takes it over; B, woken, abandons it.
+    @Test func aKilledHostsJobIsTakenOverAndAPausedOneAbandons() async throws {
+        try Journald.ensureRunning()
+        let lease = 3.0
+        let database = try await Self.migrated()
+        let h = try ScaleOutTests.Share(.directory)
+        let a = try Host("host-a", h, database: database, leaseTimeout: lease)
+        let b = try Host("host-b", h, database: database, leaseTimeout: lease)
+        try a.start()
+        try ScaleOutTests.drop(["long.mp4"], into: h, seconds: 20, size: "1280x720")
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { a.log.contains("rendering long.mp4") && !a.workers.isEmpty }, "\(a.log)")
+        try b.start()
+        let worker = try #require(a.workers.first)
+        a.daemon?.signal(SIGKILL)
+        let killed = ContinuousClock.now
+        #expect(a.daemon?.waitBlocking() == 128 + SIGKILL)
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon")
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
+        let latency = ContinuousClock.now - killed
+        #expect(latency < .seconds(lease + 1.5), "takeover \(latency) after the kill")
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["long.mp4"] }, "\(b.log)")
+        let jobA = try #require(a.records.first)
+        let jobB = try #require(b.records.first { $0.input == "long.mp4" })
+        #expect(jobB.state == .done && jobB.previousJobs == [jobA.id] && jobB.farmJob == jobA.farmJob)
+        #expect(jobB.epoch == 2, "the takeover is the job's second epoch")
+
+        // B paused past its lease while it renders a second clip; A, back, takes it over.
+        try ScaleOutTests.drop(["second.mp4"], into: h, seconds: 20, size: "640x480")
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { b.log.contains("rendering second.mp4") && !b.workers.isEmpty }, "\(b.log)")
+        let workers = b.workers
+        for pid in [b.pid] + workers { kill(pid, SIGSTOP) }
+        try a.start()
+        #expect(await DaemonHarness.waitUntil(.seconds(lease + 20)) { a.log.contains("took over second.mp4") }, "\(a.log)")
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { a.log.contains("done second.mp4") }, "\(a.log)")
+        for pid in workers + [b.pid] { kill(pid, SIGCONT) }
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { b.log.contains("abandoned second.mp4") }, "\(b.log)")
+        DaemonHarness.sleepBlocking(1)
+        #expect(await a.stop() == 0)
+        #expect(await b.stop() == 0)
+        #expect(h.files(h.outbox, hidden: true) == ["long.dropcut.mp4", "second.dropcut.mp4"], "one output each, no temporary file")
+        #expect(h.files(h.archive, hidden: true) == ["long.mp4", "second.mp4"])
+        #expect(h.claimedLeftovers() == [])
+        #expect(try Self.rows(database) == ["done": 2])
+        let abandoned = try #require(b.records.first { $0.input == "second.mp4" })
+        #expect(abandoned.state == .abandoned && abandoned.error?.contains("taken over") == true, "\(abandoned.error ?? "")")
+        print("FarmTests: takeover \(latency) after SIGKILL (lease_timeout \(lease) s)")
+    }
+
+    /// The database is restarted as after a crash (`-m immediate`), then paused (SIGSTOP),
+    /// while 3 hosts work through clips: no clip is lost or rendered twice, every host goes
+    /// on once it is back, and each host's journal says the outage once, not per poll.
+    @Test func aRestartedAndPausedDatabaseLosesNothing() async throws {
+        try Journald.ensureRunning()
+        let database = try await Self.migrated()
+        let h = try ScaleOutTests.Share(.directory)
+        let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 4) }
+        for host in hosts { try host.start() }
+        let names = (0..<24).map { String(format: "d%02d.mp4", $0) }
+        try ScaleOutTests.drop(names, into: h, seconds: 1, size: "320x240")
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { h.files(h.archive).count >= 3 }, "\(hosts.map(\.log).joined(separator: "\n"))")
+        try database.restartImmediately()
+        #expect(await DaemonHarness.waitUntil(.seconds(30)) { h.files(h.archive).count >= 10 }, "\(hosts.map(\.log).joined(separator: "\n"))")
+        database.pause()
+        let paused = h.files(h.archive).count
+        DaemonHarness.sleepBlocking(6)   // past the lease: renders go on, their commits wait
+        database.resume()
+        let finished = await DaemonHarness.waitUntil(.seconds(120)) { h.files(h.archive).count >= names.count && h.files(h.outbox).count >= names.count }
+        #expect(finished, "outbox \(h.files(h.outbox).count), archive \(h.files(h.archive).count)\n\(hosts.map(\.log).joined(separator: "\n"))")
+        for host in hosts { #expect(await host.stop() == 0) }
+        Self.expectEachRenderedOnce(names, h, hosts)
+        let rows = try Self.rows(database)
+        #expect(rows == ["done": names.count], "\(rows)")
+        // The outages happened mid-run (work was left on both sides of the pause), and each
+        // host said so once per outage (the restart, the pause), not per poll, and once that
+        // the database was back.
+        #expect(paused < names.count, "everything was done before the database was paused")
+        var outages = 0
+        for host in hosts {
+            let lost = host.log.components(separatedBy: "cannot be reached").count - 1
+            let back = host.log.components(separatedBy: "answers again").count - 1
+            #expect(lost <= 2 && back == lost, "\(host.name): \(lost) outage and \(back) return messages\n\(host.log)")
+            outages += lost
+        }
+        #expect(outages >= 3, "the hosts did not notice the database going away")
+        print("FarmTests: database restarted and paused mid-run; \(paused) of \(names.count) archived at the pause")
+    }
+}
