@@ -84,6 +84,19 @@ package struct DaemonStatus: Codable, Sendable, Hashable {
     package var host: HostIdentity?
     /// The running daemon's version (`DropcutVersion`; nil from a daemon before it was kept).
     package var version: String?
+    /// With `coordinator:`, the whole farm as the daemon last read it from the database
+    /// (every few seconds): what the status page and `dropcut status` show.
+    package var farm: Farm?
+
+    /// Every host's jobs as the coordinator has them, read at `read`.
+    package struct Farm: Codable, Sendable, Hashable {
+        /// The server and database (never the password).
+        package var coordinator: String
+        package var jobs: [PostgresCoordinator.FarmJob]
+        /// Why the last read failed; the jobs are then those of the read before.
+        package var error: String?
+        package var read: Date
+    }
 
     /// The status line for systemd (`STATUS=`): "2 queued, rendering clip.mov 43%".
     package var summary: String {

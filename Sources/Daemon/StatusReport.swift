@@ -17,6 +17,9 @@ package struct StatusReport: Sendable {
     let inboxes: [String: String]
     /// lease_timeout in seconds.
     let leaseTimeout: Double
+    /// With `coordinator:`, the whole farm as the database has it (every host's jobs): as
+    /// the running daemon last read it, else read now.
+    package let farm: DaemonStatus.Farm?
 
     package init(stateDirectory: String, recent: Int = 10) {
         self.init(stateDirectory: stateDirectory, folders: [], leaseTimeout: DaemonConfig(path: "", stateDirectory: "", folders: []).leaseTimeout,
@@ -24,17 +27,31 @@ package struct StatusReport: Sendable {
     }
 
     /// The status of the daemon of `config`, with the claims in its folders' inboxes.
-    package init(config: DaemonConfig, recent: Int = 10) {
-        self.init(stateDirectory: config.stateDirectory, folders: config.folders, leaseTimeout: config.leaseTimeout, recent: recent)
+    /// `readFarm` false: the farm only as the running daemon last read it (never a
+    /// statement of this caller's: the HTTP listener must not wait for a database).
+    package init(config: DaemonConfig, recent: Int = 10, readFarm: Bool = true) {
+        self.init(stateDirectory: config.stateDirectory, folders: config.folders, leaseTimeout: config.leaseTimeout, recent: recent,
+                  coordinator: config.coordinator, readFarm: readFarm)
     }
 
-    init(stateDirectory: String, folders: [FolderConfig], leaseTimeout: Duration, recent: Int) {
-        daemon = DaemonStatus.read(stateDirectory: stateDirectory)
+    init(stateDirectory: String, folders: [FolderConfig], leaseTimeout: Duration, recent: Int, coordinator: CoordinatorConfig? = nil,
+         readFarm: Bool = false) {
+        let daemon = DaemonStatus.read(stateDirectory: stateDirectory)
+        if let coordinator {
+            farm = (daemon?.isAlive == true ? daemon?.farm : nil) ?? (readFarm ? Self.readFarm(coordinator, recent: recent) : nil)
+        } else {
+            farm = nil
+        }
+        self.daemon = daemon
         jobs = JobStore(stateDirectory: stateDirectory).all()
         self.recent = recent
         inboxes = Dictionary(folders.map { ($0.name, $0.inbox) }, uniquingKeysWith: { first, _ in first })
         let running = daemon?.isAlive ?? false
-        if running, let daemon, let observed = daemon.claims {
+        if coordinator != nil {
+            // The database has the claims (`farm`); claim folders hold no lease files.
+            claims = []
+            self.leaseTimeout = leaseTimeout.seconds
+        } else if running, let daemon, let observed = daemon.claims {
             claims = observed
             self.leaseTimeout = daemon.leaseTimeout ?? leaseTimeout.seconds
         } else {
@@ -46,6 +63,33 @@ package struct StatusReport: Sendable {
             }
             self.leaseTimeout = leaseTimeout.seconds
         }
+    }
+
+    /// Every host's jobs from the coordinator (a statement of at most 5 s).
+    static func readFarm(_ coordinator: CoordinatorConfig, recent: Int) -> DaemonStatus.Farm {
+        let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: "dropcut status",
+                                           timeout: .seconds(5))
+        do {
+            return DaemonStatus.Farm(coordinator: coordinator.target, jobs: try database.farm(recent: recent), read: Date())
+        } catch {
+            return DaemonStatus.Farm(coordinator: coordinator.target, jobs: [], error: "\(error)", read: Date())
+        }
+    }
+
+    /// The farm's lines of the text.
+    func farmLines(_ farm: DaemonStatus.Farm) -> [String] {
+        if let error = farm.error, farm.jobs.isEmpty { return ["farm (coordinator \(farm.coordinator)): cannot be read: \(error)"] }
+        let claimed = farm.jobs.filter { $0.state == "claimed" }, queued = farm.jobs.filter { $0.state == "queued" }
+        var lines = ["farm (coordinator \(farm.coordinator)): \(claimed.count) claimed, \(queued.count) queued; leases by the database's clock"]
+        for job in claimed {
+            let lease = job.leaseLeft.map { $0 >= 0 ? "lease \(Self.seconds($0)) left" : "lease EXPIRED \(Self.seconds(-$0)) ago" } ?? "no lease"
+            lines.append("  \(job.step ?? "claimed")  \(job.folder)/\(job.clip)  \(job.host ?? "?"), epoch \(job.epoch), \(lease)  (job \(job.job))")
+        }
+        for job in queued { lines.append("  queued  \(job.folder)/\(job.clip)") }
+        let ended = farm.jobs.filter { !["claimed", "queued"].contains($0.state) }
+        if !ended.isEmpty { lines.append("recently ended in the farm:") }
+        for job in ended { lines.append("  \(job.state)  \(job.folder)/\(job.clip)  \(job.host ?? "?")") }
+        return lines
     }
 
     /// How a claim's lease age reads: nil seconds for "just seen" (read once, by `dropcut
@@ -89,6 +133,7 @@ package struct StatusReport: Sendable {
                 lines.append("  unfinished \(job.folder)/\(job.input)  \(job.state.rawValue)  (job \(job.id); resumed at the next start)")
             }
         }
+        if let farm { lines += farmLines(farm) }
         if !claims.isEmpty {
             lines.append("claims, every host's (lease_timeout \(Self.seconds(leaseTimeout)); lease ages by this host's clock):")
         }
@@ -131,8 +176,10 @@ package struct StatusReport: Sendable {
     }
 
     /// For scripts: `{"running": bool, "daemon": {...}, "unfinished": [...], "failures": [...],
-    /// "done": [...], "claims": [...]}`; each claim with its `owner`, and `lease_age_seconds`
-    /// (null: just seen) with `lease_seen` and `expired`.
+    /// "done": [...], "claims": [...], "farm": {...}}`; each claim with its `owner`, and
+    /// `lease_age_seconds` (null: just seen) with `lease_seen` and `expired`; with a
+    /// coordinator, `farm` has its `coordinator`, an `error` if it could not be read, and
+    /// every host's `jobs` (`state`, `host`, `epoch`, `step`, `lease_left_seconds`).
     package func json() -> String {
         struct Claim: Encodable {
             var folder: String
@@ -177,6 +224,23 @@ package struct StatusReport: Sendable {
             var done: [JobRecord]
             var abandoned: [JobRecord]
             var claims: [Claim]
+            var farm: FarmOutput?
+        }
+        struct FarmJob: Encodable {
+            var job, folder, clip, state: String
+            var host: String?
+            var epoch: Int64
+            var step: String?
+            var leaseLeftSeconds: Double?
+            enum CodingKeys: String, CodingKey {
+                case job, folder, clip, state, host, epoch, step
+                case leaseLeftSeconds = "lease_left_seconds"
+            }
+        }
+        struct FarmOutput: Encodable {
+            var coordinator: String
+            var error: String?
+            var jobs: [FarmJob]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -190,7 +254,13 @@ package struct StatusReport: Sendable {
         }
         let abandoned = Array(jobs.filter { $0.state == .abandoned }.sorted { $0.updatedAt > $1.updatedAt }.prefix(recent))
         let output = Output(version: DropcutVersion.current, running: isRunning, daemon: daemon, unfinished: unfinished, failures: failures, done: done,
-                            abandoned: abandoned, claims: listed)
+                            abandoned: abandoned, claims: listed,
+                            farm: farm.map { farm in
+                                FarmOutput(coordinator: farm.coordinator, error: farm.error, jobs: farm.jobs.map {
+                                    FarmJob(job: $0.job, folder: $0.folder, clip: $0.clip, state: $0.state, host: $0.host, epoch: $0.epoch,
+                                            step: $0.step, leaseLeftSeconds: $0.leaseLeft.map { ($0 * 10).rounded() / 10 })
+                                })
+                            })
         let data = (try? encoder.encode(output)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
     }

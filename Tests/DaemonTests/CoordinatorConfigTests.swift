@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Recipe
 @testable import Daemon
 
 /// The coordinator's address (`CoordinatorConfig`): the URLs it takes and why it refuses
@@ -126,5 +127,75 @@ import TestSupport
         }
         // Some mutants are still addresses, so the checks above ran.
         #expect(taken > 100, "\(taken) taken")
+    }
+
+    // MARK: The config key
+
+    static func load(_ coordinator: String, credentials: String? = nil, in dir: TemporaryDirectory) throws(ConfigError) -> DaemonConfig {
+        try? FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        let yaml = coordinator + """
+
+            folders:
+              - name: social
+                inbox: in
+                outbox: out
+                failed: failed
+                after_success: delete
+
+            """
+        return try ConfigLoader.load(yaml: yaml, path: dir.file("dropcut.yaml"))
+    }
+
+    static func errors(_ coordinator: String, in dir: TemporaryDirectory) -> String {
+        do {
+            _ = try load(coordinator, in: dir)
+            return ""
+        } catch {
+            return error.description
+        }
+    }
+
+    /// `coordinator:` as a URL or as a mapping with a password file; refused with the
+    /// reason at its line: a bad URL, both password sources, a credential without systemd's
+    /// credentials, a credential name that is a path, a password file of two lines.
+    @Test func theConfigKeyTakesAURLOrAMappingAndNeverAPasswordInline() throws {
+        let dir = try TemporaryDirectory()
+        let plain = try Self.load("coordinator: postgresql://dropcut@db.example.org/farm?sslmode=require", in: dir)
+        #expect(plain.coordinator?.target == "db.example.org:5432/farm" && plain.coordinator?.sslMode == .require)
+        #expect(try Self.load("", in: dir).coordinator == nil)
+
+        try "s3cr'et\\\n".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        let mapped = try Self.load("coordinator:\n  url: postgresql://dropcut@db/farm\n  password_file: pw", in: dir)
+        #expect(mapped.coordinator?.password == "s3cr'et\\")
+        #expect(mapped.coordinator?.conninfo.contains("password='s3cr\\'et\\\\'") == true, "\(mapped.coordinator?.conninfo ?? "")")
+
+        #expect(Self.errors("coordinator: postgresql://dropcut:hunter2@db/farm", in: dir).contains("dropcut.yaml:1:"))
+        #expect(Self.errors("coordinator: postgresql://dropcut:hunter2@db/farm", in: dir).contains("password"))
+        #expect(Self.errors("coordinator:\n  password_file: pw", in: dir).contains("coordinator.url is missing"))
+        #expect(Self.errors("coordinator:\n  url: postgresql://d@db/f\n  password_file: pw\n  password_credential: x", in: dir)
+            .contains("exclude each other"))
+        #expect(Self.errors("coordinator:\n  url: postgresql://d@db/f\n  password_credential: ../etc/shadow", in: dir)
+            .contains("not a path"))
+        #expect(Self.errors("coordinator:\n  url: postgresql://d@db/f\n  password_file: missing", in: dir).contains("missing"))
+        try "one\ntwo\n".write(toFile: dir.file("two"), atomically: true, encoding: .utf8)
+        #expect(Self.errors("coordinator:\n  url: postgresql://d@db/f\n  password_file: two", in: dir).contains("not a password"))
+        #expect(Self.errors("coordinator:\n  url: postgresql://d@db/f\n  pasword_file: pw", in: dir).contains("pasword_file"))
+    }
+
+    /// A systemd credential: read from `$CREDENTIALS_DIRECTORY`, and without it refused
+    /// with the unit line that passes it.
+    @Test func aPasswordCredentialIsReadFromSystemdsFolder() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.file("creds"), withIntermediateDirectories: true)
+        try "from-systemd\n".write(toFile: dir.file("creds/db-password"), atomically: true, encoding: .utf8)
+        let yaml = "coordinator:\n  url: postgresql://d@db/f\n  password_credential: db-password"
+        let node = try RecipeNode.parse(yaml: yaml, file: "c.yaml")
+        guard case let .mapping(pairs, _) = node, let value = pairs.first?.value else { Issue.record("\(node)"); return }
+        var reader = RecipeReader()
+        let config = ConfigLoader.decodeCoordinator(value, base: dir.path, &reader, credentials: dir.file("creds"))
+        #expect(reader.diagnostics.isEmpty && config?.password == "from-systemd", "\(reader.diagnostics)")
+        var without = RecipeReader()
+        #expect(ConfigLoader.decodeCoordinator(value, base: dir.path, &without, credentials: nil) == nil)
+        #expect(without.diagnostics.map(\.description).joined().contains("LoadCredential=db-password:"), "\(without.diagnostics)")
     }
 }

@@ -156,7 +156,7 @@ import TestSupport
         #expect(read == expected)
         // The old holder's fence is refused, and its render would be cancelled.
         do {
-            try leases.fence(&record, claimedDirectory: "/x", before: .publish)
+            _ = try leases.fence(&record, claimedDirectory: "/x", before: .publish)
             Issue.record("a taken-over holder's fence passed")
         } catch let failure as JobFailure {
             guard case .lost = failure else { Issue.record("\(failure)"); return }

@@ -62,6 +62,14 @@ import Glibc
             daemon?.signal(SIGTERM)
             return await daemon?.wait()
         }
+
+        /// `dropcut status` with this host's config: its text and its JSON's `farm`.
+        func status() throws -> (text: String, farm: [String: Any]) {
+            let text = try DropcutProcess.run(["status", "--config", config]).stdout
+            let result = try DropcutProcess.run(["status", "--json", "--config", config])
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return (text, try #require(object?["farm"] as? [String: Any], "\(result.stdout)\(result.stderr)"))
+        }
     }
 
     static func migrated() async throws -> PostgresServer {
@@ -98,7 +106,14 @@ import Glibc
         let database = try await Self.migrated()
         let h = try ScaleOutTests.Share(.directory)
         let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 5) }
-        for host in hosts { try host.start() }
+        // Started together: their migrations of the fresh database race (each version is
+        // applied once, by one of them; CoordinatorSchemaTests makes that race certain).
+        for host in hosts { try host.start(waitForReady: false) }
+        let ready = DaemonHarness.waitUntilBlocking(.seconds(60)) { hosts.allSatisfy { $0.log.contains("dropcut ready") } }
+        #expect(ready, "\(hosts.map(\.log).joined(separator: "\n"))")
+        let applied = try PostgresConnection(conninfo: database.conninfo, target: "test").query("SELECT version, applied_by FROM dropcut_schema")
+        #expect(applied.count == CoordinatorSchema.migrations.count, "\(applied)")
+        #expect(hosts.allSatisfy { !$0.log.contains("NOTICE") && !$0.log.contains("cannot be reached") }, "\(hosts.map(\.log))")
         let names = (0..<count).map { String(format: "c%03d.mp4", $0) }
         let started = ContinuousClock.now
         try ScaleOutTests.drop(names, into: h, seconds: 0.2, size: "64x64")
@@ -132,6 +147,16 @@ import Glibc
         try a.start()
         try ScaleOutTests.drop(["long.mp4"], into: h, seconds: 20, size: "1280x720")
         #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { a.log.contains("rendering long.mp4") && !a.workers.isEmpty }, "\(a.log)")
+        // The farm as any host's `dropcut status` reads it from the database (B is not even
+        // running): A's job, its step, its lease by the database's clock.
+        let (text, farm) = try b.status()
+        let jobs = try #require(farm["jobs"] as? [[String: Any]])
+        let held = try #require(jobs.first { $0["clip"] as? String == "long.mp4" }, "\(farm)")
+        #expect(held["state"] as? String == "claimed" && held["host"] as? String == "host-a (pid \(a.pid))" && held["epoch"] as? Int == 1, "\(held)")
+        #expect((held["lease_left_seconds"] as? Double).map { $0 > 0 && $0 <= lease } == true, "\(held)")
+        #expect(["preparing", "rendering"].contains(held["step"] as? String ?? ""), "\(held)")
+        #expect(text.contains("farm (coordinator 127.0.0.1:\(database.port)/dropcut): 1 claimed, 0 queued"), "\(text)")
+        #expect(text.contains("/long.mp4  host-a (pid \(a.pid)), epoch 1, lease "), "\(text)")
         try b.start()
         let worker = try #require(a.workers.first)
         a.daemon?.signal(SIGKILL)
@@ -144,7 +169,8 @@ import Glibc
         #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["long.mp4"] }, "\(b.log)")
         let jobA = try #require(a.records.first)
         let jobB = try #require(b.records.first { $0.input == "long.mp4" })
-        #expect(jobB.state == .done && jobB.previousJobs == [jobA.id] && jobB.farmJob == jobA.farmJob)
+        #expect(jobB.state == .done && jobB.previousJobs == [jobA.id] && jobB.farmJob == jobA.farmJob,
+                "A: \(a.records)\nB: \(b.records)\n\(b.log)")
         #expect(jobB.epoch == 2, "the takeover is the job's second epoch")
 
         // B paused past its lease while it renders a second clip; A, back, takes it over.

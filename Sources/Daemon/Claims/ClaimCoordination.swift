@@ -35,6 +35,7 @@ package protocol ClaimCoordination: AnyObject, Sendable {
     /// Proves the claim is still held just before the irreversible `step`; throws
     /// `JobFailure.lost` when it is not. Returns the claim folder names a shared-folder
     /// fence stepped over (for one log line).
+    @discardableResult
     func fence(_ record: inout JobRecord, claimedDirectory: String, before step: IrreversibleStep) throws -> [ClaimName]
 
     /// Whether `name` in `outbox` may be this job's output name (asked before each name is

@@ -89,4 +89,11 @@ public struct HostIdentity: Codable, Sendable, Hashable {
 
     /// "host-b (pid 4242)", for messages.
     public var description: String { "\(host) (pid \(pid))" }
+
+    /// The host name in a `description` ("render-2 (pid 812)" → "render-2"), as a
+    /// coordinator's rows name their holder.
+    package static func name(of description: String) -> String {
+        guard description.hasSuffix(")"), let open = description.range(of: " (pid ", options: .backwards) else { return description }
+        return String(description[..<open.lowerBound])
+    }
 }

@@ -64,7 +64,7 @@ extension ConfigLoader {
             }
             config.password = password
         } catch {
-            reader.error("\(source.key) \(error)", at: source.node.location)
+            reader.error("\(source.key) \(source.path): \(error)", at: source.node.location)
             return nil
         }
         return config

@@ -70,6 +70,9 @@ package enum CoordinatorSchema {
     @discardableResult
     package static func migrate(_ connection: PostgresConnection, host: String) throws -> [Int] {
         try connection.transaction {
+            // "relation already exists, skipping" is no news at every start (libpq would
+            // print it on stderr, outside the journal's structure).
+            try connection.execute("SET LOCAL client_min_messages = warning")
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS dropcut_schema (

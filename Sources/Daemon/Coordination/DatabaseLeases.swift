@@ -27,6 +27,9 @@ package final class DatabaseLeases: ClaimCoordination {
     /// Ends the database did not take when they happened (it was away), by job: told
     /// again at every renewal until it takes them.
     private let pendingEnds = Mutex<[String: (held: PostgresCoordinator.Held, state: String)]>([:])
+    /// When expired leases were last looked for, and how often they are.
+    private let lookedForExpired = Mutex(ContinuousClock.now - .seconds(3600))
+    package let takeoverInterval: Duration
     /// Since when, and why, the database cannot be reached (nil: it can).
     private let outage = Mutex<(since: ContinuousClock.Instant, cause: String)?>(nil)
 
@@ -52,14 +55,19 @@ package final class DatabaseLeases: ClaimCoordination {
 
     /// What a host with free workers is given to do (`pick`).
     package enum Ticket: Sendable {
-        /// A clip of its own listing, claimed for it: rename it into `held.claim`'s folder.
-        case claim(SettledClip, PostgresCoordinator.Held)
+        /// A clip of its own listing, claimed for it (in `took`): rename it into
+        /// `held.claim`'s folder.
+        case claim(SettledClip, PostgresCoordinator.Held, took: Duration)
         /// A job whose lease ran out, taken over: its claim folder is `previousClaim`'s.
         case takeover(PostgresCoordinator.Held)
     }
 
-    package init(database: PostgresCoordinator, owner: HostIdentity, leaseTimeout: Duration, logger: Logger) {
+    /// `takeoverInterval`: how often expired leases are looked for (at most: only when a
+    /// worker is free).
+    package init(database: PostgresCoordinator, owner: HostIdentity, leaseTimeout: Duration, logger: Logger,
+                 takeoverInterval: Duration = .milliseconds(500)) {
         self.database = database
+        self.takeoverInterval = takeoverInterval
         self.owner = owner
         self.leaseTimeout = Mutex(leaseTimeout)
         self.logger = logger
@@ -128,18 +136,29 @@ package final class DatabaseLeases: ClaimCoordination {
                                           modifiedNanoseconds: clip.modifiedNanoseconds), id)
             })
             var tickets: [Ticket] = []
-            while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
-                tickets.append(.takeover(held))
+            // Expired leases are looked for at most every `takeoverInterval`: an idle host
+            // polling often must not ask the database at every poll.
+            let now = ContinuousClock.now
+            if lookedForExpired.withLock({ last in
+                guard now - last >= takeoverInterval else { return false }
+                last = now
+                return true
+            }) {
+                while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
+                    tickets.append(.takeover(held))
+                }
             }
             let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            while tickets.count < slots,
-                  let held = try database.claimOldest(in: folder.name, lease: lease, claim: JobRecord.newID(), among: Array(byName.keys)) {
+            let clock = ContinuousClock()
+            while tickets.count < slots && !byName.isEmpty {
+                let began = clock.now
+                guard let held = try database.claimOldest(in: folder.name, lease: lease, claim: JobRecord.newID(), among: Array(byName.keys)) else { break }
                 guard let clip = byName[held.clip] else {
-                    // Not a name asked for (cannot happen): given back to the queue's end.
+                    // Not a name asked for (cannot happen): its job ends; listed again, it is queued again.
                     try database.finish(held, as: "missing")
                     continue
                 }
-                tickets.append(.claim(clip, held))
+                tickets.append(.claim(clip, held, took: clock.now - began))
             }
             return tickets
         }
@@ -152,9 +171,18 @@ package final class DatabaseLeases: ClaimCoordination {
             throw JobFailure.permanent("job \(record.id) was claimed without the coordinator (no farm job or epoch in its record)", errno: nil)
         }
         // The record goes with the first renewal, at once: a holder that dies before its
-        // next one leaves its taker what it had begun. (Not an error here: left to the
-        // renewals and the fence, which decide.)
-        let stored = (try? reach { try database.renew(held, lease: lease, record: JobStore.json(record)) }) != nil
+        // next one leaves its taker what it had begun. Refused: the job was taken over (a
+        // restart after its lease ran out), nothing is held. A database away is left to
+        // the renewals and the fence, which decide.
+        let stored: Bool
+        do {
+            try reach { try database.renew(held, lease: lease, record: JobStore.json(record)) }
+            stored = true
+        } catch is PostgresCoordinator.Refusal {
+            return .lost
+        } catch {
+            stored = false
+        }
         claims.withLock {
             $0[record.id] = Claim(claimedDirectory: claimedDirectory, state: State(held: held, record: record, stored: stored))
         }
@@ -210,6 +238,7 @@ package final class DatabaseLeases: ClaimCoordination {
         return lost
     }
 
+    @discardableResult
     package func fence(_ record: inout JobRecord, claimedDirectory: String, before step: IrreversibleStep) throws -> [ClaimName] {
         let claim = claims.withLock { $0[record.id] }
         if let reason = claim?.state.withLock({ $0.lost }) { throw JobFailure.lost(reason) }
@@ -233,10 +262,15 @@ package final class DatabaseLeases: ClaimCoordination {
     package func reserve(output name: String, in outbox: String, for record: JobRecord) throws -> Bool {
         let claim = claims.withLock { $0[record.id] }
         guard let held = claim?.state.withLock({ $0.held }) ?? Self.held(record) else { return true }
+        // Keyed by the folder's name, not the outbox's path: each host may mount the share
+        // elsewhere, and the farm knows a folder by its name (as it knows its clips).
         return try waitingForTheDatabase(record, held, what: "the output name \(name)") {
-            try database.reserve(name: name, in: outbox, for: held)
+            try database.reserve(name: name, in: Self.outboxKey(folder: record.folder), for: held)
         }
     }
+
+    /// The outbox of folder `folder` as the database's output names know it.
+    static func outboxKey(folder: String) -> String { "folder:\(folder)" }
 
     /// Runs `body` until the database answers: a refusal loses the claim (the render is
     /// cancelled, `JobFailure.lost` thrown); an unreachable database is tried again every

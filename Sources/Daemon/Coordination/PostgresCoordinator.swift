@@ -27,7 +27,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     }
 
     /// One host's share of the farm, as `dropcut status` will show it.
-    package struct FarmJob: Sendable, Hashable {
+    package struct FarmJob: Codable, Sendable, Hashable {
         package var job: String
         package var folder: String
         package var clip: String
@@ -37,6 +37,8 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         /// Seconds the lease has left by the database's clock (negative: expired); nil
         /// when the job holds none.
         package var leaseLeft: Double?
+        /// The job's step as its holder last stored its record (`rendering`, `committing`...).
+        package var step: String?
     }
 
     /// A clip as an inbox listing saw it: its key in the database.
@@ -273,15 +275,20 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
     }
 
+    /// The record stored for `job` (JSON), or nil when none is.
+    package func storedRecord(of job: String) throws -> String? {
+        try locked { db in try db.query("SELECT record::text FROM dropcut_jobs WHERE id = $1", [job]).first?.first ?? nil }
+    }
+
     /// Every job held or waiting, and the newest `recent` that ended, across every host —
     /// leases measured by the database's clock.
     package func farm(recent: Int = 20) throws -> [FarmJob] {
         try locked { db in
             let rows = try db.query("""
-                (SELECT id, folder, clip_name, state, host, epoch, extract(epoch FROM lease_until - now())::text, updated_at
+                (SELECT id, folder, clip_name, state, host, epoch, extract(epoch FROM lease_until - now())::text, updated_at, record->>'state'
                  FROM dropcut_jobs WHERE state IN ('queued', 'claimed'))
                 UNION ALL
-                (SELECT id, folder, clip_name, state, host, epoch, NULL, updated_at
+                (SELECT id, folder, clip_name, state, host, epoch, NULL, updated_at, NULL
                  FROM dropcut_jobs WHERE state IN ('done', 'failed', 'abandoned', 'missing') ORDER BY updated_at DESC LIMIT $1::integer)
                 ORDER BY updated_at DESC, id
                 """, [String(max(0, min(recent, 10_000)))])
@@ -304,7 +311,8 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         guard row.count >= 7, let job = row[0], let folder = row[1], let clip = row[2], let state = row[3],
               let epoch = row[5].flatMap({ Int64($0) }) else { return nil }
         return FarmJob(job: job, folder: folder, clip: clip, state: state, host: row[4], epoch: epoch,
-                       leaseLeft: row[6].flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil })
+                       leaseLeft: row[6].flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil },
+                       step: row.count > 8 ? row[8].flatMap { JobRecord.State(rawValue: $0)?.rawValue } : nil)
     }
 
     /// A row of a claim's or takeover's `RETURNING`; nil when it is not one.

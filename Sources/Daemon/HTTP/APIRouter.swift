@@ -47,7 +47,7 @@ package final class APIRouter: Sendable {
             return HTTPResponse(status: 200, headers: [("content-type", DaemonMetrics.contentType)] + HTTPResponse.common,
                                 body: .bytes(metrics.exposition()))
         case ("GET", ["api", "v1", "status"]), ("HEAD", ["api", "v1", "status"]):
-            return .json(StatusReport(config: config).json())
+            return .json(StatusReport(config: config, readFarm: false).json())
         case ("GET", ["api", "v1", "events"]):
             return events()
         case let ("GET", seg) where seg.count == 4 && seg[0...2] == ["api", "v1", "jobs"]:
@@ -58,7 +58,7 @@ package final class APIRouter: Sendable {
             return retry(folder: seg[3], name: seg[4], request)
         case ("GET", []), ("HEAD", []):
             let loggedIn = authorization.isAuthenticated(request)
-            let page = StatusPage(report: StatusReport(config: config), folders: config.folders,
+            let page = StatusPage(report: StatusReport(config: config, readFarm: false), folders: config.folders,
                                   canRetry: loggedIn, offerLogin: authorization.token != nil && !loggedIn)
             return .html(page.html())
         default:

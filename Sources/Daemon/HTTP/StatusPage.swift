@@ -23,6 +23,7 @@ package struct StatusPage: Sendable {
         body += "</p>"
         if offerLogin { body += "<p><a href=\"/login\">Log in</a> to retry failed clips.</p>" }
         body += "</header>\n<main>\n"
+        if let farm = report.farm { body += farmSection(farm) }
         for folder in folders { body += section(folder) }
         body += "</main>\n"
         return """
@@ -88,6 +89,25 @@ package struct StatusPage: Sendable {
         return html
     }
 
+    /// With a database coordinator: the whole farm, every host's claimed jobs with their
+    /// step and lease (by the database's clock) and the queue's length, as last read.
+    func farmSection(_ farm: DaemonStatus.Farm) -> String {
+        let claimed = farm.jobs.filter { $0.state == "claimed" }
+        let queued = farm.jobs.filter { $0.state == "queued" }.count
+        var html = "<section class=\"farm\" id=\"farm\">\n<h2>Farm <small>\(Self.escape(farm.coordinator)), read \(Self.time(farm.read))</small></h2>\n"
+        if let error = farm.error { html += "<p class=\"unavailable\">The coordinator cannot be read: \(Self.escape(error))</p>\n" }
+        html += "<p>\(claimed.count) claimed, \(queued) queued</p>\n<ul class=\"farm\">"
+        for job in claimed {
+            let lease = job.leaseLeft.map { $0 >= 0 ? String(format: "lease %.1f s left", $0) : "lease expired" } ?? ""
+            html += "<li class=\"job\"><span class=\"name\">\(Self.escape(job.folder))/\(Self.escape(job.clip))</span> "
+                + "\(Self.escape(job.step ?? "claimed")) on <span class=\"host\">\(Self.escape(job.host ?? "?"))</span>"
+                + "<span class=\"when\">epoch \(job.epoch), \(lease)</span></li>"
+        }
+        if claimed.isEmpty { html += "<li class=\"none\">nothing claimed</li>" }
+        html += "</ul>\n</section>\n"
+        return html
+    }
+
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -119,7 +139,7 @@ package struct StatusPage: Sendable {
     static let style = """
         body{font:15px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}
         h1{margin:0}h2 small{font-weight:normal;color:#777;font-size:.7em}
-        section.folder{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em 1em;margin:1em 0}
+        section.folder,section.farm{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em 1em;margin:1em 0}
         ul{list-style:none;padding:0}li.job{margin:.3em 0}li.none{color:#999}
         progress{width:12em;vertical-align:middle}img.thumb{vertical-align:middle;border-radius:3px;background:#000}
         .reason{color:#a00}.when,.speed{color:#777;font-size:.9em;margin-left:.4em}form.retry{display:inline}

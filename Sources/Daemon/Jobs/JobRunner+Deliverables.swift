@@ -166,7 +166,13 @@ extension JobRunner {
             if let recorded = record.setSuffix {
                 suffix = recorded
             } else {
-                suffix = try Self.freeSuffix(for: set, in: outbox, from: start, tag: record.id)
+                var free = try Self.freeSuffix(for: set, in: outbox, from: start, tag: record.id)
+                // Every name of the set given to this job by the coordinator (a database's
+                // unique key; with shared-folder claims, every name).
+                while try !set.allSatisfy({ try keeper.reserve(output: DurableFiles.numbered($0.publishedName, free), in: outbox, for: record) }) {
+                    free = try Self.freeSuffix(for: set, in: outbox, from: free + 1, tag: record.id)
+                }
+                suffix = free
                 record.setSuffix = suffix
                 try save(&record)
             }

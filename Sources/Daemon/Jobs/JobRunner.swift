@@ -85,8 +85,10 @@ struct JobRunner: Sendable {
     ///
     /// With a database coordinator, `held` is the clip's job as the database gave it to
     /// this host: the claim takes its id and epoch, and a clip found gone ends the job as
-    /// missing.
-    func claim(_ clip: SettledClip, folder: FolderConfig, held: PostgresCoordinator.Held? = nil) throws -> JobRecord? {
+    /// missing; `decided` is how long the database took to give it (for the claim's time,
+    /// `DROPCUT_CLAIM_MS`).
+    func claim(_ clip: SettledClip, folder: FolderConfig, held: PostgresCoordinator.Held? = nil, decided: Duration = .zero) throws -> JobRecord? {
+        let clock = ContinuousClock(), began = clock.now
         let listed = [clip.name] + clip.sidecars
         let names = ClaimedNames.of(listed)
         var dropped: [String: String] = [:]
@@ -154,7 +156,9 @@ struct JobRunner: Sendable {
         try DurableFiles.sync(folder.inbox)
         record.state = .claimed
         try save(&record)
-        var fields: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)"]
+        let took = clock.now - began + decided
+        var fields: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)",
+                                       "DROPCUT_CLAIM_MS": "\(String(format: "%.2f", took.seconds * 1000))"]
         if !record.sidecars.isEmpty { fields["DROPCUT_SIDECARS"] = "\(record.sidecars.joined(separator: ","))" }
         let renamed = record.input == clip.name ? "" : " as \(record.input)"
         logger(for: record, folder: folder).info("claimed \(clip.name)\(renamed)", metadata: fields)

@@ -74,6 +74,20 @@ package final class DaemonMetrics: Sendable {
                            labels: [("folder", folder)]).set(max(0, oldestWaiting))
     }
 
+    /// With a database coordinator: every host's jobs by state (`queued`, `claimed`; the
+    /// ended ones are the newest read only, so not counted), and the claimed ones by host
+    /// — the whole farm, as any one host's listener shows it.
+    package func farm(counts: [String: Int], claimedByHost: [String: Int]) {
+        for state in ["queued", "claimed"] {
+            registry.makeGauge(descriptor: Self.name("farm_jobs", "", "The farm's jobs by state, as the coordinator database has them (every host's)."),
+                               labels: [("state", state)]).set(Double(counts[state] ?? 0))
+        }
+        for (host, count) in claimedByHost {
+            registry.makeGauge(descriptor: Self.name("farm_claimed", "", "The farm's claimed jobs by host, as the coordinator database has them."),
+                               labels: [("host", host)]).set(Double(count))
+        }
+    }
+
     package func running(_ count: Int) {
         registry.makeGauge(descriptor: Self.name("workers_running", "", "Jobs holding a worker now.")).set(Double(count))
     }

@@ -45,15 +45,22 @@ extension Scheduler {
                     let key = self.pickKey(folder.name, slot)
                     taking.addTask {
                         switch ticket {
-                        case let .claim(clip, held):
+                        case let .claim(clip, held, took):
                             let claimed: Result<JobRecord?, any Error>
                             do {
-                                claimed = .success(try await BlockingWork.run("dropcut-claim") { _ in try runner.claim(clip, folder: folder, held: held) })
+                                claimed = .success(try await BlockingWork.run("dropcut-claim") { _ in
+                                    do {
+                                        return try runner.claim(clip, folder: folder, held: held, decided: took)
+                                    } catch {
+                                        // The clip stays in the inbox; its job ends as missing,
+                                        // and a later listing queues it again.
+                                        let record = JobRecord(id: held.claim ?? held.job, folder: folder.name, input: clip.name, sidecars: [],
+                                                               state: .claiming)
+                                        runner.keeper.ended(record.withFarm(job: held.job, epoch: held.epoch), missing: true)
+                                        throw error
+                                    }
+                                })
                             } catch {
-                                // The clip stays in the inbox; its job ends as missing, and
-                                // the next listing queues it again.
-                                runner.keeper.ended(JobRecord(id: held.claim ?? held.job, folder: folder.name, input: clip.name, sidecars: [], state: .claiming)
-                                    .withFarm(job: held.job, epoch: held.epoch), missing: true)
                                 claimed = .failure(error)
                             }
                             guard let record = await self.claimed(clip, folder, key: key, claimed) else { return }
@@ -72,6 +79,51 @@ extension Scheduler {
                 }
             }
         }
+    }
+
+    /// How often the farm is read for the status and metrics.
+    static let farmInterval: Duration = .seconds(2)
+
+    /// Reads the whole farm off the actor, at most every `farmInterval` and one read at a
+    /// time, for status.json (the status page, `dropcut status`) and the farm gauges.
+    func refreshFarm(_ database: DatabaseLeases, into group: inout DiscardingTaskGroup) {
+        guard !farmReading, ContinuousClock.now - farmRead >= Self.farmInterval else { return }
+        farmReading = true
+        group.addTask { [self] in
+            let result: Result<[PostgresCoordinator.FarmJob], any Error>
+            do {
+                result = .success(try await BlockingWork.run("dropcut-farm") { _ in try database.database.farm(recent: 20) })
+            } catch {
+                result = .failure(error)
+            }
+            await self.farmRefreshed(result, from: database)
+        }
+    }
+
+    func farmRefreshed(_ result: Result<[PostgresCoordinator.FarmJob], any Error>, from database: DatabaseLeases) {
+        farmReading = false
+        farmRead = .now
+        var farm = self.farm ?? DaemonStatus.Farm(coordinator: database.database.target, jobs: [], read: Date())
+        switch result {
+        case let .success(jobs):
+            farm.jobs = jobs
+            farm.error = nil
+            farm.read = Date()
+            var counts: [String: Int] = [:]
+            var byHost: [String: Int] = [:]
+            for job in jobs {
+                counts[job.state, default: 0] += 1
+                if job.state == "claimed", let host = job.host { byHost[HostIdentity.name(of: host), default: 0] += 1 }
+            }
+            // A host seen before and holding nothing now reads 0, not its last count.
+            for host in farmHosts where byHost[host] == nil { byHost[host] = 0 }
+            farmHosts.formUnion(byHost.keys)
+            metrics.farm(counts: counts, claimedByHost: byHost)
+        case let .failure(error):
+            farm.error = "\(error)"
+        }
+        self.farm = farm
+        publish(force: false)
     }
 
     /// A pick came back with `taken` jobs: the slots it did not fill are free again.

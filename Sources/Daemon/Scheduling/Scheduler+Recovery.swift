@@ -140,8 +140,21 @@ extension Scheduler {
     func recoverClaim(_ record: inout JobRecord, _ found: ClaimName, _ folder: FolderConfig) throws -> Bool {
         let directory = runner.claimedDirectory(record, folder)
         if let previous = record.previousJobs?.last, let name = ClaimName(previous) {
-            // A takeover: the rename took the folder (its old lease inside) to this job's name.
-            switch try runner.adopt(&record, previous: name, folder: folder) {
+            // A takeover: the rename took the folder (its old lease inside) to this job's
+            // name. With a database, the holder's record is the database's.
+            let outcome: JobRunner.Takeover
+            if let database, let job = record.farmJob {
+                let stored = try database.database.storedRecord(of: job)
+                // None: the holder stopped before its first renewal, before anything
+                // irreversible; rendered again, as `takeOver` does.
+                var fresh = record
+                fresh.state = .claimed
+                let found = stored.map(JobStore.reading(json:)) ?? .success(fresh)
+                outcome = try runner.adopt(&record, found: found, owner: "its holder", previous: previous, folder: folder)
+            } else {
+                outcome = try runner.adopt(&record, previous: name, folder: folder)
+            }
+            switch outcome {
             case .resume: return true
             case .removed, .missed: return false
             }

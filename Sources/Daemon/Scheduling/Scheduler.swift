@@ -38,6 +38,13 @@ public actor Scheduler: Service {
     package nonisolated let keeper: any ClaimCoordination
     /// The database coordinator's side of the claims; nil without `coordinator:`.
     package nonisolated var database: DatabaseLeases? { keeper as? DatabaseLeases }
+    /// The farm as last read from the database (`refreshFarm`), when and whether a read
+    /// is in flight.
+    var farm: DaemonStatus.Farm?
+    var farmRead = ContinuousClock.now - .seconds(3600)
+    var farmReading = false
+    /// The hosts the farm gauges have named (each reads 0 once it holds nothing).
+    var farmHosts: Set<String> = []
     /// Whether the database's schema is known to be this dropcut's (migrated at start,
     /// or at the first claim after a start without the database).
     var migrated = false
@@ -235,6 +242,7 @@ public actor Scheduler: Service {
             return nil
         }
         arriving = 0
+        if let database { refreshFarm(database, into: &group) }
         for folder in config.folders {
             guard let settled = scan(folder) else { continue }
             if let database {
@@ -300,6 +308,7 @@ public actor Scheduler: Service {
         status.claims = claimStatuses()
         status.leaseTimeout = config.leaseTimeout.seconds
         status.host = keeper.owner
+        status.farm = farm
         status.version = DropcutVersion.current
         // Progress alone updates STATUS= and status.json at most once a second; anything
         // else (a job starts or ends, the queue changes) at once.
