@@ -169,6 +169,72 @@ import TestSupport
         #expect(again.job == held.job && again.epoch == 3)
     }
 
+    /// A holder archived its clip and removed its claim folder while the database was away,
+    /// so its end never reached it; its lease ran out and another host took the job over.
+    /// The taker finds no claim folder and, from the archive step the holder recorded, ends
+    /// the job done — not missing, and nothing rendered again. A job taken over before its
+    /// holder moved the clip into its folder is claimed from the inbox instead.
+    @Test func aTakerEndsAJobItsHolderFinishedUnheard() async throws {
+        let server = try await Self.migrated()
+        let a = try Self.coordinator(server, host: "a"), b = try Self.coordinator(server, host: "b")
+        let dir = try TemporaryDirectory()
+        let folder = FolderConfig(name: "f", inbox: dir.file("in"), outbox: dir.file("out"), failed: dir.file("failed"))
+        for path in [folder.claimedDirectory, folder.outbox, folder.failed] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let leases = DatabaseLeases(database: b, owner: HostIdentity(host: "b", machineID: "m", bootID: "b", pid: 2),
+                                    leaseTimeout: .seconds(30), logger: Logger(label: "b"))
+        let runner = JobRunner(store: JobStore(stateDirectory: dir.file("state-b")), logger: Logger(label: "b"), keeper: leases,
+                               metrics: DaemonMetrics(version: "test", workers: 1))
+        try runner.store.prepare()
+
+        // Archived unheard: the record at the archive fence says committed.
+        try a.offer([(PostgresCoordinator.Clip(folder: "f", name: "done.mp4", size: 1, modifiedNanoseconds: 1), JobRecord.newID())])
+        let heldA = try #require(try a.claimOldest(in: "f", lease: .milliseconds(300), claim: JobRecord.newID()))
+        var record = JobRecord(id: heldA.claim ?? "", folder: "f", input: "done.mp4", sidecars: [], state: .committed)
+        record.farmJob = heldA.job
+        record.epoch = heldA.epoch
+        try a.begin(step: "archive", of: heldA, record: JobStore.json(record))
+        try await Task.sleep(for: .milliseconds(500))
+        let taken = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
+        guard case let .removed(why) = try runner.takeOver(taken, folder: folder, lease: .seconds(30)) else {
+            Issue.record("the finished job was resumed")
+            return
+        }
+        #expect(why.contains("finished the job (done)"), "\(why)")
+        #expect(try a.counts(in: "f") == ["done": 1])
+
+        // Taken over before its holder moved the clip: claimed from the inbox, rendered.
+        try Data("clip".utf8).write(to: URL(fileURLWithPath: (folder.inbox as NSString).appendingPathComponent("late.mp4")))
+        try a.offer([(PostgresCoordinator.Clip(folder: "f", name: "late.mp4", size: 4, modifiedNanoseconds: 1), JobRecord.newID())])
+        _ = try #require(try a.claimOldest(in: "f", lease: .milliseconds(300), claim: JobRecord.newID()))
+        try await Task.sleep(for: .milliseconds(500))
+        let late = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
+        guard case let .resume(resumed) = try runner.takeOver(late, folder: folder, lease: .seconds(30)) else {
+            Issue.record("the clip still in the inbox was not taken up")
+            return
+        }
+        #expect(resumed.state == .claimed && resumed.epoch == 2 && resumed.id == late.claim)
+        #expect(FileManager.default.fileExists(atPath: runner.claimedPath(resumed, folder, "late.mp4")))
+        #expect(try a.counts(in: "f") == ["done": 1, "claimed": 1])
+
+        // Taken over between its holder's folder and its clip's move: the clip comes in.
+        try Data("clip".utf8).write(to: URL(fileURLWithPath: (folder.inbox as NSString).appendingPathComponent("mid.mp4")))
+        try a.offer([(PostgresCoordinator.Clip(folder: "f", name: "mid.mp4", size: 4, modifiedNanoseconds: 1), JobRecord.newID())])
+        let mid = try #require(try a.claimOldest(in: "f", lease: .milliseconds(300), claim: JobRecord.newID()))
+        try FileManager.default.createDirectory(atPath: (folder.claimedDirectory as NSString).appendingPathComponent(mid.claim ?? ""),
+                                                withIntermediateDirectories: false)
+        try await Task.sleep(for: .milliseconds(500))
+        let midTaken = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
+        guard case let .resume(midResumed) = try runner.takeOver(midTaken, folder: folder, lease: .seconds(30)) else {
+            Issue.record("the clip left in the inbox was not taken up")
+            return
+        }
+        #expect(midResumed.state == .claimed, "\(midResumed.error ?? "")")
+        #expect(FileManager.default.fileExists(atPath: runner.claimedPath(midResumed, folder, "mid.mp4")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.failed).isEmpty)
+    }
+
     /// Two hosts reserve the same 40 names at once: each name goes to one job; the job
     /// that has a name keeps it when it asks again (a step rerun after a crash).
     @Test func eachOutputNameGoesToOneJob() async throws {

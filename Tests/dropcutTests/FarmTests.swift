@@ -166,7 +166,8 @@ import Glibc
         #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
         let latency = ContinuousClock.now - killed
         #expect(latency < .seconds(lease + 1.5), "takeover \(latency) after the kill")
-        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["long.mp4"] }, "\(b.log)")
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { b.log.contains("done long.mp4") }, "\(b.log)")
+        #expect(h.files(h.archive) == ["long.mp4"])
         let jobA = try #require(a.records.first)
         let jobB = try #require(b.records.first { $0.input == "long.mp4" })
         #expect(jobB.state == .done && jobB.previousJobs == [jobA.id] && jobB.farmJob == jobA.farmJob,
@@ -218,7 +219,7 @@ import Glibc
         for host in hosts { #expect(await host.stop() == 0) }
         Self.expectEachRenderedOnce(names, h, hosts)
         let rows = try Self.rows(database)
-        #expect(rows == ["done": names.count], "\(rows)")
+        #expect(rows == ["done": names.count], "\(rows)\n\(hosts.map(\.log).joined(separator: "\n"))")
         // The outages happened mid-run (work was left on both sides of the pause), and each
         // host said so once per outage (the restart, the pause), not per poll, and once that
         // the database was back.

@@ -121,6 +121,11 @@ package final class DatabaseLeases: ClaimCoordination {
         try reach { try database.migrate() }
     }
 
+    /// Every host's jobs (`PostgresCoordinator.farm`), the database's reachability noted.
+    package func farm(recent: Int) throws -> [PostgresCoordinator.FarmJob] {
+        try reach { try database.farm(recent: recent) }
+    }
+
     // MARK: Claiming
 
     /// Offers this host's listing of `folder`'s inbox, then takes up to `slots` jobs:
@@ -136,29 +141,34 @@ package final class DatabaseLeases: ClaimCoordination {
                                           modifiedNanoseconds: clip.modifiedNanoseconds), id)
             })
             var tickets: [Ticket] = []
-            // Expired leases are looked for at most every `takeoverInterval`: an idle host
-            // polling often must not ask the database at every poll.
-            let now = ContinuousClock.now
-            if lookedForExpired.withLock({ last in
-                guard now - last >= takeoverInterval else { return false }
-                last = now
-                return true
-            }) {
-                while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
-                    tickets.append(.takeover(held))
+            do {
+                // Expired leases are looked for at most every `takeoverInterval`: an idle host
+                // polling often must not ask the database at every poll.
+                let now = ContinuousClock.now
+                if lookedForExpired.withLock({ last in
+                    guard now - last >= takeoverInterval else { return false }
+                    last = now
+                    return true
+                }) {
+                    while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
+                        tickets.append(.takeover(held))
+                    }
                 }
-            }
-            let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            let clock = ContinuousClock()
-            while tickets.count < slots && !byName.isEmpty {
-                let began = clock.now
-                guard let held = try database.claimOldest(in: folder.name, lease: lease, claim: JobRecord.newID(), among: Array(byName.keys)) else { break }
-                guard let clip = byName[held.clip] else {
-                    // Not a name asked for (cannot happen): its job ends; listed again, it is queued again.
-                    try database.finish(held, as: "missing")
-                    continue
+                let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                let clock = ContinuousClock()
+                while tickets.count < slots && !byName.isEmpty {
+                    let began = clock.now
+                    guard let held = try database.claimOldest(in: folder.name, lease: lease, claim: JobRecord.newID(), among: Array(byName.keys)) else { break }
+                    guard let clip = byName[held.clip] else {
+                        // Not a name asked for (cannot happen): its job ends; listed again, it is queued again.
+                        try database.finish(held, as: "missing")
+                        continue
+                    }
+                    tickets.append(.claim(clip, held, took: clock.now - began))
                 }
-                tickets.append(.claim(clip, held, took: clock.now - began))
+            } catch where !tickets.isEmpty {
+                // The database went away mid-pick: the jobs already taken are run (the
+                // next statement says the outage).
             }
             return tickets
         }

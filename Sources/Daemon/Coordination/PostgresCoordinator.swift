@@ -17,8 +17,11 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         /// The holder's own job id (its claim folder's name, its state folder's record):
         /// a new one at every takeover, as with shared-folder claims.
         package var claim: String?
-        /// The claim this takeover took the job from (nil for a claim from the queue).
+        /// The claim this takeover took the job from (nil for a claim from the queue), its
+        /// host, and how long its lease had run out, by the database's clock.
         package var previousClaim: String?
+        package var previousHost: String?
+        package var expiredMilliseconds: Int64?
         /// The last irreversible step recorded for the job (a taker resumes after it).
         package var step: String?
         /// The job record its holder last stored (`store(record:for:)`), JSON: what a taker
@@ -182,12 +185,13 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     package func takeOverExpired(in folder: String, lease: Duration, claim: String? = nil) throws -> Held? {
         try locked { db in
             let rows = try db.query("""
-                WITH old AS (SELECT id, claim FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
+                WITH old AS (SELECT id, claim, host, lease_until FROM dropcut_jobs WHERE folder = $1 AND state = 'claimed' AND lease_until < now()
                              ORDER BY lease_until, id FOR UPDATE SKIP LOCKED LIMIT 1)
                 UPDATE dropcut_jobs j SET host = $2, epoch = j.epoch + 1, claim = COALESCE($4, j.claim),
                        lease_until = now() + $3::bigint * interval '1 millisecond', updated_at = now()
                 FROM old WHERE j.id = old.id
-                RETURNING j.id, j.folder, j.clip_name, j.epoch, j.step, j.record::text, j.claim, old.claim
+                RETURNING j.id, j.folder, j.clip_name, j.epoch, j.step, j.record::text, j.claim, old.claim, old.host,
+                          (extract(epoch FROM now() - old.lease_until) * 1000)::bigint
                 """, [folder, host, String(lease.wholeMilliseconds), claim])
             return rows.first.flatMap(Self.held)
         }
@@ -319,6 +323,8 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     static func held(_ row: [String?]) -> Held? {
         guard row.count >= 6, let job = row[0], let folder = row[1], let clip = row[2], let epoch = row[3].flatMap({ Int64($0) }) else { return nil }
         return Held(job: job, folder: folder, clip: clip, epoch: epoch, claim: row.count > 6 ? row[6] : nil,
-                    previousClaim: row.count > 7 ? row[7] : nil, step: row[4], record: row[5])
+                    previousClaim: row.count > 7 ? row[7] : nil, previousHost: row.count > 8 ? row[8] : nil,
+                    expiredMilliseconds: row.count > 9 ? row[9].flatMap { Int64($0) }.map { max(0, $0) } : nil,
+                    step: row[4], record: row[5])
     }
 }

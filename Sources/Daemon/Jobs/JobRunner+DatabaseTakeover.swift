@@ -12,7 +12,7 @@ extension JobRunner {
     /// stalled holder finds its files gone), and the job resumes as `adopt` decides. With
     /// no claim folder to rename — the holder stopped between its claim and moving the
     /// clip — the clip is claimed from the inbox, or the job ends missing.
-    func takeOver(_ held: PostgresCoordinator.Held, folder: FolderConfig) throws -> Takeover {
+    func takeOver(_ held: PostgresCoordinator.Held, folder: FolderConfig, lease: Duration) throws -> Takeover {
         try checkOwnFolders(folder)
         guard let claim = held.claim, let previous = held.previousClaim, ClaimName(claim)?.fences == 0,
               ClaimName(previous)?.fences == 0 else {
@@ -35,13 +35,24 @@ extension JobRunner {
         let outcome: Takeover
         switch try ClaimRename.rename(from, to: claimedDirectory(record, folder)) {
         case .renamed:
+            // Taken while its holder was between making the folder and moving the clip in:
+            // the clip is still in the inbox, and comes in now.
+            if holder.map({ $0.state == .claiming || $0.state == .claimed }) ?? true,
+               access(claimedPath(record, folder, held.clip), F_OK) != 0, let name = RawFileName(printable: held.clip) {
+                _ = try ClaimRename.rename(name.path(in: folder.inbox), to: claimedPath(record, folder, held.clip),
+                                           describedAs: (folder.inbox as NSString).appendingPathComponent(held.clip))
+            }
             outcome = try adopt(&record, found: reading, owner: "its holder", previous: previous, folder: folder)
         case .lost:
-            if let holder, holder.isFinished {
-                // It ended, and its holder stopped before the database heard.
-                keeper.ended(holder.withFarm(of: record), missing: false)
+            // No claim folder. Its holder removes it last, once the original is archived
+            // or in failed/: with the archive or fail step recorded (or the job ended), the
+            // job is over and only the database had not heard (it was away).
+            if let holder, let ended = Self.endedState(holder, step: held.step) {
+                var over = holder.withFarm(of: record)
+                over.state = ended
+                keeper.ended(over, missing: false)
                 store.remove(record.id)
-                outcome = .removed("its holder had finished the job (\(holder.state.rawValue))")
+                outcome = .removed("its holder had finished the job (\(ended.rawValue)) before the coordinator heard")
             } else if let claimed = try self.claim(SettledClip(name: held.clip, sidecars: [], modified: Date()), folder: folder, held: held) {
                 outcome = .resume(claimed)
             } else {
@@ -49,24 +60,31 @@ extension JobRunner {
                 outcome = .removed("its clip is in neither its claim folder nor the inbox; the job ends as missing")
             }
         }
-        if case let .resume(resumed) = outcome {
-            do {
-                try announceNow(.takenOver, resumed, folder: folder)
-            } catch {
-                logger(for: resumed, folder: folder).error("took over \(resumed.input): its webhook event could not be written: \(error)")
-            }
-        }
+        announce(outcome, folder: folder)
         var log = logger(for: record, folder: folder)
+        let host = held.previousHost.map(HostIdentity.name(of:)) ?? "unknown"
+        let expired = held.expiredMilliseconds ?? 0
         log[metadataKey: "DROPCUT_PREVIOUS_JOB"] = "\(previous)"
-        let what: String
-        switch outcome {
-        case let .resume(resumed): what = Self.plan(for: resumed)
-        case let .removed(why): what = why
-        case .missed: what = ""
-        }
-        log.notice("took over \(record.input) from job \(previous): its lease had run out by the coordinator's clock (epoch now \(held.epoch)); \(what)",
+        log[metadataKey: "DROPCUT_PREVIOUS_HOST"] = "\(host)"
+        // As the shared folder's takeover says it: the lease's age when taken over.
+        log[metadataKey: "DROPCUT_LEASE_AGE_MS"] = "\(Int64(lease.seconds * 1000) + expired)"
+        log.notice("took over \(record.input) from \(held.previousHost ?? "its holder"), job \(previous): its lease had run out \(LeaseKeeper.seconds(.milliseconds(expired))) before, by the coordinator's clock (epoch now \(held.epoch)); \(outcome.plan)",
                    metadata: ["MESSAGE_ID": "\(MessageID.jobTakenOver.rawValue)"])
         return outcome
+    }
+}
+
+extension JobRunner {
+    /// How a job whose claim folder is gone ended, by its holder's last record and the last
+    /// step it recorded: done once it was archiving, failed once it was moving the clip to
+    /// failed/; nil when it had not got that far.
+    static func endedState(_ holder: JobRecord, step: String?) -> JobRecord.State? {
+        if holder.state == .done || holder.state == .failed { return holder.state }
+        switch step.flatMap(IrreversibleStep.init(rawValue:)) {
+        case .archive?: return .done
+        case .fail?: return .failed
+        case .publish?, nil: return nil
+        }
     }
 }
 

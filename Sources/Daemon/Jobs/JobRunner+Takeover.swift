@@ -15,6 +15,15 @@ extension JobRunner {
         case removed(String)
         /// Another host was first, or the holder renewed its lease after all.
         case missed
+
+        /// What the taker does next, for its log line.
+        var plan: String {
+            switch self {
+            case let .resume(record): JobRunner.plan(for: record)
+            case let .removed(why): why
+            case .missed: ""
+            }
+        }
     }
 
     /// Takes the claim of `sighting` over (see `ClaimTakeover`) as a new job of this
@@ -41,30 +50,28 @@ extension JobRunner {
             return .missed
         }
         let outcome = try adopt(&record, previous: previous, folder: folder)
-        if case let .resume(resumed) = outcome {
-            // The takeover is recorded (adopt wrote the lease): announced before the job goes
-            // on. An event that cannot be written does not stop the job it would announce.
-            do {
-                try announceNow(.takenOver, resumed, folder: folder)
-            } catch {
-                logger(for: resumed, folder: folder).error("took over \(resumed.input): its webhook event could not be written: \(error)")
-            }
-        }
+        announce(outcome, folder: folder)
         let owner = sighting.lease?.owner
         var log = logger(for: record, folder: folder)
         log[metadataKey: "DROPCUT_PREVIOUS_JOB"] = "\(previous.job)"
         log[metadataKey: "DROPCUT_PREVIOUS_HOST"] = "\(owner?.host ?? "unknown")"
         log[metadataKey: "DROPCUT_LEASE_AGE_MS"] = "\(Int64(age.seconds * 1000))"
         let whose = owner.map { "\($0.description), machine \($0.machineID)" } ?? "an unknown holder (no readable lease)"
-        let what: String
-        switch outcome {
-        case let .resume(resumed): what = Self.plan(for: resumed)
-        case let .removed(why): what = why
-        case .missed: what = ""
-        }
-        log.notice("took over \(record.input) from \(whose), job \(previous.job): its lease had not changed for \(LeaseKeeper.seconds(age)) here (lease_timeout \(LeaseKeeper.seconds(leaseTimeout))); \(what)",
+        log.notice("took over \(record.input) from \(whose), job \(previous.job): its lease had not changed for \(LeaseKeeper.seconds(age)) here (lease_timeout \(LeaseKeeper.seconds(leaseTimeout))); \(outcome.plan)",
                    metadata: ["MESSAGE_ID": "\(MessageID.jobTakenOver.rawValue)"])
         return outcome
+    }
+
+    /// Announces a takeover that resumes a job (the record written first: adopt held the
+    /// claim), before the job goes on. An event that cannot be written does not stop the
+    /// job it would announce.
+    func announce(_ outcome: Takeover, folder: FolderConfig) {
+        guard case let .resume(resumed) = outcome else { return }
+        do {
+            try announceNow(.takenOver, resumed, folder: folder)
+        } catch {
+            logger(for: resumed, folder: folder).error("took over \(resumed.input): its webhook event could not be written: \(error)")
+        }
     }
 
     /// What the taker does next, for the log.

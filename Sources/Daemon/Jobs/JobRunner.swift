@@ -140,8 +140,10 @@ struct JobRunner: Sendable {
         }
         if outcome == .lost {
             // Another process claimed it first; with a database, nobody else could: the
-            // clip was gone (removed from the inbox since this host listed it).
-            if held != nil { keeper.ended(record, missing: true) }
+            // clip was gone (removed from the inbox since this host listed it). A clip still
+            // in the inbox lost its claim folder to a taker instead: its job is the taker's.
+            var info = stat()
+            if held != nil, lstat(source.path(in: folder.inbox), &info) != 0, errno == ENOENT { keeper.ended(record, missing: true) }
             release(record, directory)
             return nil
         }
@@ -450,11 +452,9 @@ struct JobRunner: Sendable {
     /// Links `temporary` into `outbox` under the first free `name`, `name-1`...: a name
     /// the coordinator gives this job (`ClaimCoordination.reserve`: a database's unique
     /// key; with shared-folder claims every name) and that the outbox does not hold yet
-    /// (an exclusive link or rename: never an overwrite).
+    /// (an exclusive link or rename: never an overwrite) — `DurableFiles.linkUnique` with
+    /// the coordinator asked first.
     func publishUnique(_ temporary: String, into outbox: String, name: String, _ record: JobRecord) throws -> String {
-        if keeper is LeaseKeeper {
-            return try DurableFiles.linkUnique(temporary, into: outbox, name: name, tag: record.id)
-        }
         for n in 0..<DurableFiles.maximumNumbered {
             let candidate = DurableFiles.numbered(name, n)
             guard try keeper.reserve(output: candidate, in: outbox, for: record) else { continue }

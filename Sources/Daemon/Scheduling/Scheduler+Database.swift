@@ -68,7 +68,7 @@ extension Scheduler {
                         case let .takeover(held):
                             let result: Result<JobRunner.Takeover, any Error>
                             do {
-                                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(held, folder: folder) })
+                                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(held, folder: folder, lease: database.lease) })
                             } catch {
                                 result = .failure(error)
                             }
@@ -92,7 +92,7 @@ extension Scheduler {
         group.addTask { [self] in
             let result: Result<[PostgresCoordinator.FarmJob], any Error>
             do {
-                result = .success(try await BlockingWork.run("dropcut-farm") { _ in try database.database.farm(recent: 20) })
+                result = .success(try await BlockingWork.run("dropcut-farm") { _ in try database.farm(recent: 20) })
             } catch {
                 result = .failure(error)
             }
