@@ -16,6 +16,16 @@ public enum ProcessInspection {
         }
     }
 
+    /// The CPU time `pid` has used (user + system, from /proc/<pid>/stat's 14th and 15th
+    /// fields), in seconds; nil when it is gone.
+    public static func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The TCP sockets (IPv4 or IPv6, listening or connected) `pid` holds open, each as
     /// "local -> remote state XX" in /proc's hex (state 0A: LISTEN).
     public static func tcpSockets(of pid: Int32) -> [String] {

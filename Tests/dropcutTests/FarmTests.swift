@@ -122,6 +122,13 @@ import Glibc
         }
         let elapsed = ContinuousClock.now - started
         #expect(finished, "outbox \(h.files(h.outbox).count), archive \(h.files(h.archive).count)\n\(hosts.map(\.log).joined(separator: "\n"))")
+        // Idle again, polling every 0.1 s: no host loops on the database (a host that woke
+        // itself after every empty pick once used a whole core doing so).
+        DaemonHarness.sleepBlocking(0.5)
+        let before = hosts.map { ProcessInspection.cpuSeconds(of: $0.pid) ?? 0 }
+        DaemonHarness.sleepBlocking(2)
+        let idle = zip(hosts, before).map { (ProcessInspection.cpuSeconds(of: $0.pid) ?? 0) - $1 }
+        #expect(idle.allSatisfy { $0 < 0.5 }, "CPU seconds of each idle host over 2 s: \(idle)")
         for host in hosts { #expect(await host.stop() == 0, "\(host.log)") }
         Self.expectEachRenderedOnce(names, h, hosts)
         let byHost = hosts.map { host in host.records.filter { $0.state == .done }.count }
@@ -131,7 +138,7 @@ import Glibc
         // Every record names its farm job and epoch; no farm job was done twice.
         let farmJobs = hosts.flatMap(\.records).filter { $0.state == .done }.compactMap(\.farmJob)
         #expect(farmJobs.count == count && Set(farmJobs).count == count)
-        print("FarmTests: \(count) clips on 3 hosts in \(elapsed) (by host \(byHost))")
+        print("FarmTests: \(count) clips on 3 hosts in \(elapsed) (by host \(byHost)); idle CPU over 2 s: \(idle)")
     }
 
     /// Two hosts; the one that claims the clip is killed mid-render: the other takes the

@@ -27,6 +27,10 @@ package final class DatabaseLeases: ClaimCoordination {
     /// Ends the database did not take when they happened (it was away), by job: told
     /// again at every renewal until it takes them.
     private let pendingEnds = Mutex<[String: (held: PostgresCoordinator.Held, state: String)]>([:])
+    /// The clips of each folder this host offered, and when it last offered them all.
+    private let offered = Mutex<[String: (clips: Set<PostgresCoordinator.Clip>, at: ContinuousClock.Instant)]>([:])
+    /// How often a host offers its whole listing again.
+    static let reofferInterval: Duration = .seconds(10)
     /// When expired leases were last looked for, and how often they are.
     private let lookedForExpired = Mutex(ContinuousClock.now - .seconds(3600))
     package let takeoverInterval: Duration
@@ -135,11 +139,22 @@ package final class DatabaseLeases: ClaimCoordination {
         guard slots > 0 else { return [] }
         let lease = self.lease
         return try reach {
-            let ids = JobRecord.newIDs(listed.count)
-            try database.offer(zip(listed, ids).map { clip, id in
-                (PostgresCoordinator.Clip(folder: folder.name, name: clip.name, size: clip.size,
-                                          modifiedNanoseconds: clip.modifiedNanoseconds), id)
-            })
+            // Only what this host has not offered lately: a listing of hundreds is not sent
+            // again at every poll (everything is, every `reofferInterval`: a clip dropped
+            // again, the same bytes, is queued again only when offered after its job ended).
+            let clips = listed.map { PostgresCoordinator.Clip(folder: folder.name, name: $0.name, size: $0.size,
+                                                              modifiedNanoseconds: $0.modifiedNanoseconds) }
+            let now = ContinuousClock.now
+            let (known, fresh) = offered.withLock { offered -> (Set<PostgresCoordinator.Clip>, Bool) in
+                guard let last = offered[folder.name], now - last.at < Self.reofferInterval else { return ([], true) }
+                return (last.clips, false)
+            }
+            let new = clips.filter { !known.contains($0) }
+            try database.offer(zip(new, JobRecord.newIDs(new.count)).map { ($0, $1) })
+            offered.withLock { offered in
+                // What the listing still holds, so the set stays as small as the inbox.
+                offered[folder.name] = (Set(clips), fresh ? now : offered[folder.name]?.at ?? now)
+            }
             var tickets: [Ticket] = []
             do {
                 // Expired leases are looked for at most every `takeoverInterval`: an idle host

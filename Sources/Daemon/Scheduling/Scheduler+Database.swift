@@ -126,11 +126,12 @@ extension Scheduler {
         publish(force: false)
     }
 
-    /// A pick came back with `taken` jobs: the slots it did not fill are free again.
+    /// A pick came back with `taken` jobs: the slots it did not fill are free again, for
+    /// the next poll (not at once: a pick that found nothing, woken again at once, would
+    /// ask the database in a loop).
     func picked(_ folder: FolderConfig, slots: Int, taken: Int, migrated: Bool) {
         if migrated { self.migrated = true }
         for slot in taken..<max(taken, slots) { jobs[pickKey(folder.name, slot)] = nil }
-        wakeup.signal()
     }
 
     /// Books a finished database takeover, as `tookOver` books a shared-folder one.
