@@ -198,4 +198,36 @@ import Recipe
         #expect(ConfigLoader.decodeCoordinator(value, base: dir.path, &without, credentials: nil) == nil)
         #expect(without.diagnostics.map(\.description).joined().contains("LoadCredential=db-password:"), "\(without.diagnostics)")
     }
+
+    /// Random `coordinator:` values, as a URL and as a mapping: taken, or an error at a line
+    /// of the config — never a trap, never a password taken from the URL.
+    @Test func theConfigKeyOnRandomValues() throws {
+        let dir = try TemporaryDirectory()
+        try "pw\n".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        var random = SplitMix64(state: 37)
+        let alphabet = Array("postgresql:/@[]?=&%.-_0123456789abz :'\"\\#")
+        var taken = 0
+        for n in 0..<1500 {
+            var text = Array("postgresql://u@h:5432/d?sslmode=require")
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(text.count + 1))
+                let character = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                switch random.next() % 3 {
+                case 0: text.insert(character, at: at)
+                case 1: if at < text.count { text[at] = character }
+                default: if at < text.count { text.remove(at: at) }
+                }
+            }
+            let url = String(text).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let yaml = n % 2 == 0 ? "coordinator: \"\(url)\"" : "coordinator:\n  url: \"\(url)\"\n  password_file: pw"
+            do {
+                let config = try Self.load(yaml, in: dir)
+                taken += 1
+                #expect(config.coordinator.map { (1...65535).contains($0.port) && ($0.password == nil || $0.password == "pw") } == true, "\(yaml)")
+            } catch {
+                #expect(error.description.contains("dropcut.yaml:"), "\(yaml): \(error)")
+            }
+        }
+        #expect(taken > 50, "\(taken) taken")
+    }
 }

@@ -299,15 +299,68 @@ import TestSupport
 @Suite struct CoordinatorRowFuzzTests {
     @Test func rowsAreReadOrRefused() {
         var random = SplitMix64(state: 33)
-        let pieces: [String?] = [nil, "", "1", "-1", "9223372036854775808", "1e309", "nan", "inf", "job", "0x10", "\u{0}", "claimed"]
+        let pieces: [String?] = [nil, "", "1", "-1", "9223372036854775808", "1e309", "nan", "inf", "job", "0x10", "\u{0}", "claimed",
+                                 "rendering", "-5000", "host (pid 1)"]
         for _ in 0..<20_000 {
-            let row = (0..<Int(random.next() % 9)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
-            if let held = PostgresCoordinator.held(row) { #expect(!held.job.isEmpty || row[0] == "") }
-            if let farm = PostgresCoordinator.farmJob(row) { #expect(farm.leaseLeft.map(\.isFinite) ?? true) }
+            let row = (0..<Int(random.next() % 12)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+            if let held = PostgresCoordinator.held(row) {
+                #expect(!held.job.isEmpty || row[0] == "")
+                #expect((held.expiredMilliseconds ?? 0) >= 0, "a lease expired a negative time ago: \(row)")
+            }
+            if let farm = PostgresCoordinator.farmJob(row) {
+                #expect(farm.leaseLeft.map(\.isFinite) ?? true)
+                #expect(farm.step.map { JobRecord.State(rawValue: $0) != nil } ?? true, "\(row)")
+            }
             _ = CoordinatorSchema.integers([row])
         }
         #expect(PostgresCoordinator.held(["j", "f", "c", "3", nil, nil])?.epoch == 3)
         #expect(PostgresCoordinator.held(["j", "f", "c", "x", nil, nil]) == nil)
         #expect(PostgresCoordinator.farmJob(["j", "f", "c", "claimed", "h", "2", "inf"])?.leaseLeft == nil)
+    }
+
+    /// Another host's record as the coordinator stored it, mutated: read and range-checked
+    /// as a record from the state folder, or refused with a reason — never a trap, and
+    /// never a record out of range.
+    @Test func storedRecordsAreReadOrRefused() throws {
+        var record = JobRecord(id: "20261127T010000Z-0123456789ab", folder: "social", input: "clip.mp4", sidecars: ["clip.yaml"],
+                               state: .committing)
+        record.farmJob = "20261127T005959Z-00000000abcd"
+        record.epoch = 3
+        record.temporaryOutput = "/srv/outbox/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4"
+        record.temporaryInode = 77
+        let seed = Array(JobStore.json(record).utf8)
+        #expect(try JobStore.reading(json: String(decoding: seed, as: UTF8.self)).get().epoch == 3)
+        let alphabet = Array("\"\\/.{}[]:,-0123456789eE+ nulltruex2F".utf8) + [0, 0xFF]
+        var random = SplitMix64(state: 41)
+        var read = 0, refused = 0
+        for _ in 0..<4000 {
+            var bytes = seed
+            for _ in 0..<(1 + Int(random.next() % 6)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                switch random.next() % 3 {
+                case 0: bytes[at] = byte
+                case 1: bytes.insert(byte, at: at)
+                default: bytes.remove(at: at)
+                }
+            }
+            switch JobStore.reading(json: String(decoding: bytes, as: UTF8.self)) {
+            case let .success(found):
+                read += 1
+                #expect(found.problem(in: "test") == nil)
+                #expect(found.epoch.map { (1...JobRecord.maximumEpoch).contains($0) } ?? true)
+            case let .failure(missing):
+                refused += 1
+                #expect(!missing.reason.isEmpty)
+            }
+        }
+        #expect(read > 0 && refused > 0, "read \(read), refused \(refused)")
+        // Out of range where it is read: an epoch past the bound, a farm job that is no id.
+        var bad = record
+        bad.epoch = 0
+        #expect(throws: JobRunner.MissingRecord.self) { try JobStore.reading(json: JobStore.json(bad)).get() }
+        bad = record
+        bad.farmJob = "../x"
+        #expect(throws: JobRunner.MissingRecord.self) { try JobStore.reading(json: JobStore.json(bad)).get() }
     }
 }

@@ -98,11 +98,11 @@ import Glibc
         #expect(done.count == names.count && Set(done) == Set(names), "\(done.count) done jobs for \(names.count) clips", sourceLocation: sourceLocation)
     }
 
-    /// Clips for 3 hosts, dropped at once (60 here; `DROPCUT_FARM_CLIPS` sets the count,
-    /// `scripts/bench` runs 300): each rendered and published once, no name given twice,
-    /// every host did some, and the database ends with every row done and none claimed.
+    /// 300 small clips for 3 hosts, dropped at once (`DROPCUT_FARM_CLIPS` sets another
+    /// count): each rendered and published once, no name given twice, every host did some,
+    /// and the database ends with every row done and none claimed.
     @Test func threeHostsRenderEachClipOnce() async throws {
-        let count = ProcessInfo.processInfo.environment["DROPCUT_FARM_CLIPS"].flatMap(Int.init).map { max(3, min($0, 2000)) } ?? 60
+        let count = ProcessInfo.processInfo.environment["DROPCUT_FARM_CLIPS"].flatMap(Int.init).map { max(3, min($0, 2000)) } ?? 300
         let database = try await Self.migrated()
         let h = try ScaleOutTests.Share(.directory)
         let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 5) }
