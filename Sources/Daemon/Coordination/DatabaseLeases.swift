@@ -31,9 +31,6 @@ package final class DatabaseLeases: ClaimCoordination {
     private let offered = Mutex<[String: (clips: Set<PostgresCoordinator.Clip>, at: ContinuousClock.Instant)]>([:])
     /// How often a host offers its whole listing again.
     static let reofferInterval: Duration = .seconds(10)
-    /// When expired leases were last looked for, and how often they are.
-    private let lookedForExpired = Mutex(ContinuousClock.now - .seconds(3600))
-    package let takeoverInterval: Duration
     /// Since when, and why, the database cannot be reached (nil: it can).
     private let outage = Mutex<(since: ContinuousClock.Instant, cause: String)?>(nil)
 
@@ -66,12 +63,8 @@ package final class DatabaseLeases: ClaimCoordination {
         case takeover(PostgresCoordinator.Held)
     }
 
-    /// `takeoverInterval`: how often expired leases are looked for (at most: only when a
-    /// worker is free).
-    package init(database: PostgresCoordinator, owner: HostIdentity, leaseTimeout: Duration, logger: Logger,
-                 takeoverInterval: Duration = .milliseconds(500)) {
+    package init(database: PostgresCoordinator, owner: HostIdentity, leaseTimeout: Duration, logger: Logger) {
         self.database = database
-        self.takeoverInterval = takeoverInterval
         self.owner = owner
         self.leaseTimeout = Mutex(leaseTimeout)
         self.logger = logger
@@ -157,17 +150,8 @@ package final class DatabaseLeases: ClaimCoordination {
             }
             var tickets: [Ticket] = []
             do {
-                // Expired leases are looked for at most every `takeoverInterval`: an idle host
-                // polling often must not ask the database at every poll.
-                let now = ContinuousClock.now
-                if lookedForExpired.withLock({ last in
-                    guard now - last >= takeoverInterval else { return false }
-                    last = now
-                    return true
-                }) {
-                    while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
-                        tickets.append(.takeover(held))
-                    }
+                while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
+                    tickets.append(.takeover(held))
                 }
                 let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
                 let clock = ContinuousClock()

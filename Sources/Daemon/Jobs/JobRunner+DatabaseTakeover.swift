@@ -43,6 +43,12 @@ extension JobRunner {
                                            describedAs: (folder.inbox as NSString).appendingPathComponent(held.clip))
             }
             outcome = try adopt(&record, found: reading, owner: "its holder", previous: previous, folder: folder)
+            if case .removed = outcome {
+                // Nothing left to do (a finished job's leftover, an empty claim): the job
+                // ends here, or its lease would run out again and again.
+                let over = JobRecord(id: claim, folder: folder.name, input: held.clip, sidecars: [], state: holder?.state ?? .claiming)
+                keeper.ended(over.withFarm(job: held.job, epoch: held.epoch), missing: !(holder.map { $0.state == .done || $0.state == .failed } ?? false))
+            }
         case .lost:
             // No claim folder. Its holder removes it last, once the original is archived
             // or in failed/: with the archive or fail step recorded (or the job ended), the
