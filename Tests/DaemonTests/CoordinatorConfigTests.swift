@@ -131,19 +131,9 @@ import Recipe
 
     // MARK: The config key
 
-    static func load(_ coordinator: String, credentials: String? = nil, in dir: TemporaryDirectory) throws(ConfigError) -> DaemonConfig {
+    static func load(_ coordinator: String, in dir: TemporaryDirectory) throws(ConfigError) -> DaemonConfig {
         try? FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
-        let yaml = coordinator + """
-
-            folders:
-              - name: social
-                inbox: in
-                outbox: out
-                failed: failed
-                after_success: delete
-
-            """
-        return try ConfigLoader.load(yaml: yaml, path: dir.file("dropcut.yaml"))
+        return try ConfigLoader.load(yaml: coordinator + "\n" + ConnectConfigTests.folders, path: dir.file("dropcut.yaml"))
     }
 
     static func errors(_ coordinator: String, in dir: TemporaryDirectory) -> String {

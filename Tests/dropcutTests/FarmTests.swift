@@ -11,65 +11,11 @@ import Glibc
 /// the test starts on loopback (`PostgresServer`), sharing one inbox, outbox, archive and
 /// failed folder. Hosts are killed and paused for real; so is the database.
 @Suite(.serialized, .tags(.slow)) struct FarmTests {
-    /// One host of the farm: its config names the coordinator.
-    final class Host: @unchecked Sendable {
-        let name: String
-        let config: String
-        let state: String
-        let logName: String
-        let harness: DaemonHarness
-        var daemon: DaemonHarness.Daemon?
+    /// One host of the farm: a shared-folder test's host whose config names the coordinator.
+    typealias Host = ScaleOutTests.Host
 
-        init(_ name: String, _ share: ScaleOutTests.Share, database: PostgresServer, leaseTimeout: Double, workers: Int = 1) throws {
-            self.name = name
-            harness = share.harness
-            config = harness.dir.file("\(name).yaml")
-            state = harness.dir.file("state-\(name)")
-            logName = "\(name).log"
-            try """
-                state_dir: \(state)
-                poll_interval: 0.1
-                settle: 0.2
-                workers: \(workers)
-                retry_delay: 0.2
-                stop_timeout: 10
-                lease_timeout: \(leaseTimeout)
-                coordinator: \(database.url)
-                folders:
-                  - name: \(share.folderName)
-                    inbox: \(share.inbox)
-                    outbox: \(share.outbox)
-                    failed: \(share.failed)
-                    archive: \(share.archive)
-
-                """.write(toFile: config, atomically: true, encoding: .utf8)
-        }
-
-        func start(waitForReady: Bool = true) throws {
-            daemon = try harness.startDaemon(environment: ["DROPCUT_HOSTNAME": name], config: config, log: logName)
-            guard waitForReady else { return }
-            let ready = DaemonHarness.waitUntilBlocking(.seconds(30)) { self.log.contains("dropcut ready") }
-            #expect(ready, "\(name) did not get ready:\n\(log)")
-        }
-
-        var log: String { (try? String(contentsOfFile: harness.dir.file(logName), encoding: .utf8)) ?? "" }
-        var pid: Int32 { daemon?.pid ?? 0 }
-        var records: [JobRecord] { JobStore(stateDirectory: state).all() }
-        var workers: [Int32] { ProcessInspection.children(of: pid) }
-
-        @discardableResult
-        func stop() async -> Int32? {
-            daemon?.signal(SIGTERM)
-            return await daemon?.wait()
-        }
-
-        /// `dropcut status` with this host's config: its text and its JSON's `farm`.
-        func status() throws -> (text: String, farm: [String: Any]) {
-            let text = try DropcutProcess.run(["status", "--config", config]).stdout
-            let result = try DropcutProcess.run(["status", "--json", "--config", config])
-            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-            return (text, try #require(object?["farm"] as? [String: Any], "\(result.stdout)\(result.stderr)"))
-        }
+    static func host(_ name: String, _ share: ScaleOutTests.Share, _ database: PostgresServer, leaseTimeout: Double) throws -> Host {
+        try Host(name, share, via: share.root, leaseTimeout: leaseTimeout, coordinator: database.url)
     }
 
     static func migrated() async throws -> PostgresServer {
@@ -106,7 +52,7 @@ import Glibc
         let count = ProcessInfo.processInfo.environment["DROPCUT_FARM_CLIPS"].flatMap(Int.init).map { max(3, min($0, 2000)) } ?? 100
         let database = try await Self.migrated()
         let h = try ScaleOutTests.Share(.directory)
-        let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 5) }
+        let hosts = try ["host-a", "host-b", "host-c"].map { try Self.host($0, h, database, leaseTimeout: 5) }
         // Started together: their migrations of the fresh database race (each version is
         // applied once, by one of them; CoordinatorSchemaTests makes that race certain).
         for host in hosts { try host.start(waitForReady: false) }
@@ -152,7 +98,7 @@ import Glibc
         let lease = 3.0
         let database = try await Self.migrated()
         let h = try ScaleOutTests.Share(.directory)
-        let hosts = [try Host("host-a", h, database: database, leaseTimeout: lease), try Host("host-b", h, database: database, leaseTimeout: lease)]
+        let hosts = [try Self.host("host-a", h, database, leaseTimeout: lease), try Self.host("host-b", h, database, leaseTimeout: lease)]
         for host in hosts { try host.start() }
         // The clip the shared-folder tests render too (made once per process).
         try ScaleOutTests.drop(["long.mp4"], into: h, seconds: 20, size: "640x480")
@@ -173,7 +119,7 @@ import Glibc
         #expect(latency < .seconds(lease + 1.5), "takeover \(latency) after the kill")   // lease + a poll, + a loaded machine
         // The farm as any host's `dropcut status` reads it from the database (the killed
         // host's config too): the taker's job, its epoch, its lease by the database's clock.
-        let (text, farm) = try a.status()
+        let (text, farm) = try a.farmStatus()
         let jobs = try #require(farm["jobs"] as? [[String: Any]])
         if let held = jobs.first(where: { $0["clip"] as? String == "long.mp4" }), held["state"] as? String == "claimed" {
             #expect(held["host"] as? String == "\(b.name) (pid \(b.pid))" && held["epoch"] as? Int == 2, "\(held)")
@@ -221,7 +167,7 @@ import Glibc
         try Journald.ensureRunning()
         let database = try await Self.migrated()
         let h = try ScaleOutTests.Share(.directory)
-        let hosts = try ["host-a", "host-b", "host-c"].map { try Host($0, h, database: database, leaseTimeout: 4) }
+        let hosts = try ["host-a", "host-b", "host-c"].map { try Self.host($0, h, database, leaseTimeout: 4) }
         for host in hosts { try host.start() }
         let names = (0..<24).map { String(format: "d%02d.mp4", $0) }
         try ScaleOutTests.drop(names, into: h, seconds: 1, size: "320x240")
@@ -251,5 +197,14 @@ import Glibc
         }
         #expect(outages >= 3, "the hosts did not notice the database going away")
         print("FarmTests: database restarted and paused mid-run; \(paused) of \(names.count) archived at the pause")
+    }
+}
+
+extension ScaleOutTests.Host {
+    /// `dropcut status` with this host's config: its text and its JSON's `farm`.
+    func farmStatus() throws -> (text: String, farm: [String: Any]) {
+        let result = try DropcutProcess.run(["status", "--json", "--config", config])
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        return (try statusText(), try #require(object?["farm"] as? [String: Any], "\(result.stdout)\(result.stderr)"))
     }
 }

@@ -84,7 +84,8 @@ import Glibc
         let inbox: String
         var daemon: DaemonHarness.Daemon?
 
-        init(_ name: String, _ share: Share, via root: String, leaseTimeout: Double) throws {
+        /// `coordinator`: the PostgreSQL URL of a database coordinator (`FarmTests`).
+        init(_ name: String, _ share: Share, via root: String, leaseTimeout: Double, coordinator: String? = nil) throws {
             self.name = name
             inbox = (root as NSString).appendingPathComponent("inbox")
             harness = share.harness
@@ -100,6 +101,7 @@ import Glibc
                 retry_delay: 0.2
                 stop_timeout: 10
                 lease_timeout: \(leaseTimeout)
+                \(coordinator.map { "coordinator: \($0)" } ?? "")
                 folders:
                   - name: \(share.folderName)
                     inbox: \(folder("inbox"))
@@ -119,8 +121,9 @@ import Glibc
         /// Starts its daemon and waits until it is ready (recovery done, watching).
         /// Polls on this thread (blocking it): a host is started while the other renders a
         /// clip for a few seconds, and the test must act within them.
-        func start() throws {
+        func start(waitForReady: Bool = true) throws {
             daemon = try harness.startDaemon(environment: ["DROPCUT_HOSTNAME": name], config: config, log: logName)
+            guard waitForReady else { return }
             let ready = DaemonHarness.waitUntilBlocking(.seconds(30)) { self.log.contains("dropcut ready") }
             #expect(ready, "\(name) did not get ready:\n\(log)")
         }
