@@ -110,12 +110,7 @@ import Glibc
         }, "\(hosts.map(\.log))")
         let a = try #require(holder), b = try #require(hosts.first { $0 !== a })
         let worker = try #require(a.workers.first)
-        a.daemon?.signal(SIGKILL)
-        let killed = ContinuousClock.now
-        #expect(a.daemon?.waitBlocking() == 128 + SIGKILL)
-        #expect(DaemonHarness.waitUntilBlocking(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon")
-        #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
-        let latency = ContinuousClock.now - killed
+        let latency = a.killed(worker: worker, takenOverBy: b, clip: "long.mp4", lease: lease)
         #expect(latency < .seconds(lease + 1.5), "takeover \(latency) after the kill")   // lease + a poll, + a loaded machine
         // The farm as any host's `dropcut status` reads it from the database (the killed
         // host's config too): the taker's job, its epoch, its lease by the database's clock.

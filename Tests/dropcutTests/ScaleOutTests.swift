@@ -141,6 +141,21 @@ import Glibc
             return await daemon?.wait()
         }
 
+        /// SIGKILLs this host (its `worker` dies with it) and waits on this thread — a busy
+        /// pool cannot add to the latency — until `taker` logs that it took `clip` over;
+        /// returns the time from the kill.
+        func killed(worker: Int32, takenOverBy taker: Host, clip: String, lease: Double,
+                    sourceLocation: SourceLocation = #_sourceLocation) -> Duration {
+            daemon?.signal(SIGKILL)
+            let killed = ContinuousClock.now
+            #expect(daemon?.waitBlocking() == 128 + SIGKILL, sourceLocation: sourceLocation)
+            #expect(DaemonHarness.waitUntilBlocking(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon",
+                    sourceLocation: sourceLocation)
+            #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { taker.log.contains("took over \(clip)") }, "\(taker.log)",
+                    sourceLocation: sourceLocation)
+            return ContinuousClock.now - killed
+        }
+
         /// `dropcut status` with this host's config: its text. (Blocking, as `status`.)
         func statusText() throws -> String {
             try DropcutProcess.run(["status", "--config", config]).stdout
@@ -265,13 +280,7 @@ import Glibc
         #expect(claim["expired"] as? Bool == false)
 
         #expect(kill(worker, 0) == 0, "A's worker is still rendering when A is killed")
-        a.daemon?.signal(SIGKILL)
-        let killed = ContinuousClock.now
-        // Timed: waited for on this thread, so that a busy pool cannot add to the latency.
-        #expect(a.daemon?.waitBlocking() == 128 + SIGKILL)
-        #expect(DaemonHarness.waitUntilBlocking(.seconds(5)) { kill(worker, 0) != 0 }, "the worker dies with its daemon")
-        #expect(DaemonHarness.waitUntilBlocking(.seconds(lease + 10)) { b.log.contains("took over long.mp4") }, "\(b.log)")
-        let latency = ContinuousClock.now - killed
+        let latency = a.killed(worker: worker, takenOverBy: b, clip: "long.mp4", lease: lease)
         #expect(latency < .seconds(lease + poll + 1), "takeover \(latency) after the kill")
         #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive) == ["long.mp4"] }, "\(b.log)")
         #expect(await b.stop() == 0)

@@ -21,15 +21,11 @@ extension JobRunner {
         // No record at all: its holder stopped between the database's claim and its first
         // renewal, before any irreversible step (each one stores the record with its
         // fence). Rendered again from the claim folder, as a claim just made.
-        var fresh = JobRecord(id: claim, folder: folder.name, input: held.clip, sidecars: [], state: .claimed)
-        fresh.farmJob = held.job
-        fresh.epoch = held.epoch
+        let fresh = JobRecord(claim: claim, of: held, folder: folder.name, state: .claimed)
         let reading = held.record.map(JobStore.reading(json:)) ?? .success(fresh)
         let holder = try? reading.get()
-        var record = JobRecord(id: claim, folder: folder.name, input: holder?.input ?? held.clip, sidecars: [], state: .claiming)
+        var record = JobRecord(claim: claim, of: held, folder: folder.name, input: holder?.input, state: .claiming)
         record.previousJobs = (holder?.previousJobs ?? []) + [previous]
-        record.farmJob = held.job
-        record.epoch = held.epoch
         try store.save(&record)
         let from = (folder.claimedDirectory as NSString).appendingPathComponent(previous)
         let outcome: Takeover
@@ -46,17 +42,15 @@ extension JobRunner {
             if case .removed = outcome {
                 // Nothing left to do (a finished job's leftover, an empty claim): the job
                 // ends here, or its lease would run out again and again.
-                let over = JobRecord(id: claim, folder: folder.name, input: held.clip, sidecars: [], state: holder?.state ?? .claiming)
-                keeper.ended(over.withFarm(job: held.job, epoch: held.epoch), missing: !(holder.map { $0.state == .done || $0.state == .failed } ?? false))
+                let over = JobRecord(claim: claim, of: held, folder: folder.name, state: holder?.state ?? .claiming)
+                keeper.ended(over, missing: !(holder.map { $0.state == .done || $0.state == .failed } ?? false))
             }
         case .lost:
             // No claim folder. Its holder removes it last, once the original is archived
             // or in failed/: with the archive or fail step recorded (or the job ended), the
             // job is over and only the database had not heard (it was away).
             if let holder, let ended = Self.endedState(holder, step: held.step) {
-                var over = holder.withFarm(of: record)
-                over.state = ended
-                keeper.ended(over, missing: false)
+                keeper.ended(JobRecord(claim: claim, of: held, folder: folder.name, state: ended), missing: false)
                 store.remove(record.id)
                 outcome = .removed("its holder had finished the job (\(ended.rawValue)) before the coordinator heard")
             } else if let claimed = try self.claim(SettledClip(name: held.clip, sidecars: [], modified: Date()), folder: folder, held: held) {
@@ -95,12 +89,11 @@ extension JobRunner {
 }
 
 extension JobRecord {
-    /// This record with `other`'s farm job and epoch (a holder's record ended by a taker).
-    func withFarm(of other: JobRecord) -> JobRecord {
-        var record = self
-        record.id = other.id
-        record.farmJob = other.farmJob
-        record.epoch = other.epoch
-        return record
+    /// Claim `claim` (a job id of this host's) of the database's job `held`: its clip (or
+    /// `input`), its farm job and its epoch.
+    init(claim: String, of held: PostgresCoordinator.Held, folder: String, input: String? = nil, state: State) {
+        self.init(id: claim, folder: folder, input: input ?? held.clip, sidecars: [], state: state)
+        farmJob = held.job
+        epoch = held.epoch
     }
 }

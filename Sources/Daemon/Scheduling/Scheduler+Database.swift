@@ -54,9 +54,9 @@ extension Scheduler {
                                     } catch {
                                         // The clip stays in the inbox; its job ends as missing,
                                         // and a later listing queues it again.
-                                        let record = JobRecord(id: held.claim ?? held.job, folder: folder.name, input: clip.name, sidecars: [],
+                                        let record = JobRecord(claim: held.claim ?? held.job, of: held, folder: folder.name, input: clip.name,
                                                                state: .claiming)
-                                        runner.keeper.ended(record.withFarm(job: held.job, epoch: held.epoch), missing: true)
+                                        runner.keeper.ended(record, missing: true)
                                         throw error
                                     }
                                 })
@@ -150,15 +150,5 @@ extension Scheduler {
             blocked(key, error, folder, "cannot take over job \(held.job) (\(held.clip))")
             return nil
         }
-    }
-}
-
-extension JobRecord {
-    /// This record as the claim of farm job `job` with `epoch`.
-    func withFarm(job: String, epoch: Int64) -> JobRecord {
-        var record = self
-        record.farmJob = job
-        record.epoch = epoch
-        return record
     }
 }
