@@ -61,13 +61,21 @@ let package = Package(
         // Optimised in debug builds too (release keeps its own flags): at -O0 a Ken Burns
         // render took 17 times the CPU (61.8 s against 3.6 s), and the tests run debug binaries.
         .target(name: "RenderKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+        // OpenCV's detectors for `fit: smart` (faces, people, motion), C++ behind a C
+        // interface owned by one Swift type (Reframe's SubjectDetector). -O2 in debug too,
+        // as RenderKernels. Debian's libopencv-*-dev has no pkg-config file of its own
+        // without libopencv-dev (which pulls in all of OpenCV), so the paths are given here.
+        .target(name: "CVision", cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-O2"])],
+                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
+        // `fit: smart`'s analysis pass: a clip decoded small (MediaIO), looked at by CVision.
+        .target(name: "Reframe", dependencies: ["CVision", "MediaIO", "Timeline"]),
         .target(name: "Render", dependencies: [
             "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [
-            "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", "Reframe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
             "CSystemd", "CLinux", "CCurl", "CLibpq", "Support", "Recipe", "Pipeline",

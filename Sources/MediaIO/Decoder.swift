@@ -14,7 +14,9 @@ final class Decoder {
     /// `strict`: what the decoder would conceal is an error instead (`AV_EF_EXPLODE`): for
     /// still pictures, where a JPEG cut short otherwise decodes "fine" with its missing
     /// rows filled in green.
-    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true, strict: Bool = false) throws(FFmpegError) {
+    /// `sketch`: decode fast and rough, for analysis — no loop filter, and pictures no
+    /// other picture refers to (most B-frames) are skipped, not decoded.
+    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true, strict: Bool = false, sketch: Bool = false) throws(FFmpegError) {
         path = demuxer.path
         streamIndex = index
         guard let parameters = demuxer.codecParameters(ofStream: index) else {
@@ -33,6 +35,11 @@ final class Decoder {
         context.pointee.thread_count = 0
         context.pointee.thread_type = frameThreads ? FF_THREAD_FRAME | FF_THREAD_SLICE : FF_THREAD_SLICE
         if strict { context.pointee.err_recognition |= AV_EF_EXPLODE }
+        if sketch {
+            context.pointee.skip_loop_filter = AVDISCARD_ALL
+            context.pointee.skip_frame = AVDISCARD_NONREF
+            context.pointee.flags2 |= AV_CODEC_FLAG2_FAST
+        }
         try codecContext.open()
     }
 

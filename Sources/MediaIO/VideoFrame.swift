@@ -134,6 +134,8 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let nv12 = PixelFormat(rawValue: AV_PIX_FMT_NV12)
     public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA)
     public static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P)
+    /// 8-bit luma only: what analysis looks at.
+    public static let gray = PixelFormat(rawValue: AV_PIX_FMT_GRAY8)
 
     /// The format FFmpeg calls `name` (`yuv420p10le`), nil when it knows none.
     public static func named(_ name: String) -> PixelFormat? {

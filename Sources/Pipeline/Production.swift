@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MediaIO
 import Recipe
+import Reframe
 import Render
 import Support
 import Timeline
@@ -43,9 +44,9 @@ public struct Production: Sendable {
     /// `keyframes` gives the keyframes' source times of a file's track, asked only when
     /// the one clip whose video could be copied is cut (`PassThrough`); nil: not known.
     public init(recipe: Recipe, input: String, date: Date = Date(), probe: any MediaProbing,
-                levels: any SoundLevelMeasuring,
+                levels: any SoundLevelMeasuring, subjects: any SubjectAnalyzing = NoSubjectAnalysis(),
                 keyframes: (String, TrackID) -> [MediaTime]? = { _, _ in nil }) throws(CompositionBuildError) {
-        built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels).build(input: input, date: date)
+        built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels, subjects: subjects).build(input: input, date: date)
         self.input = input
         var encoded = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
         if recipe.output.captions == .soft, let captions = built.captions { encoded.softCaptions = captions.cues }
@@ -68,11 +69,12 @@ public struct Production: Sendable {
         try await BlockingWork.run("dropcut-prepare") { cancellation in
             let probe = SharedProbe(AssetProbe())
             let meter = SharedMeter(AudioActivity.Meter(isCancelled: { cancellation.isCancelled }))
+            let subjects = SharedSubjects(SubjectAnalyzer())
             var productions: [Production] = []
             for recipe in recipes {
                 if cancellation.isCancelled { throw CancellationError() }
                 do {
-                    productions.append(try Production(recipe: recipe, input: input, date: date, probe: probe, levels: meter,
+                    productions.append(try Production(recipe: recipe, input: input, date: date, probe: probe, levels: meter, subjects: subjects,
                                                       keyframes: { path, track in try? KeyframeIndex.presentationTimes(path: path, trackID: track) }))
                 } catch CompositionBuildError.cancelled {
                     throw CancellationError()

@@ -6,12 +6,14 @@ import Timeline
 extension CompositionBuilder {
     /// The layer transform of a clip with its own motion over composition time: set to
     /// the first keyframe's from the clip's start and ramped between consecutive ones
-    /// (component-wise on the matrix, as AVFoundation does). Nil for a clip without
-    /// motion, whose layers keep their placement set as they always were.
+    /// (component-wise on the matrix, as AVFoundation does). A clip without motion of its
+    /// own follows its camera path under `fit: smart`; else nil, and its layers keep
+    /// their placement set as they always were.
     func transformRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<Timeline.AffineTransform>? {
         var ramp = Ramp<Timeline.AffineTransform>(defaultValue: .identity)
         let keyframes = try motion(of: clip, renderSize: renderSize)
-        guard let first = keyframes.first else { return nil }
+        // A clip's own motion wins over `fit: smart`, which moves only clips without.
+        guard let first = keyframes.first else { return try smartRamp(of: clip, renderSize: renderSize) }
         try rampEdit {
             // (A set point at the first ramp's own start would clash with it.)
             if keyframes.count == 1 || first.at > .zero { try ramp.set(first.transform, at: clip.start) }

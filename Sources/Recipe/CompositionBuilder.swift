@@ -16,11 +16,15 @@ public struct CompositionBuilder: Sendable {
     public var recipe: Recipe
     public var probe: any MediaProbing
     public var levels: any SoundLevelMeasuring
+    /// Analyses clips for `fit: smart` (asked only then).
+    public var subjects: any SubjectAnalyzing
 
-    public init(recipe: Recipe, probe: any MediaProbing, levels: any SoundLevelMeasuring) {
+    public init(recipe: Recipe, probe: any MediaProbing, levels: any SoundLevelMeasuring,
+                subjects: any SubjectAnalyzing = NoSubjectAnalysis()) {
         self.recipe = recipe
         self.probe = probe
         self.levels = levels
+        self.subjects = subjects
     }
 
     /// One clip, placed.

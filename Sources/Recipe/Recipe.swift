@@ -37,6 +37,8 @@ public struct Recipe: Sendable, Hashable {
         /// fitted into this bound (never upscaled). Only when `size` is nil.
         public var sizeBound: OutputSizeBound?
         public var fit: ContentMode = .fit
+        /// `smart:` — what `fit: smart` follows and how calmly.
+        public var smart = SmartFit()
         /// Frames per second; nil: the highest source rate, capped at 60.
         public var fps: MediaTime?
         /// Interlaced sources: deinterlaced at the field rate, or left woven.

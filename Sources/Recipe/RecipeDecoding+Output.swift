@@ -54,6 +54,10 @@ extension Recipe {
             }
         }
         if let n = f["fit"] { output.fit = reader.choice(n, "output.fit", ContentMode.self) ?? .fit }
+        if let n = f["smart"], let s = reader.fields(n, "output.smart", allowed: RecipeReference.allowedKeys(in: "output.smart")) {
+            if let n = s["subject"], let subject = reader.choice(n, "output.smart.subject", SmartFit.Subject.self) { output.smart.subject = subject }
+            if let n = s["smoothness"], let value = reader.number(n, "output.smart.smoothness", in: SmartFit.smoothnessRange) { output.smart.smoothness = value }
+        }
         if let n = f["fps"] {
             if case .scalar("source", _, _) = n {
                 output.fps = nil

@@ -6,6 +6,9 @@ public enum ContentMode: String, Sendable, Hashable, CaseIterable {
     case fill
     /// Canvas covered, aspect changed.
     case stretch
+    /// Canvas covered like `fill`, the crop following the subject (`SmartFit`): placed as
+    /// `fill` here; the composition builder moves the window along a `CameraPath`.
+    case smart
 }
 
 extension AffineTransform {
@@ -43,7 +46,7 @@ extension AffineTransform {
         var sx = rw / box.width, sy = rh / box.height
         switch mode {
         case .fit: sx = min(sx, sy); sy = sx
-        case .fill: sx = max(sx, sy); sy = sx
+        case .fill, .smart: sx = max(sx, sy); sy = sx
         case .stretch: break
         }
         return upright

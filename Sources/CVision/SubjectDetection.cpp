@@ -1,0 +1,129 @@
+// OpenCV's detectors for dropcut's reframing (CVision.h says why this is C++).
+#include "CVision.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+struct cvision_detector {
+    cv::CascadeClassifier faces;
+    cv::HOGDescriptor people;
+    cv::Mat previous;   // the last picture cvision_motion saw
+    cv::Mat equalized, difference, mask;   // reused: no allocation per picture once sized
+    std::vector<cv::Rect> rects;
+    std::vector<int> neighbours;
+    std::vector<double> weights;
+};
+
+static void report(char *error, size_t size, const char *message) {
+    if (error && size > 0) std::snprintf(error, size, "%s", message);
+}
+
+extern "C" cvision_detector *cvision_detector_create(const char *face_cascade, char *error, size_t error_size) {
+    try {
+        auto *detector = new cvision_detector();
+        if (!detector->faces.load(face_cascade)) {
+            delete detector;
+            report(error, error_size, "the face cascade could not be loaded");
+            return nullptr;
+        }
+        detector->people.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
+        return detector;
+    } catch (const std::exception &e) {
+        report(error, error_size, e.what());
+        return nullptr;
+    } catch (...) {
+        report(error, error_size, "unknown OpenCV failure");
+        return nullptr;
+    }
+}
+
+extern "C" void cvision_detector_free(cvision_detector *detector) { delete detector; }
+
+static cv::Mat wrap(const uint8_t *gray, int width, int height, ptrdiff_t stride) {
+    return cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
+}
+
+extern "C" int cvision_detect_faces(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
+                                    int min_size, cvision_box *out, int capacity) {
+    try {
+        cv::equalizeHist(wrap(gray, width, height, stride), detector->equalized);
+        detector->rects.clear();
+        detector->neighbours.clear();
+        detector->faces.detectMultiScale(detector->equalized, detector->rects, detector->neighbours, 1.1, 4, 0,
+                                         cv::Size(min_size, min_size));
+        int count = 0;
+        for (size_t i = 0; i < detector->rects.size() && count < capacity; i++) {
+            const cv::Rect &r = detector->rects[i];
+            float score = i < detector->neighbours.size() ? static_cast<float>(detector->neighbours[i]) : 1.0f;
+            out[count++] = cvision_box{float(r.x), float(r.y), float(r.width), float(r.height), score, CVISION_FACE};
+        }
+        return count;
+    } catch (...) {
+        return -1;
+    }
+}
+
+extern "C" int cvision_detect_people(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
+                                     cvision_box *out, int capacity) {
+    try {
+        if (width < 64 || height < 128) return 0;
+        detector->rects.clear();
+        detector->weights.clear();
+        detector->people.detectMultiScale(wrap(gray, width, height, stride), detector->rects, detector->weights, 0.3,
+                                          cv::Size(8, 8), cv::Size(), 1.1, 2.0);
+        int count = 0;
+        for (size_t i = 0; i < detector->rects.size() && count < capacity; i++) {
+            cv::Rect r = detector->rects[i] & cv::Rect(0, 0, width, height);
+            if (r.width <= 0 || r.height <= 0) continue;
+            float score = i < detector->weights.size() ? static_cast<float>(detector->weights[i]) : 1.0f;
+            out[count++] = cvision_box{float(r.x), float(r.y), float(r.width), float(r.height), score, CVISION_PERSON};
+        }
+        return count;
+    } catch (...) {
+        return -1;
+    }
+}
+
+extern "C" int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
+                              cvision_box *out, float histogram[32]) {
+    try {
+        cv::Mat picture = wrap(gray, width, height, stride);
+        double bins[32] = {0};
+        for (int y = 0; y < height; y++) {
+            const uint8_t *row = gray + y * stride;
+            for (int x = 0; x < width; x++) bins[row[x] >> 3] += 1;
+        }
+        double total = double(width) * double(height);
+        for (int i = 0; i < 32; i++) histogram[i] = total > 0 ? float(bins[i] / total) : 0;
+
+        int found = 0;
+        if (detector->previous.rows == height && detector->previous.cols == width) {
+            cv::absdiff(picture, detector->previous, detector->difference);
+            // 25 of 255: above sensor noise and compression flicker, below a person moving.
+            cv::threshold(detector->difference, detector->mask, 25, 1, cv::THRESH_BINARY);
+            cv::Moments m = cv::moments(detector->mask, true);
+            double fraction = total > 0 ? m.m00 / total : 0;
+            // Under 0.2 % of the picture: noise, not a subject. Over 60 %: the camera
+            // moved or the light changed; the whole picture moving says nothing of where.
+            if (fraction >= 0.002 && fraction <= 0.6) {
+                double cx = m.m10 / m.m00, cy = m.m01 / m.m00;
+                double sx = std::sqrt(std::max(0.0, m.m20 / m.m00 - cx * cx));
+                double sy = std::sqrt(std::max(0.0, m.m02 / m.m00 - cy * cy));
+                double x0 = std::max(0.0, cx - 2 * sx), x1 = std::min(double(width), cx + 2 * sx);
+                double y0 = std::max(0.0, cy - 2 * sy), y1 = std::min(double(height), cy + 2 * sy);
+                *out = cvision_box{float(x0), float(y0), float(x1 - x0), float(y1 - y0), float(fraction), CVISION_MOTION};
+                found = 1;
+            }
+        }
+        picture.copyTo(detector->previous);
+        return found;
+    } catch (...) {
+        return -1;
+    }
+}

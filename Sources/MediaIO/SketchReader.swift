@@ -1,0 +1,47 @@
+internal import CFFmpeg
+import Timeline
+
+/// Reads a video track fast and small, for analysis (`fit: smart`): decoded roughly
+/// (`Decoder`'s sketch mode: no loop filter, pictures nothing refers to skipped — with
+/// B-frames, one picture in two or three) and scaled to an 8-bit grey picture at most
+/// `maxWidth` wide, in the display's shape (stored pixels widened by their aspect ratio).
+/// The decoded frame and the grey picture are reused: no allocation per picture.
+public final class SketchReader {
+    public let path: String
+    /// The grey picture's size.
+    public let size: PixelSize
+    private let source: StreamDecoder
+    private let decoded: VideoFrame
+    private let picture: VideoFrame
+    private let scaler = Scaler(filter: .bilinear)
+    private let timeBase: MediaTime
+    private let startTime: MediaTime
+
+    /// Opens the first video track of `path`.
+    public init(path: String, maxWidth: Int = 480) throws(FFmpegError) {
+        self.path = path
+        source = try StreamDecoder(path: path, kind: .video, sketch: true)
+        let stream = source.stream
+        timeBase = stream.timeBase
+        startTime = source.demuxer.origin(of: stream)
+        let width = Double(max(stream.size?.width ?? 1, 1)) * (stream.pixelAspectRatio ?? .square).ratio
+        let height = Double(max(stream.size?.height ?? 1, 1))
+        let scale = min(1, Double(maxWidth) / width)
+        // Even sides, at least 32: the detectors' smallest windows.
+        func side(_ value: Double) -> Int { max(32, Int(value * scale / 2) * 2) }
+        size = PixelSize(width: side(width), height: side(height))
+        decoded = try VideoFrame()
+        picture = try VideoFrame(width: size.width, height: size.height, pixelFormat: .gray)
+    }
+
+    /// The next picture: its time in seconds from the track's first picture, and the grey
+    /// picture (valid until the next call). Nil at the end of the track.
+    public func next() throws(FFmpegError) -> (time: Double, picture: VideoFrame)? {
+        guard try source.decodeNext(into: decoded.frame) else { return nil }
+        let best = decoded.frame.pointee.best_effort_timestamp
+        let pts = best == cff_nopts_value() ? 0 : best
+        let time = (timeBase.multiplied(by: pts, dividedBy: 1) - startTime).seconds
+        try scaler.scale(decoded, region: PixelRect(size: decoded.size), into: picture, region: PixelRect(size: size))
+        return (max(0, time), picture)
+    }
+}

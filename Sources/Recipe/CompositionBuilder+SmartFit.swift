@@ -1,0 +1,94 @@
+import Foundation
+import Timeline
+
+// `fit: smart`: the clip's layer follows a camera path planned from the analysis of its
+// picture (Timeline's CameraPathPlanner), as a transform ramp — the same placement
+// `fill` makes, its crop window moved along the path between keyframes.
+
+extension CompositionBuilder {
+    /// The window `fit: smart` crops from `clip` for `renderSize`, as fractions of the
+    /// upright picture, with the upright picture's box and the fill scale.
+    struct SmartWindow {
+        var box: Rect
+        var upright: Timeline.AffineTransform
+        var scale: Double
+        var window: Size
+    }
+
+    func smartWindow(of clip: PlacedClip, renderSize: PixelSize) -> SmartWindow {
+        let preferred = orientation(of: clip.video)
+        let natural = clip.video.naturalSize
+        let box = preferred.boundingBox(of: Size(width: Double(natural.width), height: Double(natural.height)))
+        let upright = preferred.concatenating(Timeline.AffineTransform(translationX: -box.x, y: -box.y))
+        let rw = Double(renderSize.width), rh = Double(renderSize.height)
+        let scale = max(rw / max(box.width, 1), rh / max(box.height, 1))
+        return SmartWindow(box: box, upright: upright, scale: scale,
+                           window: Size(width: min(1, rw / scale / max(box.width, 1)), height: min(1, rh / scale / max(box.height, 1))))
+    }
+
+    /// The camera path for `clip` in `renderSize` (source times), from its analysis; nil
+    /// when the output is not `fit: smart` or the clip is a still.
+    func cameraPath(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> CameraPath? {
+        guard recipe.output.fit == .smart, !clip.video.isStillImage else { return nil }
+        let path = clip.media.path
+        let analysis: SubjectAnalysis
+        do { analysis = try subjects.analysis(of: path, subject: recipe.output.smart.subject) } catch {
+            throw .media(path: path, reason: "fit: smart could not analyse it: \(Self.reason(error, about: path))")
+        }
+        let geometry = smartWindow(of: clip, renderSize: renderSize)
+        let upright = analysis.upright(through: orientation(of: clip.video), naturalSize: clip.video.naturalSize)
+        let planner = CameraPathPlanner(window: geometry.window, smoothness: recipe.output.smart.smoothness)
+        return planner.plan(upright, selection: SubjectSelection(subject: recipe.output.smart.subject, window: geometry.window))
+    }
+
+    /// The layer transform that shows `clip` with its crop window centred at `centre`.
+    func smartTransform(_ geometry: SmartWindow, centre: Point, renderSize: PixelSize) -> Timeline.AffineTransform {
+        geometry.upright
+            .concatenating(Timeline.AffineTransform(translationX: -centre.x * geometry.box.width, y: -centre.y * geometry.box.height))
+            .concatenating(Timeline.AffineTransform(scaleX: geometry.scale, y: geometry.scale))
+            .concatenating(Timeline.AffineTransform(translationX: Double(renderSize.width) / 2, y: Double(renderSize.height) / 2))
+    }
+
+    /// `clip`'s layer transform over composition time along its camera path: straight
+    /// moves between the path's keyframes, a jump at each cut. Nil when not `fit: smart`.
+    func smartRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<Timeline.AffineTransform>? {
+        guard let path = try cameraPath(of: clip, renderSize: renderSize) else { return nil }
+        let geometry = smartWindow(of: clip, renderSize: renderSize)
+        let trimStart = clip.trim.start.seconds, trimEnd = clip.trim.end.seconds
+        // Composition time of a source time (speed changes scale the whole clip).
+        let rate = clip.trim.duration.seconds > 0 ? clip.duration.seconds / clip.trim.duration.seconds : 1
+        func compositionTime(_ t: Double) -> MediaTime {
+            clip.start + MediaTime(seconds: (t - trimStart) * rate, preferredTimescale: 90000)
+        }
+        var ramp = Ramp<Timeline.AffineTransform>(defaultValue: smartTransform(geometry, centre: path.centre(at: trimStart), renderSize: renderSize))
+        var last: MediaTime?
+        try rampEdit {
+            for shot in path.shots where shot.range.upperBound > trimStart && shot.range.lowerBound < trimEnd {
+                let from = max(shot.range.lowerBound, trimStart)
+                var points = [(time: from, centre: path.centre(at: from))]
+                for keyframe in shot.keyframes where keyframe.time > from && keyframe.time < trimEnd {
+                    points.append((keyframe.time, keyframe.centre))
+                }
+                var times = points.map { compositionTime($0.time) }
+                // Whole ticks that coincide (extreme speeds): keep the first.
+                var kept: [(MediaTime, Point)] = []
+                for (time, point) in zip(times, points) where last.map({ time > $0 }) ?? true {
+                    if let previous = kept.last, time <= previous.0 { continue }
+                    kept.append((time, point.centre))
+                }
+                times = []
+                guard let first = kept.first else { continue }
+                if kept.count == 1 {
+                    try ramp.set(smartTransform(geometry, centre: first.1, renderSize: renderSize), at: first.0)
+                } else {
+                    for (a, b) in zip(kept, kept.dropFirst()) {
+                        try ramp.setRamp(from: smartTransform(geometry, centre: a.1, renderSize: renderSize),
+                                         to: smartTransform(geometry, centre: b.1, renderSize: renderSize), range: TimeRange(start: a.0, end: b.0))
+                    }
+                }
+                last = kept.last?.0
+            }
+        }
+        return ramp
+    }
+}

@@ -1,0 +1,80 @@
+internal import CVision
+import Foundation
+import MediaIO
+import Timeline
+
+/// The one owner of an OpenCV detector (CVision, C++ behind a C interface): faces by a
+/// cascade Debian's opencv-data ships, standing people by OpenCV's built-in HOG model,
+/// and motion and the luma histogram against the previous picture. Not thread-safe: one
+/// analysis, one detector.
+final class SubjectDetector {
+    /// Where Debian's opencv-data puts the cascades.
+    static let cascadeFolders = ["/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades"]
+    static let faceCascade = "haarcascade_frontalface_alt2.xml"
+    /// The most boxes of one kind one picture reports: a crowd is a crowd.
+    static let capacity = 64
+
+    private let detector: OpaquePointer
+    private var boxes = [cvision_box](repeating: cvision_box(), count: SubjectDetector.capacity)
+    private(set) var histogram = [Float](repeating: 0, count: 32)
+
+    init() throws(SubjectAnalysisError) {
+        guard let path = Self.cascadeFolders.map({ "\($0)/\(Self.faceCascade)" }).first(where: FileManager.default.fileExists(atPath:)) else {
+            throw .detectorMissing("no face cascade (\(Self.faceCascade)) in \(Self.cascadeFolders.joined(separator: " or ")): install Debian's opencv-data")
+        }
+        var message = [CChar](repeating: 0, count: 256)
+        guard let made = cvision_detector_create(path, &message, message.count) else {
+            throw .detectorMissing("\(path): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        detector = made
+    }
+
+    deinit { cvision_detector_free(detector) }
+
+    /// Faces in `picture` (grey), normalised; at least `minimumSize` pixels wide.
+    func faces(in picture: VideoFrame, minimumSize: Int) throws(SubjectAnalysisError) -> [SubjectBox] {
+        try run(picture, "faces") { pixels, stride, out in
+            cvision_detect_faces(detector, pixels, Int32(picture.width), Int32(picture.height), stride, Int32(minimumSize), out, Int32(Self.capacity))
+        }
+    }
+
+    /// Standing people in `picture`, normalised.
+    func people(in picture: VideoFrame) throws(SubjectAnalysisError) -> [SubjectBox] {
+        try run(picture, "people") { pixels, stride, out in
+            cvision_detect_people(detector, pixels, Int32(picture.width), Int32(picture.height), stride, out, Int32(Self.capacity))
+        }
+    }
+
+    /// What moved since the previous picture (nil: nothing, or no previous picture of
+    /// this size); updates `histogram`.
+    func motion(in picture: VideoFrame) throws(SubjectAnalysisError) -> SubjectBox? {
+        let found = try run(picture, "motion") { pixels, stride, out in
+            histogram.withUnsafeMutableBufferPointer { cvision_motion(detector, pixels, Int32(picture.width), Int32(picture.height), stride, out, $0.baseAddress!) }
+        }
+        return found.first
+    }
+
+    private func run(_ picture: VideoFrame, _ what: String,
+                     _ body: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<cvision_box>) -> Int32) throws(SubjectAnalysisError) -> [SubjectBox] {
+        let width = Double(picture.width), height = Double(picture.height)
+        let count = picture.withPlane(0) { plane, stride in
+            boxes.withUnsafeMutableBufferPointer { body(plane.baseAddress!.assumingMemoryBound(to: UInt8.self), stride, $0.baseAddress!) }
+        }
+        guard count >= 0 else { throw .detectorFailed(what) }
+        return boxes.prefix(Int(count)).compactMap { box in
+            guard let kind = Self.kind(box.kind), box.width > 0, box.height > 0, box.x.isFinite, box.y.isFinite else { return nil }
+            return SubjectBox(kind: kind, rect: Rect(x: Double(box.x) / width, y: Double(box.y) / height,
+                                                     width: Double(box.width) / width, height: Double(box.height) / height),
+                              score: Double(box.score))
+        }
+    }
+
+    private static func kind(_ raw: Int32) -> SubjectBox.Kind? {
+        switch raw {
+        case Int32(CVISION_FACE.rawValue): return .face
+        case Int32(CVISION_PERSON.rawValue): return .person
+        case Int32(CVISION_MOTION.rawValue): return .motion
+        default: return nil
+        }
+    }
+}
