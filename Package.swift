@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "dropcut",
             dependencies: [
-                "Support", "Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon",
+                "Support", "Timeline", "MediaIO", "Render", "Recipe", "Reframe", "Pipeline", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

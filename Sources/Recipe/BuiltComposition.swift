@@ -33,4 +33,6 @@ public struct BuiltComposition: Sendable, Hashable {
     /// Every file the builder probed (clips and music), by the path the composition's
     /// source tracks name.
     public var media: [String: ProbedMedia] = [:]
+    /// `fit: smart`: each clip's analysis and camera path, in clip order.
+    public var reframings: [ClipReframing] = []
 }

@@ -26,9 +26,9 @@ extension CompositionBuilder {
                            window: Size(width: min(1, rw / scale / max(box.width, 1)), height: min(1, rh / scale / max(box.height, 1))))
     }
 
-    /// The camera path for `clip` in `renderSize` (source times), from its analysis; nil
-    /// when the output is not `fit: smart` or the clip is a still.
-    func cameraPath(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> CameraPath? {
+    /// The analysis of `clip` and its camera path in `renderSize` (source times); nil
+    /// when the output is not `fit: smart` or the clip is a still (placed as `fill`).
+    func reframing(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> ClipReframing? {
         guard recipe.output.fit == .smart, !clip.video.isStillImage else { return nil }
         let path = clip.media.path
         let analysis: SubjectAnalysis
@@ -38,7 +38,9 @@ extension CompositionBuilder {
         let geometry = smartWindow(of: clip, renderSize: renderSize)
         let upright = analysis.upright(through: orientation(of: clip.video), naturalSize: clip.video.naturalSize)
         let planner = CameraPathPlanner(window: geometry.window, smoothness: recipe.output.smart.smoothness)
-        return planner.plan(upright, selection: SubjectSelection(subject: recipe.output.smart.subject, window: geometry.window))
+        let cameraPath = planner.plan(upright, selection: SubjectSelection(subject: recipe.output.smart.subject, window: geometry.window))
+        return ClipReframing(path: path, fit: recipe.output.smart, pictureSize: Size(width: geometry.box.width, height: geometry.box.height),
+                             analysis: upright, cameraPath: cameraPath)
     }
 
     /// The layer transform that shows `clip` with its crop window centred at `centre`.
@@ -52,7 +54,7 @@ extension CompositionBuilder {
     /// `clip`'s layer transform over composition time along its camera path: straight
     /// moves between the path's keyframes, a jump at each cut. Nil when not `fit: smart`.
     func smartRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<Timeline.AffineTransform>? {
-        guard let path = try cameraPath(of: clip, renderSize: renderSize) else { return nil }
+        guard let path = clip.reframing?.cameraPath else { return nil }
         let geometry = smartWindow(of: clip, renderSize: renderSize)
         let trimStart = clip.trim.start.seconds, trimEnd = clip.trim.end.seconds
         // Composition time of a source time (speed changes scale the whole clip).
@@ -69,14 +71,13 @@ extension CompositionBuilder {
                 for keyframe in shot.keyframes where keyframe.time > from && keyframe.time < trimEnd {
                     points.append((keyframe.time, keyframe.centre))
                 }
-                var times = points.map { compositionTime($0.time) }
-                // Whole ticks that coincide (extreme speeds): keep the first.
+                // Ticks that coincide (extreme speeds): keep the first.
                 var kept: [(MediaTime, Point)] = []
-                for (time, point) in zip(times, points) where last.map({ time > $0 }) ?? true {
-                    if let previous = kept.last, time <= previous.0 { continue }
+                for point in points {
+                    let time = compositionTime(point.time)
+                    if let previous = kept.last?.0 ?? last, time <= previous { continue }
                     kept.append((time, point.centre))
                 }
-                times = []
                 guard let first = kept.first else { continue }
                 if kept.count == 1 {
                     try ramp.set(smartTransform(geometry, centre: first.1, renderSize: renderSize), at: first.0)

@@ -38,6 +38,8 @@ public struct CompositionBuilder: Sendable {
         var videoTrack: TrackID = 0
         var audioTrack: TrackID?
         var transform: Timeline.AffineTransform = .identity
+        /// `fit: smart`: where its crop window goes (nil: not smart, or the clip moves itself).
+        var reframing: ClipReframing?
         var end: MediaTime { start + duration }
     }
 
@@ -92,6 +94,9 @@ public struct CompositionBuilder: Sendable {
         for i in clips.indices {
             clips[i].transform = Timeline.AffineTransform.placing(naturalSize: clips[i].video.naturalSize, preferredTransform: orientation(of: clips[i].video),
                                           in: renderSize, mode: recipe.output.fit)
+            if clips[i].spec.kenBurns == nil, clips[i].spec.transform.isEmpty {
+                clips[i].reframing = try reframing(of: clips[i], renderSize: renderSize)
+            }
         }
         let videoComposition = try makeVideoComposition(clips, transition: transition, renderSize: renderSize)
 
@@ -101,6 +106,7 @@ public struct CompositionBuilder: Sendable {
             outputFilename: FileName.fitting(recipe.output.filename.render(.init(inputPath: input, recipeName: recipe.name, date: date))),
             clipAudioTrackIDs: clips.compactMap(\.audioTrack), slowMotionSidecars: sidecars,
             media: Dictionary(clips.map { ($0.media.path, $0.media) }, uniquingKeysWith: { first, _ in first }))
+        built.reframings = clips.compactMap(\.reframing)
         // Before the music: replace items silence the clips' sound the ducking listens to.
         try addAudioItems(total: total, to: &built)
         if let music = recipe.music {

@@ -46,7 +46,7 @@ struct PlanCommand: AsyncParsableCommand {
                         },
                         overlays: first.overlays)
                     do {
-                        try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+                        try Data(Self.withCameraPaths(drawing, first.reframings).utf8).write(to: URL(fileURLWithPath: svg))
                     } catch {
                         printError("dropcut plan: cannot write \(svg): \(error.localizedDescription)")
                         throw ExitCode(1)
@@ -74,6 +74,7 @@ struct PlanCommand: AsyncParsableCommand {
                                            audioMix: production.audioMix), terminator: "")
             for overlay in production.overlays { print(Self.describe(overlay)) }
             for line in production.passThrough.lines { print(line) }
+            for line in production.reframings.flatMap(\.lines) { print(line) }
             for item in production.audioItems { print(Self.describe(item, music: production.music != nil)) }
             if let music = production.music, let duck = music.duck {
                 let items = production.audioItems.contains(where: \.ducksMusic) ? " and the audio items" : ""
@@ -92,7 +93,7 @@ struct PlanCommand: AsyncParsableCommand {
                     overlays: production.overlays)
                 do {
                     // Not `atomically:` — Foundation on Linux leaves its /tmp/TemporaryDirectory.* behind.
-                    try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+                    try Data(Self.withCameraPaths(drawing, production.reframings).utf8).write(to: URL(fileURLWithPath: svg))
                 } catch {
                     printError("dropcut plan: cannot write \(svg): \(error.localizedDescription)")
                     throw ExitCode(1)
@@ -100,6 +101,11 @@ struct PlanCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// The timeline drawing with each `fit: smart` clip's camera path drawn under it.
+    static func withCameraPaths(_ timeline: String, _ reframings: [ClipReframing]) -> String {
+        reframings.isEmpty ? timeline : CameraPathSVG.stacked([timeline] + reframings.map(CameraPathSVG.render))
     }
 
     /// `clip.mov -> 4 deliverables from 1 decode of the clip`, a line per render that
@@ -143,6 +149,9 @@ struct PlanCommand: AsyncParsableCommand {
                 let cues = production.captions?.cues.count ?? 0
                 text += "  captions \(item.filename) WebVTT, \(cues) cue\(cues == 1 ? "" : "s") in output time\n"
             }
+        }
+        for item in deliverables.items where !item.production.reframings.isEmpty {
+            text += "  \(item.filename):\n" + item.production.reframings.flatMap(\.lines).map { "    \($0)\n" }.joined()
         }
         text += "  manifest \(deliverables.manifestFilename) (written last)\n"
         if let first = deliverables.items.first {

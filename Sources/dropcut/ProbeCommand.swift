@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import MediaIO
+import Reframe
 import Timeline
 
 /// `dropcut probe [--json] INPUT`: the streams of a media file, in file order.
@@ -8,7 +10,13 @@ struct ProbeCommand: AsyncParsableCommand {
         commandName: "probe", abstract: "Show a media file's streams, in file order.")
 
     @Flag(name: .long, help: "Print JSON.") var json = false
+    @Flag(name: .long, help: "Also run fit: smart's analysis and print what it found: shot cuts, and the faces, people and motion of each analysed picture (text).")
+    var reframe = false
     @Argument(help: "Media file.") var input: String
+
+    func validate() throws {
+        if json && reframe { throw ValidationError("--reframe prints text: leave out --json") }
+    }
 
     func run() async throws {
         let demuxer: Demuxer, streams: [StreamInfo]
@@ -37,12 +45,38 @@ struct ProbeCommand: AsyncParsableCommand {
         }
         print(json ? ProbeReport.json(demuxer, streams: streams, still: still) : ProbeReport.text(demuxer, streams: streams, still: still),
               terminator: "")
+        if reframe {
+            let size = streams.first(where: { $0.kind == .video }).flatMap { $0.displaySize ?? $0.size } ?? PixelSize(width: 1, height: 1)
+            do {
+                let analysis = try SubjectAnalyzer().analysis(of: input, subject: .auto)
+                print(ProbeReport.reframe(analysis, size: size), terminator: "")
+            } catch {
+                printError("dropcut probe: \(input): \(error)")
+                throw ExitCode(1)
+            }
+        }
     }
 }
 
 /// Renderings of a probed file for `dropcut probe`: the file's `streams` (as
 /// `FieldOrderDetection` resolved them).
 enum ProbeReport {
+    /// `--reframe`: the shots, then a line per analysed picture with its detections in
+    /// the stored picture's display pixels (x,y of the top left, width x height, score).
+    static func reframe(_ analysis: SubjectAnalysis, size: PixelSize) -> String {
+        let w = Double(size.width), h = Double(size.height)
+        var lines = ["reframe: \(analysis.samples.count) pictures analysed, \(analysis.shots.count) shot\(analysis.shots.count == 1 ? "" : "s")"
+                     + (analysis.cuts.isEmpty ? "" : ", cuts at " + analysis.cuts.map { String(format: "%.3f s", $0) }.joined(separator: ", "))]
+        for sample in analysis.samples {
+            let boxes = sample.boxes.map { box in
+                String(format: "%@ %d,%d %dx%d (%.3g)", box.kind.rawValue, Int(box.rect.x * w), Int(box.rect.y * h),
+                       Int(box.rect.width * w), Int(box.rect.height * h), box.score)
+            }
+            lines.append(String(format: "  %8.3f s  ", sample.time) + (boxes.isEmpty ? "nothing" : boxes.joined(separator: "; ")))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// `still`: the file is a still image (a PNG or JPEG): said so, with no duration or
     /// frame rate (an image demuxer's nominal 25 fps is not the picture's).
     static func text(_ demuxer: Demuxer, streams: [StreamInfo], still: Bool = false) -> String {
