@@ -90,17 +90,21 @@ extern "C" int cvision_detect_people(cvision_detector *detector, const uint8_t *
     }
 }
 
+extern "C" void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, float histogram[32]) {
+    uint32_t bins[32] = {0};
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = gray + y * stride;
+        for (int x = 0; x < width; x++) bins[row[x] >> 3] += 1;
+    }
+    double total = double(width) * double(height);
+    for (int i = 0; i < 32; i++) histogram[i] = total > 0 ? float(bins[i] / total) : 0;
+}
+
 extern "C" int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
-                              cvision_box *out, float histogram[32]) {
+                              cvision_box *out) {
     try {
         cv::Mat picture = wrap(gray, width, height, stride);
-        double bins[32] = {0};
-        for (int y = 0; y < height; y++) {
-            const uint8_t *row = gray + y * stride;
-            for (int x = 0; x < width; x++) bins[row[x] >> 3] += 1;
-        }
         double total = double(width) * double(height);
-        for (int i = 0; i < 32; i++) histogram[i] = total > 0 ? float(bins[i] / total) : 0;
 
         int found = 0;
         if (detector->previous.rows == height && detector->previous.cols == width) {

@@ -14,8 +14,8 @@ final class Decoder {
     /// `strict`: what the decoder would conceal is an error instead (`AV_EF_EXPLODE`): for
     /// still pictures, where a JPEG cut short otherwise decodes "fine" with its missing
     /// rows filled in green.
-    /// `sketch`: decode fast and rough, for analysis — no loop filter, and pictures no
-    /// other picture refers to (most B-frames) are skipped, not decoded.
+    /// `sketch`: decode fast and rough, for analysis — no loop filter (every picture is
+    /// still decoded: a cut must be found on its frame).
     init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true, strict: Bool = false, sketch: Bool = false) throws(FFmpegError) {
         path = demuxer.path
         streamIndex = index
@@ -37,7 +37,6 @@ final class Decoder {
         if strict { context.pointee.err_recognition |= AV_EF_EXPLODE }
         if sketch {
             context.pointee.skip_loop_filter = AVDISCARD_ALL
-            context.pointee.skip_frame = AVDISCARD_NONREF
             context.pointee.flags2 |= AV_CODEC_FLAG2_FAST
         }
         try codecContext.open()

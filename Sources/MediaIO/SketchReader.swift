@@ -2,8 +2,7 @@ internal import CFFmpeg
 import Timeline
 
 /// Reads a video track fast and small, for analysis (`fit: smart`): decoded roughly
-/// (`Decoder`'s sketch mode: no loop filter, pictures nothing refers to skipped — with
-/// B-frames, one picture in two or three) and scaled to an 8-bit grey picture at most
+/// (`Decoder`'s sketch mode: no loop filter) and scaled to an 8-bit grey picture at most
 /// `maxWidth` wide, in the display's shape (stored pixels widened by their aspect ratio).
 /// The decoded frame and the grey picture are reused: no allocation per picture.
 public final class SketchReader {

@@ -45,13 +45,21 @@ final class SubjectDetector {
         }
     }
 
-    /// What moved since the previous picture (nil: nothing, or no previous picture of
-    /// this size); updates `histogram`.
+    /// What moved since the previous picture handed here (nil: nothing, or no previous
+    /// picture of this size).
     func motion(in picture: VideoFrame) throws(SubjectAnalysisError) -> SubjectBox? {
-        let found = try run(picture, "motion") { pixels, stride, out in
-            histogram.withUnsafeMutableBufferPointer { cvision_motion(detector, pixels, Int32(picture.width), Int32(picture.height), stride, out, $0.baseAddress!) }
+        try run(picture, "motion") { pixels, stride, out in
+            cvision_motion(detector, pixels, Int32(picture.width), Int32(picture.height), stride, out)
+        }.first
+    }
+
+    /// The picture's luma histogram into `histogram` (32 bins summing to 1).
+    func measureHistogram(of picture: VideoFrame) {
+        picture.withPlane(0) { plane, stride in
+            histogram.withUnsafeMutableBufferPointer {
+                cvision_histogram(plane.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(picture.width), Int32(picture.height), stride, $0.baseAddress!)
+            }
         }
-        return found.first
     }
 
     private func run(_ picture: VideoFrame, _ what: String,

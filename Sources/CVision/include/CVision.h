@@ -45,9 +45,11 @@ int cvision_detect_people(cvision_detector *detector, const uint8_t *gray, int w
 /// Compares the picture with the one handed in before (same size): 1 with the region
 /// that moved in `out` (centre of the moving pixels ± two standard deviations), 0 when
 /// nothing moved or there is no earlier picture of this size, -1 when OpenCV failed.
-/// Also writes the picture's 32-bin luma histogram, normalised to sum 1, to `histogram`.
 int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
-                   cvision_box *out, float histogram[32]);
+                   cvision_box *out);
+
+/// The picture's 32-bin luma histogram, normalised to sum 1 (for finding cuts).
+void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, float histogram[32]);
 
 #ifdef __cplusplus
 }
