@@ -57,10 +57,18 @@ extension CompositionBuilder {
         guard let path = clip.reframing?.cameraPath else { return nil }
         let geometry = smartWindow(of: clip, renderSize: renderSize)
         let trimStart = clip.trim.start.seconds, trimEnd = clip.trim.end.seconds
-        // Composition time of a source time (speed changes scale the whole clip).
-        let rate = clip.trim.duration.seconds > 0 ? clip.duration.seconds / clip.trim.duration.seconds : 1
+        // Composition time of a source time, through the ranges the clip is shown in
+        // (speed ranges scale each their own); before them the clip's start, past them
+        // its end.
         func compositionTime(_ t: Double) -> MediaTime {
-            clip.start + MediaTime(seconds: (t - trimStart) * rate, preferredTimescale: 90000)
+            guard let first = clip.shown.first, let last = clip.shown.last else { return clip.start }
+            if t <= first.source.start.seconds { return first.target.start }
+            for (source, target) in clip.shown where t < source.end.seconds {
+                guard t >= source.start.seconds else { return target.start }
+                let fraction = (t - source.start.seconds) / source.duration.seconds
+                return target.start + MediaTime(seconds: fraction * target.duration.seconds, preferredTimescale: 90000)
+            }
+            return last.target.end
         }
         var ramp = Ramp<Timeline.AffineTransform>(defaultValue: smartTransform(geometry, centre: path.centre(at: trimStart), renderSize: renderSize))
         var last: MediaTime?

@@ -98,11 +98,16 @@ public struct CameraPathPlanner: Sendable {
             if !tracking, abs(target[k] - camera) > zone { tracking = true }
             if tracking, abs(wanted - camera) < zone / 4, abs(velocity) < acceleration * step { tracking = false }
             let error = tracking ? wanted - camera : 0
-            let desired = (error < 0 ? -1.0 : 1.0) * min(speed, (2 * acceleration * abs(error)).squareRoot())
-            velocity += min(max(desired - velocity, -acceleration * step), acceleration * step)
+            // The fastest speed from which braking step by step still stops within the
+            // error (the discrete form of v = √(2·a·d)).
+            let brake = acceleration * step
+            let stoppable = brake * ((0.25 + 2 * abs(error) / (brake * step)).squareRoot() - 0.5)
+            let desired = (error < 0 ? -1.0 : 1.0) * min(speed, stoppable)
+            velocity += min(max(desired - velocity, -brake), brake)
             var next = camera + velocity * step
-            // Arriving: stop on the spot rather than pass it.
-            if tracking, (wanted - camera) * (wanted - next) < 0, abs(velocity) <= acceleration * step * 2 { next = wanted; velocity = 0 }
+            // Arriving slowly: stop on the spot rather than pass it (at speed, the subject
+            // turned back past the window: brake as usual).
+            if tracking, (wanted - camera) * (wanted - next) < 0, abs(velocity) <= brake { next = wanted; velocity = 0 }
             if next < lo || next > hi { next = min(max(next, lo), hi); velocity = 0 }
             camera = next
             path[k] = camera

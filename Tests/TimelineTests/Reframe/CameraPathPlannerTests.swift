@@ -1,0 +1,220 @@
+import Foundation
+import PropertyBased
+import Testing
+import Timeline
+
+/// The camera path planner, exhaustively on made-up detections: still subjects give still
+/// windows, moving ones are followed within bounds, cuts restart the path, nothing to
+/// follow is the middle; and for any subject path, the window stays in the picture with
+/// bounded speed and acceleration.
+@Suite struct CameraPathPlannerTests {
+    /// A 9:16 window of a 16:9 picture.
+    static let window = Size(width: 0.31640625, height: 1)
+
+    static func analysis(seconds: Double, cuts: [Double] = [], step: Double = 0.1,
+                         faces: (Double) -> [Double]) -> SubjectAnalysis {
+        let samples = stride(from: 0.0, to: seconds, by: step).map { t in
+            SubjectAnalysis.Sample(time: t, boxes: faces(t).map {
+                SubjectBox(kind: .face, rect: Rect(x: $0 - 0.02, y: 0.3, width: 0.04, height: 0.07), score: 5)
+            })
+        }
+        return SubjectAnalysis(samples: samples, cuts: cuts, duration: seconds)
+    }
+
+    static func plan(_ analysis: SubjectAnalysis, smoothness: Double = 0.5, window: Size = window) -> CameraPath {
+        CameraPathPlanner(window: window, smoothness: smoothness)
+            .plan(analysis, selection: SubjectSelection(subject: .auto, window: window))
+    }
+
+    @Test(arguments: [0.0, 0.5, 1.0])
+    func aStillSubjectGivesAStillWindowAroundIt(smoothness: Double) {
+        // Jitter of a detector (±1 % of the width) does not move the window at all.
+        let path = Self.plan(Self.analysis(seconds: 5) { t in [0.25 + 0.01 * sin(t * 17)] }, smoothness: smoothness)
+        #expect(path.shots.count == 1 && path.shots[0].isStill)
+        let x = path.centre(at: 2).x
+        #expect(abs(x - 0.25) < 0.02)
+    }
+
+    @Test func nothingToFollowIsTheMiddle() {
+        let path = Self.plan(Self.analysis(seconds: 4) { _ in [] })
+        #expect(path.shots[0].isStill && path.centre(at: 1) == Point(x: 0.5, y: 0.5))
+    }
+
+    @Test func aSubjectNearTheEdgeKeepsTheWindowInThePicture() {
+        let path = Self.plan(Self.analysis(seconds: 3) { _ in [0.02] })
+        #expect(abs(path.window(at: 1).x) < 1e-12)
+        let right = Self.plan(Self.analysis(seconds: 3) { _ in [0.99] })
+        #expect(abs(right.window(at: 1).maxX - 1) < 1e-12)
+    }
+
+    @Test func oneFalseDetectionMovesNothing() {
+        let path = Self.plan(Self.analysis(seconds: 4) { t in abs(t - 2) < 0.05 ? [0.9] : [0.3] })
+        #expect(path.shots[0].isStill)
+    }
+
+    /// Walks from 0.15 to 0.85 between 1 and 3.5 s: followed, the face always in the
+    /// window, the window still before the walk and once settled after it.
+    @Test func aWalkIsFollowed() {
+        func x(_ t: Double) -> Double { t < 1 ? 0.15 : t < 3.5 ? 0.15 + (t - 1) / 2.5 * 0.7 : 0.85 }
+        let path = Self.plan(Self.analysis(seconds: 6) { [x($0)] })
+        for frame in 0..<180 {
+            let t = Double(frame) / 30
+            let w = path.window(at: t)
+            #expect(x(t) >= w.x && x(t) <= w.maxX, "at \(t): face \(x(t)), window \(w.x)...\(w.maxX)")
+        }
+        for t in Array(stride(from: 0.0, to: 0.95, by: 1.0 / 30)) + Array(stride(from: 4.8, to: 5.9, by: 1.0 / 30)) {
+            #expect(abs(path.centre(at: t + 1.0 / 30).x - path.centre(at: t).x) * 1920 <= 1, "at \(t)")
+        }
+        #expect(!path.shots[0].isStill)
+    }
+
+    @Test func aCutRestartsThePathWithoutAMoveAcrossIt() {
+        let path = Self.plan(Self.analysis(seconds: 6, cuts: [3]) { t in [t < 3 ? 0.2 : 0.8] })
+        #expect(path.shots.count == 2)
+        #expect(path.shots[0].range == 0..<3 && path.shots[1].range == 3..<6)
+        #expect(path.shots.allSatisfy { $0.isStill })
+        #expect(abs(path.centre(at: 2.99).x - 0.2) < 0.02 && abs(path.centre(at: 3).x - 0.8) < 0.02)
+        #expect(path.shots[0].keyframes.allSatisfy { $0.time < 3 })
+    }
+
+    @Test func aWindowSpanningAnAxisStaysCentredOnIt() {
+        // A 9:16 window of a 9:16 picture spans both axes: nothing moves.
+        let path = Self.plan(Self.analysis(seconds: 3) { t in [0.1 + t / 4] }, window: Size(width: 1, height: 1))
+        #expect(path.shots[0].isStill && path.centre(at: 2) == Point(x: 0.5, y: 0.5))
+    }
+
+    /// Any subject path, any window, any smoothness: the window never leaves the picture,
+    /// moves no faster than its speed bound, and changes speed no faster than its
+    /// acceleration bound (twice it where it comes to rest on the spot).
+    @Test func boundsHoldForAnySubjectPath() async {
+        let input = zip(Gen.double(in: 0.1...0.95), Gen.double(in: 0...1), Gen.uint64(in: 0...UInt64.max))
+        await propertyCheck(count: 200, input: input) { width, smoothness, seed in
+            var state = seed
+            func random() -> Double {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return Double(state >> 11) / Double(1 << 53)
+            }
+            var x = random(), points: [Double?] = []
+            for _ in 0..<80 {
+                x = min(1, max(0, x + (random() - 0.5) * 0.2))
+                points.append(random() < 0.15 ? nil : x)
+            }
+            let seen = points
+            let window = Size(width: width, height: 1)
+            let planner = CameraPathPlanner(window: window, smoothness: smoothness)
+            let analysis = SubjectAnalysis(samples: seen.enumerated().map { i, x in
+                SubjectAnalysis.Sample(time: Double(i) * 0.1, boxes: x.map { [SubjectBox(kind: .face, rect: Rect(x: $0, y: 0.4, width: 0, height: 0.1), score: 1)] } ?? [])
+            }, cuts: [], duration: 8)
+            let path = planner.plan(analysis, selection: SubjectSelection(subject: .auto, window: window))
+            let speed = window.width * (2.0 - 1.2 * smoothness), acceleration = speed / (0.3 + 0.5 * smoothness)
+            var previous: (x: Double, v: Double)?
+            for k in 0..<80 {
+                let t = Double(k) * 0.1
+                let c = path.centre(at: t).x
+                #expect(c >= width / 2 - 1e-9 && c <= 1 - width / 2 + 1e-9)
+                if let p = previous {
+                    let v = (c - p.x) / 0.1
+                    #expect(abs(v) <= speed + 1e-9, "speed \(v) > \(speed)")
+                    #expect(abs(v - p.v) <= 2 * acceleration * 0.1 + 1e-9, "acceleration \((v - p.v) / 0.1) > \(acceleration)")
+                    previous = (c, v)
+                } else {
+                    previous = (c, 0)
+                }
+            }
+        }
+    }
+}
+
+@Suite struct SubjectSelectionTests {
+    static func box(_ kind: SubjectBox.Kind, x: Double, width: Double = 0.05) -> SubjectBox {
+        SubjectBox(kind: kind, rect: Rect(x: x, y: 0.3, width: width, height: 0.1), score: 1)
+    }
+
+    @Test func facesBeforePeopleBeforeMotion() {
+        let selection = SubjectSelection(subject: .auto, window: Size(width: 0.3, height: 1))
+        let all = [Self.box(.motion, x: 0.8), Self.box(.person, x: 0.5), Self.box(.face, x: 0.1)]
+        #expect(selection.region(among: all)?.x == 0.1)
+        #expect(selection.region(among: Array(all.prefix(2)))?.x == 0.5)
+        #expect(selection.region(among: [all[0]])?.x == 0.8)
+        #expect(selection.region(among: []) == nil)
+        #expect(SubjectSelection(subject: .people, window: Size(width: 0.3, height: 1)).region(among: all)?.x == 0.5)
+        #expect(SubjectSelection(subject: .motion, window: Size(width: 0.3, height: 1)).region(among: all)?.x == 0.8)
+        #expect(SubjectSelection(subject: .faces, window: Size(width: 0.3, height: 1)).region(among: [all[0]]) == nil)
+    }
+
+    @Test func facesThatFitAreKeptTogetherElseTheLargest() {
+        let selection = SubjectSelection(subject: .auto, window: Size(width: 0.3, height: 1))
+        let together = selection.region(among: [Self.box(.face, x: 0.3), Self.box(.face, x: 0.45)])
+        #expect(together.map { abs($0.x - 0.3) < 1e-12 && abs($0.maxX - 0.5) < 1e-12 } == true)
+        // 0.1 to 0.85 cannot fit a window 0.3 wide: the largest face.
+        let apart = selection.region(among: [Self.box(.face, x: 0.1), Self.box(.face, x: 0.8, width: 0.08)])
+        #expect(apart?.x == 0.8)
+    }
+}
+
+@Suite struct ShotCutDetectorTests {
+    static func histogram(_ peak: Int) -> [Double] {
+        (0..<32).map { $0 == peak ? 0.7 : 0.3 / 31 }
+    }
+
+    @Test func aJumpIsACutADriftIsNot() {
+        var detector = ShotCutDetector()
+        var cuts: [Double] = []
+        for frame in 0..<150 {
+            let t = Double(frame) / 30
+            // Drifts a bin every second (a pan), jumps at 3 s (a cut).
+            var h = Self.histogram(frame < 90 ? 10 : 25)
+            h[frame / 30 % 32] += 0.01
+            let sum = h.reduce(0, +)
+            if detector.isCut(histogram: h.map { $0 / sum }, at: t) { cuts.append(t) }
+        }
+        #expect(cuts == [3])
+    }
+
+    @Test func aFlashDoesNotMakeTwoCuts() {
+        var detector = ShotCutDetector()
+        var cuts: [Double] = []
+        for frame in 0..<60 {
+            let t = Double(frame) / 30
+            let h = Self.histogram(frame == 30 ? 31 : 5)
+            if detector.isCut(histogram: h, at: t) { cuts.append(t) }
+        }
+        // The flash's first picture is a cut; back 1/30 s later is within the shortest shot.
+        #expect(cuts == [1])
+    }
+}
+
+@Suite struct SubjectAnalysisTests {
+    @Test func boxesTurnUprightWithTheirClip() {
+        // A portrait phone clip stored 1920x1080, shown turned a quarter clockwise: a box
+        // at the stored picture's top left is at the upright picture's top right.
+        let stored = PixelSize(width: 1920, height: 1080)
+        let turn = AffineTransform.orientation(quarterTurns: 1, naturalSize: stored)
+        let analysis = SubjectAnalysis(samples: [.init(time: 0, boxes: [SubjectBox(kind: .face, rect: Rect(x: 0, y: 0, width: 0.1, height: 0.2), score: 1)])],
+                                       cuts: [], duration: 1)
+        let r = analysis.upright(through: turn, naturalSize: stored).samples[0].boxes[0].rect
+        #expect(abs(r.x - 0.8) < 1e-9 && abs(r.y) < 1e-9 && abs(r.width - 0.2) < 1e-9 && abs(r.height - 0.1) < 1e-9, "\(r)")
+    }
+
+    @Test func shotsCoverTheClip() {
+        let analysis = SubjectAnalysis(samples: [], cuts: [0, 2, 2, 5, 9], duration: 6)
+        #expect(analysis.shots == [0..<2, 2..<5, 5..<6])
+        #expect(SubjectAnalysis(samples: [], cuts: [], duration: 0).shots == [0..<0])
+    }
+
+    @Test func thePlanSaysWhatItDid() {
+        let analysis = CameraPathPlannerTests.analysis(seconds: 6, cuts: [3]) { t in t < 3 ? [0.2] : [] }
+        let path = CameraPathPlannerTests.plan(analysis)
+        let reframing = ClipReframing(path: "/in/clip.mov", fit: SmartFit(), pictureSize: Size(width: 1920, height: 1080),
+                                      analysis: analysis, cameraPath: path)
+        #expect(reframing.lines[0] == "fit: smart clip.mov (subject auto, smoothness 0.50): window 608x1080 of 1920x1080, 2 shots")
+        #expect(reframing.lines[1].hasPrefix("  shot 0.000–3.000 s: still, centre (384, 540) px; face in 30 of 30 pictures"))
+        #expect(reframing.lines[2] == "  shot 3.000–6.000 s: still, centre (960, 540) px; nothing to follow: centred")
+        let svg = CameraPathSVG.render(reframing)
+        #expect(svg.components(separatedBy: "<polygon class=\"window\"").count == 3)
+        #expect(svg.components(separatedBy: "<line class=\"cut\"").count == 2)
+        #expect(svg.components(separatedBy: "<circle class=\"face\"").count == 31)
+        let stacked = CameraPathSVG.stacked([svg, svg])
+        #expect(stacked.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" width="880.0" height="540.0">"#))
+    }
+}
