@@ -36,7 +36,14 @@ extension CompositionBuilder {
             throw .media(path: path, reason: "fit: smart could not analyse it: \(Self.reason(error, about: path))")
         }
         let geometry = smartWindow(of: clip, renderSize: renderSize)
-        let upright = analysis.upright(through: orientation(of: clip.video), naturalSize: clip.video.naturalSize)
+        // Only what lies within the video the probe found (a damaged timestamp can put a
+        // picture hours past the end).
+        var within = analysis
+        let end = clip.video.timeRange.end.seconds
+        within.samples.removeAll { !($0.time <= end) }
+        within.cuts.removeAll { !($0 < end) }
+        within.duration = min(max(0, within.duration), end)
+        let upright = within.upright(through: orientation(of: clip.video), naturalSize: clip.video.naturalSize)
         let planner = CameraPathPlanner(window: geometry.window, smoothness: recipe.output.smart.smoothness)
         let cameraPath = planner.plan(upright, selection: SubjectSelection(subject: recipe.output.smart.subject, window: geometry.window))
         return ClipReframing(path: path, fit: recipe.output.smart, pictureSize: Size(width: geometry.box.width, height: geometry.box.height),

@@ -33,7 +33,7 @@ import Timeline
         music:
           source: [a, b]
         """) == [
-            "2:9: output must be a mapping of keys (filename, size, fit, fps, deinterlace, dynamic_range, video, audio, captions), got 'fast'",
+            "2:9: output must be a mapping of keys (filename, size, fit, smart, fps, deinterlace, dynamic_range, video, audio, captions), got 'fast'",
             "4:3: clips must be a list, got a mapping",
             "6:11: music.source must be text, got a list",
         ])
@@ -167,7 +167,7 @@ import Timeline
         original_audio: maybe
         """)
         #expect(lines == [
-            "3:8: output.fit must be one of fit | fill | stretch (got 'fil'); did you mean 'fit'?",
+            "3:8: output.fit must be one of fit | fill | stretch | smart (got 'fil'); did you mean 'fit'?",
             "4:8: output.fps must be between 1 and 240 (got 0)",
             "6:12: clips[0].audio must be one of preserve-pitch | varispeed | mute (got 'loud')",
             "7:15: clips[0].trim end must be a time: seconds (2.5), \"2.5s\", \"250ms\" or \"00:02.500\" or end; got 'x'",

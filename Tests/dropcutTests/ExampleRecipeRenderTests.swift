@@ -40,6 +40,7 @@ import TestSupport
         "animated-watermark.yaml": Expected(clipSeconds: 2, filename: "clip.animated.mp4", width: 320, height: 240, seconds: 2),
         // The group is shown from 2 s to 7 s, so the clip lasts past 7 s.
         "spinning-watermark.yaml": Expected(clipSeconds: 8, filename: "clip.spinning.mp4", width: 320, height: 240, seconds: 8),
+        "smart-vertical.yaml": Expected(clipSeconds: 2, filename: "clip.smart.mp4", width: 1080, height: 1920, seconds: 2),
     ]
 
     /// Examples with `outputs:`: every file they make (name, width, height; a video's

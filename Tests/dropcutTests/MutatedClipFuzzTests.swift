@@ -126,6 +126,36 @@ import TestSupport
         #expect(rendered > 0, "some lightly damaged copies should render")
     }
 
+    /// `fit: smart` reads the whole clip before the render (its analysis pass): mutated
+    /// phone clips through it end within `renderBound`, rendered or refused naming the
+    /// file, like any render.
+    @Test func mutatedClipsThroughTheSmartFitEndInTimeOrFailCleanly() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try await Self.phoneClip("mov", in: dir)
+        let recipe = dir.file("smart.yaml")
+        try "version: 1\noutput: { size: 180x320, fit: smart }\n".write(toFile: recipe, atomically: false, encoding: .utf8)
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        var rendered = 0, refused = 0
+        let seeds = Array(1...12) + [15, 35, 41]
+        for seed in seeds {
+            let ratio = seed > 12 ? "0.0005" : Self.ratios[seed % Self.ratios.count]
+            let mutated = dir.file("m\(seed).mov"), output = dir.file("out/o\(seed).mp4")
+            try await Self.mutate(clip, seed: seed, ratio: ratio, to: mutated)
+            let result = try await Command.run("timeout", ["-s", "KILL", "\(Self.renderBound)", dropcut, "render", "--recipe", recipe,
+                                                           "--output", output, mutated])
+            let what = "seed \(seed), ratio \(ratio): status \(result.status)\n\(result.stderr.suffix(600))"
+            #expect(result.status != 137, "killed after \(Self.renderBound) s. \(what)")
+            switch try Self.judge(result, output: output, naming: mutated, what) {
+            case true?: rendered += 1
+            case false?: refused += 1
+            case nil: break
+            }
+        }
+        #expect(rendered + refused == seeds.count)
+        #expect(rendered > 0)
+    }
+
     /// Issue 28: a phone's clip is variable-rate, its sample deltas (`stts`) several
     /// entries. One bit flipped in the delta of the frame that held 7 frame times makes it
     /// last 4369 s, the frames after it following: a composition of 4370 s from a 2 s clip.

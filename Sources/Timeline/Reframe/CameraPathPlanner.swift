@@ -14,6 +14,8 @@ public struct CameraPathPlanner: Sendable {
     public var smoothness: Double
     /// Grid spacing, seconds.
     public var step = 0.1
+    /// The most grid points a clip gets (a day at 0.1 s is 864 000).
+    static let maximumPoints = 1_000_000
 
     public init(window: Size, smoothness: Double) {
         self.window = Size(width: min(max(window.width, 0), 1), height: min(max(window.height, 0), 1))
@@ -33,14 +35,18 @@ public struct CameraPathPlanner: Sendable {
     public func plan(_ analysis: SubjectAnalysis, selection: SubjectSelection) -> CameraPath {
         var shots: [CameraPath.Shot] = []
         var sampleIndex = 0
-        for range in analysis.shots {
-            let count = max(1, Int(((range.upperBound - range.lowerBound) / step).rounded(.up)))
+        // The grid never holds more than `maximumPoints` (a damaged timestamp can claim
+        // a clip of years): coarser over a very long clip.
+        let length = analysis.duration.isFinite ? max(0, analysis.duration) : 0
+        let step = max(self.step, length / Double(Self.maximumPoints))
+        for range in analysis.shots where range.lowerBound.isFinite && range.upperBound.isFinite {
+            let count = max(1, Int(min(Double(Self.maximumPoints), ((range.upperBound - range.lowerBound) / step).rounded(.up))))
             var xs = [Double?](repeating: nil, count: count), ys = xs
             var sums = [(x: Double, y: Double, n: Double)](repeating: (0, 0, 0), count: count)
             while sampleIndex < analysis.samples.count, analysis.samples[sampleIndex].time < range.upperBound {
                 let sample = analysis.samples[sampleIndex]
                 sampleIndex += 1
-                guard sample.time >= range.lowerBound, let region = selection.region(among: sample.boxes) else { continue }
+                guard sample.time >= range.lowerBound, sample.time.isFinite, let region = selection.region(among: sample.boxes) else { continue }
                 let k = min(count - 1, max(0, Int(((sample.time - range.lowerBound) / step).rounded())))
                 sums[k].x += region.x + region.width / 2
                 sums[k].y += region.y + region.height / 2
@@ -50,7 +56,7 @@ public struct CameraPathPlanner: Sendable {
                 xs[k] = sums[k].x / sums[k].n
                 ys[k] = sums[k].y / sums[k].n
             }
-            let px = axis(xs, window: window.width), py = axis(ys, window: window.height)
+            let px = axis(xs, window: window.width, step: step), py = axis(ys, window: window.height, step: step)
             var keyframes: [CameraPath.Keyframe] = []
             for k in 0..<count {
                 let keyframe = CameraPath.Keyframe(time: range.lowerBound + Double(k) * step, centre: Point(x: px[k], y: py[k]))
@@ -73,7 +79,7 @@ public struct CameraPathPlanner: Sendable {
 
     /// One axis of one shot: the window centre per grid point, from the subject centres
     /// seen (nil: none seen there).
-    func axis(_ seen: [Double?], window w: Double) -> [Double] {
+    func axis(_ seen: [Double?], window w: Double, step: Double) -> [Double] {
         let count = seen.count
         guard w < 0.999, count > 0 else { return [Double](repeating: 0.5, count: count) }
         let lo = w / 2, hi = 1 - w / 2
