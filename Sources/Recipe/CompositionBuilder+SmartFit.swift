@@ -32,7 +32,7 @@ extension CompositionBuilder {
         guard recipe.output.fit == .smart, !clip.video.isStillImage else { return nil }
         let path = clip.media.path
         let analysis: SubjectAnalysis
-        do { analysis = try subjects.analysis(of: path, subject: recipe.output.smart.subject) } catch {
+        do { analysis = try subjects.analysis(of: path, subject: recipe.output.smart.subject, until: clip.trim.end.seconds) } catch {
             throw .media(path: path, reason: "fit: smart could not analyse it: \(Self.reason(error, about: path))")
         }
         let geometry = smartWindow(of: clip, renderSize: renderSize)

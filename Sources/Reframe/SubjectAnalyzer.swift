@@ -18,7 +18,7 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
 
     public init() {}
 
-    public func analysis(of path: String, subject: SmartFit.Subject) throws -> SubjectAnalysis {
+    public func analysis(of path: String, subject: SmartFit.Subject, until end: Double = .infinity) throws -> SubjectAnalysis {
         let reader: SketchReader
         do { reader = try SketchReader(path: path, maxWidth: maxWidth) } catch { throw SubjectAnalysisError.media(error) }
         let detector = try SubjectDetector()
@@ -34,7 +34,7 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
         while true {
             let next: (time: Double, picture: VideoFrame)?
             do { next = try reader.next() } catch { throw SubjectAnalysisError.media(error) }
-            guard let (time, picture) = next else { break }
+            guard let (time, picture) = next, !(time > end) else { break }
             // Ascending times only: a damaged timestamp going back is skipped.
             guard time > lastTime else { continue }
             if lastTime.isFinite { frameTime = time - lastTime }

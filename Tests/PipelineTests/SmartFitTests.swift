@@ -103,9 +103,9 @@ import Reframe
     @Test func oneAnalysisForEveryOutput() async throws {
         final class Counting: SubjectAnalyzing, @unchecked Sendable {
             let calls = Mutex(0)
-            func analysis(of path: String, subject: SmartFit.Subject) throws -> SubjectAnalysis {
+            func analysis(of path: String, subject: SmartFit.Subject, until end: Double) throws -> SubjectAnalysis {
                 calls.withLock { $0 += 1 }
-                return try SubjectAnalyzer().analysis(of: path, subject: subject)
+                return try SubjectAnalyzer().analysis(of: path, subject: subject, until: end)
             }
         }
         let dir = try TemporaryDirectory()

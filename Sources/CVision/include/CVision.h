@@ -42,8 +42,8 @@ int cvision_detect_faces(cvision_detector *detector, const uint8_t *gray, int wi
 int cvision_detect_people(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
                           cvision_box *out, int capacity);
 
-/// Compares the picture with the one handed in before (same size): 1 with the region
-/// that moved in `out` (centre of the moving pixels ± two standard deviations), 0 when
+/// Compares the picture with the one handed in before (same size): 1 with the largest
+/// region that moved in `out` (its bounding box), 0 when
 /// nothing moved or there is no earlier picture of this size, -1 when OpenCV failed.
 int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
                    cvision_box *out);

@@ -39,9 +39,10 @@ public struct SubjectAnalysis: Sendable, Hashable {
 /// composition builder asks for it only for `fit: smart`, so building stays a pure
 /// function of what it is given.
 public protocol SubjectAnalyzing: Sendable {
-    /// The analysis of the video of the file at `path`, looking for `subject`. Throws
-    /// with a message naming the file when it cannot be decoded.
-    func analysis(of path: String, subject: SmartFit.Subject) throws -> SubjectAnalysis
+    /// The analysis of the video of the file at `path`, looking for `subject`, from its
+    /// start up to source time `end` (seconds; what a trimmed clip shows). Throws with a
+    /// message naming the file when it cannot be decoded.
+    func analysis(of path: String, subject: SmartFit.Subject, until end: Double) throws -> SubjectAnalysis
 }
 
 /// For builders that never meet `fit: smart`: asking is an error that says so.
@@ -50,7 +51,7 @@ public struct NoSubjectAnalysis: SubjectAnalyzing {
         public var description: String { "fit: smart needs the subject analysis, which this build of the composition was not given" }
     }
     public init() {}
-    public func analysis(of path: String, subject: SmartFit.Subject) throws -> SubjectAnalysis { throw Unavailable() }
+    public func analysis(of path: String, subject: SmartFit.Subject, until end: Double) throws -> SubjectAnalysis { throw Unavailable() }
 }
 
 extension SubjectAnalysis {
