@@ -50,18 +50,21 @@ static cv::Mat wrap(const uint8_t *gray, int width, int height, ptrdiff_t stride
 }
 
 extern "C" int cvision_detect_faces(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
-                                    int min_size, cvision_box *out, int capacity) {
+                                    int min_size, cvision_region region, cvision_box *out, int capacity) {
     try {
-        cv::equalizeHist(wrap(gray, width, height, stride), detector->equalized);
+        cv::Rect whole(0, 0, width, height);
+        cv::Rect roi = region.width > 0 && region.height > 0 ? cv::Rect(region.x, region.y, region.width, region.height) & whole : whole;
+        if (roi.width < min_size || roi.height < min_size) return 0;
+        cv::equalizeHist(wrap(gray, width, height, stride)(roi), detector->equalized);
         detector->rects.clear();
         detector->neighbours.clear();
-        detector->faces.detectMultiScale(detector->equalized, detector->rects, detector->neighbours, 1.1, 4, 0,
+        detector->faces.detectMultiScale(detector->equalized, detector->rects, detector->neighbours, 1.2, 3, 0,
                                          cv::Size(min_size, min_size));
         int count = 0;
         for (size_t i = 0; i < detector->rects.size() && count < capacity; i++) {
             const cv::Rect &r = detector->rects[i];
             float score = i < detector->neighbours.size() ? static_cast<float>(detector->neighbours[i]) : 1.0f;
-            out[count++] = cvision_box{float(r.x), float(r.y), float(r.width), float(r.height), score, CVISION_FACE};
+            out[count++] = cvision_box{float(r.x + roi.x), float(r.y + roi.y), float(r.width), float(r.height), score, CVISION_FACE};
         }
         return count;
     } catch (...) {

@@ -37,6 +37,7 @@ final class Decoder {
         if strict { context.pointee.err_recognition |= AV_EF_EXPLODE }
         if sketch {
             context.pointee.skip_loop_filter = AVDISCARD_ALL
+            context.pointee.skip_frame = AVDISCARD_NONREF
             context.pointee.flags2 |= AV_CODEC_FLAG2_FAST
         }
         try codecContext.open()

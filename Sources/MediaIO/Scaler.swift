@@ -24,7 +24,7 @@ public final class Scaler {
         case bicubic
         /// Lanczos: sharper, slower; for pictures scaled once (overlay logos).
         case lanczos
-        /// Bilinear: fast, for pictures only analysed, never shown.
+        /// Fast bilinear: for pictures only analysed, never shown.
         case bilinear
     }
 
@@ -32,7 +32,7 @@ public final class Scaler {
         switch filter {
         case .bicubic: flags = Int32(SWS_BICUBIC)
         case .lanczos: flags = Int32(SWS_LANCZOS) | Int32(SWS_ACCURATE_RND)
-        case .bilinear: flags = Int32(SWS_BILINEAR)
+        case .bilinear: flags = Int32(SWS_FAST_BILINEAR)
         }
     }
 

@@ -4,14 +4,14 @@ import Timeline
 /// Reads a video track fast and small, for analysis (`fit: smart`): decoded roughly
 /// (`Decoder`'s sketch mode: no loop filter) and scaled to an 8-bit grey picture at most
 /// `maxWidth` wide, in the display's shape (stored pixels widened by their aspect ratio).
-/// The decoded frame and the grey picture are reused: no allocation per picture.
+/// The decoded frame is reused, and the grey pictures are the caller's: no allocation
+/// per picture.
 public final class SketchReader {
     public let path: String
     /// The grey picture's size.
     public let size: PixelSize
     private let source: StreamDecoder
     private let decoded: VideoFrame
-    private let picture: VideoFrame
     private let scaler = Scaler(filter: .bilinear)
     private let timeBase: MediaTime
     private let startTime: MediaTime
@@ -30,17 +30,21 @@ public final class SketchReader {
         func side(_ value: Double) -> Int { max(32, Int(value * scale / 2) * 2) }
         size = PixelSize(width: side(width), height: side(height))
         decoded = try VideoFrame()
-        picture = try VideoFrame(width: size.width, height: size.height, pixelFormat: .gray)
     }
 
-    /// The next picture: its time in seconds from the track's first picture, and the grey
-    /// picture (valid until the next call). Nil at the end of the track.
-    public func next() throws(FFmpegError) -> (time: Double, picture: VideoFrame)? {
+    /// A grey picture of `size`, for `next(into:)`.
+    public func makePicture() throws(FFmpegError) -> VideoFrame {
+        try VideoFrame(width: size.width, height: size.height, pixelFormat: .gray)
+    }
+
+    /// Decodes the next picture into `picture` (made by `makePicture`) and returns its
+    /// time in seconds from the track's first picture; nil at the end of the track.
+    public func next(into picture: VideoFrame) throws(FFmpegError) -> Double? {
         guard try source.decodeNext(into: decoded.frame) else { return nil }
         let best = decoded.frame.pointee.best_effort_timestamp
         let pts = best == cff_nopts_value() ? 0 : best
         let time = (timeBase.multiplied(by: pts, dividedBy: 1) - startTime).seconds
         try scaler.scale(decoded, region: PixelRect(size: decoded.size), into: picture, region: PixelRect(size: size))
-        return (max(0, time), picture)
+        return max(0, time)
     }
 }

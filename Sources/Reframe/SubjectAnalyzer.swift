@@ -1,40 +1,44 @@
 import Foundation
 import MediaIO
+import Support
 import Timeline
 
 /// `fit: smart`'s analysis pass on real media: the clip decoded small and rough
 /// (`SketchReader`, ≤ 480 px wide); every picture's luma histogram compared with the one
-/// before (shot cuts, found on the frame they happen); ten times a second a sample:
-/// motion (the difference from the previous sample), faces looked for five times a second
-/// and people (slower) two and a half times, each held until the next look within the
-/// shot — and looked for again on a cut's first picture. Memory stays that of one small picture and its
+/// before (shot cuts, on the first picture of the new shot the sketch decodes); ten
+/// times a second a sample: motion (the difference from the previous sample), faces five
+/// times a second (once a second in the whole picture, in between near the faces found)
+/// and people (slower) twice a second, each held until the next look within the shot —
+/// and looked for again on a cut's first picture. Memory stays that of one small picture and its
 /// predecessor, whatever the clip's length; what grows is the list of boxes found.
 public struct SubjectAnalyzer: SubjectAnalyzing {
     /// Seconds between samples (motion; the planner's grid), looks for faces, and for people.
     public var sampleInterval = 0.1
     public var faceInterval = 0.2
-    public var peopleInterval = 0.4
+    public var peopleInterval = 0.5
+    /// Seconds between looks for faces in the whole picture (between them, near the
+    /// faces already found).
+    public var wholeInterval = 1.0
     public var maxWidth = 480
 
     public init() {}
 
     public func analysis(of path: String, subject: SmartFit.Subject, until end: Double = .infinity) throws -> SubjectAnalysis {
-        let reader: SketchReader
-        do { reader = try SketchReader(path: path, maxWidth: maxWidth) } catch { throw SubjectAnalysisError.media(error) }
+        let pictures = try SketchPictures(path: path, maxWidth: maxWidth)
+        defer { pictures.stop() }
         let detector = try SubjectDetector()
         var shots = ShotCutDetector()
         var samples: [SubjectAnalysis.Sample] = []
         var cuts: [Double] = []
-        var lastTime = -Double.infinity, frameTime = 0.0, lastSample = -Double.infinity, lastFaces = -Double.infinity, lastPeople = -Double.infinity
+        var lastTime = -Double.infinity, frameTime = 0.0, lastSample = -Double.infinity, lastWhole = -Double.infinity, lastFaces = -Double.infinity, lastPeople = -Double.infinity
         var faces: [SubjectBox] = [], people: [SubjectBox] = []
         let wantsFaces = subject == .auto || subject == .faces
         let wantsPeople = subject == .auto || subject == .people
         let wantsMotion = subject == .auto || subject == .motion
         var histogram = [Double](repeating: 0, count: 32)
-        while true {
-            let next: (time: Double, picture: VideoFrame)?
-            do { next = try reader.next() } catch { throw SubjectAnalysisError.media(error) }
-            guard let (time, picture) = next, !(time > end) else { break }
+        while let (time, picture) = try pictures.next() {
+            defer { pictures.done(with: picture) }
+            guard !(time > end) else { break }
             // Ascending times only: a damaged timestamp going back is skipped.
             guard time > lastTime else { continue }
             if lastTime.isFinite { frameTime = time - lastTime }
@@ -45,7 +49,7 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
             if cut {
                 cuts.append(time)
                 faces = []; people = []
-                lastFaces = -.infinity; lastPeople = -.infinity
+                lastFaces = -.infinity; lastPeople = -.infinity; lastWhole = -.infinity
             }
             // The rest a few times a second (and on a cut's first picture): boxes for the
             // planner's grid, motion against the picture looked at before.
@@ -55,8 +59,18 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
             if cut { _ = try detector.motion(in: picture) }   // the new shot's first picture to compare with
             if wantsFaces, time >= lastFaces + faceInterval * 0.9 {
                 lastFaces = time
-                // A face a 20th of the picture's height and up: smaller is a crowd.
-                faces = try detector.faces(in: picture, minimumSize: max(16, picture.height / 20))
+                // A face a 20th of the picture's height and up: smaller is a crowd. Between
+                // looks at the whole picture (every `wholeInterval`), only around the faces
+                // already found: a fraction of the cost; a face lost there is looked for in
+                // the whole picture at once.
+                let minimum = max(16, picture.height / 20)
+                if !faces.isEmpty, time < lastWhole + wholeInterval * 0.99 {
+                    faces = try detector.faces(in: picture, minimumSize: minimum, region: Self.around(faces))
+                }
+                if faces.isEmpty || time >= lastWhole + wholeInterval * 0.99 {
+                    faces = try detector.faces(in: picture, minimumSize: minimum)
+                    lastWhole = time
+                }
             }
             // People only when no face answers the question (`auto`), or when asked.
             if wantsPeople, subject == .people || faces.isEmpty, time >= lastPeople + peopleInterval * 0.9 {
@@ -72,4 +86,72 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
         let duration = samples.last.map { $0.time + frameTime } ?? 0
         return SubjectAnalysis(samples: samples, cuts: cuts, duration: duration)
     }
+
+    /// Where to look again for `faces`: around them all, each widened by its own size on
+    /// every side (a face moves less than that in a fifth of a second).
+    static func around(_ faces: [SubjectBox]) -> Rect {
+        var region = faces[0].rect
+        for face in faces { region = region.union(face.rect) }
+        let margin = faces.map { max($0.rect.width, $0.rect.height) }.max() ?? 0
+        let x0 = max(0, region.x - margin), y0 = max(0, region.y - margin)
+        return Rect(x: x0, y: y0, width: min(1, region.maxX + margin) - x0, height: min(1, region.maxY + margin) - y0)
+    }
+}
+
+/// The clip's grey pictures decoded on a thread of their own, a few ahead of the
+/// analysis (decoding and detecting then use both cores): three pictures made once and
+/// passed back and forth.
+final class SketchPictures: @unchecked Sendable {
+    private enum Item { case picture(Double, VideoFrame), end, failed(FFmpegError) }
+    private let free = BoundedQueue<VideoFrame>(capacity: 3)
+    private let filled = BoundedQueue<Item>(capacity: 3)
+
+    init(path: String, maxWidth: Int) throws(SubjectAnalysisError) {
+        let reader: SketchReader
+        do {
+            reader = try SketchReader(path: path, maxWidth: maxWidth)
+            for _ in 0..<free.capacity { _ = free.put(try reader.makePicture()) }
+        } catch { throw .media(error) }
+        let box = ReaderBox(reader)
+        let (free, filled) = (self.free, self.filled)
+        do throws(DetachedThread.StartError) {
+            try DetachedThread.start("dropcut-sketch") {
+                while let picture = free.take() {
+                    do throws(FFmpegError) {
+                        guard let time = try box.reader.next(into: picture) else { _ = filled.put(.end); return }
+                        guard filled.put(.picture(time, picture)) else { return }
+                    } catch {
+                        _ = filled.put(.failed(error))
+                        return
+                    }
+                }
+            }
+        } catch {
+            throw .media(FFmpegError(code: -error.errno, function: "pthread_create", path: path, note: "\(error)"))
+        }
+    }
+
+    /// The next picture and its time; nil at the end.
+    func next() throws(SubjectAnalysisError) -> (Double, VideoFrame)? {
+        switch filled.take() {
+        case let .picture(time, picture)?: return (time, picture)
+        case let .failed(error)?: throw .media(error)
+        case .end?, nil: return nil
+        }
+    }
+
+    /// Hands a picture back to be decoded into again.
+    func done(with picture: VideoFrame) { _ = free.put(picture) }
+
+    /// Stops the decoding thread (it ends after the picture in hand).
+    func stop() {
+        free.close()
+        filled.close()
+    }
+}
+
+/// The reader, moved to the decoding thread and used only there.
+private final class ReaderBox: @unchecked Sendable {
+    let reader: SketchReader
+    init(_ reader: SketchReader) { self.reader = reader }
 }

@@ -26,6 +26,11 @@ typedef struct {
     int kind;
 } cvision_box;
 
+/// A part of the picture to look in, pixels; width or height 0: the whole picture.
+typedef struct {
+    int x, y, width, height;
+} cvision_region;
+
 typedef struct cvision_detector cvision_detector;
 
 /// Loads the face cascade at `face_cascade` (an OpenCV XML cascade, as opencv-data ships)
@@ -33,10 +38,11 @@ typedef struct cvision_detector cvision_detector;
 cvision_detector *cvision_detector_create(const char *face_cascade, char *error, size_t error_size);
 void cvision_detector_free(cvision_detector *detector);
 
-/// Faces in the picture, at least `min_size` pixels wide: how many were written to `out`
-/// (at most `capacity`), or -1 when OpenCV failed.
+/// Faces in `region` of the picture (LBP cascade), at least `min_size` pixels wide, in
+/// the picture's pixels: how many were written to `out` (at most `capacity`), or -1 when
+/// OpenCV failed.
 int cvision_detect_faces(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
-                         int min_size, cvision_box *out, int capacity);
+                         int min_size, cvision_region region, cvision_box *out, int capacity);
 
 /// Standing people (HOG, 64x128 windows and up): as `cvision_detect_faces`.
 int cvision_detect_people(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
