@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "CVision", cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-O2"])],
                 linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         // `fit: smart`'s analysis pass: a clip decoded small (MediaIO), looked at by CVision.
-        .target(name: "Reframe", dependencies: ["CVision", "MediaIO", "Timeline"]),
+        .target(name: "Reframe", dependencies: ["CVision", "MediaIO", "Support", "Timeline"]),
         .target(name: "Render", dependencies: [
             "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -24,7 +24,8 @@ public final class Scaler {
         case bicubic
         /// Lanczos: sharper, slower; for pictures scaled once (overlay logos).
         case lanczos
-        /// Fast bilinear: for pictures only analysed, never shown.
+        /// Bilinear: for pictures only analysed, never shown (fast bilinear aliases
+        /// enough to lose faces the cascade finds in these).
         case bilinear
     }
 
@@ -32,7 +33,7 @@ public final class Scaler {
         switch filter {
         case .bicubic: flags = Int32(SWS_BICUBIC)
         case .lanczos: flags = Int32(SWS_LANCZOS) | Int32(SWS_ACCURATE_RND)
-        case .bilinear: flags = Int32(SWS_FAST_BILINEAR)
+        case .bilinear: flags = Int32(SWS_BILINEAR)
         }
     }
 

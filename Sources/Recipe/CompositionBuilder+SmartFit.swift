@@ -42,7 +42,9 @@ extension CompositionBuilder {
         let end = clip.video.timeRange.end.seconds
         within.samples.removeAll { !($0.time <= end) }
         within.cuts.removeAll { !($0 < end) }
-        within.duration = min(max(0, within.duration), end)
+        // The shots run to the end of what the clip shows (the analysis's last picture may
+        // be a few frames before it: it skips pictures nothing refers to).
+        within.duration = min(end, clip.trim.end.seconds)
         let upright = within.upright(through: orientation(of: clip.video), naturalSize: clip.video.naturalSize)
         let planner = CameraPathPlanner(window: geometry.window, smoothness: recipe.output.smart.smoothness)
         let cameraPath = planner.plan(upright, selection: SubjectSelection(subject: recipe.output.smart.subject, window: geometry.window))

@@ -21,6 +21,7 @@ import TestSupport
         "CLinux": ["Daemon"],
         "CCurl": ["Daemon"],
         "CZlib": ["Recipe"],
+        "CVision": ["Reframe"],
     ]
 
     @Test func cModulesAreImportedInternallyAndOnlyByTheirOwners() throws {
@@ -56,10 +57,12 @@ import TestSupport
         "Timeline": ["Support"],
         "MediaIO": ["Support", "Timeline"],
         "Render": ["Support", "Timeline", "MediaIO"],
+        // `fit: smart`'s analysis: decoding (MediaIO) and OpenCV (CVision, C++), beside Render.
+        "Reframe": ["Support", "Timeline", "MediaIO"],
         "Recipe": ["Support", "Timeline"],
-        "Pipeline": ["Support", "Timeline", "MediaIO", "Render", "Recipe"],
+        "Pipeline": ["Support", "Timeline", "MediaIO", "Render", "Reframe", "Recipe"],
         "Daemon": ["Support", "Timeline", "Recipe", "Pipeline"],
-        "dropcut": ["Support", "Timeline", "MediaIO", "Render", "Recipe", "Pipeline", "Daemon"],
+        "dropcut": ["Support", "Timeline", "MediaIO", "Render", "Reframe", "Recipe", "Pipeline", "Daemon"],
     ]
 
     /// The command-line files that drive the daemon; every other command (render, plan,
@@ -223,8 +226,9 @@ import TestSupport
     }
 
     /// A C type's name: FFmpeg's `AVFrame`, `AVPixelFormat`, `AV_PIX_FMT_…`, swscale's and
-    /// swresample's contexts, FreeType's `FT_…`, zlib's `z_stream`, systemd's `sd_…`.
-    static var cName: Regex<Substring> { #/\bAV[A-Z][A-Za-z0-9]+\b|\bAV_\w+|\bSw[rs]Context\b|\bFT_\w+|\bz_stream\b|\bsd_\w+/# }
+    /// swresample's contexts, FreeType's `FT_…`, zlib's `z_stream`, systemd's `sd_…`,
+    /// CVision's `cvision_…`.
+    static var cName: Regex<Substring> { #/\bAV[A-Z][A-Za-z0-9]+\b|\bAV_\w+|\bSw[rs]Context\b|\bFT_\w+|\bz_stream\b|\bsd_\w+|\bcvision_\w+/# }
 
     /// `public` or `open` followed, after other modifiers, by what it declares.
     static var publicDeclaration: Regex<Substring> {

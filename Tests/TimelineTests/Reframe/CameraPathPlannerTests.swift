@@ -202,7 +202,7 @@ import Timeline
         #expect(SubjectAnalysis(samples: [], cuts: [], duration: 0).shots == [0..<0])
     }
 
-    @Test func thePlanSaysWhatItDid() {
+    @Test func thePlanSaysWhatItDid() throws {
         let analysis = CameraPathPlannerTests.analysis(seconds: 6, cuts: [3]) { t in t < 3 ? [0.2] : [] }
         let path = CameraPathPlannerTests.plan(analysis)
         let reframing = ClipReframing(path: "/in/clip.mov", fit: SmartFit(), pictureSize: Size(width: 1920, height: 1080),
@@ -215,6 +215,8 @@ import Timeline
         #expect(svg.components(separatedBy: "<line class=\"cut\"").count == 2)
         #expect(svg.components(separatedBy: "<circle class=\"face\"").count == 31)
         let stacked = CameraPathSVG.stacked([svg, svg])
+        let elements = try SVGElements.parse(stacked)   // well-formed: the nested documents keep their own
+        #expect(elements.filter { $0.name == "svg" }.map { $0.attributes["y"] } == [nil, "0.0", "270.0"])
         #expect(stacked.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" width="880.0" height="540.0">"#))
     }
 }
