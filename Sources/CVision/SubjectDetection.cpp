@@ -104,7 +104,7 @@ extern "C" void cvision_histogram(const uint8_t *gray, int width, int height, pt
 }
 
 extern "C" int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
-                              cvision_box *out) {
+                              cvision_box *out, int capacity) {
     try {
         cv::Mat picture = wrap(gray, width, height, stride);
         double total = double(width) * double(height);
@@ -118,20 +118,22 @@ extern "C" int cvision_motion(cvision_detector *detector, const uint8_t *gray, i
             // Under 0.2 % of the picture: noise, not a subject. Over 60 %: the camera
             // moved or the light changed; the whole picture moving says nothing of where.
             if (fraction >= 0.002 && fraction <= 0.6) {
-                // The largest moving region (a person walking, not the mean of everyone):
-                // pixels joined after closing the gaps a moving body's edges leave.
+                // Moving regions (a person walking, not the mean of everyone): pixels
+                // joined after closing the gaps a moving body's edges leave.
                 cv::dilate(detector->mask, detector->mask, cv::Mat(), cv::Point(-1, -1), 2);
                 int count = cv::connectedComponentsWithStats(detector->mask, detector->labels, detector->stats, detector->centroids, 8);
-                int best = -1, bestArea = 0;
-                for (int i = 1; i < count; i++) {
-                    int area = detector->stats.at<int>(i, cv::CC_STAT_AREA);
-                    if (area > bestArea) { bestArea = area; best = i; }
-                }
-                if (best > 0 && bestArea >= total * 0.001) {
-                    const int *row = detector->stats.ptr<int>(best);
-                    *out = cvision_box{float(row[cv::CC_STAT_LEFT]), float(row[cv::CC_STAT_TOP]), float(row[cv::CC_STAT_WIDTH]),
-                                       float(row[cv::CC_STAT_HEIGHT]), float(fraction), CVISION_MOTION};
-                    found = 1;
+                // The largest regions first, each at least 0.1 % of the picture.
+                while (found < capacity) {
+                    int best = -1, bestArea = 0;
+                    for (int i = 1; i < count; i++) {
+                        int area = detector->stats.at<int>(i, cv::CC_STAT_AREA);
+                        if (area > bestArea) { bestArea = area; best = i; }
+                    }
+                    if (best < 0 || bestArea < total * 0.001) break;
+                    int *row = detector->stats.ptr<int>(best);
+                    out[found++] = cvision_box{float(row[cv::CC_STAT_LEFT]), float(row[cv::CC_STAT_TOP]), float(row[cv::CC_STAT_WIDTH]),
+                                               float(row[cv::CC_STAT_HEIGHT]), float(bestArea / total), CVISION_MOTION};
+                    row[cv::CC_STAT_AREA] = 0;
                 }
             }
         }

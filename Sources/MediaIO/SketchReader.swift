@@ -32,6 +32,13 @@ public final class SketchReader {
         decoded = try VideoFrame()
     }
 
+    /// Goes to the last keyframe at or before `seconds` from the track's first picture:
+    /// the pictures before it are not decoded.
+    public func seek(to seconds: Double) throws(FFmpegError) {
+        guard seconds > 0, seconds.isFinite else { return }
+        try source.seek(to: startTime + MediaTime(seconds: seconds, preferredTimescale: 90000))
+    }
+
     /// A grey picture of `size`, for `next(into:)`.
     public func makePicture() throws(FFmpegError) -> VideoFrame {
         try VideoFrame(width: size.width, height: size.height, pixelFormat: .gray)

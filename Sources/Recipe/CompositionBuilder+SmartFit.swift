@@ -32,7 +32,8 @@ extension CompositionBuilder {
         guard recipe.output.fit == .smart, !clip.video.isStillImage else { return nil }
         let path = clip.media.path
         let analysis: SubjectAnalysis
-        do { analysis = try subjects.analysis(of: path, subject: recipe.output.smart.subject, until: clip.trim.end.seconds) } catch {
+        let shown = max(0, clip.trim.start.seconds)...max(0, clip.trim.start.seconds, clip.trim.end.seconds)
+        do { analysis = try subjects.analysis(of: path, subject: recipe.output.smart.subject, within: shown) } catch {
             throw .media(path: path, reason: "fit: smart could not analyse it: \(Self.reason(error, about: path))")
         }
         let geometry = smartWindow(of: clip, renderSize: renderSize)
@@ -44,7 +45,7 @@ extension CompositionBuilder {
         within.cuts.removeAll { !($0 < end) }
         // The shots run to the end of what the clip shows (the analysis's last picture may
         // be a few frames before it: it skips pictures nothing refers to).
-        within.duration = min(end, clip.trim.end.seconds)
+        within.duration = max(within.start, min(end, clip.trim.end.seconds))
         let upright = within.upright(through: orientation(of: clip.video), naturalSize: clip.video.naturalSize)
         let planner = CameraPathPlanner(window: geometry.window, smoothness: recipe.output.smart.smoothness)
         let cameraPath = planner.plan(upright, selection: SubjectSelection(subject: recipe.output.smart.subject, window: geometry.window))

@@ -23,8 +23,8 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
 
     public init() {}
 
-    public func analysis(of path: String, subject: SmartFit.Subject, until end: Double = .infinity) throws -> SubjectAnalysis {
-        let pictures = try SketchPictures(path: path, maxWidth: maxWidth)
+    public func analysis(of path: String, subject: SmartFit.Subject, within range: ClosedRange<Double> = 0...Double.greatestFiniteMagnitude) throws -> SubjectAnalysis {
+        let pictures = try SketchPictures(path: path, maxWidth: maxWidth, from: range.lowerBound)
         defer { pictures.stop() }
         let detector = try SubjectDetector()
         var shots = ShotCutDetector()
@@ -38,7 +38,7 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
         var histogram = [Double](repeating: 0, count: 32)
         while let (time, picture) = try pictures.next() {
             defer { pictures.done(with: picture) }
-            guard !(time > end) else { break }
+            guard !(time > range.upperBound) else { break }
             // Ascending times only: a damaged timestamp going back is skipped.
             guard time > lastTime else { continue }
             if lastTime.isFinite { frameTime = time - lastTime }
@@ -55,8 +55,8 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
             // planner's grid, motion against the picture looked at before.
             guard cut || time >= lastSample + sampleInterval * 0.9 else { continue }
             lastSample = time
-            let moved = cut ? nil : try detector.motion(in: picture)
-            if cut { _ = try detector.motion(in: picture) }   // the new shot's first picture to compare with
+            let moved = try detector.motion(in: picture)
+            // (On a cut's first picture the difference is the cut, not motion.)
             if wantsFaces, time >= lastFaces + faceInterval * 0.9 {
                 lastFaces = time
                 // A face a 20th of the picture's height and up: smaller is a crowd. Between
@@ -75,16 +75,17 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
             // People only when no face answers the question (`auto`), or when asked.
             if wantsPeople, subject == .people || faces.isEmpty, time >= lastPeople + peopleInterval * 0.9 {
                 lastPeople = time
-                people = try detector.people(in: picture)
+                // Weak HOG answers (SVM weight under 0.8) are mostly walls and shadows.
+                people = try detector.people(in: picture).filter { $0.score >= 0.8 }
             } else if !faces.isEmpty, subject == .auto {
                 people = []
             }
             var boxes = faces + people
-            if wantsMotion, let moved { boxes.append(moved) }
+            if wantsMotion, !cut { boxes += moved }
             samples.append(SubjectAnalysis.Sample(time: time, boxes: boxes))
         }
         let duration = samples.last.map { $0.time + frameTime } ?? 0
-        return SubjectAnalysis(samples: samples, cuts: cuts, duration: duration)
+        return SubjectAnalysis(samples: samples, cuts: cuts, duration: duration, start: min(range.lowerBound, samples.first?.time ?? 0))
     }
 
     /// Where to look again for `faces`: around them all, each widened by its own size on
@@ -106,10 +107,11 @@ final class SketchPictures: @unchecked Sendable {
     private let free = BoundedQueue<VideoFrame>(capacity: 3)
     private let filled = BoundedQueue<Item>(capacity: 3)
 
-    init(path: String, maxWidth: Int) throws(SubjectAnalysisError) {
+    init(path: String, maxWidth: Int, from start: Double) throws(SubjectAnalysisError) {
         let reader: SketchReader
         do {
             reader = try SketchReader(path: path, maxWidth: maxWidth)
+            try reader.seek(to: start)
             for _ in 0..<free.capacity { _ = free.put(try reader.makePicture()) }
         } catch { throw .media(error) }
         let box = ReaderBox(reader)

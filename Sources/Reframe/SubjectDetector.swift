@@ -52,12 +52,12 @@ final class SubjectDetector {
         }
     }
 
-    /// What moved since the previous picture handed here (nil: nothing, or no previous
-    /// picture of this size).
-    func motion(in picture: VideoFrame) throws(SubjectAnalysisError) -> SubjectBox? {
+    /// The regions that moved since the previous picture handed here, largest first, at
+    /// most `limit` (none: nothing moved, or no previous picture of this size).
+    func motion(in picture: VideoFrame, limit: Int = 8) throws(SubjectAnalysisError) -> [SubjectBox] {
         try run(picture, "motion") { pixels, stride, out in
-            cvision_motion(detector, pixels, Int32(picture.width), Int32(picture.height), stride, out)
-        }.first
+            cvision_motion(detector, pixels, Int32(picture.width), Int32(picture.height), stride, out, Int32(min(limit, Self.capacity)))
+        }
     }
 
     /// The picture's luma histogram into `histogram` (32 bins summing to 1).

@@ -14,7 +14,7 @@ import Timeline
         var x: @Sendable (Double) -> Double
         var cut: Double?
         var seconds: Double
-        func analysis(of path: String, subject: SmartFit.Subject, until end: Double) throws -> SubjectAnalysis {
+        func analysis(of path: String, subject: SmartFit.Subject, within range: ClosedRange<Double>) throws -> SubjectAnalysis {
             let samples = stride(from: 0.0, to: seconds, by: 0.1).map { t in
                 SubjectAnalysis.Sample(time: t, boxes: [SubjectBox(kind: .face, rect: Rect(x: x(t) - 0.03, y: 0.3, width: 0.06, height: 0.1), score: 5)])
             }

@@ -12,7 +12,7 @@ public enum ReframeFixtures {
     public static let width = 1280.0, height = 720.0, fps = 30.0
 
     /// The folder the photographs are in: `DROPCUT_PHOTOS` (scripts/test sets it), else
-    /// scripts/photos is run, which fetches them once into `.build/photos`.
+    /// what scripts/photos prints (it fetches them once into ~/.cache/dropcut-photos).
     public static func photos() throws -> String {
         if let dir = ProcessInfo.processInfo.environment["DROPCUT_PHOTOS"], FileManager.default.fileExists(atPath: dir + "/vtest.avi") {
             return dir

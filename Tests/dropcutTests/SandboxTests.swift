@@ -90,14 +90,17 @@ import TestSupport
                   - { range: [0.2, 0.6], rate: 0.5 }
 
             """)
+        // fit: smart: OpenCV's detectors (C++, its own threads) under the same sandbox.
+        try h.drop("smart.mp4")
+        try h.write("smart.yaml", "version: 1\noutput: { filename: \"{name}.vertical.mp4\", size: 180x320, fit: smart }\n")
         let list = try await writeList(try Self.unitAllowList(), in: h.dir)
         let result = try await watchOnce(h, sandbox: ["--mdwe", "--syscalls", list])
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
-        #expect(result.stdout.contains("2 done, 0 failed"))
-        #expect(h.files(h.outbox) == ["plain.dropcut.mp4", "titled.square.mp4"])
+        #expect(result.stdout.contains("3 done, 0 failed"))
+        #expect(h.files(h.outbox) == ["plain.dropcut.mp4", "smart.vertical.mp4", "titled.square.mp4"])
         let square = try FFprobe.stream("video", of: (h.outbox as NSString).appendingPathComponent("titled.square.mp4"))
         #expect(square.map { [$0.width, $0.height] } == [240, 240])
-        #expect(h.files(h.archive) == ["plain.mp4", "titled.mp4", "titled.yaml"])
+        #expect(h.files(h.archive) == ["plain.mp4", "smart.mp4", "smart.yaml", "titled.mp4", "titled.yaml"])
     }
 
     @Test func theFilterCanFailTheDaemon() async throws {

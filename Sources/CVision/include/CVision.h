@@ -48,11 +48,12 @@ int cvision_detect_faces(cvision_detector *detector, const uint8_t *gray, int wi
 int cvision_detect_people(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
                           cvision_box *out, int capacity);
 
-/// Compares the picture with the one handed in before (same size): 1 with the largest
-/// region that moved in `out` (its bounding box), 0 when
-/// nothing moved or there is no earlier picture of this size, -1 when OpenCV failed.
+/// Compares the picture with the one handed in before (same size): the regions that
+/// moved, largest first (bounding boxes; score: the region's share of the picture), at
+/// most `capacity`; 0 when nothing moved (or everything: the camera did) or there is no
+/// earlier picture of this size, -1 when OpenCV failed.
 int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,
-                   cvision_box *out);
+                   cvision_box *out, int capacity);
 
 /// The picture's 32-bin luma histogram, normalised to sum 1 (for finding cuts).
 void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, float histogram[32]);

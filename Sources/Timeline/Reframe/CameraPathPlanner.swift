@@ -37,16 +37,20 @@ public struct CameraPathPlanner: Sendable {
         var sampleIndex = 0
         // The grid never holds more than `maximumPoints` (a damaged timestamp can claim
         // a clip of years): coarser over a very long clip.
-        let length = analysis.duration.isFinite ? max(0, analysis.duration) : 0
+        let length = analysis.duration.isFinite ? max(0, analysis.duration - analysis.start) : 0
         let step = max(self.step, length / Double(Self.maximumPoints))
         for range in analysis.shots where range.lowerBound.isFinite && range.upperBound.isFinite {
             let count = max(1, Int(min(Double(Self.maximumPoints), ((range.upperBound - range.lowerBound) / step).rounded(.up))))
             var xs = [Double?](repeating: nil, count: count), ys = xs
             var sums = [(x: Double, y: Double, n: Double)](repeating: (0, 0, 0), count: count)
+            // The subject chosen is kept from sample to sample within the shot.
+            var chosen: Point?
             while sampleIndex < analysis.samples.count, analysis.samples[sampleIndex].time < range.upperBound {
                 let sample = analysis.samples[sampleIndex]
                 sampleIndex += 1
-                guard sample.time >= range.lowerBound, sample.time.isFinite, let region = selection.region(among: sample.boxes) else { continue }
+                guard sample.time >= range.lowerBound, sample.time.isFinite,
+                      let region = selection.region(among: sample.boxes, near: chosen) else { continue }
+                chosen = Point(x: region.x + region.width / 2, y: region.y + region.height / 2)
                 let k = min(count - 1, max(0, Int(((sample.time - range.lowerBound) / step).rounded())))
                 sums[k].x += region.x + region.width / 2
                 sums[k].y += region.y + region.height / 2
@@ -72,7 +76,8 @@ public struct CameraPathPlanner: Sendable {
             shots.append(CameraPath.Shot(range: range, keyframes: keyframes))
         }
         if shots.isEmpty {
-            shots = [CameraPath.Shot(range: 0..<max(analysis.duration, step), keyframes: [CameraPath.Keyframe(time: 0, centre: Point(x: 0.5, y: 0.5))])]
+            shots = [CameraPath.Shot(range: analysis.start..<max(analysis.duration, analysis.start + step),
+                                     keyframes: [CameraPath.Keyframe(time: analysis.start, centre: Point(x: 0.5, y: 0.5))])]
         }
         return CameraPath(window: window, shots: shots)
     }

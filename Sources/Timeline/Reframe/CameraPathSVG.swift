@@ -9,8 +9,9 @@ public enum CameraPathSVG {
         let path = reframing.cameraPath
         let vertical = path.window.width >= 0.999 && path.window.height < 0.999
         let plotWidth = 800.0, plotHeight = 200.0, left = 60.0, top = 30.0
-        let duration = max(reframing.analysis.duration, path.shots.last?.range.upperBound ?? 0, 0.001)
-        func x(_ t: Double) -> Double { left + t / duration * plotWidth }
+        let start = min(reframing.analysis.start, path.shots.first?.range.lowerBound ?? 0)
+        let duration = max(reframing.analysis.duration, path.shots.last?.range.upperBound ?? 0, start + 0.001) - start
+        func x(_ t: Double) -> Double { left + (t - start) / duration * plotWidth }
         func y(_ f: Double) -> Double { top + f * plotHeight }
         func n(_ v: Double) -> String { formatFixed(v, decimals: 1) }
         let windowSize = vertical ? path.window.height : path.window.width
@@ -42,8 +43,8 @@ public enum CameraPathSVG {
         for cut in reframing.analysis.cuts {
             out.append(#"<line class="cut" x1="\#(n(x(cut)))" y1="\#(n(top))" x2="\#(n(x(cut)))" y2="\#(n(top + plotHeight))" stroke="black" stroke-dasharray="4 3"/>"#)
         }
-        out.append(#"<text x="\#(n(left))" y="\#(n(top + plotHeight + 14))">0 s</text>"#)
-        out.append(#"<text x="\#(n(left + plotWidth))" y="\#(n(top + plotHeight + 14))" text-anchor="end">\#(formatFixed(duration, decimals: 2)) s</text>"#)
+        out.append(#"<text x="\#(n(left))" y="\#(n(top + plotHeight + 14))">\#(formatFixed(start, decimals: 2)) s</text>"#)
+        out.append(#"<text x="\#(n(left + plotWidth))" y="\#(n(top + plotHeight + 14))" text-anchor="end">\#(formatFixed(start + duration, decimals: 2)) s</text>"#)
         out.append(#"<text x="\#(n(left - 4))" y="\#(n(top + 8))" text-anchor="end">\#(vertical ? "top" : "left")</text>"#)
         out.append(#"<text x="\#(n(left - 4))" y="\#(n(top + plotHeight))" text-anchor="end">\#(vertical ? "bottom" : "right")</text>"#)
         out.append(#"<text x="\#(n(left))" y="\#(n(top + plotHeight + 30))">window (blue band) and its centre; faces red, people blue, motion grey; cuts dashed</text>"#)

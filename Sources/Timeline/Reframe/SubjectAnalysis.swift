@@ -17,18 +17,22 @@ public struct SubjectAnalysis: Sendable, Hashable {
     public var samples: [Sample]
     /// Source times (seconds) at which a new shot starts, ascending.
     public var cuts: [Double]
-    /// The clip's length in seconds (its last analysed time when unknown).
+    /// Where the analysis ends, seconds: the clip's length, or the end of what was
+    /// analysed of it.
     public var duration: Double
+    /// Where it starts (0, or about where a trimmed clip starts).
+    public var start: Double
 
-    public init(samples: [Sample], cuts: [Double], duration: Double) {
+    public init(samples: [Sample], cuts: [Double], duration: Double, start: Double = 0) {
         self.samples = samples
         self.cuts = cuts
         self.duration = duration
+        self.start = start.isFinite ? max(0, start) : 0
     }
 
-    /// The shots as half-open source-time ranges, in order, covering 0...duration.
+    /// The shots as half-open source-time ranges, in order, covering start...duration.
     public var shots: [Range<Double>] {
-        var bounds = [0.0]
+        var bounds = [start]
         for cut in cuts where cut > bounds.last! && cut < duration { bounds.append(cut) }
         bounds.append(max(duration, bounds.last!))
         return zip(bounds, bounds.dropFirst()).map { $0.0..<$0.1 }
@@ -39,10 +43,11 @@ public struct SubjectAnalysis: Sendable, Hashable {
 /// composition builder asks for it only for `fit: smart`, so building stays a pure
 /// function of what it is given.
 public protocol SubjectAnalyzing: Sendable {
-    /// The analysis of the video of the file at `path`, looking for `subject`, from its
-    /// start up to source time `end` (seconds; what a trimmed clip shows). Throws with a
-    /// message naming the file when it cannot be decoded.
-    func analysis(of path: String, subject: SmartFit.Subject, until end: Double) throws -> SubjectAnalysis
+    /// The analysis of the video of the file at `path`, looking for `subject`, over the
+    /// source times `range` (seconds: what a trimmed clip shows; the analysis may start
+    /// a little before it, at a keyframe). Throws with a message naming the file when it
+    /// cannot be decoded.
+    func analysis(of path: String, subject: SmartFit.Subject, within range: ClosedRange<Double>) throws -> SubjectAnalysis
 }
 
 /// For builders that never meet `fit: smart`: asking is an error that says so.
@@ -51,7 +56,7 @@ public struct NoSubjectAnalysis: SubjectAnalyzing {
         public var description: String { "fit: smart needs the subject analysis, which this build of the composition was not given" }
     }
     public init() {}
-    public func analysis(of path: String, subject: SmartFit.Subject, until end: Double) throws -> SubjectAnalysis { throw Unavailable() }
+    public func analysis(of path: String, subject: SmartFit.Subject, within range: ClosedRange<Double>) throws -> SubjectAnalysis { throw Unavailable() }
 }
 
 extension SubjectAnalysis {

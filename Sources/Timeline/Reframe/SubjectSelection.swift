@@ -1,7 +1,10 @@
+import Foundation
+
 /// Which region of one analysed picture the camera should keep in view: the subject of
 /// `fit: smart`, chosen as an editor would — faces before people, people before what
-/// moves; several faces kept together when they fit the window, else the biggest and
-/// most central one (who is speaking is not known from pictures alone).
+/// moves; several kept together when they fit the window, else the one followed a
+/// moment before, else the biggest and most central one (who is speaking is not known
+/// from pictures alone), a moving one counting more the nearer the camera it stands.
 public struct SubjectSelection: Sendable, Hashable {
     public var subject: SmartFit.Subject
     /// The crop window as fractions of the upright picture (1 on the axis it spans).
@@ -13,8 +16,10 @@ public struct SubjectSelection: Sendable, Hashable {
     }
 
     /// The region to keep in view among `boxes` (upright, normalised), or nil when there
-    /// is nothing to follow.
-    public func region(among boxes: [SubjectBox]) -> Rect? {
+    /// is nothing to follow. `near`: the centre of the region chosen a moment before — of
+    /// several candidates that do not fit together, the one close to it is kept (the
+    /// same subject, not whichever is biggest at this instant).
+    public func region(among boxes: [SubjectBox], near: Point? = nil) -> Rect? {
         let faces = boxes.filter { $0.kind == .face }
         let people = boxes.filter { $0.kind == .person }
         let motion = boxes.filter { $0.kind == .motion }
@@ -30,15 +35,28 @@ public struct SubjectSelection: Sendable, Hashable {
         for box in candidates.dropFirst() { union = union.union(box.rect) }
         // Together when the group fits inside the window with a margin to spare.
         if union.width <= window.width * 0.9 && union.height <= window.height * 0.9 { return union }
-        let main = candidates.max { weight($0) < weight($1) }!
-        return main.rect
+        if let near, let same = candidates.min(by: { distance($0.centre, near) < distance($1.centre, near) }),
+           distance(same.centre, near) <= Self.sameSubjectDistance(same) {
+            return same.rect
+        }
+        return candidates.max { weight($0) < weight($1) }!.rect
     }
 
-    /// Size first, then closeness to the picture's centre.
+    /// How far a subject's centre may have moved since the last look and still be taken
+    /// for the same: its own size, or a tenth of the picture.
+    static func sameSubjectDistance(_ box: SubjectBox) -> Double {
+        max(0.1, max(box.rect.width, box.rect.height))
+    }
+
+    func distance(_ a: Point, _ b: Point) -> Double { hypot(a.x - b.x, a.y - b.y) }
+
+    /// Size first, then closeness to the picture's centre; what moves counts more the
+    /// lower its foot is in the picture (nearer the camera, in the usual shot).
     private func weight(_ box: SubjectBox) -> Double {
         let c = box.centre
         let offCentre = abs(c.x - 0.5) + abs(c.y - 0.5)
-        return box.area * (1.5 - offCentre)
+        let near = box.kind == .motion ? 0.5 + box.rect.maxY : 1
+        return box.area * (1.5 - offCentre) * near
     }
 }
 
