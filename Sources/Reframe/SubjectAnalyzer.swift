@@ -9,8 +9,9 @@ import Timeline
 /// times a second a sample: motion (the difference from the previous sample), faces five
 /// times a second (once a second in the whole picture, in between near the faces found)
 /// and people (slower) twice a second, each held until the next look within the shot —
-/// and looked for again on a cut's first picture. Memory stays that of one small picture and its
-/// predecessor, whatever the clip's length; what grows is the list of boxes found.
+/// and looked for again on a cut's first picture. Memory stays that of a few small
+/// pictures, whatever the clip's length; what grows is the list of boxes found (ten
+/// samples a second).
 public struct SubjectAnalyzer: SubjectAnalyzing {
     /// Seconds between samples (motion; the planner's grid), looks for faces, and for people.
     public var sampleInterval = 0.1
@@ -55,8 +56,8 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
             // planner's grid, motion against the picture looked at before.
             guard cut || time >= lastSample + sampleInterval * 0.9 else { continue }
             lastSample = time
+            // (On a cut's first picture the difference is the cut, not motion: not kept.)
             let moved = try detector.motion(in: picture)
-            // (On a cut's first picture the difference is the cut, not motion.)
             if wantsFaces, time >= lastFaces + faceInterval * 0.9 {
                 lastFaces = time
                 // A face a 20th of the picture's height and up: smaller is a crowd. Between

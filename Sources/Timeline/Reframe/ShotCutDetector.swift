@@ -18,10 +18,17 @@ public struct ShotCutDetector: Sendable {
     /// Feeds the histogram (bins summing to 1) of the picture at `time`; true when a new
     /// shot starts with it.
     public mutating func isCut(histogram: [Double], at time: Double) -> Bool {
-        defer { previous = histogram }
-        guard previous.count == histogram.count, !histogram.isEmpty else { return false }
+        guard previous.count == histogram.count, !histogram.isEmpty else {
+            previous = histogram
+            return false
+        }
         var distance = 0.0
-        for i in histogram.indices { distance += abs(histogram[i] - previous[i]) }
+        for i in histogram.indices {
+            distance += abs(histogram[i] - previous[i])
+            // Copied in place: the caller's array is refilled every picture, and keeping
+            // it would copy it then (an allocation a picture).
+            previous[i] = histogram[i]
+        }
         guard distance > threshold, time - lastCut >= minimumShot else { return false }
         lastCut = time
         return true
