@@ -93,14 +93,14 @@ extern "C" int cvision_detect_people(cvision_detector *detector, const uint8_t *
     }
 }
 
-extern "C" void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, float histogram[32]) {
+extern "C" void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, double histogram[32]) {
     uint32_t bins[32] = {0};
     for (int y = 0; y < height; y++) {
         const uint8_t *row = gray + y * stride;
         for (int x = 0; x < width; x++) bins[row[x] >> 3] += 1;
     }
     double total = double(width) * double(height);
-    for (int i = 0; i < 32; i++) histogram[i] = total > 0 ? float(bins[i] / total) : 0;
+    for (int i = 0; i < 32; i++) histogram[i] = total > 0 ? bins[i] / total : 0;
 }
 
 extern "C" int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, int height, ptrdiff_t stride,

@@ -28,10 +28,7 @@ extension CompositionBuilder {
     private func motion(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> [(at: MediaTime, transform: Timeline.AffineTransform)] {
         let width = Double(renderSize.width), height = Double(renderSize.height)
         if let kenBurns = clip.spec.kenBurns {
-            let preferred = orientation(of: clip.video)
-            let natural = clip.video.naturalSize
-            let box = preferred.boundingBox(of: Size(width: Double(natural.width), height: Double(natural.height)))
-            let upright = preferred.concatenating(Timeline.AffineTransform(translationX: -box.x, y: -box.y))
+            let (upright, box) = uprightPicture(of: clip)
             func filling(_ values: [Length], _ name: String) throws(CompositionBuildError) -> Timeline.AffineTransform {
                 let x = values[0].pixels(of: box.width), y = values[1].pixels(of: box.height)
                 let w = values[2].pixels(of: box.width), h = values[3].pixels(of: box.height)
@@ -40,10 +37,7 @@ extension CompositionBuilder {
                     throw .recipe(RecipeError("ken_burns.\(name) [\(values.map(\.description).joined(separator: ", "))] lies outside the upright source (\(formatNumber(box.width))x\(formatNumber(box.height)))",
                                               at: kenBurns.location))
                 }
-                let scale = max(width / w, height / h)
-                return upright.concatenating(Timeline.AffineTransform(translationX: -(x + w / 2), y: -(y + h / 2)))
-                    .concatenating(Timeline.AffineTransform(scaleX: scale, y: scale))
-                    .concatenating(Timeline.AffineTransform(translationX: width / 2, y: height / 2))
+                return Self.centring(upright, on: Point(x: x + w / 2, y: y + h / 2), scale: max(width / w, height / h), renderSize: renderSize)
             }
             return [(.zero, try filling(kenBurns.from, "from")), (clip.duration, try filling(kenBurns.to, "to"))]
         }
@@ -62,5 +56,24 @@ extension CompositionBuilder {
             keyframes.append((keyframe.at, clip.transform.concatenating(motion)))
         }
         return keyframes
+    }
+
+    /// The clip shown upright (its orientation, moved back to the origin) and the box it
+    /// covers, in display pixels.
+    func uprightPicture(of clip: PlacedClip) -> (transform: Timeline.AffineTransform, box: Rect) {
+        let preferred = orientation(of: clip.video)
+        let natural = clip.video.naturalSize
+        let box = preferred.boundingBox(of: Size(width: Double(natural.width), height: Double(natural.height)))
+        return (preferred.concatenating(Timeline.AffineTransform(translationX: -box.x, y: -box.y)), box)
+    }
+
+    /// The layer transform that shows the upright picture's point `centre` (pixels) at
+    /// the canvas's centre, scaled by `scale`: a crop window filling the canvas (Ken Burns'
+    /// rectangles, `fit: smart`'s window).
+    static func centring(_ upright: Timeline.AffineTransform, on centre: Point, scale: Double,
+                         renderSize: PixelSize) -> Timeline.AffineTransform {
+        upright.concatenating(Timeline.AffineTransform(translationX: -centre.x, y: -centre.y))
+            .concatenating(Timeline.AffineTransform(scaleX: scale, y: scale))
+            .concatenating(Timeline.AffineTransform(translationX: Double(renderSize.width) / 2, y: Double(renderSize.height) / 2))
     }
 }

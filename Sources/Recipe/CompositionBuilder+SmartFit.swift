@@ -16,10 +16,7 @@ extension CompositionBuilder {
     }
 
     func smartWindow(of clip: PlacedClip, renderSize: PixelSize) -> SmartWindow {
-        let preferred = orientation(of: clip.video)
-        let natural = clip.video.naturalSize
-        let box = preferred.boundingBox(of: Size(width: Double(natural.width), height: Double(natural.height)))
-        let upright = preferred.concatenating(Timeline.AffineTransform(translationX: -box.x, y: -box.y))
+        let (upright, box) = uprightPicture(of: clip)
         let rw = Double(renderSize.width), rh = Double(renderSize.height)
         let scale = max(rw / max(box.width, 1), rh / max(box.height, 1))
         return SmartWindow(box: box, upright: upright, scale: scale,
@@ -53,12 +50,11 @@ extension CompositionBuilder {
                              analysis: upright, cameraPath: cameraPath)
     }
 
-    /// The layer transform that shows `clip` with its crop window centred at `centre`.
+    /// The layer transform that shows `clip` with its crop window centred at `centre`
+    /// (normalised).
     func smartTransform(_ geometry: SmartWindow, centre: Point, renderSize: PixelSize) -> Timeline.AffineTransform {
-        geometry.upright
-            .concatenating(Timeline.AffineTransform(translationX: -centre.x * geometry.box.width, y: -centre.y * geometry.box.height))
-            .concatenating(Timeline.AffineTransform(scaleX: geometry.scale, y: geometry.scale))
-            .concatenating(Timeline.AffineTransform(translationX: Double(renderSize.width) / 2, y: Double(renderSize.height) / 2))
+        Self.centring(geometry.upright, on: Point(x: centre.x * geometry.box.width, y: centre.y * geometry.box.height),
+                      scale: geometry.scale, renderSize: renderSize)
     }
 
     /// `clip`'s layer transform over composition time along its camera path: straight

@@ -41,7 +41,8 @@ public struct CompositionBuilder: Sendable {
         /// `fit: smart`: where its crop window goes (nil: not smart, or the clip moves itself).
         var reframing: ClipReframing?
         /// Its video's source ranges and where the composition shows them (after speed
-        /// changes), in order: how `fit: smart` moves a source time to composition time.
+        /// changes), in order: how `fit: smart` moves a source time to composition time
+        /// (set only under `fit: smart`).
         var shown: [(source: TimeRange, target: TimeRange)] = []
         var end: MediaTime { start + duration }
     }
@@ -70,11 +71,13 @@ public struct CompositionBuilder: Sendable {
         for i in clips.indices {
             clips[i].videoTrack = i % 2 == 0 ? trackA : trackB
             try insert(&clips[i], into: &composition)
-            let clip = clips[i]
-            clips[i].shown = (composition.track(clip.videoTrack)?.segments ?? []).compactMap { segment in
-                guard let source = segment.source, source.track.asset == clip.media.path, source.timeRange.duration > .zero,
-                      segment.target.start >= clip.start, segment.target.end <= clip.end else { return nil }
-                return (source.timeRange, segment.target)
+            if recipe.output.fit == .smart {
+                let clip = clips[i]
+                clips[i].shown = (composition.track(clip.videoTrack)?.segments ?? []).compactMap { segment in
+                    guard let source = segment.source, source.track.asset == clip.media.path, source.timeRange.duration > .zero,
+                          segment.target.start >= clip.start, segment.target.end <= clip.end else { return nil }
+                    return (source.timeRange, segment.target)
+                }
             }
             if let audioTrack = clips[i].audioTrack {
                 try rampEdit {

@@ -36,7 +36,6 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
         let wantsFaces = subject == .auto || subject == .faces
         let wantsPeople = subject == .auto || subject == .people
         let wantsMotion = subject == .auto || subject == .motion
-        var histogram = [Double](repeating: 0, count: 32)
         while let (time, picture) = try pictures.next() {
             defer { pictures.done(with: picture) }
             guard !(time > range.upperBound) else { break }
@@ -45,8 +44,7 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
             if lastTime.isFinite { frameTime = time - lastTime }
             lastTime = time
             detector.measureHistogram(of: picture)
-            for i in histogram.indices { histogram[i] = Double(detector.histogram[i]) }
-            let cut = shots.isCut(histogram: histogram, at: time)
+            let cut = shots.isCut(histogram: detector.histogram, at: time)
             if cut {
                 cuts.append(time)
                 faces = []; people = []

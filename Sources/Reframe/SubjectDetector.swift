@@ -17,7 +17,7 @@ final class SubjectDetector {
 
     private let detector: OpaquePointer
     private var boxes = [cvision_box](repeating: cvision_box(), count: SubjectDetector.capacity)
-    private(set) var histogram = [Float](repeating: 0, count: 32)
+    private(set) var histogram = [Double](repeating: 0, count: 32)
 
     init() throws(SubjectAnalysisError) {
         guard let path = Self.cascadeFolders.map({ "\($0)/\(Self.faceCascade)" }).first(where: FileManager.default.fileExists(atPath:)) else {

@@ -56,7 +56,7 @@ int cvision_motion(cvision_detector *detector, const uint8_t *gray, int width, i
                    cvision_box *out, int capacity);
 
 /// The picture's 32-bin luma histogram, normalised to sum 1 (for finding cuts).
-void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, float histogram[32]);
+void cvision_histogram(const uint8_t *gray, int width, int height, ptrdiff_t stride, double histogram[32]);
 
 #ifdef __cplusplus
 }
