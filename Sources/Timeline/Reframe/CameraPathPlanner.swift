@@ -30,8 +30,8 @@ public struct CameraPathPlanner: Sendable {
     /// Seconds from still to full speed (and back): the acceleration bound.
     var rampTime: Double { 0.3 + 0.5 * smoothness }
 
-    /// The path through `analysis` (boxes already upright), following what `selection`
-    /// picks in each picture.
+    /// The path through `analysis` (boxes already upright), following the subject
+    /// `SubjectTrack` finds through each shot among what `selection` offers.
     public func plan(_ analysis: SubjectAnalysis, selection: SubjectSelection) -> CameraPath {
         var shots: [CameraPath.Shot] = []
         var sampleIndex = 0
@@ -43,17 +43,18 @@ public struct CameraPathPlanner: Sendable {
             let count = max(1, Int(min(Double(Self.maximumPoints), ((range.upperBound - range.lowerBound) / step).rounded(.up))))
             var xs = [Double?](repeating: nil, count: count), ys = xs
             var sums = [(x: Double, y: Double, n: Double)](repeating: (0, 0, 0), count: count)
-            // The subject chosen is kept from sample to sample within the shot.
-            var chosen: Point?
+            // The shot's pictures, then the subject followed through them.
+            var pictures: [(time: Double, candidates: [SubjectSelection.Candidate])] = []
             while sampleIndex < analysis.samples.count, analysis.samples[sampleIndex].time < range.upperBound {
                 let sample = analysis.samples[sampleIndex]
                 sampleIndex += 1
-                guard sample.time >= range.lowerBound, sample.time.isFinite,
-                      let region = selection.region(among: sample.boxes, near: chosen) else { continue }
-                chosen = Point(x: region.x + region.width / 2, y: region.y + region.height / 2)
-                let k = min(count - 1, max(0, Int(((sample.time - range.lowerBound) / step).rounded())))
-                sums[k].x += region.x + region.width / 2
-                sums[k].y += region.y + region.height / 2
+                guard sample.time >= range.lowerBound, sample.time.isFinite else { continue }
+                pictures.append((sample.time, selection.candidates(among: sample.boxes)))
+            }
+            for (time, centre) in SubjectTrack.centres(through: pictures, window: window) {
+                let k = min(count - 1, max(0, Int(((time - range.lowerBound) / step).rounded())))
+                sums[k].x += centre.x
+                sums[k].y += centre.y
                 sums[k].n += 1
             }
             for k in 0..<count where sums[k].n > 0 {

@@ -3,11 +3,21 @@
 public struct SmartFit: Sendable, Hashable {
     /// What the reframing follows.
     public enum Subject: String, Sendable, Hashable, CaseIterable {
-        /// Faces, else people, else what moves.
+        /// Faces, people and what moves, a face weighing most.
         case auto
         case faces
         case people
         case motion
+
+        /// Whether boxes of `kind` can be this subject.
+        public func follows(_ kind: SubjectBox.Kind) -> Bool {
+            switch self {
+            case .auto: true
+            case .faces: kind == .face
+            case .people: kind == .person
+            case .motion: kind == .motion
+            }
+        }
     }
 
     public var subject: Subject

@@ -1,62 +1,73 @@
 import Foundation
 
-/// Which region of one analysed picture the camera should keep in view: the subject of
-/// `fit: smart`, chosen as an editor would — faces before people, people before what
-/// moves; several kept together when they fit the window, else the one followed a
-/// moment before, else the biggest and most central one (who is speaking is not known
-/// from pictures alone), a moving one counting more the nearer the camera it stands.
+/// What in one analysed picture could be the subject of `fit: smart`, as an editor would
+/// see it: faces, people and what moves, each weighed by size and closeness to the
+/// middle — a face far more than its size, a moving region more the nearer the camera
+/// it stands; several of a kind kept together when they fit the window (one candidate,
+/// their union).
+/// Which candidate is followed is decided over the whole shot (`SubjectTrack`), not
+/// picture by picture.
 public struct SubjectSelection: Sendable, Hashable {
+    /// A region that could be followed in one picture, and how much it looks like the
+    /// subject (bigger: more).
+    public struct Candidate: Sendable, Hashable {
+        public var rect: Rect
+        public var weight: Double
+        public init(rect: Rect, weight: Double) {
+            self.rect = rect
+            self.weight = weight
+        }
+        public var centre: Point { Point(x: rect.x + rect.width / 2, y: rect.y + rect.height / 2) }
+    }
+
     public var subject: SmartFit.Subject
     /// The crop window as fractions of the upright picture (1 on the axis it spans).
     public var window: Size
+    /// The most candidates a picture offers (the heaviest): 30 faces in a crowd are
+    /// weighed, not all paired with the next picture's.
+    static let maximumCandidates = 16
 
     public init(subject: SmartFit.Subject, window: Size) {
         self.subject = subject
         self.window = window
     }
 
-    /// The region to keep in view among `boxes` (upright, normalised), or nil when there
-    /// is nothing to follow. `near`: the centre of the region chosen a moment before — of
-    /// several candidates that do not fit together, the one close to it is kept (the
-    /// same subject, not whichever is biggest at this instant).
-    public func region(among boxes: [SubjectBox], near: Point? = nil) -> Rect? {
-        let faces = boxes.filter { $0.kind == .face }
-        let people = boxes.filter { $0.kind == .person }
-        let motion = boxes.filter { $0.kind == .motion }
-        let candidates: [SubjectBox]
-        switch subject {
-        case .auto: candidates = !faces.isEmpty ? faces : !people.isEmpty ? people : motion
-        case .faces: candidates = faces
-        case .people: candidates = people
-        case .motion: candidates = motion
+    /// The candidates among `boxes` (upright, normalised), heaviest first; none when
+    /// there is nothing to follow. Under `auto`, every kind is offered, a face weighing
+    /// as much as a body ten times its size (a face is the person; and a detector that
+    /// misses a face for a second still sees the body move); otherwise only the kind
+    /// asked for.
+    public func candidates(among boxes: [SubjectBox]) -> [Candidate] {
+        var weighed: [Candidate] = []
+        for kind in SubjectBox.Kind.allCases where subject.follows(kind) {
+            let found = boxes.filter { $0.kind == kind }
+            guard let first = found.first else { continue }
+            var union = first.rect
+            for box in found.dropFirst() { union = union.union(box.rect) }
+            // Together when the group fits inside the window with a margin to spare.
+            if union.width <= window.width * 0.9 && union.height <= window.height * 0.9 {
+                weighed.append(Candidate(rect: union, weight: found.map(weight).reduce(0, +)))
+            } else {
+                weighed += found.map { Candidate(rect: $0.rect, weight: weight($0)) }
+            }
         }
-        guard let first = candidates.first else { return nil }
-        var union = first.rect
-        for box in candidates.dropFirst() { union = union.union(box.rect) }
-        // Together when the group fits inside the window with a margin to spare.
-        if union.width <= window.width * 0.9 && union.height <= window.height * 0.9 { return union }
-        if let near, let same = candidates.min(by: { distance($0.centre, near) < distance($1.centre, near) }),
-           distance(same.centre, near) <= Self.sameSubjectDistance(same) {
-            return same.rect
-        }
-        return candidates.max { weight($0) < weight($1) }!.rect
+        weighed.sort { $0.weight > $1.weight }
+        return Array(weighed.prefix(Self.maximumCandidates))
     }
 
-    /// How far a subject's centre may have moved since the last look and still be taken
-    /// for the same: its own size, or a tenth of the picture.
-    static func sameSubjectDistance(_ box: SubjectBox) -> Double {
-        max(0.1, max(box.rect.width, box.rect.height))
-    }
-
-    func distance(_ a: Point, _ b: Point) -> Double { hypot(a.x - b.x, a.y - b.y) }
-
-    /// Size first, then closeness to the picture's centre; what moves counts more the
-    /// lower its foot is in the picture (nearer the camera, in the usual shot).
-    private func weight(_ box: SubjectBox) -> Double {
+    /// Size first, then closeness to the picture's centre; a face counts ten times its
+    /// size, a moving region more the lower its foot is in the picture (nearer the
+    /// camera, in the usual shot).
+    func weight(_ box: SubjectBox) -> Double {
         let c = box.centre
         let offCentre = abs(c.x - 0.5) + abs(c.y - 0.5)
-        let near = box.kind == .motion ? 0.5 + box.rect.maxY : 1
-        return box.area * (1.5 - offCentre) * near
+        let kind: Double
+        switch box.kind {
+        case .face: kind = 10
+        case .person: kind = 1
+        case .motion: kind = 0.5 + min(max(box.rect.maxY, 0), 1)
+        }
+        return max(0, box.area) * (1.5 - min(offCentre, 1)) * kind
     }
 }
 

@@ -130,25 +130,82 @@ import Timeline
         SubjectBox(kind: kind, rect: Rect(x: x, y: 0.3, width: width, height: 0.1), score: 1)
     }
 
+    /// Of boxes the same size, a face weighs most (even off to the side), then a person,
+    /// then what moves; each subject but `auto` offers its own kind only.
     @Test func facesBeforePeopleBeforeMotion() {
-        let selection = SubjectSelection(subject: .auto, window: Size(width: 0.3, height: 1))
+        let window = Size(width: 0.3, height: 1)
+        let selection = SubjectSelection(subject: .auto, window: window)
         let all = [Self.box(.motion, x: 0.8), Self.box(.person, x: 0.5), Self.box(.face, x: 0.1)]
-        #expect(selection.region(among: all)?.x == 0.1)
-        #expect(selection.region(among: Array(all.prefix(2)))?.x == 0.5)
-        #expect(selection.region(among: [all[0]])?.x == 0.8)
-        #expect(selection.region(among: []) == nil)
-        #expect(SubjectSelection(subject: .people, window: Size(width: 0.3, height: 1)).region(among: all)?.x == 0.5)
-        #expect(SubjectSelection(subject: .motion, window: Size(width: 0.3, height: 1)).region(among: all)?.x == 0.8)
-        #expect(SubjectSelection(subject: .faces, window: Size(width: 0.3, height: 1)).region(among: [all[0]]) == nil)
+        #expect(selection.candidates(among: all).map(\.rect.x) == [0.1, 0.5, 0.8])
+        #expect(selection.candidates(among: Array(all.prefix(2))).map(\.rect.x) == [0.5, 0.8])
+        #expect(selection.candidates(among: [all[0]]).map(\.rect.x) == [0.8])
+        #expect(selection.candidates(among: []).isEmpty)
+        #expect(SubjectSelection(subject: .people, window: window).candidates(among: all).map(\.rect.x) == [0.5])
+        #expect(SubjectSelection(subject: .motion, window: window).candidates(among: all).map(\.rect.x) == [0.8])
+        #expect(SubjectSelection(subject: .faces, window: window).candidates(among: [all[0]]).isEmpty)
     }
 
-    @Test func facesThatFitAreKeptTogetherElseTheLargest() {
+    @Test func facesThatFitAreKeptTogetherElseEachHeaviestFirst() {
         let selection = SubjectSelection(subject: .auto, window: Size(width: 0.3, height: 1))
-        let together = selection.region(among: [Self.box(.face, x: 0.3), Self.box(.face, x: 0.45)])
-        #expect(together.map { abs($0.x - 0.3) < 1e-12 && abs($0.maxX - 0.5) < 1e-12 } == true)
-        // 0.1 to 0.85 cannot fit a window 0.3 wide: the largest face.
-        let apart = selection.region(among: [Self.box(.face, x: 0.1), Self.box(.face, x: 0.8, width: 0.08)])
-        #expect(apart?.x == 0.8)
+        let together = selection.candidates(among: [Self.box(.face, x: 0.3), Self.box(.face, x: 0.45)])
+        #expect(together.count == 1 && abs(together[0].rect.x - 0.3) < 1e-12 && abs(together[0].rect.maxX - 0.5) < 1e-12)
+        // 0.1 to 0.85 cannot fit a window 0.3 wide: each, the larger first.
+        let apart = selection.candidates(among: [Self.box(.face, x: 0.1), Self.box(.face, x: 0.8, width: 0.08)])
+        #expect(apart.map(\.rect.x) == [0.8, 0.1])
+        // A crowd offers its heaviest sixteen.
+        let crowd = selection.candidates(among: (0..<30).map { Self.box(.face, x: Double($0) / 30, width: 0.01 + Double($0) / 3000) })
+        #expect(crowd.count == 16 && zip(crowd, crowd.dropFirst()).allSatisfy { $0.weight >= $1.weight })
+    }
+}
+
+/// The subject followed through a shot: the heaviest sequence that jumps least.
+@Suite struct SubjectTrackTests {
+    static let window = Size(width: 0.3, height: 1)
+
+    static func candidate(x: Double, y: Double = 0.5, weight: Double) -> SubjectSelection.Candidate {
+        SubjectSelection.Candidate(rect: Rect(x: x - 0.02, y: y - 0.05, width: 0.04, height: 0.1), weight: weight)
+    }
+
+    /// A walker crossing left to right; another, twice her size, passes once for a
+    /// picture and again for three, far away: she is kept throughout.
+    @Test func theWalkerIsKeptWhenAnotherIsBiggerForAMoment() {
+        let pictures = (0..<50).map { k -> (time: Double, candidates: [SubjectSelection.Candidate]) in
+            let t = Double(k) / 10
+            var candidates = [Self.candidate(x: 0.2 + 0.012 * Double(k), y: 0.7, weight: 1)]
+            if k == 10 || (30...32).contains(k) { candidates.append(Self.candidate(x: 0.9, y: 0.3, weight: 2)) }
+            return (t, candidates.shuffled())
+        }
+        let centres = SubjectTrack.centres(through: pictures, window: Self.window)
+        #expect(centres.count == 50)
+        for (k, c) in centres.enumerated() { #expect(abs(c.centre.x - (0.2 + 0.012 * Double(k))) < 1e-9, "picture \(k)") }
+    }
+
+    /// One subject leaves and another, far away, stays: the sequence changes over once,
+    /// where the first one is gone.
+    @Test func whenTheSubjectLeavesTheOtherIsTaken() {
+        let pictures = (0..<40).map { k -> (time: Double, candidates: [SubjectSelection.Candidate]) in
+            var candidates = [Self.candidate(x: 0.8, weight: 0.6)]
+            if k < 20 { candidates.append(Self.candidate(x: 0.2, weight: 1)) }
+            return (Double(k) / 10, candidates)
+        }
+        let xs = SubjectTrack.centres(through: pictures, window: Self.window).map(\.centre.x)
+        #expect(xs == Array(repeating: 0.2, count: 20) + Array(repeating: 0.8, count: 20))
+    }
+
+    /// A subject far bigger all along wins over the one that was there first.
+    @Test func aBiggerSubjectAllAlongWins() {
+        let pictures = (0..<40).map { k -> (time: Double, candidates: [SubjectSelection.Candidate]) in
+            (Double(k) / 10, [Self.candidate(x: 0.2, weight: 1)] + (k >= 5 ? [Self.candidate(x: 0.8, weight: 3)] : []))
+        }
+        let xs = SubjectTrack.centres(through: pictures, window: Self.window).map(\.centre.x)
+        #expect(xs.suffix(30).allSatisfy { $0 == 0.8 })
+    }
+
+    @Test func picturesWithoutCandidatesAreLeftOut() {
+        let pictures: [(time: Double, candidates: [SubjectSelection.Candidate])] =
+            [(0, []), (0.1, [Self.candidate(x: 0.4, weight: 1)]), (0.2, []), (0.3, [Self.candidate(x: 0.45, weight: 1)])]
+        #expect(SubjectTrack.centres(through: pictures, window: Self.window).map(\.time) == [0.1, 0.3])
+        #expect(SubjectTrack.centres(through: [], window: Self.window).isEmpty)
     }
 }
 
@@ -169,6 +226,32 @@ import Timeline
             if detector.isCut(histogram: h.map { $0 / sum }, at: t) { cuts.append(t) }
         }
         #expect(cuts == [3])
+    }
+
+    /// Two shots of one dim room: the cut moves the histogram by 0.22, a sixth of a
+    /// busy shot's change from picture to picture, but ten times the still shot's own.
+    /// A busy shot (every picture 0.6 from the last) has no cut in it.
+    @Test func aCutBetweenLikeShotsIsFoundABusyShotHasNone() {
+        var detector = ShotCutDetector()
+        var cuts: [Double] = []
+        for frame in 0..<120 {
+            let t = Double(frame) / 24
+            var h = Self.histogram(5)
+            // The still shot's own flicker: about 0.02 a picture.
+            h[5] -= frame % 2 == 0 ? 0.01 : 0
+            h[6] += frame % 2 == 0 ? 0.01 : 0
+            if frame >= 60 { h[5] -= 0.11; h[7] += 0.11 }
+            if detector.isCut(histogram: h, at: t) { cuts.append(t) }
+        }
+        #expect(cuts == [2.5])
+        var busy = ShotCutDetector()
+        var busyCuts = 0
+        for frame in 0..<120 {
+            var h = Self.histogram(3)
+            if frame % 2 == 1 { h[3] -= 0.3; h[4] += 0.3 }
+            if busy.isCut(histogram: h, at: Double(frame) / 24) { busyCuts += 1 }
+        }
+        #expect(busyCuts == 0)
     }
 
     @Test func aFlashDoesNotMakeTwoCuts() {
