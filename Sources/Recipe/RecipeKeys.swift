@@ -83,7 +83,7 @@ public enum RecipeReference {
         RecipeKey("output.smart", "mapping", default: "see `output.smart.*`", example: "{ subject: faces, smoothness: 0.7 }",
                   "What `fit: smart` follows and how calmly; ignored by the other fits."),
         RecipeKey("output.smart.subject", "`auto`, `faces`, `people` or `motion`", default: "`auto`", example: "people",
-                  "`auto`: faces, else standing people, else what moves; the others follow only that. A clip with nothing to follow is cropped in the middle, as `fill`."),
+                  "`auto`: faces, standing people and what moves, a face weighing most; the others follow only that. A clip with nothing to follow is cropped in the middle, as `fill`."),
         RecipeKey("output.smart.smoothness", "number 0 to 1", default: "`0.5`", example: "0.8",
                   "0 follows closely (small dead zone, quick moves); 1 holds still longer and glides."),
         RecipeKey("output.fps", "frame rate \(RecipeLimits.frameRate.lowerBound) to \(RecipeLimits.frameRate.upperBound) (`30`, `29.97`, `30000/1001`) or `source`", default: "`source`", example: "30",
