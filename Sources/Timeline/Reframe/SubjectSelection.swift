@@ -5,6 +5,7 @@ import Foundation
 /// middle — a face far more than its size, a moving region more the nearer the camera
 /// it stands; several of a kind kept together when they fit the window (one candidate,
 /// their union).
+///
 /// Which candidate is followed is decided over the whole shot (`SubjectTrack`), not
 /// picture by picture.
 public struct SubjectSelection: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-import Timeline
+@testable import Timeline
 
 /// The camera path planner, exhaustively on made-up detections: still subjects give still
 /// windows, moving ones are followed within bounds, cuts restart the path, nothing to
@@ -199,6 +199,45 @@ import Timeline
         }
         let xs = SubjectTrack.centres(through: pictures, window: Self.window).map(\.centre.x)
         #expect(xs.suffix(30).allSatisfy { $0 == 0.8 })
+    }
+
+    /// The sequence found is the best one: on small random shots, no sequence through
+    /// the candidates scores more (checked against all of them).
+    @Test func theSequenceFoundIsTheBestOfAll() async {
+        let input = zip(Gen.int(in: 1...6), Gen.uint64(in: 0...UInt64.max))
+        await propertyCheck(count: 300, input: input) { count, seed in
+            var state = seed
+            func random() -> Double {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return Double(state >> 11) / Double(1 << 53)
+            }
+            let pictures = (0..<count).map { k -> (time: Double, candidates: [SubjectSelection.Candidate]) in
+                (Double(k) / 10, (0..<(1 + Int(random() * 3))).map { _ in Self.candidate(x: random(), y: random(), weight: random() * 2) })
+            }
+            let tops = pictures.map { $0.candidates.map(\.weight).max()! }.sorted()
+            let typical = tops[tops.count / 2] > 0 ? tops[tops.count / 2] : 1
+            func score(_ choice: [Int]) -> Double {
+                var total = 0.0
+                for (k, j) in choice.enumerated() {
+                    let c = pictures[k].candidates[j]
+                    total += min(c.weight / typical, SubjectTrack.heaviest)
+                    if k > 0 {
+                        let b = pictures[k - 1].candidates[choice[k - 1]]
+                        total -= SubjectTrack.switchCost * (abs(c.centre.x - b.centre.x) / Self.window.width + abs(c.centre.y - b.centre.y) / Self.window.height)
+                    }
+                }
+                return total
+            }
+            var best = -Double.infinity
+            func search(_ prefix: [Int]) {
+                if prefix.count == count { best = max(best, score(prefix)); return }
+                for j in pictures[prefix.count].candidates.indices { search(prefix + [j]) }
+            }
+            search([])
+            let found = SubjectTrack.centres(through: pictures, window: Self.window)
+            let choice = found.enumerated().map { k, f in pictures[k].candidates.firstIndex { $0.centre == f.centre }! }
+            #expect(abs(score(choice) - best) < 1e-9, "found \(score(choice)), best \(best)")
+        }
     }
 
     @Test func picturesWithoutCandidatesAreLeftOut() {
