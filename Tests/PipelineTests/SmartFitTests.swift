@@ -96,6 +96,15 @@ import Reframe
         "pair": (51...58, 52...58, [524, 376, 282, 228, 202, 202, 232]),
     ]
 
+    /// The label at `t`: straight between the labels around it, held before the first
+    /// and after the last.
+    static func labelled(_ labels: [(t: Double, x: Double)], at t: Double) -> Double {
+        guard let next = labels.firstIndex(where: { $0.t > t }) else { return labels.last!.x }
+        guard next > 0 else { return labels[0].x }
+        let a = labels[next - 1], b = labels[next]
+        return a.x + (b.x - a.x) * (t - a.t) / (b.t - a.t)
+    }
+
     @Test(arguments: ["woman", "pair"])
     func aRealClipLabelledByHand(stretch: String) async throws {
         let (trim, labels, xs) = try #require(Self.vtest[stretch])
@@ -109,8 +118,7 @@ import Reframe
         var inside = 0, centred = 0, frames = 0
         for frame in 0..<Int((labels.upperBound - labels.lowerBound) * 10) {
             let t = labels.lowerBound + Double(frame) / 10
-            let i = min(Int(t - labels.lowerBound), xs.count - 2), f = t - labels.lowerBound - Double(i)
-            let x = (xs[i] + (xs[i + 1] - xs[i]) * f) / 768
+            let x = Self.labelled(xs.enumerated().map { (labels.lowerBound + Double($0.offset), $0.element) }, at: t) / 768
             let window = path.window(at: t)
             if x >= window.x && x <= window.maxX { inside += 1 }
             if abs(x - 0.5) <= path.window.width / 2 { centred += 1 }
@@ -142,14 +150,10 @@ import Reframe
         for (found, cut) in zip(reframing.analysis.cuts, Self.megamindCuts) { #expect(abs(found - cut) < 0.05, "cut at \(found), made at \(cut)") }
         #expect(path.shots.count == 4)
         var inside = 0, centred = 0, frames = 0
+        // From the fifth frame (the clip fades in from black), to the last.
         for frame in 5..<269 {
             let t = Double(frame) * 1001 / 24000
-            let shot = Self.megamindCuts.filter { $0 <= t }.count
-            let labels = Self.megamind[shot]
-            // Between the labels of its shot, straight; held before the first and after the last.
-            var x = labels[0].x
-            for (a, b) in zip(labels, labels.dropFirst()) where t > a.t { x = t >= b.t ? b.x : a.x + (b.x - a.x) * (t - a.t) / (b.t - a.t) }
-            if labels.count == 1 || t >= labels.last!.t { x = t >= labels.last!.t ? labels.last!.x : x }
+            let x = Self.labelled(Self.megamind[Self.megamindCuts.filter { $0 <= t }.count], at: t)
             let window = path.window(at: t)
             if x / 720 >= window.x && x / 720 <= window.maxX { inside += 1 }
             if abs(x / 720 - 0.5) <= path.window.width / 2 { centred += 1 }
