@@ -33,9 +33,7 @@ public struct SubjectAnalyzer: SubjectAnalyzing {
         var cuts: [Double] = []
         var lastTime = -Double.infinity, frameTime = 0.0, lastSample = -Double.infinity, lastWhole = -Double.infinity, lastFaces = -Double.infinity, lastPeople = -Double.infinity
         var faces: [SubjectBox] = [], people: [SubjectBox] = []
-        let wantsFaces = subject == .auto || subject == .faces
-        let wantsPeople = subject == .auto || subject == .people
-        let wantsMotion = subject == .auto || subject == .motion
+        let wantsFaces = subject.follows(.face), wantsPeople = subject.follows(.person), wantsMotion = subject.follows(.motion)
         while let (time, picture) = try pictures.next() {
             defer { pictures.done(with: picture) }
             guard !(time > range.upperBound) else { break }
