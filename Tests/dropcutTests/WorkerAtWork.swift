@@ -15,11 +15,20 @@ struct WorkerAtWork {
     /// The job whose clip it renders (its claim folder's name).
     var job: String { ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent }
 
-    /// The claimed clip `pid` has open, or nil.
+    /// The claimed clip `pid` has open, or nil. Only a worker counts, and only a file in a
+    /// claim folder: a child caught between posix_spawn's clone and its exec still holds its
+    /// daemon's descriptors, such as the claim folder the daemon is fsyncing for another
+    /// clip (a CI run caught one and took "claimed" for the job).
     static func openClaim(of pid: Int32) -> String? {
+        guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+              command.starts(with: Array("dropcut\0worker\0".utf8)) else { return nil }
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
         return fds.lazy.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
-            .first { $0.contains("/.dropcut/claimed/") }
+            .first { path in
+                guard let range = path.range(of: "/.dropcut/claimed/") else { return false }
+                // `<job>/<name>`: a file inside a claim folder, not the folder itself.
+                return path[range.upperBound...].split(separator: "/").count == 2
+            }
     }
 
     /// The state letter of `pid` in /proc (`T`: stopped), or nil when it is gone.
