@@ -3,7 +3,7 @@
 /// neither trips over a C name in a doc comment or a log message nor takes a `{` in a
 /// string for a body. Knows nested block comments, multi-line and raw (`#"…"#`) strings
 /// and interpolations holding strings of their own; not regex literals (dropcut has none).
-struct SwiftCode {
+struct SwiftCode: Sendable {
     let lines: [String]
 
     init(_ source: String) {
