@@ -85,7 +85,7 @@ import Timeline
     @Test func aSixteenBitPNGBombIsRefusedBeforeDecoding() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let bomb = try Self.makeImage(dir, "bomb.png", source: "color=gray:size=16384x6102", format: "rgba64be")
+        let bomb = try PNGBombFixture.write(in: dir.path)
         let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: bomb)[.size] as? Int)
         try #require(fileBytes < 4 << 20, "the bomb should compress to a small file, it is \(fileBytes) bytes")
         let start = Date()

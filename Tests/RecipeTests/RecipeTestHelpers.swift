@@ -37,14 +37,14 @@ func problems(_ yaml: String, in directory: TemporaryDirectory? = nil, assets: [
     }
 }
 
-/// Real asset files for recipes, made by the ffmpeg CLI (tests only): logo.png, bed.mp3,
-/// intro.mp4, outro.mp4.
+/// Real asset files for recipes, made by the ffmpeg CLI (tests only; once per test
+/// process, then copied): logo.png, bed.mp3, intro.mp4, outro.mp4.
 func makeAssets(in directory: TemporaryDirectory) throws {
-    try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x32", "-frames:v", "1", directory.file("logo.png")])
-    try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=200:duration=2", directory.file("bed.mp3")])
+    try Fixtures.generate(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x32", "-frames:v", "1"], output: directory.file("logo.png"))
+    try Fixtures.generate(["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=200:duration=2"], output: directory.file("bed.mp3"))
     for name in ["intro.mp4", "outro.mp4"] {
-        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=1",
-                                          "-pix_fmt", "yuv420p", directory.file(name)])
+        try Fixtures.generate(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=1", "-pix_fmt", "yuv420p"],
+                              output: directory.file(name))
     }
 }
 

@@ -54,6 +54,13 @@ public enum Fixtures {
         return output
     }
 
+    /// Runs ffmpeg with `arguments` to make `output` (added last) from generated sources
+    /// only (lavfi): made once per test process for the same arguments, then copied
+    /// (`FixtureCache`).
+    public static func generate(_ arguments: [String], output: String) throws {
+        try FixtureCache.ffmpeg(arguments, output: output)
+    }
+
     /// `makeClip`, awaited: ffmpeg runs and is waited for on a thread of its own
     /// (`OwnThread`), leaving the calling task's pool thread to other tests meanwhile.
     public static func makeClip(

@@ -22,7 +22,8 @@ import TestSupport
     @Test func pageShowsProgressThumbnailsFailuresAndRetries() async throws {
         let port = try HTTPExchange.freePort()
         let token = "browser-token-0123456789abcdef"
-        let harness = try DaemonHarness(settle: 0.2, poll: 0.1, retries: 0,
+        // Two workers: the retried clip renders beside the long one, which is not waited for.
+        let harness = try DaemonHarness(settle: 0.2, poll: 0.1, workers: 2, retries: 0,
                                         extraSettings: "http:\n  listen: 127.0.0.1:\(port)\n  token: \(token)")
         let daemon = try harness.startDaemon()
         try harness.drop("done.mp4")
@@ -67,7 +68,9 @@ import TestSupport
         // Retried: back in the inbox with its fixed sidecar, and rendered.
         #expect(await DaemonHarness.waitUntil(.seconds(120)) { harness.files(harness.outbox).contains("broken.dropcut.mp4") },
                 "outbox \(harness.files(harness.outbox)), failed \(harness.files(harness.failed)): \(harness.daemonLog)")
-        daemon.signal(SIGTERM)
+        // The long render is not needed any more (SIGTERM would let it finish): its worker
+        // dies with the daemon.
+        daemon.signal(SIGKILL)
         _ = await daemon.wait()
     }
 }

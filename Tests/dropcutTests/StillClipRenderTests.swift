@@ -426,9 +426,7 @@ import TestSupport
     @Test func aSixteenBitPNGBombIsRefusedInBoundedMemory() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let bomb = dir.file("bomb.png")
-        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
-                                          "-i", "color=gray:size=16384x6102", "-frames:v", "1", "-pix_fmt", "rgba64be", bomb])
+        _ = try PNGBombFixture.write(in: dir.path)
         let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
         let recipe = try Self.recipe(dir, "version: 1\nclips:\n  - { source: bomb.png, duration: 1 }\n")
         let output = dir.file("out.mp4")
