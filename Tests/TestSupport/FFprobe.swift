@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An independent oracle for what a media file contains: the `ffprobe` command-line tool.
 public enum FFprobe {
@@ -63,12 +67,36 @@ public enum FFprobe {
     }
 
     private static func report(of path: String) throws -> Report {
+        try JSONDecoder().decode(Report.self, from: Data(try streamsAndFormat(of: path).utf8))
+    }
+
+    /// ffprobe's JSON with every stream and format entry that `Stream`, `StreamFacts` and
+    /// `Format` read: one process answers all three. Kept per file version (device, inode,
+    /// size, modification and change times), so a test asking about the same unchanged file
+    /// again (its streams, then its video, then its audio) starts ffprobe once — each start
+    /// costs about 60 ms of CPU, and the suites ask hundreds of times.
+    static func streamsAndFormat(of path: String) throws -> String {
+        var info = stat()
+        let version = stat(path, &info) == 0
+            ? "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
+            : nil
+        let key = version.map { path + "\u{0}" + $0 }
+        if let key, let known = answers.withLock({ $0[key] }) { return known }
         let output = try Command.runChecked("ffprobe", [
             "-v", "error", "-of", "json",
-            "-show_entries", "stream=index,codec_name,codec_type,time_base,duration_ts,width,height,sample_rate,channels",
+            "-show_entries", "stream=index,codec_name,codec_type,time_base,duration_ts,width,height,sample_rate,channels,"
+                + "r_frame_rate,color_space,sample_aspect_ratio,field_order,duration,nb_frames",
             "-show_entries", "format=format_name,duration",
             path,
         ])
-        return try JSONDecoder().decode(Report.self, from: Data(output.utf8))
+        if let key {
+            answers.withLock {
+                if $0.count >= 512 { $0.removeAll() }
+                $0[key] = output
+            }
+        }
+        return output
     }
+
+    private static let answers = Mutex<[String: String]>([:])
 }

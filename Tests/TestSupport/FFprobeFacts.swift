@@ -35,11 +35,7 @@ extension FFprobe {
     /// Every stream's facts, in file order.
     public static func facts(of path: String) throws -> [StreamFacts] {
         struct Report: Decodable { let streams: [StreamFacts]? }
-        let output = try Command.runChecked("ffprobe", [
-            "-v", "error", "-of", "json",
-            "-show_entries", "stream=codec_type,width,height,r_frame_rate,color_space,sample_rate,sample_aspect_ratio,field_order,duration,nb_frames", path,
-        ])
-        return try JSONDecoder().decode(Report.self, from: Data(output.utf8)).streams ?? []
+        return try JSONDecoder().decode(Report.self, from: Data(try streamsAndFormat(of: path).utf8)).streams ?? []
     }
 
     /// The first stream of `type` (`video`, `audio`); nil when there is none.

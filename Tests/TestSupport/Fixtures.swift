@@ -61,6 +61,11 @@ public enum Fixtures {
         try FixtureCache.ffmpeg(arguments, output: output)
     }
 
+    /// `generate`, awaited (see the async `makeClip`).
+    public static func generate(_ arguments: [String], output: String) async throws {
+        try await OwnThread.run { try generate(arguments, output: output) }
+    }
+
     /// `makeClip`, awaited: ffmpeg runs and is waited for on a thread of its own
     /// (`OwnThread`), leaving the calling task's pool thread to other tests meanwhile.
     public static func makeClip(

@@ -588,7 +588,8 @@ fileprivate enum RenderFixture {
         }
         args += ["-vf", "scale=\(width):\(height):flags=bicubic:out_color_matrix=bt709:out_range=tv,format=yuv420p", "-c:v", codec]
         args += codec == "libx264" ? ["-preset", "ultrafast"] : ["-q:v", "2"]
-        try await ffmpeg(args + bt709Tags + [path])
+        // The same clip is asked for again and again: made once per test process.
+        try await Fixtures.generate(["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + args + bt709Tags, output: path)
         return path
     }
 
