@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "Reframe", dependencies: ["CVision", "MediaIO", "Support", "Timeline"]),
         // Optimised in debug builds too, as RenderKernels: the tests run debug binaries, and at
         // -Onone Render's generic pixel loops stay unspecialised — deinterlacing 100 frames of
-        // 640x360 took 15.6 s of CPU against 0.8 s at -O (the build costs 13 s more).
+        // 640x360 took 15.6 s of CPU against 0.8 s at -O (its compile costs about 19 s more CPU).
         .target(name: "Render", dependencies: [
             "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
