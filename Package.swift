@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "dropcut", targets: ["dropcut"]),
         .library(name: "Support", targets: ["Support"]),
+        .library(name: "Digest", targets: ["Digest"]),
         .library(name: "Timeline", targets: ["Timeline"]),
         .library(name: "Subtitles", targets: ["Subtitles"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
@@ -46,12 +47,17 @@ let package = Package(
         // The PostgreSQL coordinator: libpq behind one owner, PostgresConnection (not
         // postgres-nio: its build alone would take CI past its 10 minutes; docs/design.md).
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // SHA-256 and HMAC: OpenSSL's libcrypto behind one owner, Digest's SHA256 (every
+        // dropcut process loads it already, through libcurl and libpq).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Linux calls Swift cannot make itself (variadic prctl).
         .systemLibrary(name: "CLinux"),
 
         // The low-level pieces every layer uses: threads, cancellation, a bounded queue,
         // blocking work, text files, file names, system errors. No C import.
         .target(name: "Support"),
+        // SHA-256 and HMAC-SHA256 (libcrypto): manifests' and webhooks' checksums, signatures.
+        .target(name: "Digest", dependencies: ["CCrypto", "Support"]),
         // Pure Swift editing model: no C import.
         .target(name: "Timeline"),
         // SRT and WebVTT read into Timeline's caption cues (and WebVTT written): no C import.
@@ -78,10 +84,10 @@ let package = Package(
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "Pipeline", dependencies: [
-            "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", "Reframe", .product(name: "Logging", package: "swift-log"),
+            "Support", "Digest", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", "Reframe", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Daemon", dependencies: [
-            "CSystemd", "CLinux", "CCurl", "CLibpq", "Support", "Recipe", "Pipeline",
+            "CSystemd", "CLinux", "CCurl", "CLibpq", "Support", "Digest", "Recipe", "Pipeline",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -106,6 +112,7 @@ let package = Package(
         // ffmpeg CLI (tests only), a real journald.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles", "Timeline", "TestSupport"]),
         .testTarget(name: "TimelineTests", dependencies: [
             "Timeline", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
@@ -116,16 +123,16 @@ let package = Package(
             "Render", "Timeline", "MediaIO", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "PipelineTests", dependencies: [
-            "Pipeline", "Recipe", "Render", "Support", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "Pipeline", "Recipe", "Render", "Support", "Digest", "Timeline", "MediaIO", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         // Several processes racing to take over the same expired claims (TakeoverRaceTests).
         .executableTarget(name: "TakeoverRace", dependencies: ["Daemon"], path: "Tests/TakeoverRace"),
         // Started many at once by DaemonTests: processes publishing to one name (real concurrency).
         .executableTarget(name: "PublishRacer", dependencies: ["Daemon"], path: "Tests/PublishRacer"),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Pipeline", "Support", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
+            "Daemon", "Pipeline", "Support", "Digest", "TestSupport", "MediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "Support", "TestSupport"],
+        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "MediaIO", "Support", "Digest", "TestSupport"],
                     exclude: ["sandbox_exec.py", "chromium_cdp.py", "webhook_receiver.py"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "Daemon", "TestSupport"]),
     ]

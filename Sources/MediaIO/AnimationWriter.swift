@@ -5,7 +5,9 @@ import Timeline
 /// Writes an animation — WebP (libwebp's animation encoder through libavformat's webp
 /// muxer) or GIF (libavcodec's gif encoder and muxer) —, silent, looping for ever, each
 /// frame shown `frameDuration`. Pictures of any size and format are scaled into the
-/// animation's size (bicubic; BT.601 video range as WebP stores it, RGB for GIF). A GIF
+/// animation's size (bicubic; BT.601 video range as WebP stores it, RGB for GIF). The
+/// frame that would run past the animation's `duration` is shown only until then (a
+/// preview is cut at the output's end), never less than the format's tick. A GIF
 /// frame gets a palette of its own (`MedianCutPalette`: 256 colours by median cut) and
 /// light 4x4 ordered dithering.
 /// Owns its format context, codec context, scaler and pictures; freed in `deinit`, which
@@ -22,7 +24,14 @@ public final class AnimationWriter {
     private let packet: Packet
     /// Milliseconds per frame, the encoder's clock.
     private let frameMilliseconds: Int64
+    /// How long the whole animation lasts, in milliseconds: the last frame is cut there.
+    private let totalMilliseconds: Int64
+    /// GIF counts in hundredths of a second, WebP in milliseconds.
+    private let tickMilliseconds: Int64
     private var frames: Int64 = 0
+    /// Where the next frame starts, and how long the frame last added lasts (ms).
+    private var elapsedMilliseconds: Int64 = 0
+    private var lastFrameMilliseconds: Int64 = 0
     private var finished = false
 
     /// The animation formats.
@@ -44,11 +53,16 @@ public final class AnimationWriter {
     }
 
     /// Opens `path` for a `format` animation of `size` (even sides) at one frame per
-    /// `frameDuration` (GIF counts in hundredths of a second).
-    public init(path: String, format animation: Format, size: PixelSize, frameDuration: MediaTime) throws(FFmpegError) {
+    /// `frameDuration` (GIF counts in hundredths of a second), lasting at most `duration`
+    /// (nil: as many frames as are added, each a whole `frameDuration`).
+    public init(path: String, format animation: Format, size: PixelSize, frameDuration: MediaTime,
+                duration: MediaTime? = nil) throws(FFmpegError) {
         self.path = path
         self.size = size
+        tickMilliseconds = animation == .gif ? 10 : 1
         frameMilliseconds = Swift.max(1, Int64((frameDuration.seconds * 1000).rounded()))
+        let total = duration.map { $0.seconds * 1000 } ?? .infinity
+        totalMilliseconds = total.isFinite && total > 0 ? Int64(Swift.min(total, 1e12).rounded()) : .max
         guard let codec = avcodec_find_encoder_by_name(animation.encoderName) else {
             throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: path)
         }
@@ -114,11 +128,16 @@ public final class AnimationWriter {
         }
         // In the encoder's time base: milliseconds (WebP) or hundredths (GIF).
         let base = codecContext.pointer.pointee.time_base
-        sent.pts = frames * frameMilliseconds * Int64(base.den) / (1000 * Int64(base.num))
+        sent.pts = elapsedMilliseconds * Int64(base.den) / (1000 * Int64(base.num))
+        // Cut at the animation's end, but never shorter than one tick.
+        lastFrameMilliseconds = Swift.max(tickMilliseconds, Swift.min(frameMilliseconds, totalMilliseconds - elapsedMilliseconds))
+        sent.frame.pointee.pkt_duration = lastFrameMilliseconds * Int64(base.den) / (1000 * Int64(base.num))
+        elapsedMilliseconds += lastFrameMilliseconds
         frames += 1
         try check(avcodec_send_frame(codecContext.pointer, sent.frame), "avcodec_send_frame", path: path)
         try drain()
     }
+
 
     /// 4x4 Bayer thresholds, centred on 0 (-15...15, odd).
     private static let bayer: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5].map { $0 * 2 - 15 }
@@ -160,15 +179,60 @@ public final class AnimationWriter {
         guard let format, !finished else { return }
         try check(avcodec_send_frame(codecContext.pointer, nil), "avcodec_send_frame", path: path)
         try drain()
+        if codecContext.pointer.pointee.time_base.den == 100, let options = format.pointee.priv_data {
+            // The GIF muxer gives each frame the time to the next one; the last gets
+            // `final_delay` (by default the delay before it: 0 for a single frame).
+            try check(av_opt_set_int(options, "final_delay", Swift.max(1, (lastFrameMilliseconds + 5) / 10), 0), "av_opt_set_int", path: path)
+        }
         try check(av_write_trailer(format), "av_write_trailer", path: path)
         try check(avio_closep(&format.pointee.pb), "avio_closep", path: path)
+        if codecContext.pointer.pointee.time_base.den != 100 {
+            // libwebp gives the last frame the duration of the one before it (FFmpeg does
+            // not pass the animation's end): written into its ANMF chunk here.
+            try Self.setLastWebPFrameDuration(path, milliseconds: lastFrameMilliseconds)
+        }
         finished = true
+    }
+
+    /// Sets the duration of the last frame (its `ANMF` chunk's 24-bit field, WebP container
+    /// specification) of the animated WebP this writer has just written at `path`. A still
+    /// (one frame, no `ANMF` chunk) is left as it is. Walks the file's chunks, each step
+    /// at least 8 bytes on, within the file's size.
+    static func setLastWebPFrameDuration(_ path: String, milliseconds: Int64) throws(FFmpegError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw FFmpegError(code: cff_averror(errno), function: "open", path: path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FFmpegError(code: cff_averror(errno), function: "fstat", path: path) }
+        let size = Int64(info.st_size)
+        var header = [UInt8](repeating: 0, count: 8)
+        func readHeader(at offset: Int64) -> Bool {
+            header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 8, off_t(offset)) } == 8
+        }
+        var offset: Int64 = 12   // "RIFF" size "WEBP"
+        var lastFrame: Int64?
+        while offset + 8 <= size, readHeader(at: offset) {
+            let length = Int64(header[4]) | Int64(header[5]) << 8 | Int64(header[6]) << 16 | Int64(header[7]) << 24
+            if header[0..<4].elementsEqual("ANMF".utf8), length >= 16 { lastFrame = offset + 8 }
+            offset += 8 + length + (length & 1)
+        }
+        guard let lastFrame else { return }
+        let value = Swift.min(Swift.max(milliseconds, 1), 0xFF_FFFF)
+        let bytes = [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]
+        // X, Y, width - 1, height - 1 (3 bytes each), then the duration.
+        guard bytes.withUnsafeBytes({ pwrite(fd, $0.baseAddress, 3, off_t(lastFrame + 12)) }) == 3 else {
+            throw FFmpegError(code: cff_averror(errno), function: "pwrite", path: path)
+        }
     }
 
     private func drain() throws(FFmpegError) {
         guard let format, let stream = format.pointee.streams[0] else { return }
         while try codecContext.receivePacket(into: packet) == .packet {
             packet.packet.pointee.stream_index = 0
+            if packet.packet.pointee.duration == 0 {
+                let base = codecContext.pointer.pointee.time_base
+                packet.packet.pointee.duration = lastFrameMilliseconds * Int64(base.den) / (1000 * Int64(base.num))
+            }
             av_packet_rescale_ts(packet.packet, codecContext.pointer.pointee.time_base, stream.pointee.time_base)
             try check(av_interleaved_write_frame(format, packet.packet), "av_interleaved_write_frame", path: path)
         }

@@ -6,6 +6,7 @@ import Render
 import Subtitles
 import Support
 import Timeline
+import Digest
 
 /// Every deliverable of a recipe with `outputs:` for one dropped clip: each entry its own
 /// `Production` (its size, fit, rate and encoding; overlays placed on its own canvas), a
@@ -397,13 +398,12 @@ public struct Deliverables: Sendable {
                 let size = production.previewSize(preview), times = production.previewTimes(preview)
                 let step = MediaTime(value: 1, timescale: Int32(preview.fps))
                 let writer = try AnimationWriter(path: path, format: preview.format == .gif ? .gif : .webp, size: size,
-                                                 frameDuration: step)
+                                                 frameDuration: step, duration: production.previewLength(preview))
                 writers.append(writer)
                 taps.append(PictureTap(session: session, frames: times.map { scheduler.frameIndex(at: $0) }) { picture in
                     try writer.add(picture)
                 })
-                pictures[index] = Picture(time: preview.from.seconds, size: size,
-                                          duration: step.multiplied(by: Int64(times.count), dividedBy: 1).seconds)
+                pictures[index] = Picture(time: preview.from.seconds, size: size, duration: production.previewLength(preview).seconds)
             case .video, .hls, .captions:
                 continue
             }
@@ -550,10 +550,15 @@ extension Production {
         return PixelSize(width: Swift.max(2, width), height: Swift.max(2, height))
     }
 
+    /// How long the preview lasts: `duration`, or to the output's end if that comes first.
+    public func previewLength(_ preview: Recipe.Preview) -> MediaTime {
+        Swift.min(preview.from + preview.duration, built.composition.duration) - preview.from
+    }
+
     /// The preview's frames: one every 1/fps from `from`, for `duration` or to the
     /// output's end, whichever comes first (at least one).
     public func previewTimes(_ preview: Recipe.Preview) -> [MediaTime] {
-        let end = Swift.min(preview.from + preview.duration, built.composition.duration)
+        let end = preview.from + previewLength(preview)
         var times: [MediaTime] = []
         var k: Int64 = 0
         while true {
@@ -570,7 +575,7 @@ extension Production {
     /// `previewSize`, silent, looping for ever. Returns its size and length.
     public func writePreview(_ preview: Recipe.Preview, to path: String) async throws -> (size: PixelSize, duration: MediaTime) {
         let size = previewSize(preview)
-        let times = previewTimes(preview)
+        let times = previewTimes(preview), length = previewLength(preview)
         let frameDuration = MediaTime(value: 1, timescale: Int32(preview.fps))
         try await BlockingWork.run("dropcut-preview") { [built, settings] cancellation in
             var sdr = settings
@@ -578,14 +583,14 @@ extension Production {
             let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
                                               overlays: built.overlays, settings: sdr)
             let writer = try AnimationWriter(path: path, format: preview.format == .gif ? .gif : .webp, size: size,
-                                             frameDuration: frameDuration)
+                                             frameDuration: frameDuration, duration: length)
             for time in times {
                 if cancellation.isCancelled { throw ExportError.cancelled }
                 try writer.add(try renderer.frame(renderer.frameIndex(at: time)))
             }
             try writer.finish()
         }
-        return (size, frameDuration.multiplied(by: Int64(times.count), dividedBy: 1))
+        return (size, length)
     }
 }
 

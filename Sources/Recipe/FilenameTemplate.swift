@@ -71,7 +71,55 @@ public struct FilenameTemplate: Sendable, Hashable, CustomStringConvertible {
     /// True when the template uses `{input}`.
     public var usesInput: Bool { parts.contains(.input) }
 
-    /// The text with every placeholder filled in.
+    /// The first control character (C0, DEL or C1: a NUL, a newline, a terminal escape) in
+    /// `text` and how many characters precede it, or nil. A file name template holding
+    /// one is refused where it is read: a NUL cuts the name the system sees short of the
+    /// name the manifest lists, and a newline splits every log line that names the file.
+    public static func controlCharacter(in text: String) -> (scalar: Unicode.Scalar, offset: Int)? {
+        for (offset, scalar) in text.unicodeScalars.enumerated() where isControl(scalar) { return (scalar, offset) }
+        return nil
+    }
+
+    /// `U+000A (a line feed)`: how a refused character is named in a message.
+    public static func describe(_ scalar: Unicode.Scalar) -> String {
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        let name: String
+        switch scalar.value {
+        case 0x00: name = " (NUL)"
+        case 0x09: name = " (a tab)"
+        case 0x0A: name = " (a line feed)"
+        case 0x0D: name = " (a carriage return)"
+        case 0x1B: name = " (ESC)"
+        default: name = ""
+        }
+        return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code + name
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// A value put in place of a placeholder, with each control character written `\xHH`
+    /// (as the daemon writes a clip's name that holds one): a name given on the command
+    /// line, or a recipe's file name, never puts a newline into an output's name.
+    static func escapingControls(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: isControl) else { return value }
+        var out = ""
+        for scalar in value.unicodeScalars {
+            if isControl(scalar) {
+                // Its UTF-8 bytes, as the daemon's `RawFileName` writes a name's (C1 is two).
+                for byte in String(scalar).utf8 {
+                    out += "\\x" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+                }
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The text with every placeholder filled in (control characters in what fills them
+    /// escaped: `escapingControls`).
     public func render(_ context: Context) -> String {
         let file = (context.inputPath as NSString).lastPathComponent
         let ext = (file as NSString).pathExtension
@@ -79,10 +127,10 @@ public struct FilenameTemplate: Sendable, Hashable, CustomStringConvertible {
         return parts.map { part -> String in
             switch part {
             case let .literal(text): return text
-            case .name: return stem
-            case .ext: return ext
-            case .recipe: return context.recipeName
-            case .input: return context.inputPath
+            case .name: return Self.escapingControls(stem)
+            case .ext: return Self.escapingControls(ext)
+            case .recipe: return Self.escapingControls(context.recipeName)
+            case .input: return Self.escapingControls(context.inputPath)
             case let .date(format): return Self.format(context.date, format)
             }
         }.joined()

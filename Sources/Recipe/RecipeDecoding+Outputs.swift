@@ -140,11 +140,22 @@ extension Recipe {
         return Deliverable(output: output, kind: kind, location: location)
     }
 
+    /// Why a file name template holding a control character is refused, naming it and
+    /// where it is in the value (`FilenameTemplate.controlCharacter`); nil without one.
+    static func controlCharacterProblem(_ text: String, what: String) -> String? {
+        guard let (scalar, offset) = FilenameTemplate.controlCharacter(in: text) else { return nil }
+        return "\(what) holds the control character \(FilenameTemplate.describe(scalar)) after \(offset) character(s); a file name cannot hold control characters"
+    }
+
     /// A file name template without folders, at most a file name's length.
     private static func decodeDeliverableFilename(_ n: RecipeNode, what: String, _ reader: inout RecipeReader) -> FilenameTemplate? {
         guard let text = reader.string(n, what) else { return nil }
         guard text.utf8.count <= RecipeLimits.maximumFilenameBytes else {
             reader.error("\(what) must be at most \(RecipeLimits.maximumFilenameBytes) bytes, a file name's limit (got \(text.utf8.count))", at: n.location)
+            return nil
+        }
+        if let problem = controlCharacterProblem(text, what: what) {
+            reader.error(problem, at: n.location)
             return nil
         }
         do {

@@ -5,6 +5,7 @@ import Testing
 import Pipeline
 import Support
 import TestSupport
+import Digest
 
 /// The events of a job's ends as the runner writes them, on a real filesystem: a claim
 /// taken over and finished by its taker announces both, the takeover first; and a step

@@ -185,6 +185,52 @@ import Timeline
         #expect(Self.psnr(first, try Self.rgb(dir.file("clip.early.png"), in: dir)) < db - 3)
     }
 
+    /// A preview is cut at the output's end: its last frame is shown only until then, and a
+    /// single-frame output still gives a frame that is shown (not a GIF delay of 0, which
+    /// browsers turn into 10 cs). The manifest's duration is the shown length.
+    @Test(arguments: ["webp", "gif"])
+    func previewEndsWithTheOutput(format: String) async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-preview-end")
+        defer { withExtendedLifetime(dir) {} }
+        for (name, length) in [("short", ["-t", "0.3"]), ("one", ["-frames:v", "1"])] {
+            try await Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30"] + length
+                                         + ["-c:v", "libx264", "-pix_fmt", "yuv420p", dir.file("\(name).mp4")])
+        }
+        let recipe = try Self.recipe("""
+            version: 1
+            outputs:
+              - { filename: "{name}.p.\(format)", preview: { from: 0, duration: 3, width: 160, fps: 5 } }
+
+            """, in: dir)
+        // 0.3 s at 5 fps: a frame at 0 and one at 0.2 s shown for 0.1 s, not 0.2.
+        let short = try await Deliverables.prepare(recipe: recipe, input: dir.file("short.mp4"))
+        let shortFiles = try await short.render(into: dir.path, tag: "s", logger: Self.logger)
+        #expect(abs((shortFiles[0].duration ?? 0) - 0.3) < 1e-9, "\(shortFiles[0])")
+        #expect(try Self.frameDurations(dir.file("short.p.\(format)"), format: format) == [200, 100])
+        // One frame of 1/30 s: shown for 3 cs (GIF), or a still (WebP: one frame, no animation chunk).
+        let one = try await Deliverables.prepare(recipe: recipe, input: dir.file("one.mp4"))
+        let oneFiles = try await one.render(into: dir.path, tag: "o", logger: Self.logger)
+        #expect(abs((oneFiles[0].duration ?? 0) - 1.0 / 30) < 1e-9, "\(oneFiles[0])")
+        #expect(try Self.frameDurations(dir.file("one.p.\(format)"), format: format) == (format == "gif" ? [30] : []))
+    }
+
+    /// Each frame's duration in milliseconds: a GIF's graphic control extensions (hundredths),
+    /// an animated WebP's frames as `webpmux -info` lists them (none for a still).
+    static func frameDurations(_ path: String, format: String) throws -> [Int] {
+        guard format == "gif" else { return try webpInfo(path).durations }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var delays: [Int] = [], i = 0
+        while i + 6 <= bytes.count {
+            if bytes[i] == 0x21, bytes[i + 1] == 0xF9, bytes[i + 2] == 0x04 {
+                delays.append((Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8) * 10)
+                i += 6
+            } else {
+                i += 1
+            }
+        }
+        return delays
+    }
+
     /// A poster is the frame the video of the same size shows — orientation, fill, the
     /// logo placed on that canvas — against ffmpeg's `-ss T -frames:v 1` of the video
     /// (which went through H.264 at crf 20: a PSNR bound, not equality).

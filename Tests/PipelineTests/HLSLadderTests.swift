@@ -8,6 +8,7 @@ import Support
 import Synchronization
 import TestSupport
 import Timeline
+import Digest
 
 /// `outputs[].hls`: a ladder rendered from one composite, read back by the ffmpeg CLI —
 /// the master and every rendition decoded end to end, the segments within their target,

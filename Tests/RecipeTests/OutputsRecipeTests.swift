@@ -110,6 +110,12 @@ import Timeline
         ("- { filename: a.png, poster: { at: 1e19 } }", "4:38: outputs[0].poster.at must be at most 24 hours (86400 s)"),
         ("- { filename: a.png, poster: { when: 1 } }", "4:34: unknown key 'when' in outputs[0].poster"),
         ("- { filename: dir/a.mp4 }", "4:17: outputs[0].filename must be a file name without folders"),
+        // Control characters: a NUL would cut the published name short of the manifest's,
+        // a newline would split the log lines that name the file.
+        ("- { filename: \"{name}\\0.mp4\" }", "4:17: outputs[0].filename holds the control character U+0000 (NUL) after 6 character(s); a file name cannot hold control characters"),
+        ("- { filename: \"{name}.a\\nb.mp4\" }", "4:17: outputs[0].filename holds the control character U+000A (a line feed) after 8 character(s); a file name cannot hold control characters"),
+        ("- { filename: \"a\\e[31m.mp4\" }", "4:17: outputs[0].filename holds the control character U+001B (ESC) after 1 character(s); a file name cannot hold control characters"),
+        ("- { filename: \"a\\x85.mp4\" }", "4:17: outputs[0].filename holds the control character U+0085 after 1 character(s); a file name cannot hold control characters"),
         ("- { filename: a.mp4, size: 17x16 }", "4:30: outputs[0].size must have even width and height for 4:2:0 video (got 17x16)"),
         ("- { filename: a.mp4, video: { crf: 99 } }", "4:38: outputs[0].video.crf must be between 0 and 51 (got 99)"),
         ("- { filename: a.mp4, sise: 720p }", "4:24: unknown key 'sise' in outputs[0]; did you mean 'size'?"),

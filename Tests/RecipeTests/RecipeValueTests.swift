@@ -62,6 +62,24 @@ import Timeline
         #expect(problems("version: 1\noutput: { filename: \"{name}.avi\" }\n") == [
             "2:21: output.filename must end in .mp4, .mov or .m4v (got \"{name}.avi\")",
         ])
+        #expect(problems("version: 1\noutput: { filename: \"{name}\\t.mp4\" }\n") == [
+            "2:21: output.filename holds the control character U+0009 (a tab) after 6 character(s); a file name cannot hold control characters",
+        ])
+    }
+
+    /// What fills a placeholder never puts a control character into a name: each is
+    /// written `\xHH` (its UTF-8 bytes), as the daemon writes such a clip's name; a
+    /// name without one is left as it is.
+    @Test func placeholdersEscapeControlCharacters() throws {
+        let template = try FilenameTemplate("{name}.{recipe}.mp4")
+        #expect(template.render(.init(inputPath: "/in/a\nb.mov", recipeName: "r\u{1B}[2J")) == "a\\x0Ab.r\\x1B[2J.mp4")
+        #expect(template.render(.init(inputPath: "/in/caf\u{85}é.mov", recipeName: "r")) == "caf\\xC2\\x85é.r.mp4")
+        #expect(template.render(.init(inputPath: "/in/plain.mov", recipeName: "r")) == "plain.r.mp4")
+        for value in 0..<0xA0 {
+            let scalar = Unicode.Scalar(UInt8(value))
+            let rendered = template.render(.init(inputPath: "/in/x\(scalar).mov", recipeName: "r"))
+            #expect(FilenameTemplate.controlCharacter(in: rendered) == nil, "U+\(String(value, radix: 16))")
+        }
     }
 
     @Test func defaultsFillWhatARecipeLeavesOut() throws {

@@ -20,6 +20,8 @@ import TestSupport
         "CSystemd": ["Daemon"],
         "CLinux": ["Daemon"],
         "CCurl": ["Daemon"],
+        "CLibpq": ["Daemon"],
+        "CCrypto": ["Digest"],
         "CZlib": ["Recipe"],
         "CVision": ["Reframe"],
     ]
@@ -54,15 +56,16 @@ import TestSupport
     /// Render.
     static let layers: [String: Set<String>] = [
         "Support": [],
+        "Digest": ["Support"],
         "Timeline": ["Support"],
         "MediaIO": ["Support", "Timeline"],
         "Render": ["Support", "Timeline", "MediaIO"],
         // `fit: smart`'s analysis: decoding (MediaIO) and OpenCV (CVision, C++), beside Render.
         "Reframe": ["Support", "Timeline", "MediaIO"],
         "Recipe": ["Support", "Timeline"],
-        "Pipeline": ["Support", "Timeline", "MediaIO", "Render", "Reframe", "Recipe"],
-        "Daemon": ["Support", "Timeline", "Recipe", "Pipeline"],
-        "dropcut": ["Support", "Timeline", "MediaIO", "Render", "Reframe", "Recipe", "Pipeline", "Daemon"],
+        "Pipeline": ["Support", "Digest", "Timeline", "MediaIO", "Render", "Reframe", "Recipe"],
+        "Daemon": ["Support", "Digest", "Timeline", "Recipe", "Pipeline"],
+        "dropcut": ["Support", "Digest", "Timeline", "MediaIO", "Render", "Reframe", "Recipe", "Pipeline", "Daemon"],
     ]
 
     /// The command-line files that drive the daemon; every other command (render, plan,

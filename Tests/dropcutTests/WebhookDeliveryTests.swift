@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 #if canImport(Glibc)
 import Glibc
+import Digest
 #endif
 
 /// Issue 32: webhooks, end to end — the real `dropcut watch` posting to a real HTTP

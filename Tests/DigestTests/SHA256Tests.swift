@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import Digest
 import Testing
 
 @Suite struct SHA256Tests {

@@ -1,4 +1,4 @@
-import Support
+import Digest
 import Testing
 
 @Suite struct HMACSHA256Tests {
