@@ -107,6 +107,7 @@ let package = Package(
 
         // Micro-benchmarks run by scripts/bench (not by the tests).
         .executableTarget(name: "StretchBench", dependencies: ["Render", "MediaIO"], path: "Benchmarks/StretchBench"),
+        .executableTarget(name: "DigestBench", dependencies: ["Digest"], path: "Benchmarks/DigestBench"),
 
         // Test helpers shared by the test targets: temp dirs, fixture generation with the
         // ffmpeg CLI (tests only), a real journald.
