@@ -43,6 +43,12 @@ import TestSupport
         try write("recipe.mov", in: dir)
         guard case let .listed(again, _) = settledAfterSettle(&scanner) else { return }
         #expect(again.first { $0.name == "recipe.mov" }?.sidecars == [])
+        // A sidecar that is not a regular file is never claimed, but named with its clip.
+        try FileManager.default.createSymbolicLink(atPath: dir.file("clip.srt"), withDestinationPath: "/etc/hostname")
+        #expect(mkfifo(dir.file("clip.vtt"), 0o644) == 0)
+        guard case let .listed(third, _) = settledAfterSettle(&scanner) else { return }
+        let clip = third.first { $0.name == "clip.mov" }
+        #expect(clip?.sidecars == ["clip.yaml"] && clip?.unreadableSidecars == ["clip.srt", "clip.vtt"], "\(String(describing: clip))")
     }
 
     @Test func aFileSettlesOnlyAfterItStaysUnchangedForTheSettleTime() throws {

@@ -53,6 +53,38 @@ import Timeline
         #expect(h.files(h.outbox) == [])
     }
 
+    /// A caption sidecar that is a symlink (to a file the daemon can read) or a FIFO: the
+    /// clip is not published without its captions, nor is the link followed; it fails
+    /// naming the sidecar, which stays in the inbox — as `dropcut render` refuses it.
+    @Test(arguments: ["fifo", "symlink"])
+    func aSidecarThatIsNotAFileFailsTheClip(kind: String) async throws {
+        let h = try DaemonHarness(retries: 0)
+        try h.drop("clip.mp4")
+        let sidecar = (h.inbox as NSString).appendingPathComponent("clip.srt")
+        if kind == "fifo" {
+            #expect(mkfifo(sidecar, 0o644) == 0)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: sidecar, withDestinationPath: "/etc/hostname")
+        }
+        let result = try await h.runOnce()
+        #expect(result.status == 1, "stderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("0 done, 1 failed"), "\(result.stdout)")
+        #expect(h.files(h.failed) == ["clip.mp4", "clip.mp4.error.txt"])
+        #expect(h.files(h.outbox) == [])
+        let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("clip.mp4.error.txt"), encoding: .utf8)
+        #expect(reason.contains("\(sidecar): is not a regular file (a symlink, folder, FIFO or device is never read)"), "\(reason)")
+        #expect(!reason.contains(try String(contentsOfFile: "/etc/hostname", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Left where it was dropped, as it was.
+        var info = stat()
+        #expect(lstat(sidecar, &info) == 0 && (info.st_mode & S_IFMT) == (kind == "fifo" ? S_IFIFO : S_IFLNK))
+        // The command line refuses the same sidecar.
+        try FileManager.default.copyItem(atPath: (h.failed as NSString).appendingPathComponent("clip.mp4"),
+                                         toPath: (h.inbox as NSString).appendingPathComponent("clip.mp4"))
+        let render = try await DropcutProcess.run(["render", "--output", h.dir.file("out.mp4"), (h.inbox as NSString).appendingPathComponent("clip.mp4")])
+        #expect(render.status == 1 && render.stderr.contains("clip.srt"), "\(render.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: h.dir.file("out.mp4")))
+    }
+
     /// A playlist or a concat script names other files (another folder's archive, any
     /// file the daemon can read): it is refused as a container, so nothing it names is read.
     @Test func playlistsAndConcatScriptsAreNotMedia() async throws {

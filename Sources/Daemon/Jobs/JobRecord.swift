@@ -71,6 +71,9 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// recorded before the first file is published so that a crash resumes with the same
     /// one: a set's names always match.
     package var setSuffix: Int?
+    /// Sidecars that lay beside the clip but are not regular files (`SettledClip.
+    /// unreadableSidecars`), left in the inbox: the job fails naming them. Nil: none.
+    package var unreadableSidecars: [String]?
     /// The recipe files merged for this job, most general first ("identity" when none).
     package var recipes: [String] = []
     package var error: String?

@@ -103,6 +103,7 @@ struct JobRunner: Sendable {
                                state: .claiming)
         record.farmJob = held?.job
         record.epoch = held?.epoch
+        record.unreadableSidecars = clip.unreadableSidecars.isEmpty ? nil : clip.unreadableSidecars
         record.dropped = dropped.isEmpty ? nil : dropped
         let directory = claimedDirectory(record, folder)
         // Made if missing (an inbox share mounted again comes back without them), each
@@ -414,6 +415,12 @@ struct JobRunner: Sendable {
             if info.st_size == 0 {
                 throw JobFailure.permanent("\(namedAsDropped(input, record, folder)): the file is empty (0 bytes)", errno: nil)
             }
+        }
+        if let refused = record.unreadableSidecars?.first {
+            // As `dropcut render` refuses it: the clip is not rendered without what was
+            // dropped beside it. The sidecar itself stays where it was dropped.
+            throw JobFailure.permanent("\((folder.inbox as NSString).appendingPathComponent(refused)): is not a regular file (a symlink, folder, FIFO or device is never read); "
+                                       + "it was left in the inbox. Put the file itself there and drop \(record.droppedName(record.input)?.printable ?? record.input) again", errno: nil)
         }
         // From here on the clip is read by its worker only: a daemon death is no strike.
         record.state = .rendering

@@ -13,6 +13,10 @@ package struct SettledClip: Sendable, Hashable {
     /// database coordinator knows the clip by.
     package var size: Int64 = 0
     package var modifiedNanoseconds: Int64 = 0
+    /// Sidecars beside it that are not regular files (a symlink, FIFO, socket or device
+    /// named `clip.srt`), printable: never claimed nor read — a symlink could name any file
+    /// the daemon can read —, and the clip fails naming them, as `dropcut render` does.
+    package var unreadableSidecars: [String] = []
 }
 
 /// What one listing of an inbox found.
@@ -118,17 +122,27 @@ package struct InboxScanner: Sendable {
 
         var files: [String: (Signature, Date)] = [:]
         var sidecars: [String: [String]] = [:]   // lower-cased stem -> sidecar names
+        var unreadable: [String: [String]] = [:]   // lower-cased stem -> sidecars that are not regular files
         while let entry = readdir(dir) {
             guard let raw = Self.name(of: entry) else { continue }
             let name = raw.printable
             if name.hasPrefix(".") { continue }
             let type = entry.pointee.d_type
-            if type != UInt8(DT_REG) && type != UInt8(DT_UNKNOWN) { continue }
             let ext = (name as NSString).pathExtension.lowercased()
             let isSidecar = Self.sidecarExtensions.contains(ext)
+            // A sidecar of any kind but a folder is looked at: one that is not a regular
+            // file fails its clip rather than being left out without a word.
+            if type == UInt8(DT_DIR) || (!isSidecar && type != UInt8(DT_REG) && type != UInt8(DT_UNKNOWN)) { continue }
             if !isSidecar && Self.isIgnored(name) { continue }
             var st = stat()
-            guard fstatat(fd, raw.path(in: nil), &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard fstatat(fd, raw.path(in: nil), &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let kind = st.st_mode & S_IFMT
+            if kind != S_IFREG {
+                if isSidecar && kind != S_IFDIR && !["recipe.yaml", "recipe.yml"].contains(name.lowercased()) {
+                    unreadable[(name as NSString).deletingPathExtension.lowercased(), default: []].append(name)
+                }
+                continue
+            }
             let signature = Signature(size: Int64(st.st_size), modified: Self.nanoseconds(st.st_mtim),
                                       changed: Self.nanoseconds(st.st_ctim))
             let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
@@ -152,7 +166,8 @@ package struct InboxScanner: Sendable {
             seen[name] = observation
             if now - observation.since >= settle {
                 settled.append(SettledClip(name: name, sidecars: mine, modified: modified,
-                                           size: signature.size, modifiedNanoseconds: signature.modified))
+                                           size: signature.size, modifiedNanoseconds: signature.modified,
+                                           unreadableSidecars: (unreadable[(name as NSString).deletingPathExtension.lowercased()] ?? []).sorted()))
             } else {
                 arriving += 1
                 let due = observation.since + settle
