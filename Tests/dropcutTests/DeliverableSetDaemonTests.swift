@@ -75,6 +75,37 @@ import Glibc
         String(try await Command.runChecked("/usr/bin/sha256sum", [path]).prefix(64))
     }
 
+    /// A disk that fills as the set is published (an outbox on a tmpfs with an inode for
+    /// each rendered file and none for the manifest: its creation is a real ENOSPC): the
+    /// manifest is written before any file is published, so nothing of the set is ever
+    /// visible without it; each failed commit is counted and the wait doubles (0.1 s,
+    /// 0.2 s); after `retries + 1` tries the clip goes to failed/ with the cause, and the
+    /// outbox holds nothing.
+    @Test func aFullDiskAtTheManifestIsCountedBackedOffAndFailedWithNothingVisible() async throws {
+        let h = try DaemonHarness(retries: 2, retryDelay: 0.1)
+        let recipe = h.dir.file("set.yaml")
+        try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
+        try h.writeConfig(retries: 2, retryDelay: 0.1, extraFolders: "  recipe: \(recipe)")
+        try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)
+        // The folder itself and the three rendered files: four inodes.
+        let mount = try await Command.run("mount", ["-t", "tmpfs", "-o", "size=16m,nr_inodes=4", "dropcut-test-full", h.outbox])
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        defer { _ = try? Command.run("umount", [h.outbox]) }
+        try h.drop("clip.mp4")
+        let result = try await h.runOnce()
+        #expect(result.status == 1, "\(result.stderr)")
+        let retries = result.stderr.components(separatedBy: "\n").filter { $0.contains("retrying in") }
+        #expect(retries.count == 2, "\(result.stderr)")
+        #expect(retries.first?.contains("retrying in 0.1 seconds (publishing, try 1 of 3)") == true, "\(retries)")
+        #expect(retries.last?.contains("retrying in 0.2 seconds (publishing, try 2 of 3)") == true, "\(retries)")
+        #expect(retries.allSatisfy { $0.contains("No space left on device") }, "\(retries)")
+        #expect(h.files(h.failed) == ["clip.mp4", "clip.mp4.error.txt"])
+        let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("clip.mp4.error.txt"), encoding: .utf8)
+        #expect(reason.contains("No space left on device"), "\(reason)")
+        #expect(h.files(h.outbox, hidden: true) == [], "\(h.files(h.outbox, hidden: true))")
+        #expect(h.claimedLeftovers() == [])
+    }
+
     /// One `--once` run: a set published as the recipe names it; a second one whose poster
     /// name is taken gets `-1` on every name, its manifest's too; a set that cannot be made
     /// (its sidecar's poster lies past the clip's end) fails before anything is written; a

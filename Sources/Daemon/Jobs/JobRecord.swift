@@ -59,6 +59,10 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// (records written before it existed decode too).
     package var history: [String]?
     package var retryAt: Date?
+    /// Transient failures of the steps after the render (publishing, archiving, moving to
+    /// failed/), counted for their backoff: the render's `attempts` no longer move there.
+    /// Nil: none.
+    package var finishRetries: Int?
     package var temporaryOutput: String?
     /// The finished temporary output's inode: finds its final name after a crash mid-commit.
     package var temporaryInode: UInt64?
@@ -99,6 +103,16 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// With a database coordinator: the epoch this claim or takeover got; every fence is
     /// checked against it.
     package var epoch: Int64?
+
+    /// Whether nothing of the output is published yet although it is rendered: a job
+    /// `committing` whose single output still has its temporary name, or none of whose
+    /// set's files has a published name. Such a commit that keeps failing may still fail
+    /// the job (nothing is left half-visible); a published output never does.
+    package var isCommittingUnpublished: Bool {
+        guard state == .committing else { return false }
+        if let set = deliverables { return set.allSatisfy { $0.output == nil } }
+        return temporaryOutput != nil
+    }
 
     package init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
         self.id = id

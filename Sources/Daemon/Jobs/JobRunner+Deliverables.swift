@@ -11,9 +11,11 @@ import Support
 /// (`committing`). Then the set gets one suffix for all its names (`setSuffix`: the first
 /// `n` at which every name, `-n` before its extension, is free — so the manifest and its
 /// files stay matched; 0 is the names as they are), recorded before anything is published;
-/// each file is published exclusively under its name (`publishExclusively`: never
-/// replacing one); the manifest, listing the published names, is written and published
-/// last; the outbox is fsynced; only then is the set `committed` and the original archived.
+/// the manifest, listing the names the files get, is written (complete, fsynced) before
+/// any of them is published — a disk that is full fails the commit there, with nothing of
+/// the set visible —; each file is published exclusively under its name
+/// (`publishExclusively`: never replacing one); the manifest is published last; the
+/// outbox is fsynced; only then is the set `committed` and the original archived.
 /// A name found taken on the way (another host publishing the same name at that moment)
 /// takes back what the set had published under that suffix and starts again at the next.
 ///
@@ -183,6 +185,17 @@ extension JobRunner {
             if set.indices.contains(where: { set[$0].output != nil && set[$0].output != path($0) }) {
                 takeBack(&set, outbox: outbox, remove: false)
             }
+            let manifest = set.count - 1
+            if set[manifest].output == nil {
+                // Written (complete, fsynced) before the first file is published: a disk that
+                // is full fails the commit here, with nothing of the set visible yet.
+                let temporary = set[manifest].temporary
+                    ?? PartialOutput(directory: outbox, filename: set[manifest].name, tag: record.id).path
+                set[manifest].temporary = temporary
+                set[manifest].inode = try writeManifest(set, names: files.map(path), to: temporary, record: record, folder: folder)
+                record.deliverables = set
+                try save(&record)
+            }
             var taken = false
             for index in files where set[index].output == nil {
                 guard let temporary = set[index].temporary else { continue }
@@ -197,14 +210,7 @@ extension JobRunner {
                     break
                 }
             }
-            let manifest = set.count - 1
-            if !taken && set[manifest].output == nil {
-                let temporary = set[manifest].temporary
-                    ?? PartialOutput(directory: outbox, filename: set[manifest].name, tag: record.id).path
-                set[manifest].temporary = temporary
-                set[manifest].inode = try writeManifest(set, to: temporary, record: record, folder: folder)
-                record.deliverables = set
-                try save(&record)
+            if !taken && set[manifest].output == nil, let temporary = set[manifest].temporary {
                 if try DurableFiles.publishExclusively(temporary, as: path(manifest), tag: record.id) {
                     set[manifest].output = path(manifest)
                 } else {
@@ -275,13 +281,14 @@ extension JobRunner {
         try? DurableFiles.sync(outbox)
     }
 
-    /// Writes the manifest (every file by its published name, as the worker described it)
-    /// to `path`, complete and fsynced, with the folder's mode and group; returns its inode.
-    func writeManifest(_ set: [DeliverableRecord], to path: String, record: JobRecord, folder: FolderConfig) throws -> UInt64 {
+    /// Writes the manifest (every file by the name it is published under, `names`: one for
+    /// each file of the set in order, as the worker described it) to `path`, complete and
+    /// fsynced, with the folder's mode and group; returns its inode.
+    func writeManifest(_ set: [DeliverableRecord], names: [String], to path: String, record: JobRecord, folder: FolderConfig) throws -> UInt64 {
         var files: [Deliverables.File] = []
-        for entry in set where !entry.isManifest {
-            guard var file = entry.file, let output = entry.output else {
-                throw JobFailure.transient("the set's file \(entry.name) is not published or not described", errno: nil)
+        for (entry, output) in zip(set.filter { !$0.isManifest }, names) {
+            guard var file = entry.file else {
+                throw JobFailure.transient("the set's file \(entry.name) is not described", errno: nil)
             }
             // A ladder by its master playlist in its published folder: a suffix numbers the
             // folder only (`clip-1/clip.m3u8`), the playlists inside name each other as rendered.

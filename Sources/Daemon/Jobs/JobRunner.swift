@@ -539,6 +539,8 @@ struct JobRunner: Sendable {
     /// with the reason to the failed folder — after a fence: a host whose claim was taken
     /// over must not move the clip another host now renders.
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
+        // A commit that kept failing before anything was published: its output never was.
+        if record.isCommittingUnpublished && record.deliverables == nil { record.output = nil }
         if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
         record.temporaryOutput = nil
         removeSetTemporaries(&record, folder: folder)

@@ -25,11 +25,18 @@ extension Scheduler {
     /// folder's retries, and anything after its commit), or move it to failed/.
     nonisolated static func retryDelay(after failure: JobFailure, _ record: JobRecord, retries: Int,
                                        firstDelay: Duration) -> Duration? {
-        // Past the render, a transient failure (disk full while archiving) is retried for
-        // as long as it takes: the output exists, or the failure is already decided.
-        let afterCommit = [.committing, .committed, .failing].contains(record.state)
         if case .unavailable = failure { return min(firstDelay * 8, .seconds(60)) }
-        guard case .transient = failure, afterCommit || record.attempts <= retries else { return nil }
+        guard case .transient = failure else { return nil }
+        // Past the render the steps' own failures count (`finishRetries`), doubling the
+        // wait as a render's do. A commit that has published nothing fails after as many
+        // tries as a render (nothing is left half-visible); once the output is published,
+        // or the failure decided, the step is retried for as long as it takes.
+        if [.committing, .committed, .failing].contains(record.state) {
+            let tried = record.finishRetries ?? 0
+            if record.isCommittingUnpublished && tried >= retries { return nil }
+            return min(firstDelay * (1 << max(0, min(tried, 16))), .seconds(600))
+        }
+        guard record.attempts <= retries else { return nil }
         let exponent = max(0, min(record.attempts - 1, 16))
         return min(firstDelay * (1 << exponent), .seconds(600))
     }
@@ -232,8 +239,14 @@ extension Scheduler {
             var log = log
             if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
             // A job past its render (committing, committed) or on its way to failed/
-            // (failing) takes up where it stopped; only a render starts over.
-            if ![.committing, .committed, .failing].contains(record.state) { record.state = .waiting }
+            // (failing) takes up where it stopped, its step's failure counted; only a
+            // render starts over.
+            let pastRender = [.committing, .committed, .failing].contains(record.state)
+            if !pastRender {
+                record.state = .waiting
+            } else if case .transient = failure {
+                record.finishRetries = (record.finishRetries ?? 0) + 1
+            }
             record.retryAt = Date().addingTimeInterval(delay.seconds)
             try? runner.save(&record)
             if case .unavailable = failure, once {
@@ -252,7 +265,11 @@ extension Scheduler {
                 waitingFor[record.id] = failure.reason
             } else {
                 waitingFor[record.id] = nil
-                log.warning("\(record.input): \(runner.namedAsDropped(failure.reason, record, folder)); retrying in \(delay) (attempt \(record.attempts) of \(folder.retries + 1))",
+                let count = pastRender
+                    ? "\(record.state == .committing ? "publishing" : record.state == .committed ? "archiving" : "moving it to failed/"), try \(record.finishRetries ?? 0)"
+                        + (record.isCommittingUnpublished ? " of \(folder.retries + 1)" : "")
+                    : "attempt \(record.attempts) of \(folder.retries + 1)"
+                log.warning("\(record.input): \(runner.namedAsDropped(failure.reason, record, folder)); retrying in \(delay) (\(count))",
                             metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
             }
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
