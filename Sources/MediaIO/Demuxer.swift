@@ -86,7 +86,8 @@ public final class Demuxer {
             // not found", logged, and invalid data returned.
             throw FFmpegError(code: opened, function: "avformat_open_input", path: path,
                               note: "the file is incomplete: an MP4/MOV without its index (the moov box), "
-                                  + "so it was still being written or was cut short while it was copied")
+                                  + "so it was still being written or was cut short while it was copied",
+                              incompleteFile: true)
         }
         try check(opened, "avformat_open_input", path: path)
         guard let opened = context else {

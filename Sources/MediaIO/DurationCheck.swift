@@ -57,7 +57,8 @@ enum DurationCheck {
             if !used.isEmpty, used.allSatisfy({ demuxer.indexExtendsPastEnd(ofStream: $0.index) }), let cut = used.first {
                 throw FFmpegError(code: FFmpegError.invalidData, function: "the sample index", path: demuxer.path,
                                   streamIndex: cut.index,
-                                  note: "the file is incomplete: its index places media past the end of the file (cut short while it was copied?)")
+                                  note: "the file is incomplete: its index places media past the end of the file (cut short while it was copied?)",
+                                  incompleteFile: true)
             }
             measured = try demuxer.reopened().measuredDurations()
         } else {

@@ -10,14 +10,20 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     public let streamIndex: Int?
     /// What dropcut adds to FFmpeg's text, when that alone would not tell a user the cause.
     public let note: String?
+    /// The file ends before what its own index says it holds (an MP4/MOV without its moov
+    /// box, or whose index places media past the end): what a file still being written,
+    /// or cut short while it was copied, looks like.
+    public let isIncompleteFile: Bool
 
-    public init(code: Int32, function: String, path: String?, streamIndex: Int? = nil, note: String? = nil) {
+    public init(code: Int32, function: String, path: String?, streamIndex: Int? = nil, note: String? = nil,
+                incompleteFile: Bool = false) {
         self.code = code
         self.message = FFmpegError.text(for: code)
         self.function = function
         self.path = path
         self.streamIndex = streamIndex
         self.note = note
+        self.isIncompleteFile = incompleteFile
     }
 
     /// What went wrong in words, then FFmpeg's own account on a detail line:

@@ -79,9 +79,13 @@ public struct Production: Sendable {
                 } catch CompositionBuildError.cancelled {
                     throw CancellationError()
                 } catch {
-                    // The measuring error itself (an FFmpegError with its errno), not the
-                    // builder's wrapping: a daemon retries an EIO or ENOMEM, not a bad file.
-                    throw meter.failure ?? error
+                    // The measuring or probing error itself (an FFmpegError with its errno,
+                    // and whether the clip is incomplete), not the builder's wrapping: a
+                    // daemon retries an EIO or ENOMEM, not a bad file, and looks again at a
+                    // clip still being written.
+                    if let measured = meter.failure { throw measured }
+                    if case let CompositionBuildError.media(path, _) = error, path == input, let probed = probe.failure(for: path) { throw probed }
+                    throw error
                 }
             }
             return productions

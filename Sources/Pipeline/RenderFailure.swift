@@ -22,6 +22,12 @@ public enum RenderFailure: Error, Sendable, Hashable {
                                                      ESTALE, EROFS, ENOTCONN, EHOSTDOWN, EHOSTUNREACH, ENETDOWN, ENETUNREACH,
                                                      ECONNRESET]
 
+    /// Whether `error` says the input ends before its own index says it should (an MP4/MOV
+    /// without its moov box, or cut short): what a file still being written looks like.
+    public static func isIncompleteFile(_ error: any Error) -> Bool {
+        (error as? FFmpegError)?.isIncompleteFile ?? false
+    }
+
     /// Sorts any error `Production.prepare` or `export` can throw; an error the pipeline
     /// does not know (a recipe's, a front end's own) is permanent, described as it is.
     public static func classify(_ error: any Error) -> RenderFailure {

@@ -26,11 +26,11 @@ import Testing
         let failure = JobFailure.transient("disk full", errno: ENOSPC)
         // retries: 2 — three attempts in all, the third failure is the last.
         for attempts in 1...2 {
-            let delay = Scheduler.retryDelay(after: failure, Self.record(.rendering, attempts: attempts), retries: 2, firstDelay: Self.first)
+            let delay = Scheduler.retryDelay(after: failure, Self.record(.rendering, attempts: attempts), retries: 2, firstDelay: Self.first, settle: .seconds(3))
             #expect(delay == Self.first * (1 << (attempts - 1)))
         }
-        #expect(Scheduler.retryDelay(after: failure, Self.record(.rendering, attempts: 3), retries: 2, firstDelay: Self.first) == nil)
-        #expect(Scheduler.retryDelay(after: .permanent("bad", errno: nil), Self.record(.rendering), retries: 2, firstDelay: Self.first) == nil)
+        #expect(Scheduler.retryDelay(after: failure, Self.record(.rendering, attempts: 3), retries: 2, firstDelay: Self.first, settle: .seconds(3)) == nil)
+        #expect(Scheduler.retryDelay(after: .permanent("bad", errno: nil), Self.record(.rendering), retries: 2, firstDelay: Self.first, settle: .seconds(3)) == nil)
     }
 
     /// Past the render the step's own tries count (the render's attempts no longer move).
@@ -40,7 +40,7 @@ import Testing
             for tried in 0...4 {
                 let record = Self.record(.committing, attempts: 1, finishRetries: tried == 0 ? nil : tried, published: set)
                 #expect(record.isCommittingUnpublished)
-                let delay = Scheduler.retryDelay(after: failure, record, retries: 2, firstDelay: Self.first)
+                let delay = Scheduler.retryDelay(after: failure, record, retries: 2, firstDelay: Self.first, settle: .seconds(3))
                 #expect(delay == (tried < 2 ? Self.first * (1 << tried) : nil), "set \(String(describing: set)), tried \(tried)")
             }
         }
@@ -58,7 +58,7 @@ import Testing
             for tried in 0...40 {
                 var record = base
                 record.finishRetries = tried
-                let delay = Scheduler.retryDelay(after: failure, record, retries: 2, firstDelay: Self.first)
+                let delay = Scheduler.retryDelay(after: failure, record, retries: 2, firstDelay: Self.first, settle: .seconds(3))
                 #expect(delay != nil && delay! >= previous && delay! <= .seconds(600), "\(base.state) tried \(tried)")
                 previous = delay ?? previous
             }
@@ -66,10 +66,17 @@ import Testing
         }
     }
 
+    @Test func aClipStillBeingWrittenWaitsOneSettle() {
+        for state in [JobRecord.State.rendering, .waiting] {
+            let record = Self.record(state, attempts: 99)
+            #expect(Scheduler.retryDelay(after: .arriving("growing"), record, retries: 2, firstDelay: Self.first, settle: .seconds(3)) == .seconds(3))
+        }
+    }
+
     @Test func anUnavailableFolderIsNeverCounted() {
         for state in [JobRecord.State.rendering, .committing, .committed, .failing] {
             let record = Self.record(state, attempts: 99, finishRetries: 99)
-            #expect(Scheduler.retryDelay(after: .unavailable("outbox away"), record, retries: 2, firstDelay: Self.first) == Self.first * 8)
+            #expect(Scheduler.retryDelay(after: .unavailable("outbox away"), record, retries: 2, firstDelay: Self.first, settle: .seconds(3)) == Self.first * 8)
         }
     }
 }

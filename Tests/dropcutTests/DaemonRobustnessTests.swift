@@ -109,6 +109,58 @@ import Glibc
         #expect(doneA > 0 && doneB > 0, "both daemons took part: a \(doneA), b \(doneB)")
     }
 
+    /// A copy that pauses longer than `settle` (a phone's upload stalling): the clip is
+    /// claimed mid-copy (the race this is about — checked: gone from the inbox while the
+    /// writer still holds it, and a render met it incomplete), waits instead of failing,
+    /// and is rendered once the copy completes and settles; the archive holds the whole clip.
+    @Test func aCopyThatPausesLongerThanSettleIsRenderedOnceItCompletes() async throws {
+        let h = try DaemonHarness(settle: 0.5, retries: 0)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try h.clip()))
+        let path = (h.inbox as NSString).appendingPathComponent("clip.mp4")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        let cut = whole.count * 6 / 10
+        #expect(whole.prefix(cut).withUnsafeBytes { write(fd, $0.baseAddress, cut) } == cut)
+        async let run = h.runOnce()
+        // Claimed while the writer is paused: the name is gone from the inbox.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while FileManager.default.fileExists(atPath: path) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "never claimed")
+        try await Task.sleep(for: .seconds(1))
+        let rest = whole.count - cut
+        #expect(whole.suffix(rest).withUnsafeBytes { write(fd, $0.baseAddress, rest) } == rest)
+        close(fd)
+        let result = try await run
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("1 done, 0 failed"), "\(result.stdout)")
+        #expect(result.stderr.contains("incomplete (it ends before its own index says it should); looking again"), "\(result.stderr)")
+        #expect(result.stderr.contains("still being written ("), "\(result.stderr)")
+        #expect(h.files(h.outbox) == ["clip.dropcut.mp4"])
+        #expect(h.files(h.failed) == [])
+        #expect(FileManager.default.contents(atPath: (h.archive as NSString).appendingPathComponent("clip.mp4")) == whole)
+        #expect(h.claimedLeftovers() == [])
+    }
+
+    /// A clip cut short for good (half an MP4, never completed): after `settle`s of looking
+    /// it fails, its error file saying how to avoid it; nothing is published.
+    @Test func aClipCutShortForGoodFailsSayingHowToAvoidIt() async throws {
+        let h = try DaemonHarness(settle: 0.2, retries: 0)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try h.clip()))
+        let path = (h.inbox as NSString).appendingPathComponent("cut.mp4")
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
+        try h.age(path)
+        let result = try await h.runOnce()
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "looking again").count - 1 == ClipArrival.maximumQuietLooks, "\(result.stderr)")
+        #expect(h.files(h.failed) == ["cut.mp4", "cut.mp4.error.txt"])
+        let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("cut.mp4.error.txt"), encoding: .utf8)
+        #expect(reason.contains("the file is incomplete") && reason.contains("raise `settle`") && reason.contains("temporary name"), "\(reason)")
+        #expect(reason.contains("Attempts: 1"), "\(reason)")
+        #expect(h.files(h.outbox, hidden: true) == [])
+    }
+
     @Test func aFullOutboxIsRetriedThenFailedAndTheInputIsKept() async throws {
         let h = try DaemonHarness(retries: 2, retryDelay: 0.1)
         try FileManager.default.createDirectory(atPath: h.outbox, withIntermediateDirectories: true)

@@ -13,6 +13,11 @@ package enum JobFailure: Error, Sendable, CustomStringConvertible {
     /// share that is unmounted): retried with backoff for as long as it takes, without
     /// counting an attempt — it is not the clip's fault.
     case unavailable(String)
+    /// The clip changed since it was claimed, or ends before its own index says it should:
+    /// it is still being written (a copy that paused longer than `settle`). It waits, the
+    /// attempt given back, and is rendered once it has settled again — a bounded number of
+    /// times (`ClipArrival`).
+    case arriving(String)
     /// Stopped by shutdown: the input stays claimed and is redone at the next start.
     case cancelled
     /// The clip's claim was taken over by another host while this one did not renew its
@@ -31,7 +36,8 @@ package enum JobFailure: Error, Sendable, CustomStringConvertible {
 
     package var reason: String {
         switch self {
-        case let .permanent(reason, _), let .transient(reason, _), let .unavailable(reason), let .lost(reason): return reason
+        case let .permanent(reason, _), let .transient(reason, _), let .unavailable(reason), let .lost(reason),
+             let .arriving(reason): return reason
         case .cancelled: return "cancelled by shutdown"
         }
     }
@@ -40,7 +46,7 @@ package enum JobFailure: Error, Sendable, CustomStringConvertible {
         switch self {
         case let .permanent(_, code), let .transient(_, code): return code
         case .unavailable: return ENOTCONN
-        case .cancelled, .lost: return nil
+        case .cancelled, .lost, .arriving: return nil
         }
     }
 

@@ -75,6 +75,9 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// recorded before the first file is published so that a crash resumes with the same
     /// one: a set's names always match.
     package var setSuffix: Int?
+    /// The clip's size and modification time as last seen, and how often it was found
+    /// still being written (`ClipArrival`). Nil: records written before it existed.
+    package var arrival: ClipArrival?
     /// Sidecars that lay beside the clip but are not regular files (`SettledClip.
     /// unreadableSidecars`), left in the inbox: the job fails naming them. Nil: none.
     package var unreadableSidecars: [String]?

@@ -104,6 +104,7 @@ struct JobRunner: Sendable {
         record.farmJob = held?.job
         record.epoch = held?.epoch
         record.unreadableSidecars = clip.unreadableSidecars.isEmpty ? nil : clip.unreadableSidecars
+        record.arrival = ClipArrival(size: clip.size, modified: clip.modifiedNanoseconds)
         record.dropped = dropped.isEmpty ? nil : dropped
         let directory = claimedDirectory(record, folder)
         // Made if missing (an inbox share mounted again comes back without them), each
@@ -261,6 +262,9 @@ struct JobRunner: Sendable {
                         progress: @escaping @Sendable (Double) -> Void,
                         rendering: @escaping @Sendable (Double) -> Void) async throws {
         let log = logger(for: record, folder: folder)
+        // A clip waiting because it was still being written is rendered only once it has
+        // stopped changing.
+        try await offPool(&record, "dropcut-arrival") { try checkArrival(&$0, folder: folder, incomplete: false, attemptCounted: false) }
         let request = try await offPool(&record, "dropcut-attempt") { try beginAttempt(&$0, folder: folder, limits: limits) }
         log.info("rendering \(record.input) (attempt \(record.attempts))", metadata: [
             "DROPCUT_RECIPE": "\(record.recipes.joined(separator: ","))",
@@ -316,7 +320,7 @@ struct JobRunner: Sendable {
             return (exit, worker.pid)
         }
         record = box.record.withLock { $0 }
-        if let failure = exit.failure(limits: limits) {
+        if let reported = exit.failure(limits: limits) {
             if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
             record.temporaryOutput = nil
             removeSetTemporaries(&record, folder: folder)
@@ -324,6 +328,11 @@ struct JobRunner: Sendable {
                 if let lost = keeper.lostReason(record.id) { throw JobFailure.lost(lost) }
                 throw CancellationError()
             }
+            // Still being written? Then the attempt was not the clip's: it waits instead.
+            try await offPool(&record, "dropcut-arrival") { try checkArrival(&$0, folder: folder, incomplete: exit.reportedIncompleteFile) }
+            // Incomplete and unchanged after a second look: said how to avoid it.
+            let failure = exit.reportedIncompleteFile
+                ? JobFailure.permanent(reported.reason + "\n  " + ClipArrival.advice, errno: reported.errno) : reported
             record.recordAttempt(namedAsDropped(failure.reason, record, folder))
             if exit.outcome == nil || exit.stoppedBy != nil {
                 metrics.workerDied(cause: exit.deathCause)
@@ -336,6 +345,15 @@ struct JobRunner: Sendable {
                           metadata: ["MESSAGE_ID": "\(MessageID.workerFailed.rawValue)"])
             }
             throw failure
+        }
+        do {
+            // Rendered from a file that changed meanwhile: not the clip as it will be.
+            try await offPool(&record, "dropcut-arrival") { try checkArrival(&$0, folder: folder, incomplete: false) }
+        } catch {
+            if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
+            record.temporaryOutput = nil
+            removeSetTemporaries(&record, folder: folder)
+            throw error
         }
         if record.deliverables != nil {
             guard case let .finished(milliseconds, speed)? = exit.outcome else {

@@ -22,10 +22,13 @@ extension Scheduler {
     }
 
     /// What to do with a failed job: wait and retry it (transient failures, within the
-    /// folder's retries, and anything after its commit), or move it to failed/.
+    /// folder's retries, and anything after its commit; a clip still being written, one
+    /// `settle`), or move it to failed/.
     nonisolated static func retryDelay(after failure: JobFailure, _ record: JobRecord, retries: Int,
-                                       firstDelay: Duration) -> Duration? {
+                                       firstDelay: Duration, settle: Duration) -> Duration? {
         if case .unavailable = failure { return min(firstDelay * 8, .seconds(60)) }
+        // Still being written: looked at again once it has had time to settle.
+        if case .arriving = failure { return settle }
         guard case .transient = failure else { return nil }
         // Past the render the steps' own failures count (`finishRetries`), doubling the
         // wait as a render's do. A commit that has published nothing fails after as many
@@ -171,7 +174,8 @@ extension Scheduler {
                 await finished(record, folder, .abandoned(reason))
                 return
             }
-            if let delay = Self.retryDelay(after: failure, record, retries: folder.retries, firstDelay: await config.retryDelay) {
+            if let delay = Self.retryDelay(after: failure, record, retries: folder.retries, firstDelay: await config.retryDelay,
+                                           settle: await config.settle) {
                 await finished(record, folder, .retry(failure, after: delay))
                 return
             }
@@ -256,7 +260,11 @@ extension Scheduler {
                 failures += 1
                 return
             }
-            if case .unavailable = failure {
+            if case .arriving = failure {
+                waitingFor[record.id] = nil
+                log.notice("\(failure.reason) (look \(record.arrival?.looks ?? 0) of \(ClipArrival.maximumLooks), every \(delay))",
+                           metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
+            } else if case .unavailable = failure {
                 // Logged once per job and cause while the folder stays away.
                 if waitingFor[record.id] != failure.reason {
                     log.warning("\(record.input): \(failure.reason); looking again every \(delay)",

@@ -64,7 +64,8 @@ public enum RenderWorker {
             let failure = JobFailure.classify(error)
             let transient: Bool
             if case .permanent = failure { transient = false } else { transient = true }
-            events.send(.failed(transient: transient, reason: failure.reason, errno: failure.errno))
+            events.send(.failed(transient: transient, reason: failure.reason, errno: failure.errno,
+                                incomplete: RenderFailure.isIncompleteFile(error) ? true : nil))
             return 1
         }
     }

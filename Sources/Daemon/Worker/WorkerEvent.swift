@@ -21,8 +21,10 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
     case progress(Double)
     /// The temporary output is complete.
     case finished(elapsedMilliseconds: Int, speed: Double?)
-    /// The job cannot be rendered (`transient`: retry it later), with the reason.
-    case failed(transient: Bool, reason: String, errno: Int32?)
+    /// The job cannot be rendered (`transient`: retry it later), with the reason;
+    /// `incomplete`: the clip ends before its own index says it should (still being
+    /// written?), so the daemon looks again before failing it.
+    case failed(transient: Bool, reason: String, errno: Int32?, incomplete: Bool?)
 
     /// One file of a set as the worker renders it.
     package struct SetFile: Codable, Sendable, Hashable {

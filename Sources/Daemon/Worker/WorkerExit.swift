@@ -26,7 +26,7 @@ struct WorkerExit: Sendable {
     /// file cannot loop); one that reported a failure fails as it said.
     func failure(limits: WorkerLimits) -> JobFailure? {
         if stoppedBy == nil, status == 0, case .finished? = outcome { return nil }
-        if stoppedBy == nil, status == 1, case let .failed(transient, reason, code)? = outcome {
+        if stoppedBy == nil, status == 1, case let .failed(transient, reason, code, _)? = outcome {
             // Out of memory (or of room for a thread's stack) under a memory limit.
             if code == ENOMEM || code == EAGAIN, let bytes = limits.memoryBytes {
                 return .transient("\(reason): the worker reached its memory limit (memory_limit: \(WorkerLimits.describe(bytes: bytes)))", errno: code)
@@ -34,6 +34,12 @@ struct WorkerExit: Sendable {
             return transient ? .transient(reason, errno: code) : .permanent(reason, errno: code)
         }
         return .transient(summary(limits: limits), errno: nil)
+    }
+
+    /// Whether the worker failed saying the clip ends before its own index says it should.
+    var reportedIncompleteFile: Bool {
+        if stoppedBy == nil, case .failed(_, _, _, true?)? = outcome { return true }
+        return false
     }
 
     /// What happened, for the attempt's line in the error file ("killed by signal 11
