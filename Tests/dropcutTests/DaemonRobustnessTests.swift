@@ -114,32 +114,33 @@ import Glibc
     /// writer still holds it, and a render met it incomplete), waits instead of failing,
     /// and is rendered once the copy completes and settles; the archive holds the whole clip.
     @Test func aCopyThatPausesLongerThanSettleIsRenderedOnceItCompletes() async throws {
-        let h = try DaemonHarness(settle: 0.5, retries: 0)
+        // settle 1 s: the writer pauses 1 s once the clip is claimed, well within the three
+        // quiet settles an incomplete clip gets (a loaded machine delays the writer too).
+        let h = try DaemonHarness(settle: 1, retries: 0)
         let whole = try Data(contentsOf: URL(fileURLWithPath: try h.clip()))
         let path = (h.inbox as NSString).appendingPathComponent("clip.mp4")
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(fd >= 0)
         let cut = whole.count * 6 / 10
         #expect(whole.prefix(cut).withUnsafeBytes { write(fd, $0.baseAddress, cut) } == cut)
-        async let run = h.runOnce()
+        let daemon = try h.startDaemon()
         // Claimed while the writer is paused: the name is gone from the inbox.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while FileManager.default.fileExists(atPath: path) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(!FileManager.default.fileExists(atPath: path), "never claimed")
+        let claimed = await DaemonHarness.waitUntil(.seconds(60)) { !FileManager.default.fileExists(atPath: path) }
         try await Task.sleep(for: .seconds(1))
         let rest = whole.count - cut
         #expect(whole.suffix(rest).withUnsafeBytes { write(fd, $0.baseAddress, rest) } == rest)
         close(fd)
-        let result = try await run
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("1 done, 0 failed"), "\(result.stdout)")
-        #expect(result.stderr.contains("incomplete (it ends before its own index says it should); looking again"), "\(result.stderr)")
-        #expect(result.stderr.contains("still being written ("), "\(result.stderr)")
+        let archived = (h.archive as NSString).appendingPathComponent("clip.mp4")
+        let done = await DaemonHarness.waitUntil(.seconds(60)) { FileManager.default.fileExists(atPath: archived) }
+        daemon.signal(SIGTERM)
+        _ = await daemon.wait()
+        #expect(claimed, "never claimed mid-copy")
+        #expect(done, "\(h.daemonLog)")
+        #expect(h.daemonLog.contains("incomplete (it ends before its own index says it should); looking again"), "\(h.daemonLog)")
+        #expect(h.daemonLog.contains("still being written ("), "\(h.daemonLog)")
         #expect(h.files(h.outbox) == ["clip.dropcut.mp4"])
         #expect(h.files(h.failed) == [])
-        #expect(FileManager.default.contents(atPath: (h.archive as NSString).appendingPathComponent("clip.mp4")) == whole)
+        #expect(FileManager.default.contents(atPath: archived) == whole)
         #expect(h.claimedLeftovers() == [])
     }
 
