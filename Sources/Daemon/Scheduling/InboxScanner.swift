@@ -105,7 +105,13 @@ package struct InboxScanner: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return .unavailable("the inbox \(inbox) is not a folder") }
         // By mount point, not device number: a share mounted again gets a new device
         // number and is back; its bare mount point (or a symlink now elsewhere) is not.
-        let mount = FolderMounts.mountPoint(of: inbox)
+        let mount: String?
+        do {
+            mount = try FolderMounts.mountPoint(of: inbox)
+        } catch {
+            // Out of descriptors (EMFILE, ENFILE) is not an unmounted share: said as it is.
+            return .unavailable("cannot check the mount of the inbox \(inbox): \(error)")
+        }
         if let mountPoint, mount != mountPoint {
             return .unavailable("the inbox \(inbox) is no longer on \(mountPoint) but on \(mount ?? "nothing") (unmounted?)")
         }

@@ -23,6 +23,8 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
     case finished(elapsedMilliseconds: Int, speed: Double?)
     /// The job cannot be rendered (`transient`: retry it later), with the reason.
     case failed(transient: Bool, reason: String, errno: Int32?)
+    /// A thumbnail request's JPEG (base64 in the JSON).
+    case thumbnail(Data)
 
     /// One file of a set as the worker renders it.
     package struct SetFile: Codable, Sendable, Hashable {
@@ -35,8 +37,9 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
         package var kind: String
     }
 
-    /// The longest line the daemon reads: a longer one is a broken worker.
-    static let maximumLineBytes = 64 * 1024
+    /// The longest line the daemon reads: a longer one is a broken worker. (A thumbnail's
+    /// JPEG, 320 px at most, is tens of KB; in base64 a third more.)
+    static let maximumLineBytes = 1024 * 1024
 
     /// The event as one line of JSON with its newline.
     var line: Data {
