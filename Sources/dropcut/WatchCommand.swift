@@ -61,7 +61,8 @@ struct WatchCommand: AsyncParsableCommand {
             let request = HTTPServer.requestTimeout(fromEnvironment: environment) ?? HTTPServer.defaultRequestTimeout
             services.append(.init(service: HTTPServer(config: http, router: router, metrics: scheduler.metrics, logger: logger,
                                                       idleTimeout: idle, requestTimeout: request,
-                                                      limits: ConnectionLimits(descriptors: descriptors.soft), descriptors: descriptors.soft),
+                                                      limits: ConnectionLimits(descriptors: descriptors.soft, inUse: DescriptorLimit.inUse),
+                                                      descriptors: descriptors.soft),
                                   failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         // Only with webhooks configured; before the scheduler, so it stops after it and

@@ -22,12 +22,14 @@ package struct ConnectionLimits: Sendable, Hashable {
         self.reserve = reserve
     }
 
-    /// For a soft descriptor limit of `descriptors`: a quarter of them (at least 64) kept
-    /// for jobs, the rest (at most `maximum`) for connections, a quarter of those per peer.
-    package init(descriptors: UInt64) {
+    /// For a soft descriptor limit of `descriptors` of which `inUse` are open already: a
+    /// quarter of them (at least 64) kept for jobs on top of those in use, the rest (at
+    /// most `maximum`) for connections, a quarter of those per peer.
+    package init(descriptors: UInt64, inUse: Int = 0) {
         let soft = Int(min(descriptors, UInt64(Int32.max)))
         let reserve = max(64, soft / 4)
-        let total = soft > reserve ? min(Self.maximum, soft - reserve) : max(1, soft / 8)
+        let free = soft - max(0, inUse) - reserve
+        let total = free > 0 ? min(Self.maximum, free) : max(1, soft / 8)
         self.init(total: total, perPeer: max(4, total / 4), reserve: reserve)
     }
 }

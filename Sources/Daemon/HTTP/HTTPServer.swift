@@ -32,7 +32,8 @@ package final class HTTPServer: Service {
 
     package init(config: HTTPConfig, router: APIRouter, metrics: DaemonMetrics, logger: Logger,
                  idleTimeout: Duration = HTTPServer.defaultIdleTimeout, requestTimeout: Duration = HTTPServer.defaultRequestTimeout,
-                 limits: ConnectionLimits = ConnectionLimits(descriptors: DescriptorLimit.soft), descriptors: UInt64 = DescriptorLimit.soft) {
+                 limits: ConnectionLimits = ConnectionLimits(descriptors: DescriptorLimit.soft, inUse: DescriptorLimit.inUse),
+                 descriptors: UInt64 = DescriptorLimit.soft) {
         self.config = config
         self.router = router
         self.logger = logger

@@ -22,7 +22,7 @@ package enum ThumbnailWorker {
         let request = WorkerRequest(job: job, folder: "", input: path, recipes: [], droppedRecipes: [], assets: [],
                                     outbox: (path as NSString).deletingLastPathComponent, limits: limits,
                                     logFields: ["DROPCUT_JOB": job], parent: getpid(), thumbnail: true)
-        let exit = try await BlockingWork.run("dropcut-thumb") { cancellation in
+        let exit = try await BlockingWork.run("dropcut-thumb") { [limits] cancellation in
             // Spawned and reaped on this thread (the worker's PR_SET_PDEATHSIG follows it).
             let worker = try WorkerProcess(executable: executable, request: request)
             return worker.supervise(limits: limits, cancellation: cancellation) { _ in }
