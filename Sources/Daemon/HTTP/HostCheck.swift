@@ -61,10 +61,14 @@ package struct HostCheck: Sendable, Hashable {
     }
 
     /// Whether `name` may be listed in `http.allowed_hosts`: a DNS name (labels of letters,
-    /// digits and `-`, 1–63 bytes each, 253 in all, not starting or ending with `-`).
+    /// digits and `-`, 1–63 bytes each, 253 in all, not starting or ending with `-`, the
+    /// last not all digits).
     package static func isHostName(_ name: String) -> Bool {
         let name = name.hasSuffix(".") ? String(name.dropLast()) : name
         guard !name.isEmpty, name.utf8.count <= 253 else { return false }
+        // An address is no name (RFC 1123 §2.1: a top-level label is never all digits);
+        // loopback addresses are answered anyway.
+        if let last = name.split(separator: ".").last, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return false }
         return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             !label.isEmpty && label.utf8.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
                 && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7a) || $0 == 0x2d }
