@@ -147,6 +147,9 @@ import Glibc
             DaemonHarness.sleepBlocking(0.2)
         }
         let opened = attack.opened, peak = attack.peakOpen
+        // The race happened: the client held about its limit's worth at once, and the
+        // daemon closed hundreds of them (caps and deadlines) for it to open again.
+        #expect(opened > 2 * limit, "only \(opened) connections were opened")
         print("trickle attack: \(opened) connections opened, \(peak) open at once on the client; \(asked) /metrics, slowest \(slowest); daemon's descriptors at most \(mostDescriptors) of \(limit)")
         #expect(peak >= limit - 8, "the attack never reached the limit: \(peak) open at once")
         #expect(failures.isEmpty, "\(failures.count) of \(asked) /metrics failed: \(failures.prefix(5))")
@@ -165,6 +168,19 @@ import Glibc
         #expect(refused.count == 1, "journal: \(refused.map { $0["MESSAGE"] ?? "" })")
         let metrics = try HTTPExchange.request("GET", "/metrics", port: port, headers: auth)
         #expect(metrics.text.contains("dropcut_http_connections_refused_total"), "\(metrics.text)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.wait() == 0)
+    }
+
+    /// The daemon raises its soft descriptor limit to the hard one at start, and says so.
+    @Test func softDescriptorLimitIsRaisedToTheHardOne() async throws {
+        let harness = try DaemonHarness()
+        let daemon = try harness.startDaemon(wrapper: ["/usr/bin/prlimit", "--nofile=200:300", "--"])
+        #expect(await DaemonHarness.waitUntil(.seconds(20)) { harness.daemonLog.contains("descriptors:") }, "\(harness.daemonLog)")
+        #expect(harness.daemonLog.contains("descriptors: the soft limit raised from 200 to 300, the hard limit"), "\(harness.daemonLog)")
+        let limits = (try? String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)) ?? ""
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }.map(String.init) ?? ""
+        #expect(line.split(separator: " ", omittingEmptySubsequences: true).suffix(3).prefix(2) == ["300", "300"], "\(line)")
         daemon.signal(SIGTERM)
         #expect(await daemon.wait() == 0)
     }

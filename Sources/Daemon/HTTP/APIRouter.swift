@@ -198,7 +198,9 @@ package final class APIRouter: Sendable {
         if let refusal = authorization.refusalToChange(request) { return refusal }
         do {
             let moved = try FailedClipRetry.retry(name, folder: folder, config: config)
-            logger.notice("retry \(name) (folder \(folder)) asked over HTTP: moved back to the inbox", metadata: [
+            // Named by its printable form (the name asked for may hold a newline).
+            let clip = moved.last.map { ($0 as NSString).lastPathComponent } ?? RawFileName(bytes: Array(name.utf8)).printable
+            logger.notice("retry \(clip) (folder \(folder)) asked over HTTP: moved back to the inbox", metadata: [
                 "DROPCUT_FOLDER": "\(folder)", "DROPCUT_INPUT": "\(moved.last ?? name)"])
             let list = moved.map { "\"\(Self.jsonEscape($0))\"" }.joined(separator: ", ")
             return .json("{\"moved\": [\(list)]}\n")
