@@ -172,6 +172,47 @@ import Glibc
         #expect(await daemon.wait() == 0)
     }
 
+    /// The request deadline runs from the first byte: a head trickled a line every 100 ms is
+    /// closed at the deadline (here 600 ms) though it never goes idle, while an event
+    /// stream, whole at once, stays open past it.
+    @Test func trickledHeadsMeetTheirDeadlineAndStreamsOutliveIt() async throws {
+        let port = try HTTPExchange.freePort()
+        let harness = try HTTPListenerTests.harness(port: port)
+        let daemon = try harness.startDaemon(environment: ["DROPCUT_HTTP_REQUEST_MS": "600"])
+        #expect(await HTTPListenerTests.waitForListener(port))
+        let trickle = try HTTPExchange.connect(port: port, timeout: 5)
+        defer { close(trickle) }
+        let began = ContinuousClock.now
+        var closedAfter: Duration?
+        var line = 0
+        try HTTPExchange.writeAll(trickle, Array("GET /metrics HTTP/1.1\r\nhost: localhost\r\n".utf8))
+        while ContinuousClock.now - began < .seconds(4) {
+            var byte: UInt8 = 0
+            let n = recv(trickle, &byte, 1, Int32(MSG_DONTWAIT))
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { closedAfter = ContinuousClock.now - began; break }
+            line += 1
+            let header = Array("x-line-\(line): \(line)\r\n".utf8)
+            _ = header.withUnsafeBytes { send(trickle, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            DaemonHarness.sleepBlocking(0.1)
+        }
+        #expect(closedAfter.map { $0 >= .milliseconds(500) && $0 < .seconds(2) } == true, "closed after \(String(describing: closedAfter))")
+
+        let stream = try HTTPExchange.connect(port: port, timeout: 0.2)
+        defer { close(stream) }
+        try HTTPExchange.writeAll(stream, Array("GET /api/v1/events HTTP/1.1\r\nhost: localhost\r\n\r\n".utf8))
+        let opened = ContinuousClock.now
+        var received: [UInt8] = [], ended = false
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now - opened < .milliseconds(1800) {
+            let n = read(stream, &buffer, buffer.count)   // 200 ms receive timeout
+            if n > 0 { received += buffer[0..<n] } else if n == 0 { ended = true; break }
+        }
+        #expect(!ended, "the event stream was closed at the request deadline")
+        #expect(String(decoding: received, as: UTF8.self).contains("text/event-stream"))
+        daemon.signal(SIGTERM)
+        #expect(await daemon.wait() == 0)
+    }
+
     /// The daemon raises its soft descriptor limit to the hard one at start, and says so.
     @Test func softDescriptorLimitIsRaisedToTheHardOne() async throws {
         let harness = try DaemonHarness()
