@@ -84,8 +84,8 @@ import TestSupport
         }
     }
 
-    /// Host values and absolute-form targets from random bytes: no trap, and nothing but a
-    /// name of this machine is answered.
+    /// Host values, absolute-form targets and Authorization values from random bytes: no
+    /// trap, nothing but a name of this machine is answered, a token has no padding.
     @Test func hostCheckAndAbsoluteFormOnGarbage() {
         var random = SplitMix64(state: 4532)
         let check = HostCheck(allowed: ["ok.example"])
@@ -100,6 +100,10 @@ import TestSupport
             }
             let request = HTTPRequest(method: "GET", target: "http://" + text, headers: [], isLocalPeer: true)
             for segment in request.segments ?? [] { #expect(segment != ".." && !segment.contains("/")) }
+            if let token = RequestAuthorization.bearerToken("bEaReR " + text) {
+                #expect(!token.isEmpty && token.first != " " && token.last != " " && token.last != "\t", "\(text.debugDescription) gave \(token.debugDescription)")
+            }
+            _ = RequestAuthorization.bearerToken(text)
         }
     }
 
