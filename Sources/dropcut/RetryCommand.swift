@@ -8,7 +8,8 @@ struct RetryCommand: AsyncParsableCommand {
         commandName: "retry", abstract: "Move a failed clip and its sidecars back into its inbox, to be rendered again.")
     @OptionGroup var options: DaemonConfigOption
     @Argument(help: "The folder's name in the config.") var folder: String
-    @Argument(help: "The clip's name in the folder's failed folder.") var name: String
+    @Argument(help: "The clip's name in the folder's failed folder, as dropcut shows it (caf\\xE9.mov for a name that is not UTF-8), or its own bytes.")
+    var name: String
 
     func run() async throws {
         let settings = try options.load(command: "retry")

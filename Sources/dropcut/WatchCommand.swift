@@ -33,6 +33,10 @@ struct WatchCommand: AsyncParsableCommand {
         var ffmpegLogger = logger
         ffmpegLogger.logLevel = .warning
         EngineLog.route(to: ffmpegLogger)
+        // Before anything opens a descriptor: what the network may take (the listener's
+        // caps) is set from it.
+        let descriptors = DescriptorLimit.raiseSoftToHard()
+        if descriptors.error != nil { logger.warning("\(descriptors)") } else { logger.notice("\(descriptors)") }
 
         let identity: HostIdentity
         do {
@@ -52,8 +56,13 @@ struct WatchCommand: AsyncParsableCommand {
             let router = APIRouter(config: settings, metrics: scheduler.metrics, board: scheduler.board, logger: logger)
             // A listener that cannot start stops the daemon, gracefully (cancelling the group
             // would leave the scheduler waiting for a shutdown that never comes).
-            let idle = HTTPServer.idleTimeout(fromEnvironment: ProcessInfo.processInfo.environment) ?? HTTPServer.defaultIdleTimeout
-            services.append(.init(service: HTTPServer(config: http, router: router, logger: logger, idleTimeout: idle),
+            let environment = ProcessInfo.processInfo.environment
+            let idle = HTTPServer.idleTimeout(fromEnvironment: environment) ?? HTTPServer.defaultIdleTimeout
+            let request = HTTPServer.requestTimeout(fromEnvironment: environment) ?? HTTPServer.defaultRequestTimeout
+            services.append(.init(service: HTTPServer(config: http, router: router, metrics: scheduler.metrics, logger: logger,
+                                                      idleTimeout: idle, requestTimeout: request,
+                                                      limits: ConnectionLimits(descriptors: descriptors.soft, inUse: DescriptorLimit.inUse),
+                                                      descriptors: descriptors.soft),
                                   failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         // Only with webhooks configured; before the scheduler, so it stops after it and

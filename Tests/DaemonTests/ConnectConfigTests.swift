@@ -42,6 +42,21 @@ import TestSupport
         #expect(withToken.http?.token == "abcdefghijklmnopqrstuvwx")
     }
 
+    /// `http.allowed_hosts`: host names, lower-cased; anything else refused at its own line,
+    /// and a list past 64 names refused.
+    @Test func allowedHostsAreHostNamesCheckedAtTheirLine() throws {
+        let config = try load("http:\n  listen: 127.0.0.1:8181\n  allowed_hosts: [Render-1.LAN, dropcut]")
+        #expect(config.http?.allowedHosts == ["render-1.lan", "dropcut"])
+        #expect(try load("http:\n  listen: 127.0.0.1:8181").http?.allowedHosts == [])
+        for bad in ["evil.example:80", "127.0.0.1", "a_b", "-x", "a..b", "http://x", "", String(repeating: "a", count: 64)] {
+            let text = errors("http:\n  listen: 127.0.0.1:8181\n  allowed_hosts:\n    - ok.example\n    - \"\(bad)\"")
+            #expect(text.contains("dropcut.yaml:5:") && text.contains("is not a host name"), "\(bad.debugDescription): \(text)")
+        }
+        let many = (0...64).map { "h\($0)" }.joined(separator: ", ")
+        #expect(errors("http:\n  listen: 127.0.0.1:8181\n  allowed_hosts: [\(many)]").contains("at most 64"))
+        #expect(errors("http:\n  listen: 127.0.0.1:8181\n  allowed_hosts: nope").contains("allowed_hosts"))
+    }
+
     @Test func badListenersAreRefusedAtTheirLine() {
         for bad in ["127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "example.com:80", "[::1:80", "1.2.3.4.5:80", ":80", "127.0.0.1:8o"] {
             let text = errors("http:\n  listen: \"\(bad)\"")

@@ -58,6 +58,55 @@ import TestSupport
         #expect(noToken.status == 403, "a retry with no token configured must be refused")
     }
 
+    /// Heads cut into random chunks: the scanner finds the same end as in one piece, and
+    /// never lets a head past its limit.
+    @Test func headScannerIsIndependentOfChunking() {
+        var random = SplitMix64(state: 4531)
+        let pieces: [[UInt8]] = [Array("\r\n".utf8), Array("\n".utf8), Array("\r".utf8), Array("GET / HTTP/1.1".utf8), Array("a: b".utf8), [0], [0xff]]
+        for _ in 0..<5000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(random.next() % 12) { bytes += pieces[Int(random.next() % UInt64(pieces.count))] }
+            let limit = 1 + Int(random.next() % 64)
+            var whole = HeadScanner(limit: limit)
+            let once = whole.scan(bytes)
+            var chunked = HeadScanner(limit: limit)
+            var offset = 0, result = HeadScanner.Result.needMore
+            while offset < bytes.count {
+                let length = 1 + Int(random.next() % 5)
+                let chunk = bytes[offset..<min(bytes.count, offset + length)]
+                result = chunked.scan(chunk)
+                if case let .complete(n) = result { result = .complete(bytes: offset + n); break }
+                if result == .tooLarge { break }
+                offset += chunk.count
+            }
+            #expect(result == once, "\(bytes) limit \(limit): \(result) in chunks, \(once) at once")
+            if case let .complete(n) = once { #expect(n <= limit && n <= bytes.count) }
+        }
+    }
+
+    /// Host values, absolute-form targets and Authorization values from random bytes: no
+    /// trap, nothing but a name of this machine is answered, a token has no padding.
+    @Test func hostCheckAndAbsoluteFormOnGarbage() {
+        var random = SplitMix64(state: 4532)
+        let check = HostCheck(allowed: ["ok.example"])
+        let alphabet: [UInt8] = Array("[]:.0123456789localhostk.exampleLXx%/?#@ ".utf8) + [0, 0xc3, 0xa9, 0xff]
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int(random.next() % 24)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            let text = String(decoding: bytes, as: UTF8.self)
+            if check.refusal(of: text) == nil, let (host, port) = HostCheck.split(text) {
+                let name = HostCheck.normalized(host)
+                #expect(name == "localhost" || name == "ok.example" || HTTPConfig.Listen.isLoopback(host), "\(text.debugDescription) answered")
+                #expect(port.map { (1...65535).contains($0) } ?? true)
+            }
+            let request = HTTPRequest(method: "GET", target: "http://" + text, headers: [], isLocalPeer: true)
+            for segment in request.segments ?? [] { #expect(segment != ".." && !segment.contains("/")) }
+            if let token = RequestAuthorization.bearerToken("bEaReR " + text) {
+                #expect(!token.isEmpty && token.first != " " && token.last != " " && token.last != "\t", "\(text.debugDescription) gave \(token.debugDescription)")
+            }
+            _ = RequestAuthorization.bearerToken(text)
+        }
+    }
+
     @Test func tokenComparisonAndCookie() {
         let auth = RequestAuthorization(token: "0123456789abcdefXYZ")
         let good = HTTPRequest(method: "GET", target: "/", headers: [("Authorization", "Bearer 0123456789abcdefXYZ")], isLocalPeer: false)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Daemon
 import TestSupport
+import Support
 
 /// Which files in an inbox count as arrived, against a real folder.
 @Suite struct InboxScannerTests {
@@ -195,5 +196,21 @@ import TestSupport
         try write("real.mp4", in: dir)
         var scanner = InboxScanner(inbox: dir.path, settle: .seconds(1))
         #expect(settledNames(settledAfterSettle(&scanner)) == ["real.mp4"])
+    }
+
+    /// Out of descriptors while checking the inbox's mount (issue 45: the journal said
+    /// "unmounted" under a connection flood): said as what happened, never as a share gone.
+    @Test func aMountLookupThatFailsIsNotAnUnmountedShare() {
+        for code in [EMFILE, ENFILE, ENOMEM] {
+            let error = SystemError(errno: code, function: "open", path: "/proc/self/mountinfo")
+            for before in [nil, "/srv"] as [String?] {
+                let problem = InboxScanner.mountProblem(inbox: "/srv/in", before: before, now: .failure(error)) ?? ""
+                #expect(problem.contains("cannot check the mount of the inbox /srv/in") && problem.contains(String(cString: strerror(code))), "\(problem)")
+                #expect(!problem.contains("unmounted") && !problem.contains("no longer on"), "\(problem)")
+            }
+        }
+        #expect(InboxScanner.mountProblem(inbox: "/srv/in", before: "/srv", now: .success("/srv")) == nil)
+        #expect(InboxScanner.mountProblem(inbox: "/srv/in", before: nil, now: .success("/")) == nil)
+        #expect(InboxScanner.mountProblem(inbox: "/srv/in", before: "/srv", now: .success("/"))?.contains("unmounted?") == true)
     }
 }

@@ -115,6 +115,9 @@ import TestSupport
             #expect(Duration.seconds(stop) >= defaultStop + .seconds(10), "\(name): TimeoutStopSec=\(stop)s")
             // The scheduler pings at half WATCHDOG_USEC; a minute leaves room for slow disks.
             #expect(unit["WatchdogSec"] == "60s")
+            // Not systemd's soft 1024: the daemon keeps a quarter for rendering and gives the
+            // HTTP listener's connections at most the rest (issue 45).
+            #expect(unit["LimitNOFILE"].flatMap { Int($0) }.map { $0 >= 4096 } == true, "\(name): LimitNOFILE=\(unit["LimitNOFILE"] ?? "unset")")
         }
         #expect(try directives("dropcut.service")["ExecStart"] == "/usr/local/bin/dropcut watch --config /etc/dropcut/dropcut.yaml")
         #expect(try directives("dropcut@.service")["ExecStart"] == "/usr/local/bin/dropcut watch --config /etc/dropcut/%i.yaml")

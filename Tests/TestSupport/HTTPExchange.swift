@@ -108,7 +108,7 @@ public enum HTTPExchange {
         }
     }
 
-    static func parse(_ bytes: [UInt8]) throws -> Response {
+    public static func parse(_ bytes: [UInt8]) throws -> Response {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
             throw Failure(description: "no complete response head in \(bytes.count) bytes: \(String(decoding: bytes.prefix(200), as: UTF8.self))")

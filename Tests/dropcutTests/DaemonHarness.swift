@@ -124,10 +124,20 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts `dropcut watch` in the background, its stderr appended to `log` (in the
     /// harness's folder).
-    func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log") throws -> Daemon {
+    /// `wrapper`: a command that runs the daemon in place of itself (exec), such as
+    /// `prlimit --nofile=256:256 --`: the daemon keeps its pid.
+    func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log",
+                     wrapper: [String] = []) throws -> Daemon {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuildProducts.executable(named: "dropcut"))
-        process.arguments = ["watch", "--config", config ?? configPath]
+        let executable = try BuildProducts.executable(named: "dropcut")
+        let arguments = ["watch", "--config", config ?? configPath]
+        if let first = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(wrapper.dropFirst()) + [executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = nil
         env["JOURNAL_STREAM"] = nil

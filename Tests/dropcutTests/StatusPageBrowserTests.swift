@@ -28,7 +28,8 @@ import TestSupport
         let daemon = try harness.startDaemon()
         try harness.drop("done.mp4")
         try harness.drop("broken.mp4")
-        try harness.write("broken.yaml", "version: 1\noutput:\n  fps: banana\n")
+        // Two mistakes: the reason is two lines, which the page must show as two lines.
+        try harness.write("broken.yaml", "version: 1\noutput:\n  fps: banana\n  size: nope\n")
         #expect(await DaemonHarness.waitUntil(.seconds(40)) {
             harness.files(harness.outbox).count == 1 && harness.files(harness.failed).contains("broken.mp4")
         }, "\(harness.daemonLog)")
@@ -53,18 +54,24 @@ import TestSupport
             ["eval": "window.__loadedOnce === 42"],
             ["eval": "Array.from(document.querySelectorAll('ul.done img.thumb')).some(function(i){return i.complete && i.naturalWidth > 0})", "until": true, "timeout": 15],
             ["eval": "(document.querySelector('ul.failed .reason')||{}).textContent || ''"],
+            ["eval": "(document.querySelector('ul.failed .reason')||{}).innerText || ''"],
             ["screenshot": screenshot],
             ["eval": "var b=document.querySelector('button.retry'); if(b){b.click()}; !!b"],
         ])
-        try #require(results.count == 10, "driver results: \(results)")
+        try #require(results.count == 11, "driver results: \(results)")
         let progress = (results[4] as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue } ?? []
         #expect(Set(progress).count >= 3 && progress == progress.sorted(), "progress the page showed: \(progress)")
         #expect(results[5] as? Bool == true, "the page reloaded while it showed progress")
         #expect(results[6] as? Bool == true, "no thumbnail loaded")
         let reason = results[7] as? String ?? ""
         #expect(reason.contains("fps"), "failure reason on the page: \(reason)")
+        // Shown with its line break, not U+FFFD where the newline was.
+        let shown = results[8] as? String ?? ""
+        #expect(shown.contains("fps") && shown.contains("\noutput.size") || shown.contains("\n") && shown.contains("size"),
+                "the reason as shown: \(shown.debugDescription)")
+        #expect(!shown.contains("\u{FFFD}") && !reason.contains("\u{FFFD}"), "\(shown.debugDescription)")
         #expect(FileManager.default.fileExists(atPath: screenshot))
-        #expect(results[9] as? Bool == true, "no Retry button")
+        #expect(results[10] as? Bool == true, "no Retry button")
         // Retried: back in the inbox with its fixed sidecar, and rendered.
         #expect(await DaemonHarness.waitUntil(.seconds(120)) { harness.files(harness.outbox).contains("broken.dropcut.mp4") },
                 "outbox \(harness.files(harness.outbox)), failed \(harness.files(harness.failed)): \(harness.daemonLog)")

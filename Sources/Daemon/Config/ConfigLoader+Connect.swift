@@ -4,11 +4,12 @@ import Support
 
 /// The keys that connect dropcut to other systems: `http:` (the listener) and `webhooks:`.
 extension ConfigLoader {
-    static let httpKeys = ["listen", "token", "token_file"]
+    static let httpKeys = ["listen", "token", "token_file", "allowed_hosts"]
     static let webhookKeys = ["url", "secret", "events", "max_age", "timeout"]
 
     /// `http: { listen: 127.0.0.1:8181 | "[::1]:8181" | /run/dropcut/http.sock | systemd,
-    /// token: …, token_file: … }`. A listener reachable from other machines needs a token.
+    /// token: …, token_file: …, allowed_hosts: [name, …] }`. A listener reachable from other
+    /// machines needs a token.
     static func decodeHTTP(_ node: RecipeNode, base: String, _ reader: inout RecipeReader) -> HTTPConfig? {
         guard let f = reader.fields(node, "http", allowed: httpKeys) else { return nil }
         guard let listenNode = f["listen"] else {
@@ -35,6 +36,20 @@ extension ConfigLoader {
                 if let problem = tokenProblem(token) { reader.error("http.token_file \(path): the token \(problem)", at: node.location) } else { config.token = token }
             } catch {
                 reader.error("http.token_file \(error)", at: node.location)
+            }
+        }
+        if let node = f["allowed_hosts"], let list = reader.list(node, "http.allowed_hosts") {
+            if list.count > maximumAllowedHosts {
+                reader.error("http.allowed_hosts lists \(list.count) names; at most \(maximumAllowedHosts)", at: node.location)
+            }
+            for item in list.prefix(maximumAllowedHosts) {
+                guard let name = reader.string(item, "http.allowed_hosts") else { continue }
+                if HostCheck.isHostName(name) {
+                    config.allowedHosts.append(name.lowercased())
+                } else {
+                    reader.error("http.allowed_hosts: '\(name)' is not a host name (letters, digits, - and dots; labels of 1–63, 253 in all); 127.0.0.1, [::1] and localhost are always answered",
+                                 at: item.location)
+                }
             }
         }
         if case let .tcp(host, _) = listen, !listen.isLocal, config.token == nil, f["token"] == nil, f["token_file"] == nil {
@@ -69,6 +84,9 @@ extension ConfigLoader {
         guard inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 else { return nil }
         return .tcp(host: address, port: number)
     }
+
+    /// More names than any real setup has: a list past it is a mistake.
+    static let maximumAllowedHosts = 64
 
     /// Why `token` cannot be a token (nil: it can): long enough, printable ASCII without
     /// spaces (it travels in a header).

@@ -48,9 +48,15 @@ package struct HTTPConfig: Sendable, Hashable {
     /// which only a local listener may do.
     package var token: String?
 
-    package init(listen: Listen, token: String? = nil) {
+    /// Host names (besides localhost, 127.0.0.0/8 and [::1]) a client reaching the listener
+    /// on a loopback address may name in its `Host` header (`http.allowed_hosts`,
+    /// lower-case). Any other is refused (`HostCheck`: DNS rebinding).
+    package var allowedHosts: [String]
+
+    package init(listen: Listen, token: String? = nil, allowedHosts: [String] = []) {
         self.listen = listen
         self.token = token
+        self.allowedHosts = allowedHosts
     }
 
     /// The least a token may be: guessing it must be out of reach.

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Synchronization
 
 /// The mount each of the daemon's output folders (outbox, failed, archive) was on when it
@@ -15,7 +16,7 @@ final class FolderMounts: Sendable {
 
     /// Notes the mount `path` is on now (at start, after creating it; on reload).
     func record(_ path: String) {
-        guard let mount = Self.mountPoint(of: path) else { return }
+        guard let mount = try? Self.mountPoint(of: path) else { return }
         seen.withLock { $0[path] = mount }
     }
 
@@ -24,16 +25,25 @@ final class FolderMounts: Sendable {
     /// start. A folder never recorded passes.
     func require(_ path: String, role: String) throws(JobFailure) {
         guard let before = seen.withLock({ $0[path] }) else { return }
-        let now = Self.mountPoint(of: path)
+        let now: String?
+        do {
+            now = try Self.mountPoint(of: path)
+        } catch {
+            // Not a sign of a share gone: the daemon could not look (out of descriptors,
+            // EMFILE, is the usual cause). Said as it is, and retried like an unmounted share.
+            throw .unavailable("cannot check that the \(role) \(path) is still on \(before): \(error)")
+        }
         guard now != before else { return }
         throw .unavailable("the \(role) \(path) is no longer on \(before) but on \(now ?? "nothing") (an unmounted share?); waiting for it")
     }
 
     /// The mount point `path` lies on (/proc/self/mountinfo's longest mount point that
     /// contains its real path); for a missing path, that of where it would be created.
-    static func mountPoint(of path: String) -> String? {
-        guard let real = realPath(path),
-              let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+    /// Throws when the mount table cannot be read (EMFILE, ENFILE): that is no answer, and
+    /// must never be taken for "on nothing", which reads as an unmounted share.
+    static func mountPoint(of path: String) throws(SystemError) -> String? {
+        guard let real = realPath(path) else { return nil }
+        let table = try mountTable()
         var best: String?
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
@@ -55,6 +65,21 @@ final class FolderMounts: Sendable {
         let parent = (path as NSString).deletingLastPathComponent
         guard !parent.isEmpty, parent != path, let base = realPath(parent) else { return nil }
         return (base as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    }
+
+    /// /proc/self/mountinfo's text, read with open(2) so that the reason it cannot be read
+    /// (errno) is kept.
+    static func mountTable(_ path: String = "/proc/self/mountinfo") throws(SystemError) -> String {
+        let fd = try sys("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = try sys("read", path) { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// mountinfo writes space, tab, newline and backslash as octal escapes (`\040`).

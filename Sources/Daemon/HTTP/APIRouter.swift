@@ -11,10 +11,11 @@ package final class APIRouter: Sendable {
     let metrics: DaemonMetrics
     let board: StatusBoard
     let authorization: RequestAuthorization
+    let hosts: HostCheck
     let logger: Logger
     /// Recent thumbnails by job id (a page shows a few; each is one decode of a first frame).
     private let thumbnails = Mutex<[(job: String, jpeg: [UInt8])]>([])
-    /// Two thumbnails decoded at once at most.
+    /// Two thumbnails decoded at once at most (each in a worker process of its own).
     private let decoding = AsyncGate(limit: 2)
     /// How often the event stream looks for a new status, and sends a keep-alive comment.
     let eventInterval: Duration
@@ -26,6 +27,7 @@ package final class APIRouter: Sendable {
         self.metrics = metrics
         self.board = board
         self.authorization = RequestAuthorization(token: config.http?.token)
+        self.hosts = HostCheck(allowed: config.http?.allowedHosts ?? [])
         self.logger = logger
         self.eventInterval = eventInterval
     }
@@ -33,6 +35,11 @@ package final class APIRouter: Sendable {
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
         guard let segments = request.segments else { return .text(400, "the path must be a plain absolute path (no . or .. segments, no encoded / or NUL)") }
         let method = request.method
+        // Reached on loopback: only names of this machine (DNS rebinding), before anything
+        // else, the login page included.
+        if request.onLoopback, let refusal = hosts.refusal(of: request.host) {
+            return .text(421, "misdirected request: \(refusal)")
+        }
         // The login page needs no token (it is how a browser gets one).
         if segments == ["login"] {
             switch method {
@@ -62,8 +69,21 @@ package final class APIRouter: Sendable {
                                   canRetry: loggedIn, offerLogin: authorization.token != nil && !loggedIn)
             return .html(page.html())
         default:
-            let known = segments == [] || segments == ["metrics"] || segments.starts(with: ["api", "v1"])
-            return known ? Self.notAllowed("GET") : .text(404, "no such page: \(request.target)")
+            if let allowed = Self.allowedMethods(segments) { return Self.notAllowed(allowed) }
+            return .text(404, "no such page: \(request.target)")
+        }
+    }
+
+    /// The methods a path answers (the 405's `Allow`, RFC 9110 §15.5.6), nil for a path
+    /// that is no route.
+    static func allowedMethods(_ segments: [String]) -> String? {
+        switch segments {
+        case [], ["metrics"], ["api", "v1", "status"]: return "GET, HEAD"
+        case ["api", "v1", "events"]: return "GET"
+        case let seg where seg.count == 4 && seg[0...2] == ["api", "v1", "jobs"]: return "GET"
+        case let seg where seg.count == 5 && seg[0...2] == ["api", "v1", "jobs"] && seg[4] == "thumbnail": return "GET"
+        case let seg where seg.count == 6 && seg[0...2] == ["api", "v1", "failed"] && seg[5] == "retry": return "POST"
+        default: return nil
         }
     }
 
@@ -116,7 +136,8 @@ package final class APIRouter: Sendable {
         let video = set.isEmpty ? record.output : set.first { $0.kind == "video" }?.publishedPath
         guard let path = inOutbox(video) else { return .text(404, "job \(id) has no output in its outbox to show") }
         do {
-            let jpeg = try await decoding.run { try await Thumbnail.jpeg(of: path) }
+            // In a worker process, as renders are: a decoder crash ends that process only.
+            let jpeg = try await decoding.run { try await ThumbnailWorker.jpeg(of: path, job: id, limits: config.limits) }
             return Self.jpeg(remember(id, jpeg))
         } catch {
             logger.warning("thumbnail of job \(id) (\(path)): \(error)")
@@ -177,7 +198,9 @@ package final class APIRouter: Sendable {
         if let refusal = authorization.refusalToChange(request) { return refusal }
         do {
             let moved = try FailedClipRetry.retry(name, folder: folder, config: config)
-            logger.notice("retry \(name) (folder \(folder)) asked over HTTP: moved back to the inbox", metadata: [
+            // Named by its printable form (the name asked for may hold a newline).
+            let clip = moved.last.map { ($0 as NSString).lastPathComponent } ?? RawFileName(bytes: Array(name.utf8)).printable
+            logger.notice("retry \(clip) (folder \(folder)) asked over HTTP: moved back to the inbox", metadata: [
                 "DROPCUT_FOLDER": "\(folder)", "DROPCUT_INPUT": "\(moved.last ?? name)"])
             let list = moved.map { "\"\(Self.jsonEscape($0))\"" }.joined(separator: ", ")
             return .json("{\"moved\": [\(list)]}\n")

@@ -3,12 +3,14 @@ import Logging
 internal import NIOCore
 internal import NIOHTTP1
 
-/// One connection of the listener: reads a request whole — refusing a head over
-/// `maximumHeadBytes` (431) and a body over `maximumBodyBytes` (413) without keeping it —
-/// has `APIRouter` answer it off the event loop, writes the answer, and closes (one request
-/// per connection: nothing to pipeline, nothing to keep alive but an event stream). A
-/// connection that sends nothing for the server's idle timeout before its request is whole is closed
-/// (a client that opens connections and trickles nothing must not hold them forever).
+/// One connection of the listener: reads a request whole — refusing a body over
+/// `maximumBodyBytes` (413) without keeping it; a head over `maximumHeadBytes` never gets
+/// here, `HTTPConnectionGuard` answers it 431 — has `APIRouter` answer it off the event
+/// loop, writes the answer, and closes (one request per connection: nothing to pipeline,
+/// nothing to keep alive but an event stream). A connection that sends nothing for the
+/// server's idle timeout before its request is whole is closed, and the guard closes one
+/// whose request is not whole by its deadline (a client that opens connections and
+/// trickles bytes must not hold them).
 final class HTTPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -18,6 +20,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
 
     private let router: APIRouter
     private let isLocalPeer: Bool
+    private let onLoopback: Bool
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var refusal: Int?
@@ -26,9 +29,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
     private var isHead = false
     private var stream: Task<Void, Never>?
 
-    init(router: APIRouter, isLocalPeer: Bool) {
+    init(router: APIRouter, isLocalPeer: Bool, onLoopback: Bool) {
         self.router = router
         self.isLocalPeer = isLocalPeer
+        self.onLoopback = onLoopback
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -36,10 +40,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
         case let .head(received):
             head = received
             body = []
-            let headBytes = received.uri.utf8.count + received.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-            if headBytes > Self.maximumHeadBytes {
-                refusal = 431
-            } else if let length = received.headers.first(name: "content-length").flatMap({ Int($0) }), length > Self.maximumBodyBytes {
+            if let length = received.headers.first(name: "content-length").flatMap({ Int($0) }), length > Self.maximumBodyBytes {
                 refusal = 413
             }
         case var .body(buffer):
@@ -54,13 +55,19 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             guard let head, !answered else { return }
             answered = true
             isHead = head.method == .HEAD
+            // Whole: its deadline is over, and it is no longer given up for a newcomer.
+            context.triggerUserOutboundEvent(HTTPConnectionGuard.Progress.whole, promise: nil)
             if let refusal {
-                let what = refusal == 431 ? "the request's head is over \(Self.maximumHeadBytes) bytes" : "the request's body is over \(Self.maximumBodyBytes) bytes"
-                write(HTTPResponse.text(refusal, what), context: context)
+                write(HTTPResponse.text(refusal, "the request's body is over \(Self.maximumBodyBytes) bytes"), context: context)
+                return
+            }
+            // RFC 9112 §3.2: an HTTP/1.1 request without a Host header is a 400.
+            if head.version == .http1_1 && !head.headers.contains(name: "host") && HTTPRequest.originForm(of: head.uri).authority == nil {
+                write(HTTPResponse.text(400, "an HTTP/1.1 request needs a Host header"), context: context)
                 return
             }
             let request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) },
-                                      body: body, isLocalPeer: isLocalPeer)
+                                      body: body, isLocalPeer: isLocalPeer, onLoopback: onLoopback)
             body = []
             let router = self.router, loop = context.eventLoop
             let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
@@ -104,6 +111,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler {
             if !bytes.isEmpty && !isHead { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
             finish(context: context)
         case let .events(events):
+            context.triggerUserOutboundEvent(HTTPConnectionGuard.Progress.streaming, promise: nil)
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             let loop = context.eventLoop
             let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)

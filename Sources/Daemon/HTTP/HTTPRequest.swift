@@ -15,17 +15,47 @@ package struct HTTPRequest: Sendable {
     package var body: [UInt8]
     /// Whether the peer is on this machine (loopback or the unix socket).
     package var isLocalPeer: Bool
+    /// Whether the client reached the listener on a loopback address: then only host names
+    /// that mean this machine are answered (`HostCheck`, against DNS rebinding).
+    package var onLoopback: Bool
+    /// The authority of an absolute-form target (`GET http://127.0.0.1:8181/metrics`),
+    /// which RFC 9112 §3.2.2 says stands in place of the Host header.
+    package var authority: String?
 
-    package init(method: String, target: String, headers: [(String, String)], body: [UInt8] = [], isLocalPeer: Bool) {
+    package init(method: String, target: String, headers: [(String, String)], body: [UInt8] = [], isLocalPeer: Bool,
+                 onLoopback: Bool = false) {
         self.method = method
         self.target = target
         self.headers = headers.map { (name: $0.0.lowercased(), value: $0.1) }
         self.body = body
         self.isLocalPeer = isLocalPeer
-        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        self.onLoopback = onLoopback
+        let (authority, path) = Self.originForm(of: target)
+        self.authority = authority
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         segments = Self.segments(of: parts.first.map(String.init) ?? "")
         query = parts.count > 1 ? Self.form(String(parts[1])) : [:]
     }
+
+    /// An absolute-form target (`http://host:port/path?query`, the scheme in any case)
+    /// split into its authority and the origin form (`/path?query`; `/` when it has no
+    /// path); any other target as it is, with no authority. RFC 9112 §3.2.2: a server
+    /// must accept the absolute form.
+    static func originForm(of target: String) -> (authority: String?, path: String) {
+        let lower = target.prefix(8).lowercased()
+        let schemeLength = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return (nil, target) }
+        let rest = target.dropFirst(schemeLength)
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = String(rest[..<end])
+        var path = String(rest[end...])
+        if !path.hasPrefix("/") { path = "/" + path }
+        return (authority, path)
+    }
+
+    /// The host the request names: an absolute-form target's authority, else its Host
+    /// header.
+    package var host: String? { authority ?? header("host") }
 
     /// The first value of header `name`.
     package func header(_ name: String) -> String? {

@@ -55,6 +55,7 @@ package struct HTTPResponse: Sendable {
         case 405: "Method Not Allowed"
         case 409: "Conflict"
         case 413: "Content Too Large"
+        case 421: "Misdirected Request"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
         case 503: "Service Unavailable"

@@ -24,12 +24,28 @@ package final class HTTPServer: Service {
     /// tests (`DROPCUT_HTTP_IDLE_MS`).
     let idleTimeout: Duration
     package static let defaultIdleTimeout: Duration = .seconds(30)
+    /// How long a request may take to arrive whole, from its first byte (a client trickling
+    /// a header line now and then is never idle); shorter in tests (`DROPCUT_HTTP_REQUEST_MS`).
+    let requestTimeout: Duration
+    package static let defaultRequestTimeout: Duration = .seconds(10)
+    let connections: HTTPConnections
 
-    package init(config: HTTPConfig, router: APIRouter, logger: Logger, idleTimeout: Duration = HTTPServer.defaultIdleTimeout) {
+    package init(config: HTTPConfig, router: APIRouter, metrics: DaemonMetrics, logger: Logger,
+                 idleTimeout: Duration = HTTPServer.defaultIdleTimeout, requestTimeout: Duration = HTTPServer.defaultRequestTimeout,
+                 limits: ConnectionLimits = ConnectionLimits(descriptors: DescriptorLimit.soft, inUse: DescriptorLimit.inUse),
+                 descriptors: UInt64 = DescriptorLimit.soft) {
         self.config = config
         self.router = router
         self.logger = logger
         self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
+        connections = HTTPConnections(limits: limits, descriptors: descriptors, metrics: metrics, logger: logger)
+    }
+
+    /// The request deadline a test asks for through `DROPCUT_HTTP_REQUEST_MS` (100 ms to 10 min), else nil.
+    package static func requestTimeout(fromEnvironment environment: [String: String]) -> Duration? {
+        guard let text = environment["DROPCUT_HTTP_REQUEST_MS"], let ms = Int(text), (100...600_000).contains(ms) else { return nil }
+        return .milliseconds(ms)
     }
 
     /// The idle timeout a test asks for through `DROPCUT_HTTP_IDLE_MS` (100 ms to 10 min), else nil.
@@ -50,17 +66,28 @@ package final class HTTPServer: Service {
     }
 
     private func serve(on group: MultiThreadedEventLoopGroup) async throws {
-        let router = self.router
+        let router = self.router, connections = self.connections
         let idle = TimeAmount.milliseconds(idleTimeout.wholeMilliseconds)
+        let deadline = TimeAmount.milliseconds(requestTimeout.wholeMilliseconds)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 let local = Self.isLocal(channel.remoteAddress)
+                let onLoopback = Self.isLoopback(channel.localAddress)
+                // Past a cap: an older unfinished connection is closed for this one, or this
+                // one is (`ConnectionTable`).
+                guard let id = connections.admit(channel, peer: Self.peer(channel.remoteAddress)) else {
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
                 return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        HTTPConnectionGuard(connections: connections, id: id, requestTimeout: deadline,
+                                            maximumHeadBytes: HTTPConnectionHandler.maximumHeadBytes))
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(router: router, isLocalPeer: local))
+                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(router: router, isLocalPeer: local,
+                                                                                         onLoopback: onLoopback))
                 }
             }
         let channel: any Channel
@@ -83,10 +110,11 @@ package final class HTTPServer: Service {
             throw HTTPServerError(description: "http: cannot listen on \(config.listen): \(error)")
         }
         let address = channel.localAddress.map { "\($0)" } ?? "\(config.listen)"
+        let caps = "at most \(connections.limits.total) connections, \(connections.limits.perPeer) from one address"
         if Self.isLocal(channel.localAddress) {
-            logger.notice("http: listening on \(address)")
+            logger.notice("http: listening on \(address) (\(caps))")
         } else {
-            logger.warning("http: listening on \(address), reachable from other machines; every request needs the token")
+            logger.warning("http: listening on \(address) (\(caps)), reachable from other machines; every request needs the token")
         }
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
@@ -107,6 +135,25 @@ package final class HTTPServer: Service {
             throw HTTPServerError(description: "http.listen is systemd, but what systemd passed is not a listening stream socket")
         }
         return fd
+    }
+
+    /// A peer's address without its port: what the per-peer cap counts.
+    static func peer(_ address: SocketAddress?) -> String {
+        switch address {
+        case let .v4(v4)?: return v4.host
+        case let .v6(v6)?: return v6.host
+        case .unixDomainSocket?: return "unix"
+        case nil: return "?"
+        }
+    }
+
+    /// A loopback address (not a unix socket: what a browser reaches is TCP).
+    static func isLoopback(_ address: SocketAddress?) -> Bool {
+        switch address {
+        case let .v4(v4)?: return HTTPConfig.Listen.isLoopback(v4.host)
+        case let .v6(v6)?: return HTTPConfig.Listen.isLoopback(v6.host)
+        default: return false
+        }
     }
 
     /// Loopback and unix socket peers (and addresses) are this machine.

@@ -28,10 +28,21 @@ package struct RequestAuthorization: Sendable {
     /// Whether `request` carries the token (always false when none is configured).
     package func isAuthenticated(_ request: HTTPRequest) -> Bool {
         guard let token else { return false }
-        if let header = request.header("authorization"), header.hasPrefix("Bearer "),
-           Self.constantTimeEqual(String(header.dropFirst(7)), token) { return true }
+        if let header = request.header("authorization"), let given = Self.bearerToken(header),
+           Self.constantTimeEqual(given, token) { return true }
         if let cookie = request.cookie(Self.cookieName), let expected = cookieValue, Self.constantTimeEqual(cookie, expected) { return true }
         return false
+    }
+
+    /// The credentials of an `Authorization: Bearer <token>` value; nil for another scheme.
+    /// RFC 9110 §11.1: the scheme is case-insensitive (`bearer`, `BEARER`), and one or
+    /// more spaces separate it from the credentials.
+    static func bearerToken(_ value: String) -> String? {
+        let trimmed = value.drop { $0 == " " || $0 == "\t" }
+        guard let space = trimmed.firstIndex(of: " "), trimmed[..<space].lowercased() == "bearer" else { return nil }
+        let credentials = trimmed[space...].drop { $0 == " " }
+        let token = credentials.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        return token.isEmpty ? nil : String(token)
     }
 
     /// Nil when `request` may read; else the refusal.
@@ -59,7 +70,7 @@ package struct RequestAuthorization: Sendable {
             return .text(403, "cross-site request refused (Sec-Fetch-Site: \(site))")
         }
         if let origin = request.header("origin") {
-            guard let host = request.header("host"), origin == "http://\(host)" || origin == "https://\(host)" else {
+            guard let host = request.host, origin == "http://\(host)" || origin == "https://\(host)" else {
                 return .text(403, "cross-origin request refused (Origin: \(origin))")
             }
         }

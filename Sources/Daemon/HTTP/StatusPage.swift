@@ -76,8 +76,9 @@ package struct StatusPage: Sendable {
         for record in failed {
             let name = record.droppedName(record.input)?.printable ?? record.input
             html += "<li class=\"job\" data-job=\"\(Self.escape(record.id))\"><span class=\"name\">\(Self.escape(name))</span>: "
-                + "<span class=\"reason\">\(Self.escape(record.error ?? "unknown error"))</span> <span class=\"when\">\(Self.time(record.updatedAt))</span>"
-            let stillThere = access((folder.failed as NSString).appendingPathComponent(name), F_OK) == 0
+                + "<span class=\"reason\">\(Self.escapeLines(record.error ?? "unknown error"))</span> <span class=\"when\">\(Self.time(record.updatedAt))</span>"
+            // In failed/ under the bytes it was dropped with, which the printable name gives back.
+            let stillThere = FailedClipRetry.failedClip(name, in: folder.failed) != nil
             if canRetry && stillThere {
                 let action = "/api/v1/failed/\(Self.percentEncode(folder.name))/\(Self.percentEncode(name))/retry"
                 html += " <form class=\"retry\" method=\"post\" action=\"\(Self.escape(action))\"><button class=\"retry\" type=\"submit\">Retry</button></form>"
@@ -122,6 +123,16 @@ package struct StatusPage: Sendable {
             }
         }
         return out
+    }
+
+    /// Text of several lines (a failure's reason and its detail): each line escaped, the
+    /// line breaks kept as `<br>` (a newline is a control character, which `escape` would
+    /// show as U+FFFD).
+    static func escapeLines(_ text: String) -> String {
+        // "\r\n" is one Character to Swift: made a plain "\n" before splitting.
+        text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+            .map { escape(String($0)) }
+            .joined(separator: "<br>")
     }
 
     /// A path segment: everything but unreserved characters percent-encoded.

@@ -313,7 +313,7 @@ struct JobRunner: Sendable {
                     }
                 case let .progress(fraction):
                     if fraction.isFinite { progress(min(max(fraction, 0), 1)) }
-                case .finished, .failed:
+                case .finished, .failed, .thumbnail:
                     break
                 }
             }

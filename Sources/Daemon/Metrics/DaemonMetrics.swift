@@ -63,6 +63,14 @@ package final class DaemonMetrics: Sendable {
                              labels: [("folder", folder)]).increment()
     }
 
+    /// The HTTP listener closed a connection for its caps (`reason`: `peer` or `total`
+    /// when a newer connection took its place, `refused` when a new one was turned away).
+    package func connectionRefused(_ reason: String) {
+        registry.makeCounter(descriptor: Self.name("http_connections_refused", "total",
+                                                   "HTTP connections closed for the listener's caps, by reason."),
+                             labels: [("reason", reason)]).increment()
+    }
+
     // MARK: Queue and workers
 
     /// Clips settled in the folder's inbox and not yet running (retries waiting included),

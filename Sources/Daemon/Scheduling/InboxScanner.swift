@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A clip in an inbox that has fully arrived, with the sidecars that go with it.
 package struct SettledClip: Sendable, Hashable {
@@ -100,6 +101,20 @@ package struct InboxScanner: Sendable {
         return overflowed ? .max : sum
     }
 
+    /// What is wrong with the inbox's mount, given the mount point it was on (`before`, nil
+    /// at the first scan) and what looking it up gave `now`; nil when nothing is. A lookup
+    /// that failed — out of descriptors (EMFILE, ENFILE) above all — is said as it is:
+    /// it is not an unmounted share.
+    package static func mountProblem(inbox: String, before: String?, now: Result<String?, SystemError>) -> String? {
+        switch now {
+        case let .failure(error):
+            return "cannot check the mount of the inbox \(inbox): \(error)"
+        case let .success(mount):
+            guard let before, mount != before else { return nil }
+            return "the inbox \(inbox) is no longer on \(before) but on \(mount ?? "nothing") (unmounted?)"
+        }
+    }
+
     /// Lists the inbox now (`now`: this process's clock, for settling).
     package mutating func scan(now: ContinuousClock.Instant = .now) -> InboxListing {
         var info = stat()
@@ -109,15 +124,13 @@ package struct InboxScanner: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return .unavailable("the inbox \(inbox) is not a folder") }
         // By mount point, not device number: a share mounted again gets a new device
         // number and is back; its bare mount point (or a symlink now elsewhere) is not.
-        let mount = FolderMounts.mountPoint(of: inbox)
-        if let mountPoint, mount != mountPoint {
-            return .unavailable("the inbox \(inbox) is no longer on \(mountPoint) but on \(mount ?? "nothing") (unmounted?)")
-        }
+        let mount = Result { () throws(SystemError) -> String? in try FolderMounts.mountPoint(of: inbox) }
+        if let problem = Self.mountProblem(inbox: inbox, before: mountPoint, now: mount) { return .unavailable(problem) }
         guard let dir = opendir(inbox) else {
             return .unavailable("cannot list the inbox \(inbox): \(String(cString: strerror(errno)))")
         }
         defer { closedir(dir) }
-        mountPoint = mount
+        mountPoint = try? mount.get()
         let fd = dirfd(dir)
 
         var files: [String: (Signature, Date)] = [:]

@@ -33,6 +33,16 @@ public enum RenderWorker {
         ffmpegLog.logLevel = .warning
         EngineLog.route(to: ffmpegLog)
         let events = WorkerEventSink(descriptor: WorkerProcess.eventDescriptor)
+        if request.thumbnail == true {
+            do {
+                let jpeg = try await Thumbnail.jpeg(of: request.input)
+                events.send(.thumbnail(Data(jpeg)))
+                return 0
+            } catch {
+                events.send(.failed(transient: false, reason: "\(error)", errno: nil, incomplete: nil))
+                return 1
+            }
+        }
         do {
             let recipe = request.recipes.isEmpty ? Recipe(name: "identity")
                 : try RecipeLoader(resolver: AssetResolver(assetDirectories: request.assets))

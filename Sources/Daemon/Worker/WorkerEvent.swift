@@ -25,6 +25,8 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
     /// `incomplete`: the clip ends before its own index says it should (still being
     /// written?), so the daemon looks again before failing it.
     case failed(transient: Bool, reason: String, errno: Int32?, incomplete: Bool?)
+    /// A thumbnail request's JPEG (base64 in the JSON).
+    case thumbnail(Data)
 
     /// One file of a set as the worker renders it.
     package struct SetFile: Codable, Sendable, Hashable {
@@ -37,8 +39,9 @@ package enum WorkerEvent: Codable, Sendable, Hashable {
         package var kind: String
     }
 
-    /// The longest line the daemon reads: a longer one is a broken worker.
-    static let maximumLineBytes = 64 * 1024
+    /// The longest line the daemon reads: a longer one is a broken worker. (A thumbnail's
+    /// JPEG, 320 px at most, is tens of KB; in base64 a third more.)
+    static let maximumLineBytes = 1024 * 1024
 
     /// The event as one line of JSON with its newline.
     var line: Data {

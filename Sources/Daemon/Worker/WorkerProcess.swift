@@ -136,7 +136,7 @@ final class WorkerProcess {
                         if let event = WorkerEvent(line: lineBuffer[..<newline]) {
                             switch event {
                             case let .rendering(_, _, seconds), let .renderingSet(_, _, seconds): duration = seconds
-                            case .finished, .failed: outcome = event
+                            case .finished, .failed, .thumbnail: outcome = event
                             case .progress, .described: break
                             }
                             handle(event)

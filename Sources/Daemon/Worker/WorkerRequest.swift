@@ -22,6 +22,9 @@ package struct WorkerRequest: Codable, Sendable, Hashable {
     package var logFields: [String: String]
     /// The daemon's pid: a worker whose parent is gone exits at once.
     package var parent: Int32
+    /// Not a render: the status page's thumbnail of `input` (a finished output), sent back
+    /// as a `thumbnail` event. Decoded here, not in the daemon, like every decode of a file.
+    package var thumbnail: Bool? = nil
 
     /// The request's largest accepted size on the pipe.
     static let maximumBytes = 1 << 20
