@@ -293,11 +293,17 @@ import Glibc
         let auth = [("authorization", "Bearer \(Self.token)"), ("origin", "http://127.0.0.1:\(port)")]
         func errorFiles() -> [String] { harness.files(harness.failed).filter { $0.hasSuffix(".error.txt") } }
 
-        // From the page: each form's action, posted as the page's script does.
-        let page = try HTTPExchange.request("GET", "/", port: port, headers: auth).text
-        let actions = page.components(separatedBy: "action=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
-            .filter { $0.hasSuffix("/retry") }
-            .map { $0.replacingOccurrences(of: "&amp;", with: "&") }
+        // From the page: each form's action, posted as the page's script does. A clip's
+        // error file is written a moment before its record says failed (the page lists
+        // records), so the page is read until it lists them all.
+        var actions: [String] = []
+        _ = await DaemonHarness.waitUntil(.seconds(10)) {
+            let page = (try? HTTPExchange.request("GET", "/", port: port, headers: auth).text) ?? ""
+            actions = page.components(separatedBy: "action=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+                .filter { $0.hasSuffix("/retry") }
+                .map { $0.replacingOccurrences(of: "&amp;", with: "&") }
+            return actions.count >= clips.count
+        }
         #expect(actions.count == clips.count, "retry forms on the page: \(actions)")
         for (clip, printable) in [(clips[0], #"caf\xE9.mp4"#), (clips[1], #"two\x0Alines.mp4"#), (clips[2], #"esc\x1B[31m.mp4"#)] {
             let encoded = printable.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))!

@@ -70,7 +70,11 @@ package final class HTTPServer: Service {
         let idle = TimeAmount.milliseconds(idleTimeout.wholeMilliseconds)
         let deadline = TimeAmount.milliseconds(requestTimeout.wholeMilliseconds)
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
+            // Connections the kernel has completed but the daemon not yet accepted cost no
+            // descriptor; a short queue (64) filled with a churning client's reconnects and
+            // dropped a scraper's SYN, which then waited out the 1 s retransmit. The kernel
+            // clamps this to net.core.somaxconn (4096 by default).
+            .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 let local = Self.isLocal(channel.remoteAddress)
