@@ -93,7 +93,8 @@ public actor Scheduler: Service {
         let owner = identity ?? (try? HostIdentity.current())
             ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
         if let coordinator = config.coordinator {
-            let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: owner.description)
+            let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: owner.description,
+                                               notices: DatabaseLeases.noticeLogger(logger))
             self.keeper = DatabaseLeases(database: database, owner: owner, leaseTimeout: config.leaseTimeout, logger: logger)
         } else {
             self.keeper = LeaseKeeper(owner: owner)
