@@ -183,7 +183,8 @@ package final class DatabaseLeases: ClaimCoordination {
     /// Offers this host's listing of `folder`'s inbox, then takes up to `slots` jobs:
     /// expired leases first (older work), then the oldest queued clips this host sees
     /// settled. Throws when the database cannot be reached (claiming waits for it).
-    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int) throws -> [Ticket] {
+    /// `takeOver` false (`watch --once`) leaves expired jobs to others.
+    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool = true) throws -> [Ticket] {
         guard slots > 0 else { return [] }
         let lease = self.lease
         // The schema first when a statement found part of it missing (or at the first pick
@@ -208,7 +209,7 @@ package final class DatabaseLeases: ClaimCoordination {
             }
             var tickets: [Ticket] = []
             do {
-                while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
+                while takeOver && tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
                     tickets.append(.takeover(held))
                 }
                 let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
