@@ -124,10 +124,14 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts `dropcut watch` in the background, its stderr appended to `log` (in the
     /// harness's folder).
-    func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log") throws -> Daemon {
+    /// `launcher` is a command prefix that execs the daemon in place (`ip netns exec NS`):
+    /// the process is still the daemon.
+    func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log",
+                     launcher: [String] = []) throws -> Daemon {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuildProducts.executable(named: "dropcut"))
-        process.arguments = ["watch", "--config", config ?? configPath]
+        let command = launcher + [try BuildProducts.executable(named: "dropcut"), "watch", "--config", config ?? configPath]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = nil
         env["JOURNAL_STREAM"] = nil
