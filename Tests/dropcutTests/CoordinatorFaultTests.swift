@@ -103,6 +103,43 @@ import Glibc
         #expect(try Self.rows(database) == ["done": second.count], "the rows since the second drop")
     }
 
+    /// A host stopped mid-render, its job's row dropped with the table, the host never
+    /// back: no row and no record of any running host accounts for its claim folder. The
+    /// other host puts the clip back in the inbox after `lease_timeout` and renders it;
+    /// nothing stays in `.dropcut/claimed/`.
+    @Test func aClaimNoJobAccountsForGoesBackToTheInbox() async throws {
+        let database = try await PostgresServer()
+        let h = try ScaleOutTests.Share(.directory)
+        let gone = try FarmTests.host("host-a", h, database, leaseTimeout: 3)
+        let other = try FarmTests.host("host-b", h, database, leaseTimeout: 3)
+        try gone.start()
+        let names = ["r0.mp4", "r1.mp4", "r2.mp4"]
+        try ScaleOutTests.drop(names, into: h, seconds: 3, size: "320x240")
+        #expect(DaemonHarness.waitUntilBlocking(.seconds(30)) { !gone.workers.isEmpty && gone.records.contains { $0.state == .rendering } },
+                "\(gone.log)")
+        let stopped = [gone.pid] + gone.workers
+        for pid in stopped { kill(pid, SIGSTOP) }
+        try Self.superuser(database).execute("DROP TABLE dropcut_jobs CASCADE")
+        gone.daemon?.signal(SIGKILL)
+        #expect(await gone.daemon?.wait() == 128 + SIGKILL)
+        for pid in stopped { kill(pid, SIGKILL) }
+        let stranded = h.claimedLeftovers().filter { !$0.contains("/") }
+        #expect(stranded.count == 1, "\(h.claimedLeftovers())")
+        let clip = try #require(gone.records.first { $0.state == .rendering }?.input)
+
+        try other.start()
+        #expect(await DaemonHarness.waitUntil(.seconds(60)) { h.files(h.archive).count >= names.count }, "\(other.log)")
+        #expect(await other.stop() == 0)
+        let log = other.log
+        #expect(Self.count("put \(clip) back in the inbox: its claim \(stranded[0]) had no job", in: log) == 1, "\(log)")
+        #expect(h.claimedLeftovers() == [], "\(h.claimedLeftovers())")
+        #expect(h.files(h.outbox) == names.map { ($0 as NSString).deletingPathExtension + ".dropcut.mp4" }.sorted())
+        #expect(h.files(h.archive, hidden: true) == names && h.files(h.inbox) == [] && h.files(h.failed) == [])
+        let done = other.records.filter { $0.state == .done }.map(\.input).sorted()
+        #expect(done == names, "\(done)")
+        #expect(try Self.rows(database) == ["done": names.count])
+    }
+
     /// A column gone from `dropcut_jobs` (its rows still there): the daemon refuses to
     /// start, says what is missing and what to do, and never says ready.
     @Test func aDamagedSchemaIsRefusedAtStart() async throws {

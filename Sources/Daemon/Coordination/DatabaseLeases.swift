@@ -29,6 +29,9 @@ package final class DatabaseLeases: ClaimCoordination {
     private let pendingEnds = Mutex<[String: (held: PostgresCoordinator.Held, state: String)]>([:])
     /// The clips of each folder this host offered, and when it last offered them all.
     private let offered = Mutex<[String: (clips: Set<PostgresCoordinator.Clip>, at: ContinuousClock.Instant)]>([:])
+    /// Each folder's claim folders that nothing accounts for (`OrphanClaims`), and when
+    /// they were last looked at.
+    private let orphanWatch = Mutex<[String: (claims: OrphanClaims, looked: ContinuousClock.Instant)]>([:])
     /// How often a host offers its whole listing again.
     static let reofferInterval: Duration = .seconds(10)
     /// The conditions the statements are in (the database away, errors it answered), each
@@ -230,6 +233,48 @@ package final class DatabaseLeases: ClaimCoordination {
             }
             return tickets
         }
+    }
+
+    // MARK: Orphans
+
+    /// The claim folders of `folder`'s inbox that no row and no claim of this host has
+    /// accounted for during a whole `lease_timeout` (`OrphanClaims`): their clips are put
+    /// back in the inbox (`JobRunner.putBack`). Looked at every third of `lease_timeout`
+    /// at most (a listing and one statement); none between.
+    package func orphans(in folder: FolderConfig) throws -> [String] {
+        let now = ContinuousClock.now, lease = self.lease
+        let due = orphanWatch.withLock { watch in
+            watch[folder.name].map { now - $0.looked >= max(.seconds(1), lease / 3) } ?? true
+        }
+        guard due else { return [] }
+        // This host's claims first: one it makes after this is under a row already.
+        let held = heldNames(in: folder.claimedDirectory)
+        let listed = ((try? FileManager.default.contentsOfDirectory(atPath: folder.claimedDirectory)) ?? [])
+            .filter { ClaimName($0)?.fences == 0 && !held.contains($0) }
+        let withRows = try reach("sweep") { try database.claimsWithRows(in: folder.name, among: listed) }
+        let unaccounted = Set(listed).subtracting(withRows)
+        return orphanWatch.withLock { watch in
+            var entry = watch[folder.name] ?? (OrphanClaims(timeout: lease), now)
+            entry.looked = now
+            let due = entry.claims.observe(unaccounted: unaccounted, at: now)
+            watch[folder.name] = entry
+            return due
+        }
+    }
+
+    /// Forgets an orphan that was put back (or found accounted for).
+    package func forgetOrphan(_ name: String, in folder: FolderConfig) {
+        orphanWatch.withLock { watch in watch[folder.name]?.claims.forget(name) }
+    }
+
+    /// `PostgresCoordinator.putBack`, its reachability noted.
+    package func putBack(claim: String, clip: PostgresCoordinator.Clip) throws -> Bool {
+        try reach("sweep") { try database.putBack(claim: claim, clip: clip) }
+    }
+
+    /// `PostgresCoordinator.rename(queued:to:)`, its reachability noted.
+    package func renameQueued(_ job: String, to name: String) throws {
+        try reach("sweep") { try database.rename(queued: job, to: name) }
     }
 
     // MARK: ClaimCoordination

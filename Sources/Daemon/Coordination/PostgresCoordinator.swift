@@ -234,10 +234,41 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         }
     }
 
-    /// Whether the database has a row for `job` (a refused renewal with no row means the
-    /// row was lost, not that the job was taken over).
-    package func exists(job: String) throws -> Bool {
-        try locked { db in !(try db.query("SELECT 1 FROM dropcut_jobs WHERE id = $1", [job])).isEmpty }
+    /// Which of `claims` (claim folders' names in `folder`'s inbox) a row names as its
+    /// job's claim, in any state.
+    package func claimsWithRows(in folder: String, among claims: [String]) throws -> Set<String> {
+        guard !claims.isEmpty else { return [] }
+        let json: String
+        do { json = String(decoding: try JSONEncoder().encode(claims), as: UTF8.self) } catch { preconditionFailure("strings always encode: \(error)") }
+        return try locked { db in
+            Set(try db.query("""
+                SELECT claim FROM dropcut_jobs
+                WHERE folder = $1 AND claim IN (SELECT jsonb_array_elements_text($2::jsonb))
+                """, [folder, json]).compactMap { $0.first ?? nil })
+        }
+    }
+
+    /// Decides that the clip of claim folder `claim`, which no row accounts for, goes back to
+    /// the inbox: a queued row under the claim's name and the clip's key. True when this
+    /// call decided it; false when a row has the claim or the clip already (its holder put
+    /// its row back first, or another host decided): then the folder is not touched. The
+    /// claim's unique key is what makes the holder's `adopt` and this exclusive.
+    package func putBack(claim: String, clip: Clip) throws -> Bool {
+        try locked { db in
+            try db.execute("""
+                INSERT INTO dropcut_jobs (id, claim, folder, clip_name, clip_size, clip_mtime_ns, state)
+                VALUES ($1, $1, $2, $3, $4::bigint, $5::bigint, 'queued')
+                ON CONFLICT DO NOTHING
+                """, [claim, clip.folder, clip.name, String(max(0, clip.size)), String(clip.modifiedNanoseconds)]) == 1
+        }
+    }
+
+    /// Renames the clip of a queued job (its file came back to the inbox under another
+    /// name, the first one being taken there).
+    package func rename(queued job: String, to name: String) throws {
+        try locked { db in
+            try db.execute("UPDATE dropcut_jobs SET clip_name = $2, updated_at = now() WHERE id = $1 AND state = 'queued'", [job, name])
+        }
     }
 
     /// Records that this host is about to take the irreversible step `step` (publish,

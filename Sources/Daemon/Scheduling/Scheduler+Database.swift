@@ -39,7 +39,11 @@ extension Scheduler {
             do {
                 tickets = try await BlockingWork.run("dropcut-pick") { _ in
                     if migrate { _ = try database.migrate() }
-                    return try database.pick(folder, listed: settled, slots: slots, takeOver: takeOver)
+                    let tickets = try database.pick(folder, listed: settled, slots: slots, takeOver: takeOver)
+                    // Clips no job accounts for go back to the inbox (not with --once: it
+                    // does not watch long enough to judge, as it takes nothing over).
+                    if takeOver { _ = runner.putBackOrphans(in: folder, database: database) }
+                    return tickets
                 }
             } catch {
                 tickets = []   // logged by DatabaseLeases, once per condition
