@@ -109,12 +109,14 @@ package final class DatabaseLeases: ClaimCoordination {
             default:
                 condition = .unreachable
             }
-            log(health.withLock { $0.failed(operation, condition, at: .now) }, cause: error)
+            log(health.withLock { $0.failed(operation, condition, at: .now) }, cause: error, in: operation)
             throw error
         }
     }
 
-    private func log(_ events: [CoordinatorHealth.Event], cause: (any Error)?) {
+    /// Logs what `reach` found began or ended; `cause` is the error that began it, met by
+    /// `operation`.
+    private func log(_ events: [CoordinatorHealth.Event], cause: (any Error)?, in operation: String = "") {
         let target = database.target
         for event in events {
             switch event {
@@ -125,7 +127,7 @@ package final class DatabaseLeases: ClaimCoordination {
                 logger.notice("the coordinator \(target) answers again, after \(LeaseKeeper.seconds(lasted)); claiming goes on",
                               metadata: ["MESSAGE_ID": "\(MessageID.coordinatorReachable.rawValue)"])
             case let .began(.answered(sqlState, message)):
-                let statement = (cause as? PostgresConnection.Failure).map { " (\($0.function))" } ?? ""
+                let statement = (cause as? PostgresConnection.Failure).map { " (\(operation): \($0.function))" } ?? ""
                 logger.error("the coordinator \(target) answered with an error: SQLSTATE \(sqlState): \(message)\(statement); what needs it waits (claiming stops while claims meet it), logged again only when it changes or ends",
                              metadata: ["MESSAGE_ID": "\(MessageID.coordinatorError.rawValue)", "DROPCUT_SQLSTATE": "\(sqlState)"])
             case let .ended(.answered(sqlState, message), lasted):

@@ -70,7 +70,8 @@ package final class PostgresConnection {
             guard let argument, let result else { return }
             let box = Unmanaged<NoticeBox>.fromOpaque(argument).takeUnretainedValue()
             let field = { (code: UInt8) in PQresultErrorField(result, Int32(code)).map { String(cString: $0) } }
-            box.receive(Notice(severity: field(UInt8(ascii: "S")) ?? "NOTICE", sqlState: field(UInt8(ascii: "C")),
+            // "V" is the severity untranslated (whatever the server's lc_messages).
+            box.receive(Notice(severity: field(UInt8(ascii: "V")) ?? field(UInt8(ascii: "S")) ?? "NOTICE", sqlState: field(UInt8(ascii: "C")),
                                message: field(UInt8(ascii: "M")) ?? PostgresConnection.message(PQresultErrorMessage(result))))
         }, Unmanaged.passUnretained(noticeBox).toOpaque())
         guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
