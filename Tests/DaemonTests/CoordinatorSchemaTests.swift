@@ -83,6 +83,67 @@ import TestSupport
         }
     }
 
+    /// `CoordinatorSchema.expected` is what the migrations make, exactly: read back from
+    /// `information_schema` of a freshly migrated database (so it cannot drift).
+    @Test func theExpectedTablesAreWhatTheMigrationsMake() async throws {
+        let server = try await PostgresServer()
+        let connection = try PostgresConnection(conninfo: server.conninfo, target: "test")
+        try CoordinatorSchema.migrate(connection, host: "a")
+        let rows = try connection.query("""
+            SELECT table_name, column_name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name LIKE 'dropcut\\_%' AND table_name <> 'dropcut_schema'
+            """)
+        var made: [String: Set<String>] = [:]
+        for row in rows { made[row[0] ?? "", default: []].insert(row[1] ?? "") }
+        #expect(made == CoordinatorSchema.expected)
+    }
+
+    /// The record says migrated, `dropcut_jobs` is gone (dropped with CASCADE, its rows
+    /// with it): the schema is made again, said why, and every table is usable; the output
+    /// names of the jobs that no longer exist go with it.
+    @Test func aDroppedJobsTableIsMadeAgainThoughTheRecordSaysMigrated() async throws {
+        let server = try await PostgresServer()
+        let connection = try PostgresConnection(conninfo: server.conninfo, target: "test")
+        try CoordinatorSchema.migrate(connection, host: "a")
+        try connection.execute("INSERT INTO dropcut_jobs (id, claim, folder, clip_name, clip_size, clip_mtime_ns, state) VALUES ('j', 'j', 'f', 'c.mov', 1, 1, 'claimed')")
+        try connection.execute("INSERT INTO dropcut_output_names (outbox, name, job, epoch) VALUES ('o', 'c.mp4', 'j', 1)")
+        try connection.execute("DROP TABLE dropcut_jobs CASCADE")
+        #expect(try CoordinatorSchema.versions(connection) == CoordinatorSchema.migrations.map(\.version), "the record still says migrated")
+        let outcome = try CoordinatorSchema.prepare(connection, host: "b")
+        #expect(outcome.applied == CoordinatorSchema.migrations.map(\.version))
+        #expect(outcome.recreated?.contains("dropcut_jobs does not exist") == true, "\(String(describing: outcome.recreated))")
+        #expect(try CoordinatorSchema.tables(connection) == CoordinatorSchema.expected)
+        #expect(try connection.query("SELECT count(*) FROM dropcut_output_names") == [["0"]])
+        let applied = try connection.query("SELECT applied_by FROM dropcut_schema")
+        #expect(applied.allSatisfy { $0 == ["b"] } && applied.count == CoordinatorSchema.migrations.count, "\(applied)")
+        // And then it is intact: nothing more to do.
+        #expect(try CoordinatorSchema.prepare(connection, host: "c") == CoordinatorSchema.Outcome(applied: [], recreated: nil))
+    }
+
+    /// Damage that making the schema again would make worse is refused, saying what is
+    /// wrong: a column gone from a table that still has its rows; dropcut's tables without
+    /// a record of their migrations. Nothing is changed.
+    @Test func otherDamageIsRefusedWithWhatIsWrong() async throws {
+        let server = try await PostgresServer()
+        let connection = try PostgresConnection(conninfo: server.conninfo, target: "test")
+        try CoordinatorSchema.migrate(connection, host: "a")
+        try connection.execute("ALTER TABLE dropcut_jobs DROP COLUMN step")
+        do {
+            try CoordinatorSchema.prepare(connection, host: "a")
+            Issue.record("a table without its step column was accepted")
+        } catch let refused as CoordinatorSchema.Refused {
+            #expect(refused.reason.contains("dropcut_jobs lacks column step"), "\(refused)")
+        }
+        #expect(try CoordinatorSchema.tables(connection)["dropcut_jobs"]?.contains("step") == false, "left as it was")
+        try connection.execute("DELETE FROM dropcut_schema")
+        do {
+            try CoordinatorSchema.prepare(connection, host: "a")
+            Issue.record("tables without a record of their migrations were accepted")
+        } catch let refused as CoordinatorSchema.Refused {
+            #expect(refused.reason.contains("dropcut_schema records no migration"), "\(refused)")
+        }
+    }
+
     static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {

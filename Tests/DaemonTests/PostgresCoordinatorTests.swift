@@ -125,6 +125,59 @@ import TestSupport
         #expect(ended.state == "done" && ended.leaseLeft == nil && ended.host == takerCoordinator.host, "\(ended)")
     }
 
+    /// A job's row lost with its table (dropped, made again): its holder puts it back as its
+    /// own claim, under the epoch it holds — unless the database has the job, its claim or
+    /// its clip in a row already (taken over, or its clip given back): then it is refused.
+    @Test func aLostRowIsPutBackByItsHolderOnlyWhenNobodyHasTheJob() async throws {
+        let server = try await Self.migrated()
+        let a = try Self.coordinator(server, host: "a"), b = try Self.coordinator(server, host: "b")
+        let clip = PostgresCoordinator.Clip(folder: "f", name: "clip.mp4", size: 5, modifiedNanoseconds: 9)
+        try a.offer(clip, job: "job-1")
+        let held = try #require(try a.claimOldest(in: "f", lease: .seconds(30), claim: "claim-1"))
+        let setup = try PostgresConnection(conninfo: server.conninfo, target: "setup")
+        try setup.execute("DROP TABLE dropcut_jobs CASCADE")
+        #expect(try a.migrate().recreated != nil)
+        do {
+            try a.renew(held, lease: .seconds(30))
+            Issue.record("a renewal of a row that is gone succeeded")
+        } catch let refusal as PostgresCoordinator.Refusal {
+            #expect(refusal == .epochMoved(job: "job-1", held: held.epoch))
+        }
+        #expect(try a.adopt(held, clip: clip, lease: .seconds(30), record: #"{"state": "rendering"}"#))
+        try a.renew(held, lease: .seconds(30))
+        try a.begin(step: "publish", of: held)
+        let row = try #require(try b.farm().first { $0.job == "job-1" })
+        #expect(row.host == "a" && row.epoch == held.epoch && row.state == "claimed" && row.step == "rendering", "\(row)")
+        // Put back once: a second holder of the same claim, or of the same clip, is refused.
+        var other = held
+        other.job = "job-2"
+        #expect(try !b.adopt(other, clip: PostgresCoordinator.Clip(folder: "f", name: "else.mp4", size: 1, modifiedNanoseconds: 1),
+                             lease: .seconds(30), record: nil), "the claim is job-1's")
+        other.claim = "claim-2"
+        #expect(try !b.adopt(other, clip: clip, lease: .seconds(30), record: nil), "the clip is job-1's")
+        #expect(try !b.adopt(held, clip: clip, lease: .seconds(30), record: nil), "the job has its row")
+    }
+
+    /// An error the server answers carries its SQLSTATE and its one-line message; a notice
+    /// or warning it sends goes to the connection's receiver (libpq would print it on
+    /// stderr).
+    @Test func serverErrorsCarryTheirSQLStateAndNoticesGoToTheReceiver() async throws {
+        let server = try await Self.migrated()
+        let received = Mutex<[PostgresConnection.Notice]>([])
+        let connection = try PostgresConnection(conninfo: server.conninfo, target: "t", notices: { notice in received.withLock { $0.append(notice) } })
+        do {
+            try connection.query("SELECT * FROM no_such_table")
+            Issue.record("a missing table answered")
+        } catch {
+            #expect(error.sqlState == "42P01" && error.isMissingSchema && error.isServerError)
+            #expect(error.serverMessage == #"relation "no_such_table" does not exist"#, "\(String(describing: error.serverMessage))")
+        }
+        try connection.execute("DO $$ BEGIN RAISE WARNING 'dropcut test warning'; RAISE NOTICE 'dropcut test notice'; END $$")
+        let notices = received.withLock { $0 }
+        #expect(notices == [PostgresConnection.Notice(severity: "WARNING", sqlState: "01000", message: "dropcut test warning"),
+                            PostgresConnection.Notice(severity: "NOTICE", sqlState: "00000", message: "dropcut test notice")], "\(notices)")
+    }
+
     /// A holder's record goes to the database with its renewals and fences (`DatabaseLeases`),
     /// and a taker reads it back as the holder stored it, range-checked; a clip listed
     /// again after its job ended is queued again, under the row it had.

@@ -124,20 +124,14 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts `dropcut watch` in the background, its stderr appended to `log` (in the
     /// harness's folder).
-    /// `wrapper`: a command that runs the daemon in place of itself (exec), such as
-    /// `prlimit --nofile=256:256 --`: the daemon keeps its pid.
+    /// `wrapper`: a command prefix that execs the daemon in place of itself, such as
+    /// `prlimit --nofile=256:256 --` or `ip netns exec NS`: the process is still the daemon.
     func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log",
                      wrapper: [String] = []) throws -> Daemon {
         let process = Process()
-        let executable = try BuildProducts.executable(named: "dropcut")
-        let arguments = ["watch", "--config", config ?? configPath]
-        if let first = wrapper.first {
-            process.executableURL = URL(fileURLWithPath: first)
-            process.arguments = Array(wrapper.dropFirst()) + [executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
+        let command = wrapper + [try BuildProducts.executable(named: "dropcut"), "watch", "--config", config ?? configPath]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = nil
         env["JOURNAL_STREAM"] = nil

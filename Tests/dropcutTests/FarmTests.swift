@@ -23,8 +23,8 @@ import Glibc
     }
 
     /// The farm's rows by state, read by the test's own connection.
-    static func rows(_ server: PostgresServer) throws -> [String: Int] {
-        let connection = try PostgresConnection(conninfo: server.conninfo, target: "test")
+    static func rows(_ server: PostgresServer, conninfo: String? = nil) throws -> [String: Int] {
+        let connection = try PostgresConnection(conninfo: conninfo ?? server.conninfo, target: "test")
         var counts: [String: Int] = [:]
         for row in try connection.query("SELECT state, count(*) FROM dropcut_jobs GROUP BY state") {
             if let state = row[0], let n = row[1].flatMap({ Int($0) }) { counts[state] = n }

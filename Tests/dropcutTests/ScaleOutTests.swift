@@ -83,6 +83,10 @@ import Glibc
         /// The inbox as this host reaches it.
         let inbox: String
         var daemon: DaemonHarness.Daemon?
+        /// How its daemon is started (`ip netns exec NS`: a host in a network namespace of
+        /// its own), and what is added to its environment (a clock set off by libfaketime).
+        var launcher: [String] = []
+        var environment: [String: String] = [:]
 
         /// `coordinator`: the PostgreSQL URL of a database coordinator (`FarmTests`).
         init(_ name: String, _ share: Share, via root: String, leaseTimeout: Double, coordinator: String? = nil) throws {
@@ -122,7 +126,8 @@ import Glibc
         /// Polls on this thread (blocking it): a host is started while the other renders a
         /// clip for a few seconds, and the test must act within them.
         func start(waitForReady: Bool = true) throws {
-            daemon = try harness.startDaemon(environment: ["DROPCUT_HOSTNAME": name], config: config, log: logName)
+            daemon = try harness.startDaemon(environment: environment.merging(["DROPCUT_HOSTNAME": name]) { $1 }, config: config,
+                                             log: logName, wrapper: launcher)
             guard waitForReady else { return }
             let ready = DaemonHarness.waitUntilBlocking(.seconds(30)) { self.log.contains("dropcut ready") }
             #expect(ready, "\(name) did not get ready:\n\(log)")

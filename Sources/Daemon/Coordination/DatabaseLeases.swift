@@ -29,10 +29,17 @@ package final class DatabaseLeases: ClaimCoordination {
     private let pendingEnds = Mutex<[String: (held: PostgresCoordinator.Held, state: String)]>([:])
     /// The clips of each folder this host offered, and when it last offered them all.
     private let offered = Mutex<[String: (clips: Set<PostgresCoordinator.Clip>, at: ContinuousClock.Instant)]>([:])
+    /// Each folder's claim folders that nothing accounts for (`OrphanClaims`), and when
+    /// they were last looked at.
+    private let orphanWatch = Mutex<[String: (claims: OrphanClaims, looked: ContinuousClock.Instant)]>([:])
     /// How often a host offers its whole listing again.
     static let reofferInterval: Duration = .seconds(10)
-    /// Since when, and why, the database cannot be reached (nil: it can).
-    private let outage = Mutex<(since: ContinuousClock.Instant, cause: String)?>(nil)
+    /// The conditions the statements are in (the database away, errors it answered), each
+    /// logged once when it begins and once when it ends.
+    private let health = Mutex(CoordinatorHealth())
+    /// Whether the schema was checked since the last statement that found a table or
+    /// column missing (`CoordinatorSchema.prepare`, at start and again at the next pick).
+    private let schemaChecked = Mutex(false)
 
     /// A claim this host holds.
     final class Claim: Sendable {
@@ -78,49 +85,102 @@ package final class DatabaseLeases: ClaimCoordination {
 
     // MARK: The database's reachability
 
-    /// Runs one statement, noting whether the database answered: its loss is logged
-    /// once, and its return once. A refusal is an answer.
-    private func reach<T>(_ body: () throws -> T) throws -> T {
+    /// Runs operation `operation` (one or more statements), noting what it met: the
+    /// database away, or an error the server answered (its SQLSTATE and message), is
+    /// logged once when it begins and once when it ends, never per poll. A refusal is an
+    /// answer. A statement that found a table or column missing has the schema checked
+    /// again at the next pick.
+    private func reach<T>(_ operation: String, _ body: () throws -> T) throws -> T {
         do {
             let value = try body()
-            reached()
+            log(health.withLock { $0.succeeded(operation, at: .now) }, cause: nil)
             return value
         } catch let refusal as PostgresCoordinator.Refusal {
-            reached()
+            log(health.withLock { $0.succeeded(operation, at: .now) }, cause: nil)
             throw refusal
         } catch {
-            let cause = "\(error)"
-            let first = outage.withLock { outage -> Bool in
-                if outage == nil { outage = (ContinuousClock.now, cause); return true }
-                return false
+            let condition: CoordinatorHealth.Condition
+            switch error {
+            case let refused as CoordinatorSchema.Refused:
+                condition = .refusedSchema(refused.reason)
+            case let failure as PostgresConnection.Failure:
+                condition = .of(sqlState: failure.sqlState, message: failure.serverMessage)
+                if failure.isMissingSchema { schemaChecked.withLock { $0 = false } }
+            default:
+                condition = .unreachable
             }
-            if first {
-                logger.error("the coordinator \(database.target) cannot be reached: \(cause); claiming stops, running jobs go on and their next step waits for it",
-                             metadata: ["MESSAGE_ID": "\(MessageID.coordinatorUnreachable.rawValue)"])
-            }
+            log(health.withLock { $0.failed(operation, condition, at: .now) }, cause: error, in: operation)
             throw error
         }
     }
 
-    private func reached() {
-        guard let since = outage.withLock({ outage in defer { outage = nil }; return outage?.since }) else { return }
-        logger.notice("the coordinator \(database.target) answers again, after \(LeaseKeeper.seconds(ContinuousClock.now - since)); claiming goes on",
-                      metadata: ["MESSAGE_ID": "\(MessageID.coordinatorReachable.rawValue)"])
+    /// Logs what `reach` found began or ended; `cause` is the error that began it, met by
+    /// `operation`.
+    private func log(_ events: [CoordinatorHealth.Event], cause: (any Error)?, in operation: String = "") {
+        let target = database.target
+        for event in events {
+            switch event {
+            case .began(.unreachable):
+                logger.error("the coordinator \(target) cannot be reached: \(cause.map { "\($0)" } ?? "no answer"); claiming stops, running jobs go on and their next step waits for it",
+                             metadata: ["MESSAGE_ID": "\(MessageID.coordinatorUnreachable.rawValue)"])
+            case let .ended(.unreachable, lasted):
+                logger.notice("the coordinator \(target) answers again, after \(LeaseKeeper.seconds(lasted)); claiming goes on",
+                              metadata: ["MESSAGE_ID": "\(MessageID.coordinatorReachable.rawValue)"])
+            case let .began(.answered(sqlState, message)):
+                let statement = (cause as? PostgresConnection.Failure).map { " (\(operation): \($0.function))" } ?? ""
+                logger.error("the coordinator \(target) answered with an error: SQLSTATE \(sqlState): \(message)\(statement); what needs it waits (claiming stops while claims meet it), logged again only when it changes or ends",
+                             metadata: ["MESSAGE_ID": "\(MessageID.coordinatorError.rawValue)", "DROPCUT_SQLSTATE": "\(sqlState)"])
+            case let .ended(.answered(sqlState, message), lasted):
+                logger.notice("the coordinator \(target) no longer answers SQLSTATE \(sqlState) (\(message)), after \(LeaseKeeper.seconds(lasted))",
+                              metadata: ["MESSAGE_ID": "\(MessageID.coordinatorReachable.rawValue)", "DROPCUT_SQLSTATE": "\(sqlState)"])
+            case let .began(.refusedSchema(reason)):
+                logger.critical("the coordinator \(target) cannot be used: \(reason); claiming stops until it is repaired",
+                                metadata: ["MESSAGE_ID": "\(MessageID.coordinatorError.rawValue)"])
+            case .ended(.refusedSchema, let lasted):
+                logger.notice("the coordinator \(target)'s schema is usable again, after \(LeaseKeeper.seconds(lasted)); claiming goes on",
+                              metadata: ["MESSAGE_ID": "\(MessageID.coordinatorReachable.rawValue)"])
+            }
+        }
     }
 
     /// Whether the database is away (as the last statement found).
-    package var isUnreachable: Bool { outage.withLock { $0 != nil } }
+    package var isUnreachable: Bool { health.withLock { $0.isUnreachable } }
+
+    /// Logs a notice or warning the server sent (never stderr): warnings as warnings, the
+    /// rest at debug level.
+    package static func noticeLogger(_ logger: Logger) -> @Sendable (PostgresConnection.Notice) -> Void {
+        { notice in
+            let text = "the coordinator's server says: \(notice.severity): \(notice.message)"
+            let metadata: Logger.Metadata = notice.sqlState.map { ["DROPCUT_SQLSTATE": "\($0)"] } ?? [:]
+            switch notice.severity {
+            case "WARNING": logger.warning("\(text)", metadata: metadata)
+            default: logger.debug("\(text)", metadata: metadata)
+            }
+        }
+    }
 
     // MARK: Start-up
 
-    /// Creates or migrates the schema (safe when several hosts start at once).
+    /// Creates, migrates and checks the schema (safe when several hosts start at once):
+    /// the versions applied. A record that lies (`dropcut_jobs` gone) is repaired and
+    /// said so; a schema refused throws `CoordinatorSchema.Refused`.
+    @discardableResult
     package func migrate() throws -> [Int] {
-        try reach { try database.migrate() }
+        let outcome = try reach("migrate") { try database.migrate() }
+        schemaChecked.withLock { $0 = true }
+        // Checked after a table was found missing: what was offered may be gone with it,
+        // so the whole listing is offered again at once, not after `reofferInterval`.
+        offered.withLock { $0 = [:] }
+        if let reason = outcome.recreated {
+            logger.warning("the coordinator \(database.target)'s schema was made again: \(reason) (its rows were lost with it; jobs in flight put their rows back at their next renewal)",
+                           metadata: ["MESSAGE_ID": "\(MessageID.coordinatorError.rawValue)"])
+        }
+        return outcome.applied
     }
 
     /// Every host's jobs (`PostgresCoordinator.farm`), the database's reachability noted.
     package func farm(recent: Int) throws -> [PostgresCoordinator.FarmJob] {
-        try reach { try database.farm(recent: recent) }
+        try reach("farm") { try database.farm(recent: recent) }
     }
 
     // MARK: Claiming
@@ -128,10 +188,14 @@ package final class DatabaseLeases: ClaimCoordination {
     /// Offers this host's listing of `folder`'s inbox, then takes up to `slots` jobs:
     /// expired leases first (older work), then the oldest queued clips this host sees
     /// settled. Throws when the database cannot be reached (claiming waits for it).
-    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int) throws -> [Ticket] {
+    /// `takeOver` false (`watch --once`) leaves expired jobs to others.
+    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool = true) throws -> [Ticket] {
         guard slots > 0 else { return [] }
         let lease = self.lease
-        return try reach {
+        // The schema first when a statement found part of it missing (or at the first pick
+        // after a start without the database): made again if its record lies.
+        if !schemaChecked.withLock({ $0 }) { try migrate() }
+        return try reach("pick") {
             // Only what this host has not offered lately: a listing of hundreds is not sent
             // again at every poll (everything is, every `reofferInterval`: a clip dropped
             // again, the same bytes, is queued again only when offered after its job ended).
@@ -150,7 +214,7 @@ package final class DatabaseLeases: ClaimCoordination {
             }
             var tickets: [Ticket] = []
             do {
-                while tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
+                while takeOver && tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
                     tickets.append(.takeover(held))
                 }
                 let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -173,6 +237,48 @@ package final class DatabaseLeases: ClaimCoordination {
         }
     }
 
+    // MARK: Orphans
+
+    /// The claim folders of `folder`'s inbox that no row and no claim of this host has
+    /// accounted for during a whole `lease_timeout` (`OrphanClaims`): their clips are put
+    /// back in the inbox (`JobRunner.putBack`). Looked at every third of `lease_timeout`
+    /// at most (a listing and one statement); none between.
+    package func orphans(in folder: FolderConfig) throws -> [String] {
+        let now = ContinuousClock.now, lease = self.lease
+        let due = orphanWatch.withLock { watch in
+            watch[folder.name].map { now - $0.looked >= max(.seconds(1), lease / 3) } ?? true
+        }
+        guard due else { return [] }
+        // This host's claims first: one it makes after this is under a row already.
+        let held = heldNames(in: folder.claimedDirectory)
+        let listed = ((try? FileManager.default.contentsOfDirectory(atPath: folder.claimedDirectory)) ?? [])
+            .filter { ClaimName($0)?.fences == 0 && !held.contains($0) }
+        let withRows = try reach("sweep") { try database.claimsWithRows(in: folder.name, among: listed) }
+        let unaccounted = Set(listed).subtracting(withRows)
+        return orphanWatch.withLock { watch in
+            var entry = watch[folder.name] ?? (OrphanClaims(timeout: lease), now)
+            entry.looked = now
+            let due = entry.claims.observe(unaccounted: unaccounted, at: now)
+            watch[folder.name] = entry
+            return due
+        }
+    }
+
+    /// Forgets an orphan that was put back (or found accounted for).
+    package func forgetOrphan(_ name: String, in folder: FolderConfig) {
+        orphanWatch.withLock { watch in watch[folder.name]?.claims.forget(name) }
+    }
+
+    /// `PostgresCoordinator.putBack`, its reachability noted.
+    package func putBack(claim: String, clip: PostgresCoordinator.Clip) throws -> Bool {
+        try reach("sweep") { try database.putBack(claim: claim, clip: clip) }
+    }
+
+    /// `PostgresCoordinator.rename(queued:to:)`, its reachability noted.
+    package func renameQueued(_ job: String, to name: String) throws {
+        try reach("sweep") { try database.rename(queued: job, to: name) }
+    }
+
     // MARK: ClaimCoordination
 
     package func hold(_ record: JobRecord, name: ClaimName, claimedDirectory: String) throws -> ClaimRename.Outcome {
@@ -185,7 +291,7 @@ package final class DatabaseLeases: ClaimCoordination {
         // the renewals and the fence, which decide.
         let stored: Bool
         do {
-            try reach { try database.renew(held, lease: lease, record: JobStore.json(record)) }
+            try reach("hold") { try renewOrAdopt(held, record, claimedDirectory: claimedDirectory, lease: lease, json: JobStore.json(record)) }
             stored = true
         } catch is PostgresCoordinator.Refusal {
             return .lost
@@ -196,6 +302,36 @@ package final class DatabaseLeases: ClaimCoordination {
             $0[record.id] = Claim(claimedDirectory: claimedDirectory, state: State(held: held, record: record, stored: stored))
         }
         return .renamed
+    }
+
+    /// Renews `held`'s lease; a renewal refused because the job's row is gone (its table
+    /// dropped and made again) puts the row back as this host's claim instead
+    /// (`PostgresCoordinator.adopt`), so a job in flight is neither abandoned nor left with
+    /// no row. Refused (the error rethrown) when the database has the job under another
+    /// epoch, or its claim or clip in another row.
+    func renewOrAdopt(_ held: PostgresCoordinator.Held, _ record: JobRecord, claimedDirectory: String, lease: Duration,
+                      json: String?) throws {
+        do {
+            try database.renew(held, lease: lease, record: json)
+        } catch let refusal as PostgresCoordinator.Refusal {
+            let clip = Self.clipKey(of: record, held: held, claimedDirectory: claimedDirectory)
+            guard try database.adopt(held, clip: clip, lease: lease, record: json ?? JobStore.json(record)) else { throw refusal }
+            var log = logger
+            log[metadataKey: "DROPCUT_JOB"] = "\(record.id)"
+            log[metadataKey: "DROPCUT_FOLDER"] = "\(record.folder)"
+            log.warning("job \(held.job) (\(record.input)) had no row in the coordinator \(database.target) (its table was dropped and made again): put back as this host's claim, epoch \(held.epoch)")
+        }
+    }
+
+    /// The database's key of the clip `record` holds, from its copy in the claim folder (a
+    /// rename keeps size and modification time); zeros once the copy is gone (archived).
+    static func clipKey(of record: JobRecord, held: PostgresCoordinator.Held, claimedDirectory: String) -> PostgresCoordinator.Clip {
+        let path = ((claimedDirectory as NSString).appendingPathComponent(record.claim.description) as NSString)
+            .appendingPathComponent(record.input)
+        var info = stat()
+        guard stat(path, &info) == 0 else { return PostgresCoordinator.Clip(folder: held.folder, name: held.clip, size: 0, modifiedNanoseconds: 0) }
+        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return PostgresCoordinator.Clip(folder: held.folder, name: held.clip, size: Int64(info.st_size), modifiedNanoseconds: nanoseconds)
     }
 
     /// The database's view of `record`'s claim; nil without a farm job or epoch.
@@ -222,7 +358,7 @@ package final class DatabaseLeases: ClaimCoordination {
             if skip { continue }
             let json = stored ? nil : JobStore.json(record)
             do {
-                try reach { try database.renew(held, lease: lease, record: json) }
+                try reach("renew") { try renewOrAdopt(held, record, claimedDirectory: claim.claimedDirectory, lease: lease, json: json) }
                 claim.state.withLock { if $0.record.updatedAt == record.updatedAt { $0.stored = true } }
             } catch let refusal as PostgresCoordinator.Refusal {
                 let reason = "\(refusal); its lease had run out by the database's clock"
@@ -238,7 +374,7 @@ package final class DatabaseLeases: ClaimCoordination {
         let ends = pendingEnds.withLock { $0 }
         for (job, end) in ends {
             do {
-                try reach { try database.finish(end.held, as: end.state) }
+                try reach("finish") { try database.finish(end.held, as: end.state) }
                 pendingEnds.withLock { _ = $0.removeValue(forKey: job) }
             } catch is PostgresCoordinator.Refusal {
                 pendingEnds.withLock { _ = $0.removeValue(forKey: job) }   // taken over since: the taker ends it
@@ -255,12 +391,17 @@ package final class DatabaseLeases: ClaimCoordination {
             throw JobFailure.permanent("job \(record.id) has no farm job or epoch to fence with", errno: nil)
         }
         let json = JobStore.json(record)
-        try waitingForTheDatabase(record, held, what: "its \(step.rawValue) step") {
+        let lease = self.lease, snapshot = record
+        try waitingForTheDatabase(record, held, operation: "fence", what: "its \(step.rawValue) step") {
             do {
                 try database.begin(step: step.rawValue, of: held, record: json)
             } catch PostgresCoordinator.Refusal.leaseExpired(_) {
                 // Nobody took it over yet (its epoch is the proof): renewed, then recorded.
                 try database.renew(held, lease: lease, record: json)
+                try database.begin(step: step.rawValue, of: held, record: json)
+            } catch PostgresCoordinator.Refusal.epochMoved(_, _) {
+                // Taken over — or its row lost with its table: put back if nobody has it.
+                try renewOrAdopt(held, snapshot, claimedDirectory: claimedDirectory, lease: lease, json: json)
                 try database.begin(step: step.rawValue, of: held, record: json)
             }
         }
@@ -273,7 +414,7 @@ package final class DatabaseLeases: ClaimCoordination {
         guard let held = claim?.state.withLock({ $0.held }) ?? Self.held(record) else { return true }
         // Keyed by the folder's name, not the outbox's path: each host may mount the share
         // elsewhere, and the farm knows a folder by its name (as it knows its clips).
-        return try waitingForTheDatabase(record, held, what: "the output name \(name)") {
+        return try waitingForTheDatabase(record, held, operation: "reserve", what: "the output name \(name)") {
             try database.reserve(name: name, in: Self.outboxKey(folder: record.folder), for: held)
         }
     }
@@ -286,12 +427,12 @@ package final class DatabaseLeases: ClaimCoordination {
     /// second for up to `lease_timeout`, then the step is a transient failure, retried
     /// later (the job stays claimed; its lease runs out meanwhile, and whoever takes it
     /// over moves the epoch on, which refuses this host's next try).
-    private func waitingForTheDatabase<T>(_ record: JobRecord, _ held: PostgresCoordinator.Held, what: String,
+    private func waitingForTheDatabase<T>(_ record: JobRecord, _ held: PostgresCoordinator.Held, operation: String, what: String,
                                           _ body: () throws -> T) throws -> T {
         let deadline = ContinuousClock.now + lease
         while true {
             do {
-                return try reach(body)
+                return try reach(operation, body)
             } catch let refusal as PostgresCoordinator.Refusal {
                 let reason = "\(refusal) before this one could take \(what)"
                 claims.withLock { $0[record.id] }?.state.withLock { state in
@@ -314,7 +455,7 @@ package final class DatabaseLeases: ClaimCoordination {
         guard let held = claim?.state.withLock({ $0.held }) ?? Self.held(record) else { return }
         let state = missing ? "missing" : record.state == .done ? "done" : "failed"
         do {
-            try reach { try database.finish(held, as: state) }
+            try reach("finish") { try database.finish(held, as: state) }
         } catch is PostgresCoordinator.Refusal {
             // Taken over after its last fence: the taker ends the job.
         } catch {

@@ -14,6 +14,9 @@ package final class PostgresConnection {
         package var target: String
         package var cause: String
         package var sqlState: String?
+        /// The server's own one-line message (libpq's primary message, without the
+        /// `ERROR:` prefix, the `LINE` and caret lines): nil when the server did not answer.
+        package var serverMessage: String?
 
         package var description: String {
             "\(function) on \(target): \(cause)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
@@ -21,19 +24,56 @@ package final class PostgresConnection {
 
         /// A unique or primary key was violated: another row has the key.
         package var isUniqueViolation: Bool { sqlState == "23505" }
+
+        /// The server answered with an error (it has a SQLSTATE): permission denied, a
+        /// missing table, a full disk... — as against a server that did not answer at all.
+        package var isServerError: Bool { sqlState != nil }
+
+        /// A table or column the statement names does not exist (42P01 undefined_table,
+        /// 42703 undefined_column): the schema is not what the migrations made.
+        package var isMissingSchema: Bool { sqlState == "42P01" || sqlState == "42703" }
+    }
+
+    /// A message the server sent beside a result (`WARNING`, `NOTICE`...): its severity,
+    /// SQLSTATE and text. libpq would print it on stderr; the connection hands it over.
+    package struct Notice: Sendable, Equatable {
+        package var severity: String
+        package var sqlState: String?
+        package var message: String
     }
 
     private let connection: OpaquePointer
     /// `host:port/database` as the messages say it.
     package let target: String
+    /// Where the server's notices go; kept as long as the connection (libpq holds a
+    /// pointer to it).
+    private let noticeBox: NoticeBox
+
+    /// The receiver's closure, boxed for libpq's `void *` argument.
+    private final class NoticeBox {
+        let receive: @Sendable (Notice) -> Void
+        init(_ receive: @escaping @Sendable (Notice) -> Void) { self.receive = receive }
+    }
 
     /// Connects with libpq's `conninfo` (`host=127.0.0.1 port=5432 dbname=dropcut user=…`,
-    /// or a `postgresql://` URI); `target` names it in errors.
-    package init(conninfo: String, target: String) throws(Failure) {
+    /// or a `postgresql://` URI); `target` names it in errors. The server's notices and
+    /// warnings go to `notices` (by default nowhere): never to stderr, where libpq's own
+    /// receiver prints them outside the journal's structure.
+    package init(conninfo: String, target: String, notices: @escaping @Sendable (Notice) -> Void = { _ in }) throws(Failure) {
         self.target = target
+        noticeBox = NoticeBox(notices)
         guard let connection = PQconnectdb(conninfo) else {
             throw Failure(function: "PQconnectdb", target: target, cause: "libpq could not allocate a connection")
         }
+        // Before anything can warn (the connection is made; no statement ran yet).
+        PQsetNoticeReceiver(connection, { argument, result in
+            guard let argument, let result else { return }
+            let box = Unmanaged<NoticeBox>.fromOpaque(argument).takeUnretainedValue()
+            let field = { (code: UInt8) in PQresultErrorField(result, Int32(code)).map { String(cString: $0) } }
+            // "V" is the severity untranslated (whatever the server's lc_messages).
+            box.receive(Notice(severity: field(UInt8(ascii: "V")) ?? field(UInt8(ascii: "S")) ?? "NOTICE", sqlState: field(UInt8(ascii: "C")),
+                               message: field(UInt8(ascii: "M")) ?? PostgresConnection.message(PQresultErrorMessage(result))))
+        }, Unmanaged.passUnretained(noticeBox).toOpaque())
         guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
             let cause = Self.message(PQerrorMessage(connection))
             PQfinish(connection)
@@ -157,7 +197,9 @@ package final class PostgresConnection {
             return .success(([], Int(String(cString: PQcmdTuples(result))) ?? 0))
         default:
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            return .failure(Failure(function: verb(of: sql), target: target, cause: message(PQresultErrorMessage(result)), sqlState: state))
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            return .failure(Failure(function: verb(of: sql), target: target, cause: message(PQresultErrorMessage(result)), sqlState: state,
+                                    serverMessage: primary))
         }
     }
 

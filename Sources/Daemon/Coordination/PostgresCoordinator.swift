@@ -85,12 +85,16 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
     /// server, a statement that timed out): a lost database costs the statements made
     /// while it is away, never the coordinator.
     private var connection: PostgresConnection?
+    /// Where the server's warnings and notices go (the daemon's log), never stderr.
+    private let notices: @Sendable (PostgresConnection.Notice) -> Void
 
-    package init(conninfo: String, target: String, host: String, timeout: Duration = .seconds(10)) {
+    package init(conninfo: String, target: String, host: String, timeout: Duration = .seconds(10),
+                 notices: @escaping @Sendable (PostgresConnection.Notice) -> Void = { _ in }) {
         self.conninfo = conninfo
         self.target = target
         self.host = host
         self.timeout = timeout
+        self.notices = notices
     }
 
     private func locked<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
@@ -98,7 +102,7 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         defer { lock.unlock() }
         if connection?.isOK != true {
             connection = nil
-            let fresh = try PostgresConnection(conninfo: conninfo, target: target)
+            let fresh = try PostgresConnection(conninfo: conninfo, target: target, notices: notices)
             fresh.timeout = timeout
             connection = fresh
         }
@@ -111,9 +115,10 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         }
     }
 
-    /// Creates or migrates the schema (`CoordinatorSchema`): the versions this call applied.
-    package func migrate() throws -> [Int] {
-        try locked { db in try CoordinatorSchema.migrate(db, host: host) }
+    /// Creates or migrates the schema and checks it (`CoordinatorSchema.prepare`): the
+    /// versions this call applied, and why it made the schema again if it did.
+    package func migrate() throws -> CoordinatorSchema.Outcome {
+        try locked { db in try CoordinatorSchema.prepare(db, host: host) }
     }
 
     /// Records a settled clip as waiting (any host may, from its own listing); false when
@@ -209,6 +214,61 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
                 """, [held.job, String(held.epoch), String(lease.wholeMilliseconds), json])
         }
         if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
+    }
+
+    /// Puts back the row of a job this host holds whose row is gone (its table was dropped
+    /// and made again): claimed by this host under the epoch it holds, with its newest
+    /// record, its clip's key as the claim folder's copy has it. True when the row is back;
+    /// false when the database has a row for the job, its claim or its clip already (the job
+    /// was taken over, or its clip put back in the inbox by another host): then it is not
+    /// this host's.
+    package func adopt(_ held: Held, clip: Clip, lease: Duration, record json: String?) throws -> Bool {
+        try locked { db in
+            try db.execute("""
+                INSERT INTO dropcut_jobs (id, claim, folder, clip_name, clip_size, clip_mtime_ns, state, host, epoch, lease_until, record)
+                VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, 'claimed', $7, $8::bigint,
+                        now() + $9::bigint * interval '1 millisecond', $10::jsonb)
+                ON CONFLICT DO NOTHING
+                """, [held.job, held.claim ?? held.job, clip.folder, clip.name, String(max(0, clip.size)), String(clip.modifiedNanoseconds),
+                      host, String(held.epoch), String(lease.wholeMilliseconds), json]) == 1
+        }
+    }
+
+    /// Which of `claims` (claim folders' names in `folder`'s inbox) a row names as its
+    /// job's claim, in any state.
+    package func claimsWithRows(in folder: String, among claims: [String]) throws -> Set<String> {
+        guard !claims.isEmpty else { return [] }
+        let json: String
+        do { json = String(decoding: try JSONEncoder().encode(claims), as: UTF8.self) } catch { preconditionFailure("strings always encode: \(error)") }
+        return try locked { db in
+            Set(try db.query("""
+                SELECT claim FROM dropcut_jobs
+                WHERE folder = $1 AND claim IN (SELECT jsonb_array_elements_text($2::jsonb))
+                """, [folder, json]).compactMap { $0.first ?? nil })
+        }
+    }
+
+    /// Decides that the clip of claim folder `claim`, which no row accounts for, goes back to
+    /// the inbox: a queued row under the claim's name and the clip's key. True when this
+    /// call decided it; false when a row has the claim or the clip already (its holder put
+    /// its row back first, or another host decided): then the folder is not touched. The
+    /// claim's unique key is what makes the holder's `adopt` and this exclusive.
+    package func putBack(claim: String, clip: Clip) throws -> Bool {
+        try locked { db in
+            try db.execute("""
+                INSERT INTO dropcut_jobs (id, claim, folder, clip_name, clip_size, clip_mtime_ns, state)
+                VALUES ($1, $1, $2, $3, $4::bigint, $5::bigint, 'queued')
+                ON CONFLICT DO NOTHING
+                """, [claim, clip.folder, clip.name, String(max(0, clip.size)), String(clip.modifiedNanoseconds)]) == 1
+        }
+    }
+
+    /// Renames the clip of a queued job (its file came back to the inbox under another
+    /// name, the first one being taken there).
+    package func rename(queued job: String, to name: String) throws {
+        try locked { db in
+            try db.execute("UPDATE dropcut_jobs SET clip_name = $2, updated_at = now() WHERE id = $1 AND state = 'queued'", [job, name])
+        }
     }
 
     /// Records that this host is about to take the irreversible step `step` (publish,

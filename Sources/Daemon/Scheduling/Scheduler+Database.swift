@@ -20,6 +20,11 @@ extension Scheduler {
     func dispatch(_ folder: FolderConfig, settled: [SettledClip], from database: DatabaseLeases,
                   free: inout Int, into group: inout DiscardingTaskGroup) {
         let prefix = pickKey(folder.name, 0).dropLast()
+        // `watch --once` takes nothing over (as without a coordinator: it does not run long
+        // enough to judge leases) and asks only for what it has not been refused: with
+        // nothing left to ask for it picks no more, so its loop sees no job and ends.
+        let settled = once ? settled.filter { !passedOver.contains(folder.name + "\u{0}" + $0.name) } : settled
+        if once && settled.isEmpty { return }
         let picking = jobs.keys.contains { $0.hasPrefix(prefix) }
         if picking || free <= 0 || stop.isRequested {
             queued += settled.map { DaemonStatus.Queued(folder: folder.name, input: $0.name, since: $0.modified) }
@@ -28,18 +33,27 @@ extension Scheduler {
         let slots = free
         free = 0
         for slot in 0..<slots { jobs[pickKey(folder.name, slot)] = .claiming }
-        let runner = self.runner, migrate = !migrated
+        let runner = self.runner, migrate = !migrated, takeOver = !once
         group.addTask { [self] in
             let tickets: [DatabaseLeases.Ticket]
             do {
                 tickets = try await BlockingWork.run("dropcut-pick") { _ in
                     if migrate { _ = try database.migrate() }
-                    return try database.pick(folder, listed: settled, slots: slots)
+                    let tickets = try database.pick(folder, listed: settled, slots: slots, takeOver: takeOver)
+                    // Clips no job accounts for go back to the inbox (not with --once: it
+                    // does not watch long enough to judge, as it takes nothing over).
+                    if takeOver { _ = runner.putBackOrphans(in: folder, database: database) }
+                    return tickets
                 }
             } catch {
-                tickets = []   // logged by DatabaseLeases, once per outage
+                tickets = []   // logged by DatabaseLeases, once per condition
             }
-            await self.picked(folder, slots: slots, taken: tickets.count, migrated: migrate && !database.isUnreachable)
+            let claimed = Set(tickets.compactMap { ticket -> String? in
+                if case let .claim(clip, _, _) = ticket { return clip.name }
+                return nil
+            })
+            await self.picked(folder, slots: slots, taken: tickets.count, migrated: migrate && !database.isUnreachable,
+                              left: settled.map(\.name).filter { !claimed.contains($0) })
             await withDiscardingTaskGroup { taking in
                 for (slot, ticket) in tickets.enumerated() {
                     let key = self.pickKey(folder.name, slot)
@@ -129,8 +143,11 @@ extension Scheduler {
     /// A pick came back with `taken` jobs: the slots it did not fill are free again, for
     /// the next poll (not at once: a pick that found nothing, woken again at once, would
     /// ask the database in a loop).
-    func picked(_ folder: FolderConfig, slots: Int, taken: Int, migrated: Bool) {
+    /// With `once`, a pick that filled fewer slots than it had leaves the clips it did not
+    /// claim (`left`) to others: they are not asked for again in this run.
+    func picked(_ folder: FolderConfig, slots: Int, taken: Int, migrated: Bool, left: [String] = []) {
         if migrated { self.migrated = true }
+        if once && taken < slots { passedOver.formUnion(left.map { folder.name + "\u{0}" + $0 }) }
         for slot in taken..<max(taken, slots) { jobs[pickKey(folder.name, slot)] = nil }
     }
 

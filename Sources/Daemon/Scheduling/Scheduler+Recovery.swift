@@ -20,9 +20,19 @@ extension Scheduler {
             scanners[folder.name] = InboxScanner(inbox: folder.inbox, settle: config.settle)
             observers[folder.name] = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: config.leaseTimeout)
         }
-        // The coordinator's schema before anything is claimed; a database away at start
-        // is logged (once) and migrated at the first claim once it answers.
-        if let database, (try? database.migrate()) != nil { migrated = true }
+        // The coordinator's schema before anything is claimed, checked against what the
+        // migrations make (a dropped table is made again): never "ready" on a schema that
+        // is not. A database away at start is logged (once) and migrated at the first
+        // claim once it answers; an error it answers is logged (once) and, at the first
+        // claim, the schema is checked again.
+        if let database {
+            do {
+                try database.migrate()
+                migrated = true
+            } catch let refused as CoordinatorSchema.Refused {
+                throw DaemonError("\(refused); dropcut does not start on it")
+            } catch {}
+        }
     }
 
     func prepare(_ folder: FolderConfig) throws(SystemError) {

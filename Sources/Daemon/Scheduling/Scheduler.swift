@@ -48,6 +48,10 @@ public actor Scheduler: Service {
     /// Whether the database's schema is known to be this dropcut's (migrated at start,
     /// or at the first claim after a start without the database).
     var migrated = false
+    /// With `once` and a coordinator: the clips (by folder and name, NUL between) a pick left to
+    /// others or could not claim. A run that asked again for them at every pass would never
+    /// end: each pick holds its workers' slots while it is in flight.
+    var passedOver: Set<String> = []
     /// What `/metrics` serves (counted whether or not anything serves it).
     package nonisolated let metrics: DaemonMetrics
     /// Each status as it is published, for the listener's live events.
@@ -93,7 +97,8 @@ public actor Scheduler: Service {
         let owner = identity ?? (try? HostIdentity.current())
             ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
         if let coordinator = config.coordinator {
-            let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: owner.description)
+            let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: owner.description,
+                                               notices: DatabaseLeases.noticeLogger(logger))
             self.keeper = DatabaseLeases(database: database, owner: owner, leaseTimeout: config.leaseTimeout, logger: logger)
         } else {
             self.keeper = LeaseKeeper(owner: owner)

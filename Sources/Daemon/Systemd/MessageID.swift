@@ -32,6 +32,10 @@ package enum MessageID: String, CaseIterable, Sendable {
     case coordinatorUnreachable = "88cf7d17dd084d938cdbfddf0a79d9b4"
     /// The database coordinator answers again after an outage: claiming goes on.
     case coordinatorReachable = "333880807aab4c3e9fcf271001e32dbe"
+    /// The database coordinator answered with an error (permission denied, a missing
+    /// table, a full disk: its SQLSTATE and message), or its schema is not what the
+    /// migrations made: logged once per condition.
+    case coordinatorError = "4e3b5c0f2a7d4f1c9b6e8d2a1c7f5e93"
 
     /// The event's name, as in the catalog and docs/daemon.md.
     package var name: String {
@@ -49,6 +53,7 @@ package enum MessageID: String, CaseIterable, Sendable {
         case .jobAbandoned: return "job-abandoned"
         case .coordinatorUnreachable: return "coordinator-unreachable"
         case .coordinatorReachable: return "coordinator-reachable"
+        case .coordinatorError: return "coordinator-error"
         }
     }
 }
