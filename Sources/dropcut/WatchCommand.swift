@@ -6,8 +6,8 @@ import Pipeline
 import ServiceLifecycle
 
 /// `dropcut watch [--config FILE] [--once]`: the daemon (docs/daemon.md). The
-/// scheduler and the SIGHUP reloader run as services of one `ServiceGroup`, which turns
-/// SIGTERM and SIGINT into a graceful shutdown.
+/// scheduler, the SIGHUP reloader and `ShutdownOnSignal` (SIGTERM and SIGINT, caught from
+/// the command's first line by `DaemonSignals`) run as services of one `ServiceGroup`.
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Run the daemon: watch the configured inboxes and render what settles.")
@@ -24,11 +24,20 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try options.load(command: "watch")
         if check {
+            let settings = try options.load(command: "watch")
             print(unitDropIn ? UnitDropIn.text(for: settings) : Self.summary(of: settings), terminator: "")
             return
         }
+        // Caught from here on: a stop asked for while starting is a graceful stop.
+        let signals: DaemonSignals
+        do {
+            signals = try DaemonSignals.install()
+        } catch {
+            printError("dropcut watch: \(error)")
+            throw ExitCode(1)
+        }
+        let settings = try options.load(command: "watch")
         let logger = Logger(label: "dropcut") { _ in JournalLogHandler() }
         var ffmpegLogger = logger
         ffmpegLogger.logLevel = .warning
@@ -49,6 +58,7 @@ struct WatchCommand: AsyncParsableCommand {
         // The renewer first: services stop in reverse order, so leases are renewed while
         // the scheduler drains its jobs.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: ShutdownOnSignal(signals: signals, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: LeaseRenewer(scheduler: scheduler, logger: logger)),
         ]
         // Only with `http:` in the config: otherwise nothing listens (and no thread starts).
@@ -78,9 +88,9 @@ struct WatchCommand: AsyncParsableCommand {
         }
         services.append(.init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup))
         if !once {
-            services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, logger: logger)))
+            services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, signals: signals, logger: logger)))
         }
-        var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+        var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [],
                                                     cancellationSignals: [], logger: logger)
         // The scheduler cancels running jobs itself after stop_timeout; this is the backstop.
         groupConfig.maximumGracefulShutdownDuration = settings.stopTimeout + .seconds(10)

@@ -121,4 +121,52 @@ import TestSupport
         first.signal(SIGTERM)
         #expect(await first.wait() == 0)
     }
+
+    /// SIGTERM while the daemon is still starting — from the moment its handler is in place
+    /// (SigCgt in /proc) to past READY — is a graceful stop with exit status 0, never the
+    /// signal's default action nor a signal lost (the daemon running on). A SIGHUP that
+    /// early is a reload, not the end of the daemon.
+    @Test(.tags(.slow)) func signalsWhileStartingStopOrReloadGracefully() async throws {
+        func caught(_ pid: Int32, _ number: Int32) -> Bool {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let mask = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                .flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+            return mask & (1 << UInt64(number - 1)) != 0
+        }
+        /// Polled without sleeping: the daemon is ready within milliseconds of its handler.
+        func waitCaught(_ daemon: DaemonHarness.Daemon, _ number: Int32) -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline && daemon.process.isRunning {
+                if caught(daemon.pid, number) { return true }
+                usleep(100)
+            }
+            return false
+        }
+        var beforeReady = 0
+        for delay in [0.0, 0.0, 0.0005, 0.001, 0.002, 0.005, 0.02, 0.3] {
+            let h = try DaemonHarness()
+            let socket = try NotifySocket(path: h.dir.file("notify.sock"))
+            let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
+            #expect(waitCaught(daemon, SIGTERM))
+            DaemonHarness.sleepBlocking(delay)
+            if !socket.messages.contains(where: { $0.contains("READY=1") }) { beforeReady += 1 }
+            daemon.signal(SIGTERM)
+            let status = await daemon.wait(timeout: .seconds(20))
+            #expect(status == 0, "SIGTERM \(delay) s after the handler: exit \(String(describing: status)): \(h.daemonLog)")
+            #expect(h.daemonLog.contains("SIGTERM: stopping gracefully"), "\(h.daemonLog)")
+        }
+        // The race happened: most signals came before the daemon said it was ready.
+        #expect(beforeReady >= 3, "only \(beforeReady) SIGTERMs came before READY=1")
+
+        let h = try DaemonHarness()
+        let socket = try NotifySocket(path: h.dir.file("notify.sock"))
+        let daemon = try h.startDaemon(environment: ["NOTIFY_SOCKET": socket.path])
+        #expect(waitCaught(daemon, SIGHUP))
+        daemon.signal(SIGHUP)
+        #expect(await socket.wait { $0.contains("READY=1") })
+        #expect(await DaemonHarness.waitUntil(.seconds(10)) { h.daemonLog.contains("config reloaded") }, "\(h.daemonLog)")
+        #expect(daemon.process.isRunning, "\(h.daemonLog)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.wait() == 0)
+    }
 }

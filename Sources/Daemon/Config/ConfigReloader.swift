@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import UnixSignals
 
 /// Reloads the config on SIGHUP (`systemctl reload dropcut`), a `Service` beside the
 /// scheduler: RELOADING=1 to systemd, read and validate the file again, hand it to the
@@ -10,21 +9,25 @@ import UnixSignals
 public struct ConfigReloader: Service {
     let path: String
     let scheduler: Scheduler
+    let signals: DaemonSignals
     let logger: Logger
     let notifier = SystemdNotifier()
 
-    public init(path: String, scheduler: Scheduler, logger: Logger) {
+    public init(path: String, scheduler: Scheduler, signals: DaemonSignals, logger: Logger) {
         self.path = path
         self.scheduler = scheduler
+        self.signals = signals
         self.logger = logger
     }
 
     public func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
-        await cancelWhenGracefulShutdown {
-            for await _ in signals {
+        let signals = self.signals
+        await withGracefulShutdownHandler {
+            while await signals.next(.reload) != nil {
                 await reload()
             }
+        } onGracefulShutdown: {
+            signals.wake(.reload)
         }
     }
 
