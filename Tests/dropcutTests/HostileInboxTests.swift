@@ -29,6 +29,15 @@ import Timeline
         #expect(result.peakMiB < baseline.peakMiB + 50, "\(result.peakMiB) MiB against \(baseline.peakMiB) MiB")
     }
 
+    /// A FIFO nobody writes to, or a symlink to `target`, at `path`.
+    static func makeNonFile(_ kind: String, at path: String, linkingTo target: String) throws {
+        if kind == "fifo" {
+            #expect(mkfifo(path, 0o644) == 0)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        }
+    }
+
     /// `recipe.yaml` in an inbox that is a FIFO (nobody writes to it) or a symlink to a
     /// device: the daemon does not block or read it; the clip goes to failed/ saying why,
     /// and `--once` ends.
@@ -37,11 +46,7 @@ import Timeline
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
         let recipe = (h.inbox as NSString).appendingPathComponent("recipe.yaml")
-        if kind == "fifo" {
-            #expect(mkfifo(recipe, 0o644) == 0)
-        } else {
-            try FileManager.default.createSymbolicLink(atPath: recipe, withDestinationPath: "/dev/zero")
-        }
+        try Self.makeNonFile(kind, at: recipe, linkingTo: "/dev/zero")
         let started = ContinuousClock.now
         let result = try h.runOnceBlocking()   // timed
         #expect(ContinuousClock.now - started < .seconds(30))
@@ -61,11 +66,7 @@ import Timeline
         let h = try DaemonHarness(retries: 0)
         try h.drop("clip.mp4")
         let sidecar = (h.inbox as NSString).appendingPathComponent("clip.srt")
-        if kind == "fifo" {
-            #expect(mkfifo(sidecar, 0o644) == 0)
-        } else {
-            try FileManager.default.createSymbolicLink(atPath: sidecar, withDestinationPath: "/etc/hostname")
-        }
+        try Self.makeNonFile(kind, at: sidecar, linkingTo: "/etc/hostname")
         let result = try await h.runOnce()
         #expect(result.status == 1, "stderr:\n\(result.stderr)")
         #expect(result.stdout.contains("0 done, 1 failed"), "\(result.stdout)")
