@@ -13,7 +13,7 @@ public struct ConfigReloader: Service {
     let logger: Logger
     let notifier = SystemdNotifier()
 
-    public init(path: String, scheduler: Scheduler, signals: DaemonSignals, logger: Logger) {
+    package init(path: String, scheduler: Scheduler, signals: DaemonSignals, logger: Logger) {
         self.path = path
         self.scheduler = scheduler
         self.signals = signals

@@ -11,9 +11,9 @@ import Glibc
 /// SIG_IGN) or was lost (after it), and the daemon ran on. Here there is no such window:
 /// the handler is in place from the start and only writes the signal's number to a pipe
 /// (async-signal-safe); `ShutdownOnSignal` and `ConfigReloader` read it.
-public final class DaemonSignals: Sendable {
+package final class DaemonSignals: Sendable {
     /// What a signal asks for.
-    public enum Request: Sendable {
+    package enum Request: Sendable {
         /// SIGTERM, SIGINT: stop gracefully.
         case stop
         /// SIGHUP: reload the config.
@@ -25,7 +25,7 @@ public final class DaemonSignals: Sendable {
 
     /// Installs the handler; once per process (the handler writes to the pipes of the last
     /// one installed).
-    public static func install() throws(SystemError) -> DaemonSignals {
+    package static func install() throws(SystemError) -> DaemonSignals {
         let signals = try DaemonSignals()
         signalPipes = (signals.stop.write, signals.reload.write)
         for number in [SIGTERM, SIGINT, SIGHUP] {
@@ -59,7 +59,7 @@ public final class DaemonSignals: Sendable {
     /// Waits for the next signal asking for `request` and returns its number, or nil once
     /// `wake(request)` is called or the task is cancelled (a group that fails cancels its
     /// services rather than shutting them down).
-    public func next(_ request: Request) async -> Int32? {
+    package func next(_ request: Request) async -> Int32? {
         let end = request == .stop ? stop.read : reload.read
         return await withTaskCancellationHandler {
             try? await BlockingWork.run("signals") { _ -> Int32? in
@@ -77,13 +77,13 @@ public final class DaemonSignals: Sendable {
     }
 
     /// Ends a `next(request)` that is waiting, or the next one to come.
-    public func wake(_ request: Request) {
+    package func wake(_ request: Request) {
         var zero: UInt8 = 0
         _ = write(request == .stop ? stop.write : reload.write, &zero, 1)
     }
 
     /// The signal's name, for the journal.
-    public static func name(_ number: Int32) -> String {
+    package static func name(_ number: Int32) -> String {
         switch number {
         case SIGTERM: return "SIGTERM"
         case SIGINT: return "SIGINT"

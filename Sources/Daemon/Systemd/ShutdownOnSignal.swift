@@ -5,16 +5,16 @@ import ServiceLifecycle
 /// in the group: it ends when one arrives — whenever it arrived, the daemon's first line
 /// included (`DaemonSignals`) — and run with `successTerminationBehavior:
 /// .gracefullyShutdownGroup` that shuts the group down as its own signal handling did.
-public struct ShutdownOnSignal: Service {
+package struct ShutdownOnSignal: Service {
     let signals: DaemonSignals
     let logger: Logger
 
-    public init(signals: DaemonSignals, logger: Logger) {
+    package init(signals: DaemonSignals, logger: Logger) {
         self.signals = signals
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let signals = self.signals
         let number = await withGracefulShutdownHandler {
             await signals.next(.stop)
