@@ -54,7 +54,7 @@ enum Spawn {
     /// (a test pipe held open by a program that forks into the background would keep
     /// whoever reads it waiting: Foundation's `Process` does), default signals. The caller
     /// reaps it with waitpid.
-    static func child(_ argv: [String], output: String) throws -> pid_t {
+    static func child(_ argv: [String], output: String, environment: [String: String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -65,7 +65,12 @@ enum Spawn {
         guard rc == 0 else { throw CommandError(command: argv, status: nil, stderr: "posix_spawn_file_actions: \(String(cString: strerror(rc)))") }
         var pid = pid_t()
         rc = withResetSignals { attributes in
-            withCArguments(argv) { posix_spawn(&pid, argv[0], &actions, &attributes, $0, environ) }
+            withCArguments(argv) { arguments in
+                if let environment {
+                    return withCArguments(environment.map { "\($0.key)=\($0.value)" }) { posix_spawn(&pid, argv[0], &actions, &attributes, arguments, $0) }
+                }
+                return posix_spawn(&pid, argv[0], &actions, &attributes, arguments, environ)
+            }
         }
         guard rc == 0 else { throw CommandError(command: argv, status: nil, stderr: "posix_spawn: \(String(cString: strerror(rc)))") }
         return pid

@@ -225,17 +225,13 @@ import TestSupport
     @Test func socketFromSystemdIsServedAndAPublicOneNeedsAToken() async throws {
         let harness = try DaemonHarness(extraSettings: "http:\n  listen: systemd")
         let port = try HTTPExchange.freePort()
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        activator.arguments = ["-l", "127.0.0.1:\(port)", try BuildProducts.executable(named: "dropcut"), "watch", "--config", harness.configPath]
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = nil
-        activator.environment = environment
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: { FileManager.default.createFile(atPath: harness.dir.file("daemon.log"), contents: nil); return harness.dir.file("daemon.log") }()))
-        activator.standardOutput = log
-        activator.standardError = log
-        try activator.run()
-        defer { if activator.isRunning { kill(activator.processIdentifier, SIGKILL); activator.waitUntilExit() } }
+        FileManager.default.createFile(atPath: harness.dir.file("daemon.log"), contents: nil)
+        // Not Foundation's Process: the activator closes what it inherits (`ChildProcess`).
+        let activator = try ChildProcess(["/usr/bin/systemd-socket-activate", "-l", "127.0.0.1:\(port)",
+                                          try BuildProducts.executable(named: "dropcut"), "watch", "--config", harness.configPath],
+                                         output: harness.dir.file("daemon.log"), environment: environment)
         // The first connection starts the daemon, which answers it from the passed socket.
         var metrics: HTTPExchange.Response?
         #expect(await DaemonHarness.waitUntil(.seconds(30)) {
@@ -243,22 +239,16 @@ import TestSupport
             return metrics?.status == 200
         }, "\(harness.daemonLog)")
         #expect(metrics?.text.contains("dropcut_build_info") == true)
-        kill(activator.processIdentifier, SIGTERM)
+        activator.signal(SIGTERM)
         #expect(await DaemonHarness.waitUntil(.seconds(30)) { !activator.isRunning })
 
         let exposed = try DaemonHarness(extraSettings: "http:\n  listen: systemd")
         let publicPort = try HTTPExchange.freePort()
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        second.arguments = ["-l", "0.0.0.0:\(publicPort)", try BuildProducts.executable(named: "dropcut"), "watch", "--config", exposed.configPath]
-        second.environment = environment
         let secondLog = exposed.dir.file("daemon.log")
         FileManager.default.createFile(atPath: secondLog, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: secondLog))
-        second.standardOutput = handle
-        second.standardError = handle
-        try second.run()
-        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL); second.waitUntilExit() } }
+        let second = try ChildProcess(["/usr/bin/systemd-socket-activate", "-l", "0.0.0.0:\(publicPort)",
+                                       try BuildProducts.executable(named: "dropcut"), "watch", "--config", exposed.configPath],
+                                      output: secondLog, environment: environment)
         // The first connection (once the activator listens) starts the daemon, which
         // refuses the socket and exits.
         #expect(await DaemonHarness.waitUntil(.seconds(30)) {
@@ -266,7 +256,7 @@ import TestSupport
             return exposed.daemonLog.contains("not a loopback address")
         }, "\(exposed.daemonLog)")
         #expect(exposed.daemonLog.contains("is not a loopback address, and http.token is not set"), "\(exposed.daemonLog)")
-        kill(second.processIdentifier, SIGTERM)
+        second.signal(SIGTERM)
     }
 
     /// A connection that sends half a request and then nothing is closed after the idle
