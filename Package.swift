@@ -37,11 +37,10 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // Text layout: shaping (HarfBuzz, on the FreeType faces), bidi (FriBidi), line
-        // break opportunities (libunibreak).
+        // Text layout: shaping (HarfBuzz, on the FreeType faces), bidi (FriBidi); line
+        // break opportunities come from ICU, through the C target LineBreaking.
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
-        .systemLibrary(name: "CUnibreak", pkgConfig: "libunibreak", providers: [.apt(["libunibreak-dev"])]),
         // Webhook deliveries: libcurl (TLS, timeouts, no redirects) behind one owner, WebhookPoster.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // The PostgreSQL coordinator: libpq behind one owner, PostgresConnection (not
@@ -66,6 +65,9 @@ let package = Package(
         // Hand-vectorised inner loops of Render, chosen at run time by CPU (each has a Swift twin).
         // Optimised in debug builds too (release keeps its own flags): at -O0 a Ken Burns
         // render took 17 times the CPU (61.8 s against 3.6 s), and the tests run debug binaries.
+        // ICU's line BreakIterator in C: Foundation's own copy of ICU's headers clashes
+        // with the system's in a Swift module (docs/design.md).
+        .target(name: "LineBreaking", linkerSettings: [.linkedLibrary("icuuc"), .linkedLibrary("icudata")]),
         .target(name: "RenderKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         // OpenCV's detectors for `fit: smart` (faces, people, motion), C++ behind a C
         // interface owned by one Swift type (Reframe's SubjectDetector). -O2 in debug too,
@@ -79,7 +81,7 @@ let package = Package(
         // -Onone Render's generic pixel loops stay unspecialised — deinterlacing 100 frames of
         // 640x360 took 15.6 s of CPU against 0.8 s at -O (its compile costs about 19 s more CPU).
         .target(name: "Render", dependencies: [
-            "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CUnibreak", "RenderKernels", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "LineBreaking", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.

@@ -180,6 +180,37 @@ import Timeline
         #expect(long.lines.count >= 3 && long.lines.allSatisfy { $0.width <= 150 * 64 && !$0.glyphs.isEmpty })
     }
 
+    /// Emoji sequences of every kind — flags (two regional indicators; libunibreak 1.1
+    /// aborted the process on them), tag sequences, keycaps, ZWJ sequences, skin-tone
+    /// modifiers — are never broken inside; a break is allowed at the spaces around them,
+    /// a newline is a mandatory break, and a line of them wraps within the width.
+    @Test func emojiSequencesAreNeverBrokenInside() throws {
+        let sequences = ["🇯🇵", "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "1\u{FE0F}\u{20E3}",
+                         "👩\u{200D}👩\u{200D}👧\u{200D}👦", "👋🏽", "🏳\u{FE0F}\u{200D}🌈"]
+        for sequence in sequences {
+            let text = "Greetings from \(sequence) and\nmore"
+            let scalars = text.unicodeScalars.map(\.value)
+            let kinds = LineBreakOpportunities.after(scalars)
+            #expect(kinds.count == scalars.count)
+            let start = 15   // after "Greetings from "
+            let inside = start..<(start + sequence.unicodeScalars.count - 1)
+            #expect(inside.allSatisfy { kinds[$0] == .none }, "\(sequence.unicodeScalars.map { String($0.value, radix: 16) }): \(kinds[inside])")
+            // After "Greetings " and after "from ", and the newline must break.
+            #expect(kinds[9] == .allowed && kinds[14] == .allowed, "\(kinds)")
+            let newline = scalars.firstIndex(of: 10)!
+            #expect(kinds[newline] == .must && kinds.last == .must)
+        }
+        // Laid out, wrapped in a narrow width: no crash, every sequence whole on one line.
+        let text = sequences.joined(separator: " ") + " 🇯🇵🇫🇷🇩🇪🇺🇸🇬🇧"
+        let fonts = try FontSet(paths: [Self.dejaVu], fallbacks: [Self.emoji])
+        let layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: 40, maxWidth: 200, alignment: .left)
+        let lines = layout.lines.map { String(decoding: Array(text.utf8)[$0.textRange], as: UTF8.self) }
+        #expect(layout.lines.count >= 2, "\(lines)")
+        for sequence in sequences.dropFirst() { #expect(lines.contains { $0.contains(sequence) }, "\(sequence) split: \(lines)") }
+        // Flags are broken between, never inside (UAX #14 LB30a).
+        #expect(lines.allSatisfy { $0.unicodeScalars.filter { (0x1F1E6...0x1F1FF).contains($0.value) }.count % 2 == 0 }, "\(lines)")
+    }
+
     /// Japanese has no spaces: lines break between ideographs (and kana), never before
     /// the full stop "。" (UAX #14 keeps closing punctuation on its line), within the width.
     @Test func cjkBreaksBetweenIdeographs() throws {

@@ -22,4 +22,22 @@ import TestSupport
         #expect(!reason.contains(".dropcut/claimed"), "\(reason)")
         #expect(h.claimedLeftovers().isEmpty)
     }
+
+    /// Captions holding every kind of emoji sequence — a flag (libunibreak 1.1 aborted the
+    /// worker on it three times, and the clip failed), a tag sequence, a keycap, a ZWJ
+    /// family, a skin tone — and a lone regional indicator are rendered, wrapped or not.
+    @Test func emojiSequencesInCaptionsAreRendered() throws {
+        let h = try DaemonHarness(retries: 0)
+        try h.drop("flags.mp4")
+        try h.write("flags.srt", """
+            1
+            00:00:00,100 --> 00:00:00,900
+            Greetings from 🇯🇵 and 🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}, press 1\u{FE0F}\u{20E3}, \u{1F1EF} alone, 👩\u{200D}👩\u{200D}👧 waves 👋🏽 🇫🇷🇩🇪🇺🇸🇬🇧🇯🇵🇰🇷🇮🇳🇧🇷🇿🇦🇨🇦
+
+            """)
+        let result = try h.runOnce()
+        #expect(result.status == 0 && result.stdout.contains("1 done, 0 failed"), "\(result.stdout)\n\(result.stderr)")
+        #expect(h.files(h.outbox) == ["flags.dropcut.mp4"])
+        #expect(!result.stderr.contains("SIGABRT") && !result.stderr.contains("Assertion"), "\(result.stderr)")
+    }
 }

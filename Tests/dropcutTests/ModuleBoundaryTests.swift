@@ -15,7 +15,7 @@ import TestSupport
         "CFreeType": ["Render"],
         "CHarfBuzz": ["Render"],
         "CFriBidi": ["Render"],
-        "CUnibreak": ["Render"],
+        "LineBreaking": ["Render"],
         "RenderKernels": ["Render"],
         "CSystemd": ["Daemon"],
         "CLinux": ["Daemon"],

@@ -1,7 +1,7 @@
 /// Sets a text in lines, as a text engine does (Pango, CoreText): paragraphs at each
 /// newline; in each, the bidi levels (FriBidi), runs of one level, one script and one font
 /// (the first of the `FontSet` that has a whole character cluster), each shaped with
-/// HarfBuzz in its direction; lines broken where Unicode allows (libunibreak) to fit a
+/// HarfBuzz in its direction; lines broken where Unicode allows (ICU) to fit a
 /// width, greedily; then each line's runs put in visual order (UAX #9 rule L2) and placed
 /// left to right, aligned in the layout box.
 ///
