@@ -41,6 +41,7 @@ let package = Package(
         // break opportunities come from ICU, through the C target LineBreaking.
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         // Webhook deliveries: libcurl (TLS, timeouts, no redirects) behind one owner, WebhookPoster.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // The PostgreSQL coordinator: libpq behind one owner, PostgresConnection (not
@@ -81,7 +82,7 @@ let package = Package(
         // -Onone Render's generic pixel loops stay unspecialised — deinterlacing 100 frames of
         // 640x360 took 15.6 s of CPU against 0.8 s at -O (its compile costs about 19 s more CPU).
         .target(name: "Render", dependencies: [
-            "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "LineBreaking", "RenderKernels", .product(name: "Logging", package: "swift-log"),
+            "Support", "Timeline", "MediaIO", "CFreeType", "CHarfBuzz", "CFriBidi", "CFontconfig", "LineBreaking", "RenderKernels", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Recipe", dependencies: ["Support", "Timeline", "Subtitles", "CZlib", .product(name: "Yams", package: "Yams")]),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.

@@ -152,6 +152,22 @@ import Timeline
         #expect(mask.coverage.filter { $0 > 128 }.count > 500)
     }
 
+    /// Scripts whose fonts are installed but in no list of dropcut's — Kannada, Gujarati,
+    /// Sinhala, Khmer — are found by fontconfig: each in a font of its script, no .notdef
+    /// glyph, ink drawn (libass draws them; dropcut drew boxes).
+    @Test(arguments: [("ಕನ್ನಡ ಭಾಷೆ", "Kannada"), ("ગુજરાતી ભાષા", "Gujarati"), ("සිංහල", "Sinhala"), ("ភាសាខ្មែរ", "Khmer")])
+    func fontconfigFindsAnInstalledFontForAnyScript(text: String, script: String) throws {
+        let fonts = try FontSet(paths: [Self.notoSans])
+        #expect(!fonts.faces.contains { $0.path.contains(script) }, "\(script) is in the fixed list already: the test proves nothing")
+        let layout = try TextLayouter.layout("Hi " + text, fonts: fonts, pixelSize: 48, alignment: .left)
+        let glyphs = layout.lines.flatMap(\.glyphs)
+        #expect(!glyphs.contains { $0.id == 0 }, "a .notdef glyph in \(script)")
+        let used = Set(glyphs.map { fonts.faces[$0.font].path })
+        #expect(used.contains { ($0 as NSString).lastPathComponent.contains(script) }, "\(script) set in \(used)")
+        let mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: PixelSize(width: 4000, height: 400))
+        #expect(mask.coverage.filter { $0 > 128 }.count > 300)
+    }
+
     /// A long sentence at a max width breaks only at spaces, every line within the width,
     /// every word whole; a word wider than the line is broken between letters rather than
     /// overflowing.

@@ -16,6 +16,7 @@ import TestSupport
         "CHarfBuzz": ["Render"],
         "CFriBidi": ["Render"],
         "LineBreaking": ["Render"],
+        "CFontconfig": ["Render"],
         "RenderKernels": ["Render"],
         "CSystemd": ["Daemon"],
         "CLinux": ["Daemon"],

@@ -9,6 +9,8 @@ internal import CHarfBuzz
 /// engine user (a text layer, a caption track) and is not shared between threads.
 final class FontFace {
     let path: String
+    /// Which face of the file (a .ttc holds several).
+    let index: Int
     let face: FT_Face
     private var library: FT_Library?
     /// The HarfBuzz font on `face`: its scale follows the face's size (26.6 pixels).
@@ -46,6 +48,7 @@ final class FontFace {
     /// Opens face `index` of the file at `path` (a .ttc holds several), hinted or not.
     init(path: String, index: Int = 0, hinted: Bool = true) throws(LoadError) {
         self.path = path
+        self.index = index
         isHinted = hinted
         var library: FT_Library?
         let initResult = FT_Init_FreeType(&library)

@@ -4,7 +4,9 @@ import Foundation
 /// fonts (`fallbackPaths`, those installed), each opened once. A character cluster is set
 /// in the first font whose character map has every code point of it (`font(for:)`), so
 /// Arabic, Devanagari, CJK or an emoji inside a Latin caption each find a font that has
-/// them instead of drawing the chosen font's .notdef boxes.
+/// them instead of drawing the chosen font's .notdef boxes. A cluster none of them has is
+/// looked up with fontconfig (`FontCatalog`), and the installed font it names is opened
+/// and added (Kannada, Gujarati, any script whose font is installed).
 final class FontSet {
     /// The fallback fonts, in the order they are tried after the chosen ones: the Noto
     /// fonts Debian's fonts-noto-core, fonts-noto-cjk and fonts-noto-color-emoji install
@@ -29,8 +31,17 @@ final class FontSet {
         "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
     ]
 
-    /// The chosen fonts, then the fallbacks present; index 0 is the first chosen font.
-    let faces: [FontFace]
+    /// The chosen fonts, then the fallbacks present, then those fontconfig found; index 0
+    /// is the first chosen font.
+    private(set) var faces: [FontFace]
+    private let hinted: Bool
+    /// The em last set (`setPixelSize`), given to a face fontconfig adds later.
+    private var pixelSize: Double?
+    /// fontconfig's answers so far, by the code points asked for: the face's index, or nil.
+    private var found: [[UInt32]: Int?] = [:]
+    /// At most this many clusters are looked up (each sorts every installed font, about a
+    /// millisecond): a hostile cue of thousands of unassigned code points costs no more.
+    static let maximumLookups = 128
     /// The text's language (BCP 47), for shaping; nil: the system's.
     let language: String?
 
@@ -69,11 +80,13 @@ final class FontSet {
         }
         self.faces = faces
         self.language = language
+        self.hinted = hinted
     }
 
     /// Sets every face to an em of `pixels`; returns the first FreeType error, naming its
     /// font, or nil.
     func setPixelSize(_ pixels: Double) -> FontFace.LoadError? {
+        pixelSize = pixels
         for face in faces {
             let code = face.setPixelSize(pixels)
             guard code == 0 else { return FontFace.LoadError(path: face.path, code: code) }
@@ -87,13 +100,36 @@ final class FontSet {
     /// for emoji presentation (U+FE0F) tries the colour fonts first. None has it all: the
     /// first chosen font, which draws its .notdef box, as the FreeType renderer did.
     func font<Scalars: Collection<Unicode.Scalar>>(for cluster: Scalars) -> Int {
-        func hasAll(_ face: FontFace) -> Bool {
-            cluster.allSatisfy { Self.isIgnorable($0) || face.covers($0) }
-        }
+        func hasAll(_ face: FontFace) -> Bool { covers(face, cluster) }
         if cluster.contains(Unicode.Scalar(0xFE0F)!), let colour = faces.firstIndex(where: { $0.isColor && hasAll($0) }) {
             return colour
         }
-        return faces.firstIndex(where: hasAll) ?? 0
+        return faces.firstIndex(where: hasAll) ?? installedFont(for: Array(cluster)) ?? 0
+    }
+
+    /// The face fontconfig names for a cluster none of the faces has, opened (at the em
+    /// last set) and added; nil when no installed font has it all or it does not open.
+    private func installedFont(for cluster: [Unicode.Scalar]) -> Int? {
+        let key = cluster.map(\.value)
+        if let known = found[key] { return known }
+        guard found.count < Self.maximumLookups else { return nil }
+        var index: Int?
+        if let match = FontCatalog.shared.font(covering: cluster, language: language, ignoring: Self.isIgnorable) {
+            if let open = faces.firstIndex(where: { $0.path == match.path && $0.index == match.index }) {
+                // Open already, yet without the cluster (fontconfig's map and FreeType's differ).
+                index = covers(faces[open], cluster) ? open : nil
+            } else if let face = try? FontFace(path: match.path, index: match.index, hinted: hinted),
+                      pixelSize.map({ face.setPixelSize($0) == 0 }) ?? true, covers(face, cluster) {
+                faces.append(face)
+                index = faces.count - 1
+            }
+        }
+        found[key] = index
+        return index
+    }
+
+    private func covers<Scalars: Collection<Unicode.Scalar>>(_ face: FontFace, _ cluster: Scalars) -> Bool {
+        cluster.allSatisfy { Self.isIgnorable($0) || face.covers($0) }
     }
 
     /// Code points a font need not have for the cluster to be drawn: zero-width joiners
