@@ -394,20 +394,20 @@ import TestSupport
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir.path)) == before, "a render left files behind")
     }
 
-    /// The Runic "ᚠ" is in none of the fonts tried (DejaVuSans, then the Noto fallbacks of
-    /// `FontSet.fallbackPaths`; only NotoSansRunic, not among them, has it): the chosen
-    /// font's .notdef glyph (a box) is drawn in its place, the same every time. ("漢", which
-    /// this test used before fallback fonts, is now drawn from NotoSansCJK: see
-    /// TextLayoutTests.fallbackFindsAFontForEveryScript.)
+    /// U+0378 (unassigned) is in no installed font — not in DejaVuSans, the Noto fallbacks
+    /// of `FontSet.fallbackPaths`, nor any font fontconfig knows: the chosen font's .notdef
+    /// glyph (a box) is drawn in its place, the same every time. (The Runic "ᚠ" this test
+    /// used before is now found by fontconfig in NotoSansRunic: see
+    /// TextLayoutTests.fontconfigFindsAnInstalledFontForAnyScript.)
     @Test func glyphMissingFromEveryFontDrawsItsNotdefBoxDeterministically() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         let clip = try await OverlayFixture.solidClip(dir.file("dark.mp4"), color: Self.dark)
-        let recipe = try Fixtures.makeFile(in: dir.path, name: "runic.yaml", contents: """
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "unassigned.yaml", contents: """
         version: 1
         output: { video: { crf: 10 } }
         overlays:
-          - { text: "AᚠB", font: DejaVuSans.ttf, size: 40px, color: "#ffffffff", anchor: top-left, margin: 10 }
+          - { text: "A\\u0378B", font: DejaVuSans.ttf, size: 40px, color: "#ffffffff", anchor: top-left, margin: 10 }
         """)
 
         let first = dir.file("first.mp4"), second = dir.file("second.mp4")
@@ -422,7 +422,7 @@ import TestSupport
         for column in 0..<320 where inked[column] {
             if let last = runs.last, last.upperBound == column { runs[runs.count - 1] = last.lowerBound..<column + 1 } else { runs.append(column..<column + 1) }
         }
-        print("AᚠB: ink column runs \(runs)")
+        print("A U+0378 B: ink column runs \(runs)")
         #expect(runs.count == 3, "expected A, a .notdef box and B: \(runs)")
         if runs.count == 3 {
             #expect(runs[1].count >= 12, "the middle glyph is only \(runs[1].count) px wide")
