@@ -7,7 +7,8 @@ import Timeline
 /// end before its start, a block without a timing line) — each an error with its line —
 /// and lenient where files in the wild differ harmlessly: `.` for `,`, missing or
 /// non-sequential indices, extra blank lines, position coordinates after the times
-/// (`X1:… Y1:…`, ignored), CRLF line ends, a BOM.
+/// (`X1:… Y1:…`, ignored), CRLF line ends, a BOM, a cue that ends where it starts
+/// (skipped: it shows nothing).
 public enum SubRipParser {
     /// The cues of `bytes`; `path` names the file in errors.
     public static func parse(_ bytes: [UInt8], path: String) throws(SubtitleError) -> [CaptionCue] {
@@ -41,8 +42,9 @@ public enum SubRipParser {
                 throw SubtitleError(path: path, line: blockStart + 1, reason: "more than \(SubtitleLimits.maximumCues) cues")
             }
             let (text, _) = try CueMarkup.parse(payload, flavour: .subRip, cue: start...end, path: path)
-            // A cue with no text shows nothing: skipped, as players do.
-            guard !text.allSatisfy(\.isWhitespace) else { continue }
+            // A cue with no text, or that ends where it starts, shows nothing: skipped, as
+            // players do (ffmpeg reads such files whole; refusing one lost every caption).
+            guard !text.allSatisfy(\.isWhitespace), end > start else { continue }
             cues.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(start), end: SubtitleTimestamp.time(end)), text: text))
         }
         return cues
@@ -65,7 +67,7 @@ public enum SubRipParser {
         case let .success(ms): end = ms
         case let .failure(reason): throw SubtitleError(path: path, line: line, reason: "the end time: \(reason.text)")
         }
-        guard end > start else {
+        guard end >= start else {
             throw SubtitleError(path: path, line: line, reason: "the end \(right) is not after the start \(left)")
         }
         return (start, end)

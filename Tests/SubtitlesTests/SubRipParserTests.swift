@@ -50,7 +50,6 @@ import Timeline
     @Test(arguments: [
         ("1\n00:00:01,000 -> 00:00:02,000\nx\n", 2, "no timing line"),
         ("1\n00:00:03,000 --> 00:00:02,000\nx\n", 2, "not after the start"),
-        ("1\n00:00:01,000 --> 00:00:01,000\nx\n", 2, "not after the start"),
         ("1\n00:61:01,000 --> 00:62:02,000\nx\n", 2, "below 60"),
         ("hello\n00:00:01,000 --> 00:00:02,000\nx\n", 1, "expected a cue number"),
         ("1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n00:00:01 --> 00:00:02,000\nx\n", 6, "no milliseconds"),
@@ -80,5 +79,12 @@ import Timeline
     @Test func skipsCuesWithoutText() throws {
         let cues = try Self.parse("1\n00:00:01,000 --> 00:00:02,000\n<i></i>\n\n2\n00:00:03,000 --> 00:00:04,000\nyes\n")
         #expect(cues.map(\.text) == ["yes"])
+    }
+
+    /// A cue that ends where it starts (pysrt's "SubRip capability tester" has one) shows
+    /// nothing and is skipped; the file's other cues are read, as ffmpeg reads them.
+    @Test func skipsZeroLengthCuesAndReadsTheRest() throws {
+        let cues = try Self.parse("1\n00:00:01,000 --> 00:00:02,000\nbefore\n\n2\n00:00:03,000 --> 00:00:03,000\nnever shown\n\n3\n00:00:04,000 --> 00:00:05,000\nafter\n")
+        #expect(cues.map(\.text) == ["before", "after"])
     }
 }
