@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "dropcut",
             dependencies: [
-                "Support", "Timeline", "MediaIO", "Render", "Recipe", "Reframe", "Pipeline", "Daemon",
+                "Support", "Timeline", "Subtitles", "MediaIO", "Render", "Recipe", "Reframe", "Pipeline", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -144,6 +144,9 @@ public struct Production: Sendable {
                 return count
             }
             logger.info("captions", metadata: ["input": "\(input)", "captions": "\(source)", "cues": "\(cues)"])
+            for warning in built.captionWarnings {
+                logger.warning("captions: \(warning)", metadata: ["input": "\(input)", "captions": "\(source)"])
+            }
         }
         for line in passThrough.lines {
             logger.info("stream", metadata: ["input": "\(input)", "plan": "\(line)"])

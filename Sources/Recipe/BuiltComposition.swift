@@ -27,6 +27,10 @@ public struct BuiltComposition: Sendable, Hashable {
     /// Where the captions came from (a subtitle file, or the clip's own stream), for
     /// `plan` and the logs; nil: no captions.
     public var captionSource: String?
+    /// What was skipped reading the captions file (a cue setting the spec does not know, a
+    /// block that is not a cue…), each kind once, as `file:line: what`: the logs and `plan`
+    /// say them, the render goes on.
+    public var captionWarnings: [String] = []
     /// The captions in output time, whatever `output.captions` does with them (a `.vtt`
     /// deliverable writes them); nil: none.
     public var captions: CaptionTrack?

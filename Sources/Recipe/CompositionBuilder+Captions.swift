@@ -8,15 +8,16 @@ extension CompositionBuilder {
     /// `.srt`/`.vtt` sidecar), mapped from the clip's source time through the composition,
     /// styled for an output `renderSize`, and where they came from; nil when there are none.
     func makeCaptions(input: String, clips: [PlacedClip], composition: Composition,
-                      renderSize: PixelSize) throws(CompositionBuildError) -> (track: CaptionTrack, source: String)? {
+                      renderSize: PixelSize) throws(CompositionBuildError) -> (track: CaptionTrack, source: String, warnings: [String])? {
         let cues: [CaptionCue], source: String
+        var warnings: [String] = []
         switch recipe.captions?.source ?? .sidecar {
         case .sidecar:
             guard let path = Self.captionSidecar(besides: input) else { return nil }
-            cues = try Self.readCaptions(path)
+            (cues, warnings) = try Self.readCaptions(path)
             source = path
         case let .file(path):
-            cues = try Self.readCaptions(path)
+            (cues, warnings) = try Self.readCaptions(path)
             source = path
         case .embedded:
             do { cues = try probe.subtitleCues(input) } catch {
@@ -37,7 +38,7 @@ extension CompositionBuilder {
         // The cues are the dropped clip's; a recipe without `{input}` captions its first clip.
         let asset = (clips.first { $0.spec.source == "{input}" } ?? clips[0]).media.path
         let mapped = CaptionTiming.retime(cues, asset: asset, in: composition)
-        return (CaptionTrack(cues: mapped, style: spec.style(outputHeight: renderSize.height)), source)
+        return (CaptionTrack(cues: mapped, style: spec.style(outputHeight: renderSize.height)), source, warnings)
     }
 
     /// The clip's caption sidecar: `<stem>.srt` or `<stem>.vtt` beside it (any letter case;
@@ -46,8 +47,9 @@ extension CompositionBuilder {
         SidecarFile.path(besides: input, extensions: [SubtitleFormat.subRip.rawValue, SubtitleFormat.webVTT.rawValue])
     }
 
-    /// Reads and parses a subtitle file, refusing what is too large before reading it.
-    static func readCaptions(_ path: String) throws(CompositionBuildError) -> [CaptionCue] {
+    /// Reads and parses a subtitle file, refusing what is too large before reading it: its
+    /// cues, and what was skipped in it (each kind once, `file:line: what`).
+    static func readCaptions(_ path: String) throws(CompositionBuildError) -> (cues: [CaptionCue], warnings: [String]) {
         guard let format = SubtitleFormat(fileName: path) else {
             throw .media(path: path, reason: "not a subtitle file: captions are read from .srt and .vtt files")
         }
@@ -58,7 +60,10 @@ extension CompositionBuilder {
         } catch {
             throw .media(path: path, reason: "the captions \(error)")
         }
-        do { return try format.parse(bytes, path: path) } catch {
+        do {
+            let document = try format.read(bytes, path: path)
+            return (document.captions, document.warnings.map(\.description))
+        } catch {
             throw .media(path: path, reason: error.line > 0 ? "line \(error.line): \(error.reason)" : error.reason)
         }
     }

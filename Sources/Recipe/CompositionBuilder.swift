@@ -136,6 +136,7 @@ public struct CompositionBuilder: Sendable {
         if let captions = try makeCaptions(input: input, clips: clips, composition: composition, renderSize: renderSize) {
             built.captions = captions.track
             built.captionSource = captions.source
+            built.captionWarnings = captions.warnings
             if recipe.output.captions == .burn {
                 built.overlays.append(OverlayLayer(content: .captions(captions.track), anchor: .bottom, margin: 0,
                                                    timeRange: TimeRange(start: .zero, end: total)))

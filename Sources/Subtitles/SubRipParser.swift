@@ -1,75 +1,109 @@
 import Timeline
 
-/// Reads SubRip (`.srt`) files: blocks separated by blank lines, each an optional index, a
-/// timing line `00:00:01,000 --> 00:00:03,500` and one or more lines of text.
+/// Reads SubRip (`.srt`) files as players read them (ffmpeg's SRT demuxer, which mpv and
+/// VLC build on): a cue starts at a timing line `00:00:01,000 --> 00:00:03,500`, or at a
+/// number with a timing line under it (its index); every other line is the text of the cue
+/// above it — so missing or out-of-order indices, blank lines inside a cue's text and extra
+/// blank lines between cues all read as a player shows them.
 ///
-/// Strict where a mistake would misplace captions (a timing line that does not parse, an
-/// end before its start, a block without a timing line) — each an error with its line —
-/// and lenient where files in the wild differ harmlessly: `.` for `,`, missing or
-/// non-sequential indices, extra blank lines, position coordinates after the times
-/// (`X1:… Y1:…`, ignored), CRLF line ends, a BOM, a cue that ends where it starts
-/// (skipped: it shows nothing).
+/// Lenient where files in the wild differ: `.` for `,`, one-digit minutes or seconds, fewer
+/// than three digits of milliseconds (read as ffmpeg reads them: `,5` is 5 ms), position
+/// coordinates after the times (`X1:… Y1:…`, ignored), CRLF line ends, a BOM. Skipped, and
+/// said once per kind: a timing line that does not parse (with the text under it), text
+/// before the first cue, and a cue that ends at or before its start (it shows nothing).
+/// Refused: text that is not UTF-8 (an SRT states no encoding: drawn as another, it would be
+/// noise), NUL bytes, and the limits (`SubtitleLimits`).
 public enum SubRipParser {
-    /// The cues of `bytes`; `path` names the file in errors.
-    public static func parse(_ bytes: [UInt8], path: String) throws(SubtitleError) -> [CaptionCue] {
-        let lines = try SubtitleText.lines(of: bytes, path: path).lines
-        var cues: [CaptionCue] = []
+    /// The cues of `bytes`; `path` names the file in errors and warnings.
+    public static func read(_ bytes: [UInt8], path: String) throws(SubtitleError) -> SubtitleDocument {
+        var warnings = SubtitleWarnings(path: path)
+        let lines = try SubtitleText.lines(of: bytes, path: path, format: .subRip, warnings: &warnings).lines
+        var records: [SubtitleCueRecord] = []
+        var text: [Substring] = []
+        var current: SubtitleCueRecord?
+        var skipping = false
+
+        func finish() throws(SubtitleError) {
+            guard var record = current else { return }
+            while let last = text.last, last.trimmed.isEmpty { text.removeLast() }
+            record.text = text.joined(separator: "\n")
+            guard records.count < SubtitleLimits.maximumCues else {
+                throw SubtitleError(path: path, line: record.line, reason: "more than \(SubtitleLimits.maximumCues) cues")
+            }
+            records.append(record)
+            current = nil
+            text = []
+        }
+
         var index = 0
         while index < lines.count {
-            // Blank lines between blocks.
-            guard !lines[index].trimmed.isEmpty else { index += 1; continue }
-            let blockStart = index
-            // An optional index line, then the timing line.
-            var timingLine = index
-            if !lines[index].contains("-->") {
-                guard lines[index].trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                    throw SubtitleError(path: path, line: index + 1, reason: "expected a cue number or a timing line (00:00:01,000 --> 00:00:03,500), got \"\(lines[index].prefix(60))\"")
-                }
-                timingLine = index + 1
-                guard timingLine < lines.count, lines[timingLine].contains("-->") else {
-                    throw SubtitleError(path: path, line: timingLine < lines.count ? timingLine + 1 : index + 1,
-                                        reason: "cue \(lines[index].trimmed.prefix(12)) has no timing line (00:00:01,000 --> 00:00:03,500) after its number")
-                }
+            let line = lines[index]
+            var timingIndex: Int?
+            var identifier = ""
+            if line.contains("-->") {
+                timingIndex = index
+            } else if !line.trimmed.isEmpty, line.trimmed.allSatisfy({ $0.isASCII && $0.isNumber }),
+                      index + 1 < lines.count, lines[index + 1].contains("-->") {
+                timingIndex = index + 1
+                identifier = String(line.trimmed.prefix(20))
             }
-            let (start, end) = try timing(lines[timingLine], line: timingLine + 1, path: path)
-            var payload: [(number: Int, text: Substring)] = []
-            index = timingLine + 1
-            while index < lines.count, !lines[index].trimmed.isEmpty {
-                payload.append((index + 1, lines[index]))
+            guard let timingIndex else {
+                if current != nil {
+                    text.append(line)
+                } else if !skipping, !line.trimmed.isEmpty {
+                    warnings.add(.notACue, line: index + 1, "text with no timing line (00:00:01,000 --> 00:00:03,500) above it: skipped")
+                    skipping = true
+                }
                 index += 1
+                continue
             }
-            guard cues.count < SubtitleLimits.maximumCues else {
-                throw SubtitleError(path: path, line: blockStart + 1, reason: "more than \(SubtitleLimits.maximumCues) cues")
+            try finish()
+            switch timing(lines[timingIndex]) {
+            case let .success((start, end)):
+                current = SubtitleCueRecord(line: timingIndex + 1, identifier: identifier, start: start, end: end, text: "")
+                skipping = false
+            case let .failure(reason):
+                warnings.add(.timing, line: timingIndex + 1, "\(reason.text): the cue is skipped")
+                skipping = true
             }
-            let (text, _) = try CueMarkup.parse(payload, flavour: .subRip, cue: start...end, path: path)
-            // A cue with no text, or that ends where it starts, shows nothing: skipped, as
-            // players do (ffmpeg reads such files whole; refusing one lost every caption).
-            guard !text.allSatisfy(\.isWhitespace), end > start else { continue }
-            cues.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(start), end: SubtitleTimestamp.time(end)), text: text))
+            index = timingIndex + 1
         }
-        return cues
+        try finish()
+
+        var captions: [CaptionCue] = []
+        captions.reserveCapacity(records.count)
+        for record in records {
+            // A cue that ends where it starts shows nothing: skipped, as players do (ffmpeg
+            // reads such files whole; refusing one lost every caption).
+            guard record.end > record.start else {
+                warnings.add(.backwards, line: record.line, "the cue ends at or before its start: it shows nothing, skipped")
+                continue
+            }
+            let markup = try CueMarkup.parse(record.text, firstLine: record.line + 1, flavour: .subRip,
+                                             cue: record.start...record.end, path: path, warnings: &warnings)
+            guard !markup.text.allSatisfy(\.isWhitespace) else { continue }
+            captions.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(record.start), end: SubtitleTimestamp.time(record.end)),
+                                       text: markup.text, styles: markup.styles))
+        }
+        return SubtitleDocument(format: .subRip, cues: records, captions: captions, warnings: warnings.list)
     }
 
     /// The start and end of a timing line, in milliseconds.
-    private static func timing(_ text: Substring, line: Int, path: String) throws(SubtitleError) -> (Int64, Int64) {
+    private static func timing(_ text: Substring) -> Result<(Int64, Int64), SubtitleTimestamp.Reason> {
         guard let arrow = text.firstRange(of: "-->") else {
-            throw SubtitleError(path: path, line: line, reason: "expected a timing line (00:00:01,000 --> 00:00:03,500)")
+            return .failure(SubtitleTimestamp.Reason("expected a timing line (00:00:01,000 --> 00:00:03,500)"))
         }
         let left = text[..<arrow.lowerBound].trimmed
         // After the end time, SRT files may carry "X1:100 X2:200 Y1:… Y2:…": ignored.
         let right = text[arrow.upperBound...].trimmed.prefix { $0 != " " && $0 != "\t" }
-        let start: Int64, end: Int64
+        let start: Int64
         switch SubtitleTimestamp.milliseconds(left, style: .subRip) {
         case let .success(ms): start = ms
-        case let .failure(reason): throw SubtitleError(path: path, line: line, reason: "the start time: \(reason.text)")
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the start time: \(reason.text)"))
         }
         switch SubtitleTimestamp.milliseconds(right, style: .subRip) {
-        case let .success(ms): end = ms
-        case let .failure(reason): throw SubtitleError(path: path, line: line, reason: "the end time: \(reason.text)")
+        case let .success(end): return .success((start, end))
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time: \(reason.text)"))
         }
-        guard end >= start else {
-            throw SubtitleError(path: path, line: line, reason: "the end \(right) is not after the start \(left)")
-        }
-        return (start, end)
     }
 }

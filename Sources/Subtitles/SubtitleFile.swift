@@ -11,11 +11,14 @@ public enum SubtitleFormat: String, Sendable, Hashable, CaseIterable {
         self.init(rawValue: fileName[fileName.index(after: dot)...].lowercased())
     }
 
-    /// The cues of `bytes` in this format; `path` names the file in errors.
-    public func parse(_ bytes: [UInt8], path: String) throws(SubtitleError) -> [CaptionCue] {
+    /// Reads `bytes` in this format; `path` names the file in errors and warnings. Throws
+    /// only for what the format's rules refuse as a whole (WebVTT: a first line that is
+    /// not the signature) and for the limits (`SubtitleLimits`); what they skip is skipped
+    /// and said in the document's warnings.
+    public func read(_ bytes: [UInt8], path: String) throws(SubtitleError) -> SubtitleDocument {
         switch self {
-        case .subRip: try SubRipParser.parse(bytes, path: path)
-        case .webVTT: try WebVTTParser.parse(bytes, path: path)
+        case .subRip: try SubRipParser.read(bytes, path: path)
+        case .webVTT: try WebVTTParser.read(bytes, path: path)
         }
     }
 }

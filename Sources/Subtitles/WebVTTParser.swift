@@ -1,126 +1,155 @@
 import Timeline
 
-/// Reads WebVTT (`.vtt`) files as the W3C WebVTT spec lays them out: the `WEBVTT` line,
-/// header lines, then blocks separated by blank lines — cues (an optional identifier, the
-/// timing line `00:01.000 --> 00:03.500` with cue settings, the payload), `NOTE` comments,
-/// `STYLE` and `REGION` blocks (skipped).
+/// Reads WebVTT (`.vtt`) files by the W3C WebVTT spec's parser algorithm ("WebVTT parser
+/// algorithm", "collect a WebVTT block"), line for line, so a file reads here as it reads
+/// in a browser:
 ///
-/// Cue settings kept: `line` (a percentage or a line number), `position` (a percentage) and
-/// `align`; `size`, `vertical` and `region` are read and checked but not used; unknown ones
-/// are ignored, as the spec says. Markup is removed and timestamps inside the payload become
-/// word timing (`CueMarkup`).
+/// - Refused only where the spec fails a file — a first line that is not `WEBVTT` (alone,
+///   or followed by a space or tab) — and past `SubtitleLimits`.
+/// - A block is a cue when its first or second line holds `-->` and parses as cue timings;
+///   the line before the timing line is the cue's identifier. Other blocks (`NOTE`, `STYLE`,
+///   `REGION`, stray text) are skipped; a timing line that does not parse skips its block.
+/// - A cue ends at a blank line, or at a line holding `-->` (the next cue, written without
+///   a blank line before it: exports from youtube-dl and others do).
+/// - Cue settings the spec does not know are dropped and the cue kept
+///   (`WebVTTCueSettings`); a cue whose end is not after its start is read but shows
+///   nothing (left out of `captions`).
+///
+/// What is skipped is said once per kind as a warning naming the first line.
 public enum WebVTTParser {
-    /// The cues of `bytes`; `path` names the file in errors.
-    public static func parse(_ bytes: [UInt8], path: String) throws(SubtitleError) -> [CaptionCue] {
-        let lines = try SubtitleText.lines(of: bytes, path: path).lines
-        guard let first = lines.first, first.hasPrefix("WEBVTT"),
-              first.count == 6 || first.dropFirst(6).first == " " || first.dropFirst(6).first == "\t" else {
-            throw SubtitleError(path: path, line: 1, reason: "a WebVTT file starts with the line WEBVTT, got \"\(lines.first?.prefix(40) ?? "")\"")
+    /// The cues of `bytes`; `path` names the file in errors and warnings.
+    public static func read(_ bytes: [UInt8], path: String) throws(SubtitleError) -> SubtitleDocument {
+        var warnings = SubtitleWarnings(path: path)
+        var lines = try SubtitleText.lines(of: bytes, path: path, format: .webVTT, warnings: &warnings).lines
+        // The empty "line" after a final line end is no line.
+        if lines.count > 1, lines[lines.count - 1].isEmpty { lines.removeLast() }
+        let signature = lines[0].unicodeScalars
+        guard signature.starts(with: "WEBVTT".unicodeScalars),
+              signature.count == 6 || signature.dropFirst(6).first == " " || signature.dropFirst(6).first == "\t" else {
+            throw SubtitleError(path: path, line: 1, reason: "a WebVTT file starts with the line WEBVTT, got \"\(lines[0].prefix(40))\"")
         }
         var index = 1
-        // Header lines, up to the first blank line.
-        while index < lines.count, !lines[index].trimmed.isEmpty {
-            guard !lines[index].contains("-->") else { break }   // a cue with no blank line before it
-            index += 1
+        // The header: the lines after the signature up to a blank line (or a timing line).
+        if index < lines.count, !lines[index].isEmpty {
+            index = collectBlock(lines, from: index, inHeader: true, path: path, warnings: &warnings).next
         }
-        var cues: [CaptionCue] = []
+        var records: [SubtitleCueRecord] = []
         while index < lines.count {
-            guard !lines[index].trimmed.isEmpty else { index += 1; continue }
-            let head = lines[index]
-            // NOTE, STYLE and REGION blocks run to the next blank line.
-            if !head.contains("-->"), head == "NOTE" || head.hasPrefix("NOTE ") || head.hasPrefix("NOTE\t")
-                || head.trimmed == "STYLE" || head.trimmed == "REGION" {
-                while index < lines.count, !lines[index].trimmed.isEmpty { index += 1 }
+            if lines[index].isEmpty { index += 1; continue }
+            let block = collectBlock(lines, from: index, inHeader: false, path: path, warnings: &warnings)
+            // Every block takes at least one line: the loop always moves on.
+            index = max(block.next, index + 1)
+            guard let cue = block.cue else { continue }
+            guard records.count < SubtitleLimits.maximumCues else {
+                throw SubtitleError(path: path, line: cue.line, reason: "more than \(SubtitleLimits.maximumCues) cues")
+            }
+            records.append(cue)
+        }
+        var captions: [CaptionCue] = []
+        captions.reserveCapacity(records.count)
+        for record in records {
+            guard record.end > record.start else {
+                warnings.add(.backwards, line: record.line, "the cue ends at or before its start: it shows nothing, skipped")
                 continue
             }
-            var timingLine = index
-            if !head.contains("-->") {
-                // The cue's identifier.
-                timingLine = index + 1
-                guard timingLine < lines.count, lines[timingLine].contains("-->") else {
-                    throw SubtitleError(path: path, line: index + 1, reason: "expected a cue timing line (00:01.000 --> 00:03.500) after \"\(head.prefix(40))\"")
-                }
-            }
-            let (start, end, placement) = try timing(lines[timingLine], line: timingLine + 1, path: path)
-            var payload: [(number: Int, text: Substring)] = []
-            index = timingLine + 1
-            while index < lines.count, !lines[index].trimmed.isEmpty {
-                guard !lines[index].contains("-->") else {
-                    throw SubtitleError(path: path, line: index + 1, reason: "a cue's text cannot hold \"-->\": is a blank line missing before this cue?")
-                }
-                payload.append((index + 1, lines[index]))
-                index += 1
-            }
-            guard cues.count < SubtitleLimits.maximumCues else {
-                throw SubtitleError(path: path, line: timingLine + 1, reason: "more than \(SubtitleLimits.maximumCues) cues")
-            }
-            let (text, words) = try CueMarkup.parse(payload, flavour: .webVTT, cue: start...end, path: path)
-            guard !text.allSatisfy(\.isWhitespace) else { continue }
-            cues.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(start), end: SubtitleTimestamp.time(end)),
-                                   text: text, words: words, placement: placement))
+            let markup = try CueMarkup.parse(record.text, firstLine: record.line + 1, flavour: .webVTT,
+                                             cue: record.start...record.end, path: path, warnings: &warnings)
+            guard !markup.text.allSatisfy(\.isWhitespace) else { continue }
+            captions.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(record.start), end: SubtitleTimestamp.time(record.end)),
+                                       text: markup.text, words: markup.words, placement: placement(record.settings), styles: markup.styles))
         }
-        return cues
+        return SubtitleDocument(format: .webVTT, cues: records, captions: captions, warnings: warnings.list)
     }
 
-    /// The times of a cue timing line, in milliseconds, and its cue settings.
-    private static func timing(_ text: Substring, line: Int, path: String) throws(SubtitleError) -> (Int64, Int64, CuePlacement) {
-        func failure(_ reason: String) -> SubtitleError { SubtitleError(path: path, line: line, reason: reason) }
-        guard let arrow = text.firstRange(of: "-->") else { throw failure("expected a cue timing line (00:01.000 --> 00:03.500)") }
-        let left = text[..<arrow.lowerBound].trimmed
-        let after = text[arrow.upperBound...].trimmed
-        let right = after.prefix { $0 != " " && $0 != "\t" }
-        let start: Int64, end: Int64
-        switch SubtitleTimestamp.milliseconds(left, style: .webVTT) {
-        case let .success(ms): start = ms
-        case let .failure(reason): throw failure("the start time: \(reason.text)")
-        }
-        switch SubtitleTimestamp.milliseconds(right, style: .webVTT) {
-        case let .success(ms): end = ms
-        case let .failure(reason): throw failure("the end time: \(reason.text)")
-        }
-        guard end > start else { throw failure("the end \(right) is not after the start \(left)") }
-        var placement = CuePlacement.automatic
-        for setting in after.dropFirst(right.count).split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-            guard let colon = setting.firstIndex(of: ":") else { continue }
-            let name = setting[..<colon], value = setting[setting.index(after: colon)...]
-            switch name {
-            case "line":
-                // "line:90%", "line:-1", optionally ",start|center|end" (the line's alignment).
-                let number = value.prefix { $0 != "," }
-                if number.hasSuffix("%") {
-                    guard let percent = percentage(number) else { throw failure("line:\(value.prefix(20)) must be a percentage from 0% to 100%") }
-                    placement.line = .percent(percent)
-                } else {
-                    guard let lineNumber = Int(number), abs(lineNumber) <= 1000 else {
-                        throw failure("line:\(value.prefix(20)) must be a line number (-1000 to 1000) or a percentage")
+    /// The spec's "collect a WebVTT block" from line `start`: the cue it is, if it is one,
+    /// and the line the next block starts at.
+    private static func collectBlock(_ lines: [Substring], from start: Int, inHeader: Bool, path: String,
+                                     warnings: inout SubtitleWarnings) -> (cue: SubtitleCueRecord?, next: Int) {
+        var lineCount = 0
+        var buffer: [Substring] = []
+        var seenArrow = false
+        var cue: SubtitleCueRecord?
+        var index = start
+        while index < lines.count {
+            let line = lines[index]
+            lineCount += 1
+            index += 1
+            if line.contains("-->") {
+                guard !inHeader, lineCount == 1 || (lineCount == 2 && !seenArrow) else {
+                    // The next block starts here: a cue written without a blank line before it.
+                    if !inHeader, cue != nil {
+                        warnings.add(.runOn, line: index, "a timing line with no blank line before it: the cue above ends here and a new one starts")
                     }
-                    placement.line = .number(lineNumber)
+                    index -= 1
+                    break
                 }
-            case "position":
-                guard let percent = percentage(value.prefix { $0 != "," }) else {
-                    throw failure("position:\(value.prefix(20)) must be a percentage from 0% to 100%")
+                seenArrow = true
+                switch timing(line) {
+                case let .success((start, end, rest)):
+                    let settings = WebVTTCueSettings.parse(rest, line: index, warnings: &warnings)
+                    cue = SubtitleCueRecord(line: index, identifier: buffer.joined(separator: "\n"), start: start, end: end, text: "", settings: settings)
+                    buffer = []
+                case let .failure(reason):
+                    warnings.add(.timing, line: index, "\(reason.text): the cue is skipped")
                 }
-                placement.position = percent
-            case "align":
-                guard let alignment = CuePlacement.Alignment(rawValue: String(value)) else {
-                    throw failure("align:\(value.prefix(20)) must be start, center, end, left or right")
-                }
-                placement.alignment = alignment
-            case "size":
-                guard percentage(value) != nil else { throw failure("size:\(value.prefix(20)) must be a percentage from 0% to 100%") }
-            default:
-                continue   // vertical, region and unknown settings: not used
+            } else if line.isEmpty {
+                break
+            } else {
+                buffer.append(line)
             }
         }
-        return (start, end, placement)
+        guard var cue else {
+            if !inHeader, !seenArrow, !isComment(buffer) {
+                warnings.add(.notACue, line: start + 1, "not a cue (no timing line such as 00:01.000 --> 00:03.500): skipped")
+            }
+            return (nil, index)
+        }
+        cue.text = buffer.joined(separator: "\n")
+        return (cue, index)
     }
 
-    /// `"42.5%"` as 42.5, when it is a plain decimal from 0 to 100.
-    private static func percentage(_ text: Substring) -> Double? {
-        guard text.hasSuffix("%") else { return nil }
-        let digits = text.dropLast()
-        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              digits.filter({ $0 == "." }).count <= 1, let value = Double(digits), value >= 0, value <= 100 else { return nil }
-        return value
+    /// A `NOTE`, `STYLE` or `REGION` block: skipped without a word.
+    private static func isComment(_ buffer: [Substring]) -> Bool {
+        guard let first = buffer.first else { return true }
+        for word in ["NOTE", "STYLE", "REGION"] where first.hasPrefix(word) {
+            let after = first.dropFirst(word.count).first
+            if after == nil || after == " " || after == "\t" { return true }
+        }
+        return false
+    }
+
+    /// The spec's "collect WebVTT cue timings and settings": the times in milliseconds and
+    /// the text after the end time (the settings).
+    private static func timing(_ line: Substring) -> Result<(Int64, Int64, Substring), SubtitleTimestamp.Reason> {
+        var rest = line.drop { $0.isWebVTTWhitespace }
+        let start: Int64
+        switch SubtitleTimestamp.collectWebVTT(rest) {
+        case let .success((ms, after)): start = ms; rest = after
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the start time \(reason.text)"))
+        }
+        rest = rest.drop { $0.isWebVTTWhitespace }
+        guard rest.hasPrefix("-->") else {
+            return .failure(SubtitleTimestamp.Reason("expected --> after the start time, got \"\(line.prefix(60))\""))
+        }
+        rest = rest.dropFirst(3).drop { $0.isWebVTTWhitespace }
+        switch SubtitleTimestamp.collectWebVTT(rest) {
+        case let .success((end, after)): return .success((start, end, after))
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time \(reason.text)"))
+        }
+    }
+
+    /// Where the settings put the cue, as the renderer takes it.
+    static func placement(_ settings: WebVTTCueSettings) -> CuePlacement {
+        var placement = CuePlacement.automatic
+        switch settings.line {
+        case let .percent(percent)?: placement.line = .percent(percent)
+        case let .number(number)?: placement.line = .number(number)
+        case nil: break
+        }
+        placement.position = settings.position
+        if let alignment = settings.alignment, let value = CuePlacement.Alignment(rawValue: alignment.rawValue) {
+            placement.alignment = value
+        }
+        return placement
     }
 }

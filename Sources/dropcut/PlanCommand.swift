@@ -69,6 +69,11 @@ struct PlanCommand: AsyncParsableCommand {
                     ? (production.overlays.contains { if case .captions = $0.content { return true } else { return false } } ? "burnt in" : "not used (captions: none)")
                     : "a mov_text subtitle stream (captions: soft)"
                 print("captions from \(source), timed as the clip's frames are placed: \(mode)")
+                for warning in production.captionWarnings { print("  warning: \(warning)") }
+                // Burnt in, the overlay lines below list the cues; otherwise here.
+                if let track = production.captions, !production.overlays.contains(where: { if case .captions = $0.content { return true } else { return false } }) {
+                    print(Self.describe(track))
+                }
             }
             print(TimelineDescription.text(composition: production.composition, videoComposition: production.videoComposition,
                                            audioMix: production.audioMix), terminator: "")
@@ -148,6 +153,7 @@ struct PlanCommand: AsyncParsableCommand {
             case .captions:
                 let cues = production.captions?.cues.count ?? 0
                 text += "  captions \(item.filename) WebVTT, \(cues) cue\(cues == 1 ? "" : "s") in output time\n"
+                for line in Self.cueLines(production.captions?.cues ?? []) { text += "  \(line)\n" }
             }
         }
         for item in deliverables.items where !item.production.reframings.isEmpty {
@@ -197,11 +203,16 @@ struct PlanCommand: AsyncParsableCommand {
             + ((style.fontPaths.first.map { ($0 as NSString).lastPathComponent }) ?? "the default font")
             + " at \(formatLevel(style.size * 100))% of the height, \(style.position.rawValue), at most \(style.maxLines) line\(style.maxLines == 1 ? "" : "s")"
         if style.highlightColor != nil { text += ", the spoken word highlighted" }
-        for cue in track.cues {
-            text += "\n  \(cue.timeRange) \"\(cue.text.replacingOccurrences(of: "\n", with: " / "))\""
-            if !cue.words.isEmpty { text += " (\(cue.words.count) timed words)" }
-        }
+        for line in cueLines(track.cues) { text += "\n" + line }
         return text
+    }
+
+    /// One line a cue, in output time: `  [1.000,+2.500] "Hello / there"` (lines joined by `/`).
+    static func cueLines(_ cues: [CaptionCue]) -> [String] {
+        cues.map { cue in
+            "  \(cue.timeRange) \"\(cue.text.replacingOccurrences(of: "\n", with: " / "))\""
+                + (cue.words.isEmpty ? "" : " (\(cue.words.count) timed words)")
+        }
     }
 
     /// `overlay image logo.png bottom-right margin 43.2 width 162 [0.000,+12.000] opacity ramp ...`

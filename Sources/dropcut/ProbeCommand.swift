@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import MediaIO
 import Reframe
+import Subtitles
 import Timeline
 
-/// `dropcut probe [--json] INPUT`: the streams of a media file, in file order.
+/// `dropcut probe [--json] INPUT`: the streams of a media file, in file order; for a
+/// subtitle file (`.srt`, `.vtt`), its cues as read (`SubtitleProbeReport`).
 struct ProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "probe", abstract: "Show a media file's streams, in file order.")
+        commandName: "probe", abstract: "Show a media file's streams, in file order, or a subtitle file's cues (.srt, .vtt).")
 
     @Flag(name: .long, help: "Print JSON.") var json = false
     @Flag(name: .long, help: "Also run fit: smart's analysis and print what it found: shot cuts, and the faces, people and motion of each analysed picture (text).")
@@ -19,6 +21,20 @@ struct ProbeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let format = SubtitleFormat(fileName: input) {
+            guard !reframe else {
+                printError("dropcut probe: --reframe reads pictures: \(input) is a subtitle file")
+                throw ExitCode(1)
+            }
+            do {
+                let document = try SubtitleProbeReport.read(input, format: format)
+                print(json ? SubtitleProbeReport.json(document) : SubtitleProbeReport.text(document), terminator: "")
+            } catch {
+                printError("dropcut probe: \(error)")
+                throw ExitCode(1)
+            }
+            return
+        }
         let demuxer: Demuxer, streams: [StreamInfo]
         // A PNG or JPEG (by its content) is a still image, as a recipe clip takes it:
         // decoded once here, so a damaged picture is reported as a render would meet it.

@@ -34,7 +34,7 @@ import Timeline
         #expect(files.map(\.name) == ["clip.clean.mp4", "clip.burnt.mp4", "clip.vtt", "clip.dropcut.json"])
         #expect(files[2].kind == "captions")
         let text = try String(contentsOfFile: (out as NSString).appendingPathComponent("clip.vtt"), encoding: .utf8)
-        let cues = try WebVTTParser.parse(Array(text.utf8), path: "clip.vtt")
+        let cues = try WebVTTParser.read(Array(text.utf8), path: "clip.vtt").captions
         // [1, 2) plays at half speed: the second cue, [1.5, 2.0) of source, is [2.0, 3.0) of output.
         #expect(cues.map(\.text) == ["before", "slowed"])
         #expect(cues.map(\.timeRange) == [TimeRange(start: MediaTime(value: 500, timescale: 1000), end: MediaTime(value: 1000, timescale: 1000)),
@@ -75,7 +75,7 @@ import Timeline
         #expect(streams.split(separator: "\n").contains("mov_text,subtitle"), "\(streams)")
         // The ffmpeg CLI reads the stream back as the cues that went in.
         let srt = try await Command.runChecked("ffmpeg", ["-v", "error", "-i", out, "-map", "0:s", "-f", "srt", "-"])
-        let back = try SubRipParser.parse(Array(srt.utf8), path: "back.srt")
+        let back = try SubRipParser.read(Array(srt.utf8), path: "back.srt").captions
         #expect(back.map(\.text) == ["soft (one)", "two\nlines"])
         #expect(back.map(\.timeRange) == [TimeRange(start: MediaTime(value: 500, timescale: 1000), end: MediaTime(value: 1000, timescale: 1000)),
                                           TimeRange(start: MediaTime(value: 1500, timescale: 1000), end: MediaTime(value: 2250, timescale: 1000))])

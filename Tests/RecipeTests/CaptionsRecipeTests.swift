@@ -56,12 +56,22 @@ import Timeline
 
     @Test func aBrokenSidecarFailsNamingItsLine() throws {
         let dir = try TemporaryDirectory()
-        _ = dir.write("CLIP.SRT", "1\n00:00:01,000 --> 00:00:00,500\nbackwards\n")
+        _ = dir.write("CLIP.SRT", "1\n00:00:01,000 --> 00:00:02,500\ncaf\u{E9}\n".data(using: .isoLatin1)!)
         #expect {
             _ = try Self.build("version: 1\n", in: dir, input: dir.file("clip.mp4"))
         } throws: { error in
-            "\(error)".contains("CLIP.SRT: line 2: the end 00:00:00,500 is not after the start 00:00:01,000")
+            "\(error)".contains("CLIP.SRT: line 3: the text is not UTF-8: save the file as UTF-8")
         }
+    }
+
+    /// A cue a player skips is skipped, and the build says so (the logs and `plan` print it).
+    @Test func aSkippedCueIsAWarningNotAFailure() throws {
+        let dir = try TemporaryDirectory()
+        _ = dir.write("CLIP.SRT", "1\n00:00:01,000 --> 00:00:00,500\nbackwards\n\n2\n00:00:02,000 --> 00:00:03,000\nforwards\n")
+        let built = try Self.build("version: 1\n", in: dir, input: dir.file("clip.mp4"))
+        #expect(Self.captions(built)?.cues.map(\.text) == ["forwards"])
+        #expect(built.captionWarnings.count == 1)
+        #expect(built.captionWarnings.first?.hasSuffix("CLIP.SRT:2: the cue ends at or before its start: it shows nothing, skipped") == true)
     }
 
     @Test func theRecipesSourceAndStyleAreUsed() throws {

@@ -95,6 +95,13 @@ extension TemporaryDirectory {
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
+
+    /// Writes `bytes` to `name` in this directory and returns the file's path.
+    func write(_ name: String, _ bytes: Data) -> String {
+        let path = file(name)
+        _ = FileManager.default.createFile(atPath: path, contents: bytes)
+        return path
+    }
 }
 
 /// Sound levels handed to the builder without decoding anything: `decibels` in 20 ms

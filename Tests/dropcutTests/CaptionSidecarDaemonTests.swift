@@ -5,20 +5,32 @@ import TestSupport
 /// A clip dropped with its captions (`clip.srt`, `clip.vtt`): claimed, rendered with them,
 /// archived and failed together, as `.yaml` and `.AAE` sidecars are.
 @Suite(.tags(.slow)) struct CaptionSidecarDaemonTests {
-    @Test func captionsTravelWithTheirClipAndABrokenOneFailsBothWithItsLine() throws {
+    /// A cue a player skips (it ends before it starts) is skipped and the clip rendered,
+    /// the log saying so with the file and line; a file the format refuses whole (a WebVTT
+    /// file without its signature line) fails the clip and its captions together.
+    @Test func captionsTravelWithTheirClipAndABrokenOneFailsBothWithItsLine() async throws {
+        try Journald.ensureRunning()
         let h = try DaemonHarness()
         try h.drop("talk.mp4")
-        try h.write("talk.srt", "1\n00:00:00,100 --> 00:00:00,900\nHello from the inbox\n")
+        try h.write("talk.srt", "1\n00:00:00,100 --> 00:00:00,900\nHello from the inbox\n\n2\n00:00:00,500 --> 00:00:00,200\nbackwards\n")
         try h.drop("Shaky.MOV")
-        try h.write("shaky.VTT", "WEBVTT\n\n00:00.100 --> 00:00.900\nfine\n\n00:00.500 --> 00:00.200\nbackwards\n")
-        let result = try h.runOnce()
+        try h.write("shaky.VTT", "WEBVTT:captions\n\n00:00.100 --> 00:00.900\nfine\n")
+        let result = try await h.runOnce()
         #expect(result.stdout.contains("1 done, 1 failed"), "\(result.stdout)\n\(result.stderr)")
         #expect(h.files(h.outbox) == ["talk.dropcut.mp4"])
         #expect(h.files(h.archive) == ["talk.mp4", "talk.srt"])
         #expect(h.files(h.failed) == ["Shaky.MOV", "Shaky.MOV.error.txt", "shaky.VTT"])
         let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("Shaky.MOV.error.txt"), encoding: .utf8)
         // Named as dropped, with the line and the cause.
-        #expect(reason.contains("shaky.VTT: line 6: the end 00:00.200 is not after the start 00:00.500"), "\(reason)")
+        #expect(reason.contains("shaky.VTT: line 1: a WebVTT file starts with the line WEBVTT, got \"WEBVTT:captions\""), "\(reason)")
+        // The skipped cue is a warning in the job's journal entries, naming file and line.
+        var warning: [String: String]?
+        await DaemonHarness.waitUntilAsync(.seconds(10)) {
+            let entries = (try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? []
+            warning = entries.first { $0["MESSAGE"]?.contains("captions: talk.srt:6: the cue ends at or before its start: it shows nothing, skipped") == true }
+            return warning != nil
+        }
+        #expect(warning?["PRIORITY"] == "4", "\(String(describing: warning))")
         #expect(!reason.contains(".dropcut/claimed"), "\(reason)")
         #expect(h.claimedLeftovers().isEmpty)
     }

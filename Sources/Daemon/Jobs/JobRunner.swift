@@ -448,7 +448,7 @@ struct JobRunner: Sendable {
                              limits: limits, logFields: [
                                  "DROPCUT_JOB": record.id, "DROPCUT_FOLDER": folder.name,
                                  "DROPCUT_INPUT": (folder.inbox as NSString).appendingPathComponent(record.input),
-                             ], parent: getpid())
+                             ], parent: getpid(), inbox: folder.inbox)
     }
 
     /// Links the finished temporary output to its final name (`-1`, `-2`... on collision,

@@ -28,6 +28,9 @@ public enum RenderWorker {
         guard getppid() == request.parent else { return 2 }
         apply(request.limits)
         var log = logger
+        if let inbox = request.inbox {
+            log.handler = DroppedNameLogHandler(log.handler, claimed: (request.input as NSString).deletingLastPathComponent, inbox: inbox)
+        }
         for (key, value) in request.logFields { log[metadataKey: key] = "\(value)" }
         var ffmpegLog = log
         ffmpegLog.logLevel = .warning

@@ -25,6 +25,9 @@ package struct WorkerRequest: Codable, Sendable, Hashable {
     /// Not a render: the status page's thumbnail of `input` (a finished output), sent back
     /// as a `thumbnail` event. Decoded here, not in the daemon, like every decode of a file.
     package var thumbnail: Bool? = nil
+    /// The inbox the clip was dropped into: what the worker logs names the claimed files as
+    /// dropped there (`DroppedNameLogHandler`). Nil: named as claimed.
+    package var inbox: String? = nil
 
     /// The request's largest accepted size on the pipe.
     static let maximumBytes = 1 << 20

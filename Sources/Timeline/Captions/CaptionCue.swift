@@ -2,8 +2,8 @@
 ///
 /// As parsed, `timeRange` (and every word's `start`) is in the source time of the clip the
 /// captions belong to; `CaptionTiming.retime` maps cues into composition time, through
-/// trims, speed changes and the clips placed before it. The text is plain: markup is
-/// removed by the parser (`<b>`, `<i>`, `<c.class>` keep their words, not their styling).
+/// trims, speed changes and the clips placed before it. The text is plain: the parser
+/// reads the markup into `styles` (bold, italic, underline, colours) and keeps the words.
 public struct CaptionCue: Sendable, Hashable {
     public var timeRange: TimeRange
     /// The cue's text; `\n` separates the lines the file gave (a renderer may break them
@@ -14,12 +14,23 @@ public struct CaptionCue: Sendable, Hashable {
     public var words: [CaptionWord]
     /// Where the file asked the cue to go (WebVTT cue settings); `.automatic` otherwise.
     public var placement: CuePlacement
+    /// The spans of `text` its markup styled, in text order, not overlapping; text in no
+    /// span is plain. Empty: none.
+    public var styles: [CaptionStyledSpan]
 
-    public init(timeRange: TimeRange, text: String, words: [CaptionWord] = [], placement: CuePlacement = .automatic) {
+    public init(timeRange: TimeRange, text: String, words: [CaptionWord] = [], placement: CuePlacement = .automatic,
+                styles: [CaptionStyledSpan] = []) {
         self.timeRange = timeRange
         self.text = text
         self.words = words
         self.placement = placement
+        self.styles = styles
+    }
+
+    /// The markup style of the text at UTF-8 offset `offset`.
+    public func style(at offset: Int) -> CaptionTextStyle {
+        for span in styles where span.textRange.contains(offset) { return span.style }
+        return .plain
     }
 
     /// The word lit at `time` (the last whose start is at or before it), or nil before the
