@@ -5,4 +5,6 @@
 #include FT_TRUETYPE_TABLES_H
 #include FT_SIZES_H
 #include FT_ADVANCES_H
+#include FT_SYNTHESIS_H
+#include FT_OUTLINE_H
 #endif

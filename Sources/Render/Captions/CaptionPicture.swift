@@ -32,14 +32,14 @@ struct CaptionPicture {
 
     /// Sets `text` with the clusters starting in `lit` (UTF-8 offsets) in the highlight
     /// colour, lines aligned by `alignment` (start and end by the text's direction).
-    static func make(_ text: String, lit: Range<Int>?, alignment: CuePlacement.Alignment,
+    static func make(_ text: String, markup: CaptionMarkup = .none, lit: Range<Int>?, alignment: CuePlacement.Alignment,
                      style: ResolvedCaptionStyle, fonts: FontSet, limit: PixelSize) throws(Failure) -> CaptionPicture {
         // The fit is judged on the layout box; ink beyond it (accents stacked above the
         // ascender, a tall fallback glyph) can make the picture larger than the safe area
         // after all: then it is set again, from a smaller size.
         var start = style.em
         while true {
-            let picture = try attempt(text, lit: lit, alignment: alignment, from: start, style: style, fonts: fonts, limit: limit)
+            let picture = try attempt(text, markup: markup, lit: lit, alignment: alignment, from: start, style: style, fonts: fonts, limit: limit)
             let fitsSafeArea = picture.frame.width <= style.safe.width && picture.frame.height <= style.safe.height
             if fitsSafeArea || start <= 2 { return picture }
             start = max(1, min(start, picture.pixelSize) * 0.9)
@@ -47,7 +47,7 @@ struct CaptionPicture {
     }
 
     /// One try of `make`, starting at an em of `start` pixels.
-    private static func attempt(_ text: String, lit: Range<Int>?, alignment: CuePlacement.Alignment, from start: Double,
+    private static func attempt(_ text: String, markup: CaptionMarkup, lit: Range<Int>?, alignment: CuePlacement.Alignment, from start: Double,
                                 style: ResolvedCaptionStyle, fonts: FontSet, limit: PixelSize) throws(Failure) -> CaptionPicture {
         let safe = style.safe
         let minimum = min(start, max(1, style.em / 2))
@@ -58,10 +58,10 @@ struct CaptionPicture {
             let extra = style.extra(at: pixels)
             return layout.lines.count <= style.maxLines && layout.width + extra <= safe.width && layout.height + extra <= safe.height
         }
-        var layout = try set(text, pixels: pixels, style: style, fonts: fonts)
+        var layout = try set(text, markup: markup, pixels: pixels, style: style, fonts: fonts)
         while !fits(layout, pixels), pixels > minimum {
             pixels = max(minimum, pixels * 0.95)
-            layout = try set(text, pixels: pixels, style: style, fonts: fonts)
+            layout = try set(text, markup: markup, pixels: pixels, style: style, fonts: fonts)
         }
         if layout.lines.count > style.maxLines {
             (text, layout) = try ellipsised(text, layout: layout, pixels: pixels, style: style, fonts: fonts)
@@ -77,7 +77,8 @@ struct CaptionPicture {
         layout.align(resolved)
         let mask: TextRasterizer.Mask
         do {
-            mask = try TextRasterizer.rasterize(layout, fonts: fonts, highlight: style.style.highlightColor == nil ? nil : lit, limit: limit)
+            mask = try TextRasterizer.rasterize(layout, fonts: fonts, highlight: style.style.highlightColor == nil ? nil : lit,
+                                                paint: markup.paint, limit: limit)
         } catch {
             switch error {
             case let .font(error): throw .font(error)
@@ -101,10 +102,11 @@ struct CaptionPicture {
                               pixelSize: pixels, text: text, lineCount: layout.lines.count)
     }
 
-    private static func set(_ text: String, pixels: Double, style: ResolvedCaptionStyle, fonts: FontSet) throws(Failure) -> TextLayout {
+    private static func set(_ text: String, markup: CaptionMarkup, pixels: Double, style: ResolvedCaptionStyle,
+                            fonts: FontSet) throws(Failure) -> TextLayout {
         do {
             return try TextLayouter.layout(text, fonts: fonts, pixelSize: pixels, maxWidth: style.wrapWidth(at: pixels),
-                                           alignment: .center, lineSpacing: style.style.lineSpacing)
+                                           alignment: .center, lineSpacing: style.style.lineSpacing, emphasis: markup.emphasis)
         } catch {
             switch error {
             case let .font(error): throw .font(error)
@@ -123,7 +125,7 @@ struct CaptionPicture {
         while true {
             while kept.last?.isWhitespace ?? false { kept.removeLast() }
             let candidate = kept + "…"
-            let candidateLayout = try set(candidate, pixels: pixels, style: style, fonts: fonts)
+            let candidateLayout = try set(candidate, markup: .none, pixels: pixels, style: style, fonts: fonts)
             if candidateLayout.lines.count <= style.maxLines || kept.isEmpty { return (candidate, candidateLayout) }
             // The last word, or the last letter when the last line is one word.
             let lastLine = kept.split(whereSeparator: \.isNewline).last ?? Substring(kept)

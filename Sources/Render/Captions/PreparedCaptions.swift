@@ -110,7 +110,7 @@ final class PreparedCaptions {
             let lit = entry.word.flatMap { $0 < cue.words.count ? cue.words[$0].textRange : nil }
             let picture: CaptionPicture
             do {
-                picture = try CaptionPicture.make(cue.text, lit: lit, alignment: cue.placement.alignment, style: style,
+                picture = try CaptionPicture.make(cue.text, markup: CaptionMarkup(spans: cue.styles), lit: lit, alignment: cue.placement.alignment, style: style,
                                                   fonts: fonts, limit: limit)
             } catch {
                 throw OverlayRenderer.PreparationError(path: "captions", reason: Self.describe(error, cue: cue.text, limit: limit))

@@ -52,4 +52,37 @@ final class FontCatalog: Sendable {
             return nil
         }
     }
+
+    /// The installed face of `family` in the weight and slant asked for (bold: fontconfig's
+    /// `FC_WEIGHT_BOLD` or heavier; italic: italic or oblique), as libass asks fontconfig for
+    /// the face of a `\b1` or `\i1` run; nil when the family has no such face (the caller
+    /// then synthesises it, as libass does).
+    func font(family: String, bold: Bool, italic: Bool) -> (path: String, index: Int)? {
+        config.withLock { config -> (path: String, index: Int)? in
+            guard let config, let pattern = FcPatternCreate() else { return nil }
+            defer { FcPatternDestroy(pattern) }
+            _ = FcPatternAddString(pattern, "family", family)
+            _ = FcPatternAddInteger(pattern, "weight", bold ? 200 : 80)     // FC_WEIGHT_BOLD, FC_WEIGHT_REGULAR
+            _ = FcPatternAddInteger(pattern, "slant", italic ? 100 : 0)     // FC_SLANT_ITALIC, FC_SLANT_ROMAN
+            _ = FcPatternAddBool(pattern, "scalable", FcBool(FcTrue))
+            guard FcConfigSubstitute(config, pattern, FcMatchPattern) != 0 else { return nil }
+            FcDefaultSubstitute(pattern)
+            var result = FcResultMatch
+            guard let match = FcFontMatch(config, pattern, &result) else { return nil }
+            defer { FcPatternDestroy(match) }
+            // fontconfig always answers: only a face of the family in that style will do.
+            var name: UnsafeMutablePointer<FcChar8>?
+            var weight: Int32 = 0, slant: Int32 = 0
+            guard FcPatternGetString(match, "family", 0, &name) == FcResultMatch, let name,
+                  String(cString: UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)).lowercased() == family.lowercased(),
+                  FcPatternGetInteger(match, "weight", 0, &weight) == FcResultMatch,
+                  FcPatternGetInteger(match, "slant", 0, &slant) == FcResultMatch,
+                  (weight >= 200) == bold, (slant >= 100) == italic else { return nil }
+            var file: UnsafeMutablePointer<FcChar8>?
+            guard FcPatternGetString(match, "file", 0, &file) == FcResultMatch, let file else { return nil }
+            var index: Int32 = 0
+            if FcPatternGetInteger(match, "index", 0, &index) != FcResultMatch { index = 0 }
+            return (String(cString: UnsafeRawPointer(file).assumingMemoryBound(to: CChar.self)), Int(max(0, index)))
+        }
+    }
 }

@@ -45,11 +45,20 @@ final class FontFace {
         var description: String { "\(path): cannot open the font (FreeType error \(code))" }
     }
 
-    /// Opens face `index` of the file at `path` (a .ttc holds several), hinted or not.
-    init(path: String, index: Int = 0, hinted: Bool = true) throws(LoadError) {
+    /// Drawn bolder than the face is (FreeType's emboldening, as libass synthesises bold
+    /// for a family without a bold face), for `<b>` text.
+    let emboldens: Bool
+    /// Drawn slanted (FreeType's oblique shear, as libass synthesises italic), for `<i>`.
+    let slants: Bool
+
+    /// Opens face `index` of the file at `path` (a .ttc holds several), hinted or not;
+    /// `emboldens` and `slants` synthesise a bold or italic it does not have.
+    init(path: String, index: Int = 0, hinted: Bool = true, emboldens: Bool = false, slants: Bool = false) throws(LoadError) {
         self.path = path
         self.index = index
         isHinted = hinted
+        self.emboldens = emboldens
+        self.slants = slants
         var library: FT_Library?
         let initResult = FT_Init_FreeType(&library)
         guard initResult == 0, let library else { throw LoadError(path: path, code: initResult) }
@@ -83,6 +92,22 @@ final class FontFace {
 
     /// The font's design units per em (what `hb-shape` reports positions in by default).
     var unitsPerEm: Int { Int(face.pointee.units_per_EM) }
+
+    /// The family name (`DejaVu Sans`), as fontconfig matches it.
+    var familyName: String? { face.pointee.family_name.map { String(cString: $0) } }
+    /// The face itself is bold or italic (its style flags), or draws as one (synthesised).
+    var isBold: Bool { emboldens || face.pointee.style_flags & FT_Long(FT_STYLE_FLAG_BOLD) != 0 }
+    var isItalic: Bool { slants || face.pointee.style_flags & FT_Long(FT_STYLE_FLAG_ITALIC) != 0 }
+
+    /// The underline's offset below the baseline and its thickness, 26.6 pixels at the
+    /// size set (the font's `post` table; a twentieth of the em when it has none).
+    var underline: (offset: Int, thickness: Int) {
+        let em = Double(max(1, unitsPerEm))
+        let pixels = pixelSize * 64
+        var position = Double(face.pointee.underline_position), thickness = Double(face.pointee.underline_thickness)
+        if thickness <= 0 { thickness = em / 20; position = -em / 10 }
+        return (Int((-position / em * pixels).rounded()), max(64, Int((thickness / em * pixels).rounded())))
+    }
 
     /// True when the font's character map has `scalar` (not its .notdef).
     func covers(_ scalar: Unicode.Scalar) -> Bool {

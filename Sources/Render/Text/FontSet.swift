@@ -44,6 +44,13 @@ final class FontSet {
     static let maximumLookups = 128
     /// The text's language (BCP 47), for shaping; nil: the system's.
     let language: String?
+    /// Bold and italic faces asked for so far (`variant`), by the face and the style.
+    private var variants: [VariantKey: Int] = [:]
+    private struct VariantKey: Hashable {
+        var face: Int
+        var bold: Bool
+        var italic: Bool
+    }
 
     /// The Noto Sans CJK collection: one face per region, whose Han characters take that
     /// region's forms (fc-query lists them: JP, KR, SC, TC, HK, then the Mono faces).
@@ -126,6 +133,34 @@ final class FontSet {
         }
         found[key] = index
         return index
+    }
+
+    /// The face to set `<b>` or `<i>` text in where face `index` sets it plain: the face
+    /// itself when it already is bold (italic); else the family's bold (italic) face
+    /// fontconfig finds, opened and added; else the same face drawn emboldened (slanted),
+    /// as libass synthesises a style a family lacks. A colour (emoji) face stays itself.
+    func variant(of index: Int, bold: Bool, italic: Bool) -> Int {
+        let base = faces[index]
+        let wantBold = bold || base.isBold, wantItalic = italic || base.isItalic
+        guard !base.isColor, wantBold != base.isBold || wantItalic != base.isItalic else { return index }
+        let key = VariantKey(face: index, bold: wantBold, italic: wantItalic)
+        if let known = variants[key] { return known }
+        var face: FontFace?
+        if let family = base.familyName, let match = FontCatalog.shared.font(family: family, bold: wantBold, italic: wantItalic),
+           let opened = try? FontFace(path: match.path, index: match.index, hinted: hinted) {
+            face = opened
+        }
+        if face == nil {
+            face = try? FontFace(path: base.path, index: base.index, hinted: hinted,
+                                 emboldens: wantBold && !base.isBold, slants: wantItalic && !base.isItalic)
+        }
+        guard let face, pixelSize.map({ face.setPixelSize($0) == 0 }) ?? true else {
+            variants[key] = index
+            return index
+        }
+        faces.append(face)
+        variants[key] = faces.count - 1
+        return faces.count - 1
     }
 
     private func covers<Scalars: Collection<Unicode.Scalar>>(_ face: FontFace, _ cluster: Scalars) -> Bool {

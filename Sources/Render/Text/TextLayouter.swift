@@ -19,9 +19,12 @@ enum TextLayouter {
 
     /// Sets `text` in `fonts` at an em of `pixelSize` (1 ... 16384 pixels), lines at most
     /// `maxWidth` pixels wide when given (else only newlines break), line height the first
-    /// font's times `lineSpacing`.
+    /// font's times `lineSpacing`. `emphasis` says which text is bold or italic (by the
+    /// UTF-8 offset of a grapheme's start): it is set in the font's bold or italic face
+    /// (`FontSet.variant`), shaped as such.
     static func layout(_ text: String, fonts: FontSet, pixelSize: Double, maxWidth: Int? = nil,
-                       alignment: TextLayout.Alignment, lineSpacing: Double = 1) throws(Failure) -> TextLayout {
+                       alignment: TextLayout.Alignment, lineSpacing: Double = 1,
+                       emphasis: ((Int) -> (bold: Bool, italic: Bool))? = nil) throws(Failure) -> TextLayout {
         if let error = fonts.setPixelSize(pixelSize) { throw .font(error) }
         guard let buffer = ShapingBuffer(language: fonts.language) else { throw .outOfMemory }
         let metrics = fonts.faces[0].lineMetrics
@@ -33,7 +36,11 @@ enum TextLayouter {
         var scalars: [UInt32] = [], offsets: [Int] = [], startsGrapheme: [Bool] = [], fontOf: [Int] = []
         var offset = 0
         for character in text {
-            let font = fonts.font(for: character.unicodeScalars)
+            var font = fonts.font(for: character.unicodeScalars)
+            if let emphasis {
+                let style = emphasis(offset)
+                if style.bold || style.italic { font = fonts.variant(of: font, bold: style.bold, italic: style.italic) }
+            }
             for (n, scalar) in character.unicodeScalars.enumerated() {
                 scalars.append(scalar.value)
                 offsets.append(offset)

@@ -42,8 +42,10 @@ enum TextPicture {
             return out
         }
         let text = placed(mask.coverage), lit = placed(mask.highlight), colorAlpha = placed(mask.color, stride: 4, channel: 3)
+        let layers = mask.layers.map { placed($0) }
         var all = text
         for i in all.indices { all[i] = max(all[i], lit[i], colorAlpha[i]) }
+        for layer in layers { for i in all.indices where layer[i] > all[i] { all[i] = layer[i] } }
         let outline = grow > 0 ? dilate(all, width: width, height: height, radius: effects.outlineWidth) : all
         var picture = [Float](repeating: 0, count: width * height * 4)   // premultiplied RGBA, 0...1
         func over(_ coverage: [Float], _ color: Color, dx: Int, dy: Int) {
@@ -64,9 +66,15 @@ enum TextPicture {
         if let background {
             over(boxes(background, offset: margin, width: width, height: height), background.color, dx: 0, dy: 0)
         }
+        // Boxes behind spans (WebVTT's `bg_` classes): the text's line box, no padding.
+        for (box, boxColor) in mask.spanBoxes {
+            over(boxes(Background(color: boxColor, padding: 0, cornerRadius: 0, boxes: [box]), offset: margin, width: width, height: height),
+                 boxColor, dx: 0, dy: 0)
+        }
         if shift > 0 { over(outline, effects.shadowColor, dx: shift, dy: shift) }
         if grow > 0 { over(outline, effects.outlineColor, dx: 0, dy: 0) }
         over(text, color, dx: 0, dy: 0)
+        for (layer, layerColor) in zip(layers, mask.layerColors) { over(layer, layerColor, dx: 0, dy: 0) }
         if mask.highlight != nil { over(lit, highlightColor ?? color, dx: 0, dy: 0) }
         if let colors = mask.color {
             // Already premultiplied: "over" channel by channel.

@@ -1,4 +1,5 @@
 internal import CFreeType
+import MediaIO
 import Timeline
 
 /// Draws a `TextLayout` into coverage masks, once per text (a layer, a caption): each
@@ -17,10 +18,25 @@ enum TextRasterizer {
         var highlight: [UInt8]?
         /// Colour glyphs, premultiplied RGBA; nil: the text has none.
         var color: [UInt8]?
+        /// Text painted in colours of its own (`TextPaint.colors`), one mask each.
+        var layers: [[UInt8]] = []
+        var layerColors: [Color] = []
+        /// Boxes behind spans of the text (`TextPaint.background`), in mask pixels.
+        var spanBoxes: [(rect: PixelRect, color: Color)] = []
         /// Where the layout box's top-left corner is in the mask (ink may reach left of or
         /// above it).
         var originX: Int = 0
         var originY: Int = 0
+    }
+
+    /// How spans of a text are painted besides its colour (captions' markup), by the UTF-8
+    /// offset of a glyph's cluster: a colour of their own (an index into `colors`),
+    /// underlined, a box behind.
+    struct Paint {
+        var colors: [Color] = []
+        var color: (Int) -> Int? = { _ in nil }
+        var underline: (Int) -> Bool = { _ in false }
+        var background: (Int) -> Color? = { _ in nil }
     }
 
     /// Why text was not set.
@@ -55,17 +71,62 @@ enum TextRasterizer {
     /// line at a large size would otherwise be rendered whole, glyph by glyph. With
     /// `highlight`, the glyphs of clusters starting in that UTF-8 range go to the
     /// highlight mask.
-    static func rasterize(_ layout: TextLayout, fonts: FontSet, highlight: Range<Int>? = nil,
+    static func rasterize(_ layout: TextLayout, fonts: FontSet, highlight: Range<Int>? = nil, paint: Paint? = nil,
                           limit: PixelSize) throws(Failure) -> Mask {
         let box = PixelSize(width: layout.width, height: layout.height)
         guard box.width <= limit.width, box.height <= limit.height else { throw .tooLarge(box) }
         if let error = fonts.setPixelSize(layout.pixelSize) { throw .font(error) }
 
         var cache: [GlyphKey: Bitmap] = [:]
-        struct Placed { var bitmap: Bitmap; var x: Int; var y: Int; var lit: Bool }
+        /// `layer`: -1 the text colour, -2 the highlight, 0... a paint colour.
+        struct Placed { var bitmap: Bitmap; var x: Int; var y: Int; var layer: Int }
         var placed: [Placed] = []
+        var boxes: [(rect: PixelRect, color: Color)] = []
+        let underline = fonts.faces[0].underline
+        func layer(of cluster: Int) -> Int {
+            if highlight?.contains(cluster) ?? false { return -2 }
+            return paint?.color(cluster) ?? -1
+        }
         for (n, line) in layout.lines.enumerated() {
             let baseline = n * layout.lineHeight + layout.ascender
+            if let paint {
+                // Underlines and span boxes: one rectangle for each run of glyphs that have
+                // them alike, from the first glyph's pen to the last one's advance.
+                var run: (start: Int, end: Int, layer: Int)?
+                var box: (start: Int, end: Int, color: Color)?
+                func flushRun() {
+                    guard let current = run else { return }
+                    let x0 = current.start >> 6, x1 = max(x0 + 1, (current.end + 63) >> 6)
+                    let height = max(1, (underline.thickness + 32) >> 6)
+                    let top = baseline + ((underline.offset - underline.thickness / 2 + 32) >> 6)
+                    placed.append(Placed(bitmap: Bitmap(left: 0, top: 0, width: x1 - x0, rows: height,
+                                                        pixels: [UInt8](repeating: 255, count: (x1 - x0) * height), isColor: false),
+                                         x: x0, y: top, layer: current.layer))
+                    run = nil
+                }
+                func flushBox() {
+                    guard let current = box else { return }
+                    let x0 = current.start >> 6, x1 = max(x0 + 1, (current.end + 63) >> 6)
+                    boxes.append((PixelRect(x: x0, y: n * layout.lineHeight, width: x1 - x0, height: layout.lineHeight), current.color))
+                    box = nil
+                }
+                for glyph in line.glyphs {
+                    let start = glyph.x, end = glyph.x + glyph.advance
+                    if paint.underline(glyph.cluster) {
+                        let want = layer(of: glyph.cluster)
+                        if let current = run, current.layer == want { run?.end = max(current.end, end) } else { flushRun(); run = (start, end, want) }
+                    } else {
+                        flushRun()
+                    }
+                    if let color = paint.background(glyph.cluster) {
+                        if let current = box, current.color == color { box?.end = max(current.end, end) } else { flushBox(); box = (start, end, color) }
+                    } else {
+                        flushBox()
+                    }
+                }
+                flushRun()
+                flushBox()
+            }
             for glyph in line.glyphs {
                 let face = fonts.faces[glyph.font]
                 let subpixel = !face.isHinted && !face.isColor
@@ -84,8 +145,7 @@ enum TextRasterizer {
                 }
                 guard bitmap.width > 0, bitmap.rows > 0 else { continue }
                 placed.append(Placed(bitmap: bitmap, x: (glyph.x >> 6) + bitmap.left,
-                                     y: baseline - up - bitmap.top,
-                                     lit: highlight?.contains(glyph.cluster) ?? false))
+                                     y: baseline - up - bitmap.top, layer: layer(of: glyph.cluster)))
             }
         }
         // The layout box, grown to whatever ink reaches beyond it (a j's hook left of the
@@ -101,6 +161,8 @@ enum TextRasterizer {
         var coverage = [UInt8](repeating: 0, count: width * height)
         var lit: [UInt8]? = highlight == nil ? nil : coverage
         var color: [UInt8]? = placed.contains { $0.bitmap.isColor } ? [UInt8](repeating: 0, count: width * height * 4) : nil
+        var layers = [[UInt8]](repeating: [], count: paint?.colors.count ?? 0)
+        for glyph in placed where glyph.layer >= 0 && layers[glyph.layer].isEmpty { layers[glyph.layer] = coverage }
         for glyph in placed {
             let bitmap = glyph.bitmap
             let x0 = glyph.x - minX, y0 = glyph.y - minY
@@ -127,9 +189,19 @@ enum TextRasterizer {
                     }
                 }
             }
-            if glyph.lit { draw(&lit!) } else { draw(&coverage) }
+            switch glyph.layer {
+            case -2: draw(&lit!)
+            case -1: draw(&coverage)
+            default: draw(&layers[glyph.layer])
+            }
         }
-        return Mask(width: width, height: height, coverage: coverage, highlight: lit, color: color, originX: -minX, originY: -minY)
+        var mask = Mask(width: width, height: height, coverage: coverage, highlight: lit, color: color, originX: -minX, originY: -minY)
+        for (index, values) in layers.enumerated() where !values.isEmpty {
+            mask.layers.append(values)
+            mask.layerColors.append(paint!.colors[index])
+        }
+        mask.spanBoxes = boxes.map { (PixelRect(x: $0.rect.x - minX, y: $0.rect.y - minY, width: $0.rect.width, height: $0.rect.height), $0.color) }
+        return mask
     }
 
     /// Renders one glyph at the face's size: grey coverage, or a colour glyph's BGRA
@@ -138,7 +210,10 @@ enum TextRasterizer {
     /// the coverage is that of the glyph at its subpixel position.
     private static func render(_ id: UInt32, in font: FontFace, phaseX: Int = 0, phaseY: Int = 0) -> Bitmap? {
         let face = font.face
-        let flags = font.isColor ? FT_LOAD_COLOR : font.isHinted ? FT_LOAD_RENDER : FT_LOAD_RENDER | FT_LOAD_NO_HINTING
+        let synthesised = !font.isColor && (font.emboldens || font.slants)
+        var flags = font.isColor ? FT_LOAD_COLOR : font.isHinted ? FT_LOAD_RENDER : FT_LOAD_RENDER | FT_LOAD_NO_HINTING
+        // A synthesised style changes the outline: loaded unrendered, changed, then rendered.
+        if synthesised { flags = (flags & ~FT_LOAD_RENDER) | FT_LOAD_NO_BITMAP }
         let moved = phaseX != 0 || phaseY != 0
         if moved {
             var delta = FT_Vector(x: FT_Pos(phaseX), y: FT_Pos(phaseY))
@@ -146,6 +221,13 @@ enum TextRasterizer {
         }
         defer { if moved { FT_Set_Transform(face, nil, nil) } }
         guard FT_Load_Glyph(face, id, Int32(flags)) == 0 else { return nil }
+        if synthesised {
+            // libass's synthesis: FreeType's oblique shear and its emboldening (a 24th of
+            // the em), on the outline.
+            if font.slants { FT_GlyphSlot_Oblique(face.pointee.glyph) }
+            if font.emboldens { FT_GlyphSlot_Embolden(face.pointee.glyph) }
+            guard FT_Render_Glyph(face.pointee.glyph, FT_RENDER_MODE_NORMAL) == 0 else { return nil }
+        }
         let slot = face.pointee.glyph.pointee
         let bitmap = slot.bitmap
         let width = Int(bitmap.width), rows = Int(bitmap.rows), pitch = Int(bitmap.pitch)
