@@ -206,6 +206,62 @@ import Timeline
         #expect(placed.allSatisfy { $0.x % 2 == 0 && $0.y % 2 == 0 && $0.x >= safe.x && $0.y >= safe.y })
     }
 
+    /// WebVTT's line and position alignment (`line:50%,center`, `position:50%,line-left`),
+    /// every value, on a 1920x1080 frame where the safe area does not move the boxes: a
+    /// 300x120 box at `line:50%` has its top (start), middle (center) or bottom (end) on
+    /// row 540; at `position:50%` its left (line-left), centre or right (line-right) on
+    /// column 960. Position alignment `auto` follows `align` — left and right as named,
+    /// center centred, start the side lines start on (line-left for English, line-right
+    /// for Arabic), end the other — and is what a position without alignment gets. A line
+    /// number places by whole lines and ignores the line alignment; without a position
+    /// the box goes against the safe edge its position alignment names.
+    @Test func lineAndPositionAlignmentPlaceTheNamedEdge() {
+        let output = PixelSize(width: 1920, height: 1080)
+        let safe = CaptionStyle.SafeArea.automatic(for: output).rect(on: output)
+        func corner(_ placement: CuePlacement, rtl: Bool = false) -> (x: Int, y: Int) {
+            let item = CaptionPlacer.Item(width: 300, height: 120, placement: placement, isRightToLeft: rtl, lineHeight: 60)
+            return CaptionPlacer.place([item], safe: safe, position: .bottom, output: output)[0]
+        }
+        // Line alignment, with a percentage.
+        let rows: [(CuePlacement.LineAlignment, Int)] = [(.start, 540), (.center, 480), (.end, 420)]
+        for (alignment, top) in rows {
+            let placed = corner(CuePlacement(line: .percent(50), position: 50, lineAlignment: alignment))
+            #expect(placed.y == top, "line:50%,\(alignment.rawValue): top \(placed.y), expected \(top)")
+        }
+        // With a line number: the same row whatever the line alignment.
+        let numbered = [CuePlacement.LineAlignment.start, .center, .end].map { corner(CuePlacement(line: .number(2), lineAlignment: $0)).y }
+        #expect(numbered == [safe.y + 120, safe.y + 120, safe.y + 120], "line:2 rows \(numbered)")
+        // Position alignment, explicit: it wins over `align`.
+        let explicit: [(CuePlacement.PositionAlignment, Int)] = [(.lineLeft, 960), (.center, 810), (.lineRight, 660)]
+        for (alignment, left) in explicit {
+            for align in [CuePlacement.Alignment.start, .center, .end, .left, .right] {
+                for rtl in [false, true] {
+                    let placed = corner(CuePlacement(line: .percent(50), position: 50, alignment: align, positionAlignment: alignment), rtl: rtl)
+                    #expect(placed.x == left, "position:50%,\(alignment.rawValue) align:\(align.rawValue) rtl \(rtl): left \(placed.x), expected \(left)")
+                }
+            }
+        }
+        // Position alignment auto: from `align` and the text's direction.
+        let automatic: [(CuePlacement.Alignment, Bool, Int)] = [
+            (.left, false, 960), (.left, true, 960), (.right, false, 660), (.right, true, 660),
+            (.center, false, 810), (.center, true, 810),
+            (.start, false, 960), (.start, true, 660), (.end, false, 660), (.end, true, 960),
+        ]
+        for (align, rtl, left) in automatic {
+            let placed = corner(CuePlacement(line: .percent(50), position: 50, alignment: align, positionAlignment: .auto), rtl: rtl)
+            #expect(placed.x == left, "position:50% align:\(align.rawValue) rtl \(rtl): left \(placed.x), expected \(left)")
+            #expect(CuePlacement(position: 50, alignment: align) == CuePlacement(position: 50, alignment: align, positionAlignment: .auto))
+        }
+        // No position: against the safe edge the alignment names.
+        let edges: [(CuePlacement.PositionAlignment, Int)] = [
+            (.lineLeft, safe.x), (.center, safe.x + (safe.width - 300) / 2), (.lineRight, safe.maxX - 300),
+        ]
+        for (alignment, left) in edges {
+            let placed = corner(CuePlacement(line: .percent(50), positionAlignment: alignment))
+            #expect(abs(placed.x - left) <= 1 && placed.x % 2 == 0, "no position, \(alignment.rawValue): left \(placed.x), expected \(left)")
+        }
+    }
+
     /// WebVTT's `align:start` is the side a line starts on: the left for English, the right
     /// for Arabic (its paragraph runs right to left) — the cue box against that side of
     /// the safe area.
