@@ -192,7 +192,7 @@ import Timeline
         // The layout CaptionPicture made (no outline, box or shadow: the mask is the picture).
         let resolved = try ResolvedCaptionStyle(style, output: size)
         let fonts = try FontSet(paths: [font], hinted: false)
-        var layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: drawn.pixelSize, maxWidth: resolved.wrapWidth(at: drawn.pixelSize),
+        var layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: drawn.pixelSize, maxWidth: resolved.wrapWidth(at: drawn.pixelSize), wrap: .balanced,
                                              alignment: .center, lineSpacing: style.lineSpacing)
         layout.align(.center)
         let mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: limit)
