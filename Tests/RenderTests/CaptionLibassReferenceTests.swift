@@ -52,7 +52,7 @@ import Timeline
 /// **PSNR.** Measured with libass 0.17.1 / FreeType 2.12 (Debian 12), over the 24 wrapped
 /// cues (`wrappedCuesBreakWhereLibassBreaksThem`), with libass drawing each line where
 /// dropcut put it: Latin 35.5–36.5 dB (mean 35.9), Arabic 35.9–38.4 (mean 37.0), boxes
-/// within 1 px on every edge — the 30 dB, asserted; CJK 10.5–11.8 dB, because
+/// within 2 px (Latin) and 1 px (Arabic) on every edge — the 30 dB, asserted; CJK 10.5–11.8 dB, because
 /// dropcut's pen moves about 0.4 px further per ideograph of Noto Sans CJK than libass's
 /// (57.67 px, measured from glyph centroids, at a 57.6 px em), so glyphs drift up to 3 px
 /// apart along a line; only a regression guard is asserted there. Against libass's own
