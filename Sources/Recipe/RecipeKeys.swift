@@ -362,7 +362,7 @@ public enum RecipeReference {
         RecipeKey("captions.style.language", "a BCP 47 language tag (`en`, `ar`, `ja`, `zh-Hans`, `zh-Hant`, `ko`)", default: "the system's", example: "zh-Hant",
                   "The captions' language: Han characters take its forms (the Japanese, Korean, Simplified, Traditional or Hong Kong face of Noto Sans CJK), and shaping uses its language-specific forms."),
         RecipeKey("captions.style.max_lines", "whole number 1 to \(RecipeLimits.maximumCaptionLines)", default: "`2`", example: "1",
-                  "Lines per cue at most: a longer cue is set smaller (down to half size) until it fits, then cut with an ellipsis."),
+                  "How many lines wrapping may make of a cue: a cue that wraps to more is set smaller, down to half size, to wrap less. Every line is always drawn: lines the cue itself has never count against it (a cue of 4 written lines shows 4), text is never cut, and a cue too tall or wide for the safe area is set smaller until it fits (the log says so once per captions track)."),
         RecipeKey("captions.style.max_width", "% of the safe area's width, 20% to 100%", default: "`100%`", example: "80%",
                   "The longest a line may be before it breaks (Unicode line-breaking rules)."),
 

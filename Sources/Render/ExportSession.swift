@@ -87,7 +87,8 @@ public final class ExportSession: Sendable {
         }
         var stage: FrameProducer?
         if videoCopier == nil {
-            let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange)
+            let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange,
+                                                      logger: logger)
             stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
                                       poolSize: Self.framePoolSize, deinterlace: settings.deinterlace,
                                       dynamicRange: settings.dynamicRange)

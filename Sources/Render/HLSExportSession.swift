@@ -139,7 +139,8 @@ public final class HLSExportSession: Sendable {
         let scheduler = FrameScheduler(composition: composition, videoComposition: videoComposition)
         let frameCount = scheduler.frameCount
 
-        let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange)
+        let overlayRenderer = try OverlayRenderer(layers: overlays, renderSize: renderSize, dynamicRange: settings.dynamicRange,
+                                                  logger: logger)
         let stage = try FrameProducer(scheduler: scheduler, renderSize: renderSize, overlays: overlayRenderer,
                                       poolSize: ExportSession.framePoolSize, deinterlace: settings.deinterlace,
                                       dynamicRange: settings.dynamicRange)

@@ -296,7 +296,8 @@ package final class MultiExportSession: Sendable {
             let range = session.settings.dynamicRange
             stages.append(try FrameProducer.Output(
                 scheduler: FrameScheduler(composition: session.composition, videoComposition: session.videoComposition),
-                renderSize: size, overlays: try OverlayRenderer(layers: session.overlays, renderSize: size, dynamicRange: range),
+                renderSize: size, overlays: try OverlayRenderer(layers: session.overlays, renderSize: size, dynamicRange: range,
+                                                                   logger: session.logger),
                 poolSize: Self.framePoolSize, dynamicRange: range))
         }
         let producer = FrameProducer(outputs: stages, taps: try taps.map { try PictureTap.Stage($0) },

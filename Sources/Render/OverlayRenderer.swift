@@ -1,3 +1,4 @@
+import Logging
 import MediaIO
 import Timeline
 
@@ -42,27 +43,32 @@ final class OverlayRenderer {
     }
 
     /// Prepares `layers` for a canvas of `renderSize` in `dynamicRange`'s format; groups are
-    /// flattened in at most `offscreenBudget` bytes of offscreen pictures.
+    /// flattened in at most `offscreenBudget` bytes of offscreen pictures. What a layer has
+    /// to say while frames are drawn (a caption set smaller than its style) goes to
+    /// `logger`, the export's job log.
     init(layers: [OverlayLayer], renderSize: PixelSize, dynamicRange: OutputDynamicRange = .sdr,
-         offscreenBudget: Int = OverlayRenderer.defaultOffscreenBudget) throws {
+         offscreenBudget: Int = OverlayRenderer.defaultOffscreenBudget, logger: Logger? = nil) throws {
         self.renderSize = renderSize
         self.offscreenBudget = offscreenBudget
         let hlg = dynamicRange == .hlg && !layers.isEmpty ? HLGConversionLUT.bt709 : nil
         self.hlg = hlg
-        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize), renderSize: renderSize)
+        nodes = try Self.prepare(layers, hlg: hlg, limit: OverlayLimits.largestPicture(on: renderSize), renderSize: renderSize,
+                                 logger: logger)
     }
 
     /// Prepares the layers; no picture larger than `limit` (`OverlayLimits`) is made.
-    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize, renderSize: PixelSize) throws -> [OverlayNode] {
+    private static func prepare(_ layers: [OverlayLayer], hlg: HLGConversionLUT?, limit: PixelSize, renderSize: PixelSize,
+                                logger: Logger?) throws -> [OverlayNode] {
         try layers.map { layer in
             if case let .group(children, size) = layer.content {
                 guard size.width <= Double(limit.width), size.height <= Double(limit.height) else {
                     throw PreparationError(path: "group", reason: "its box (\(Int(size.width))x\(Int(size.height))) is larger than an overlay may be (\(limit), \(OverlayLimits.factor) times the output)")
                 }
-                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit, renderSize: renderSize)))
+                return .group(PreparedOverlayGroup(layer: layer, size: size, children: try prepare(children, hlg: hlg, limit: limit, renderSize: renderSize, logger: logger)))
             }
             if case let .captions(track) = layer.content {
-                return .captions(try PreparedCaptions(layer: layer, track: track, renderSize: renderSize, hlg: hlg, limit: limit))
+                return .captions(try PreparedCaptions(layer: layer, track: track, renderSize: renderSize, hlg: hlg, limit: limit,
+                                                      logger: logger))
             }
             return .layer(PreparedOverlay(layer: layer, pictures: try pictures(for: layer, limit: limit), hlg: hlg))
         }

@@ -15,9 +15,15 @@ import Timeline
 ///   `Alignment 2` (bottom centre): libass centres each line between the side margins and
 ///   puts the block's bottom at `MarginV` above the frame's bottom, as dropcut centres in
 ///   the safe width and stands the block on the safe bottom.
-/// - `WrapStyle 1`: libass's end-of-line (greedy) wrapping, which is dropcut's line
-///   filling. (`WrapStyle 0`, the default, balances the lines' widths instead; 2 never
-///   wraps.) The wrap width is the same: the frame less the side margins.
+/// - `WrapStyle 0`, libass's default (what players use): greedy filling, then each line's
+///   last word moved to the next line while that brings the two widths closer — dropcut's
+///   captions wrap the same way (`TextLayouter.Wrap.balanced`). The wrap width is the
+///   same: the frame less the side margins. Debian's libass 0.17.1 is built without
+///   libunibreak, so it breaks lines only at spaces (U+0020): CJK text without spaces is
+///   not wrapped at all (it runs off the frame), where dropcut breaks between any two
+///   ideographs as Unicode allows. The CJK cues are written as Chinese and Japanese
+///   subtitles often are, phrases of about equal length separated by spaces, where the
+///   two agree.
 /// - `Kerning: yes`: the font's kerning, as HarfBuzz applies by default and dropcut sets
 ///   text. libass leaves kerning off unless the script asks (VSFilter's default), and
 ///   only the `ass` filter passes that header through: the `subtitles` filter rebuilds the
@@ -43,12 +49,16 @@ import Timeline
 /// by gaps wider than any inside a word: the break falls after the same word), and the
 /// PSNR of the text region (both ink boxes' union grown by 4 px).
 ///
-/// **PSNR.** Measured with libass 0.17.1 / FreeType 2.12 (Debian 12): boxes within 1 px
-/// on every edge; text-region PSNR 38.4 dB (Latin) and 37.4 dB (Arabic) with libass
-/// drawing each line where dropcut put it — the issue's 30 dB, asserted. Against
-/// libass's own placement it is 20.6 and 15.3 dB, and only a regression guard (measured
-/// less 0.5 dB) is asserted there, because the two renderers place lines to different
-/// grids, each within the 2 px the issue allows for positions:
+/// **PSNR.** Measured with libass 0.17.1 / FreeType 2.12 (Debian 12), over the 24 wrapped
+/// cues (`wrappedCuesBreakWhereLibassBreaksThem`), with libass drawing each line where
+/// dropcut put it: Latin 35.5–36.5 dB (mean 35.9), Arabic 35.9–38.4 (mean 37.0), boxes
+/// within 2 px (Latin) and 1 px (Arabic) on every edge — the issue's 30 dB, asserted; CJK 10.5–11.8 dB, because
+/// dropcut's pen moves about 0.4 px further per ideograph of Noto Sans CJK than libass's
+/// (57.67 px, measured from glyph centroids, at a 57.6 px em), so glyphs drift up to 3 px
+/// apart along a line; only a regression guard is asserted there. Against libass's own
+/// placement: Latin 14.6–19.5, Arabic 17.1–23.2, CJK 11.7–13.2 dB, also only guarded
+/// (measured less 0.5 dB), because the two renderers place lines to different grids, each
+/// within the 2 px the issue allows for positions:
 ///
 /// - libass places lines to 1/8 px (centred at a fraction, the baseline a fraction above
 ///   MarginV, lines `Fontsize` apart); dropcut aligns lines in whole pixels, sets them a
@@ -78,14 +88,22 @@ import Timeline
 
     static let dejaVuBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
     static let notoArabic = "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf"
+    static let notoCJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 
     // MARK: - The two renderers
 
+    /// The captions style both renderers are asked for: white text, nothing around it, at
+    /// the bottom of the safe area. `maxLines` 4, so no 2- or 3-line cue is set smaller to
+    /// fit it (libass never shrinks text).
+    static func captionStyle(font: String, textSize: Double = textSize, language: String? = nil) -> CaptionStyle {
+        CaptionStyle(fontPaths: [font], size: textSize, color: .white, outline: 0, shadow: 0, background: nil,
+                     position: .bottom, safeArea: safeArea, maxLines: 4, language: language)
+    }
+
     /// dropcut's picture: the cue drawn by the overlay renderer's captions layer on a black
     /// canvas; its luma plane.
-    static func dropcutLuma(_ text: String, font: String) throws -> [UInt8] {
-        let style = CaptionStyle(fontPaths: [font], size: textSize, color: .white, outline: 0, shadow: 0, background: nil,
-                                 position: .bottom, safeArea: safeArea, maxLines: 2)
+    static func dropcutLuma(_ text: String, font: String, textSize: Double = textSize, language: String? = nil) throws -> [UInt8] {
+        let style = captionStyle(font: font, textSize: textSize, language: language)
         let cue = CaptionCue(timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)), text: text)
         let layer = OverlayLayer(content: .captions(CaptionTrack(cues: [cue], style: style)), anchor: .bottom, margin: 0,
                                  timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)))
@@ -111,9 +129,12 @@ import Timeline
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         func u16(_ at: Int) -> Int { Int(data[at]) << 8 | Int(data[at + 1]) }
         func u32(_ at: Int) -> Int { u16(at) << 16 | u16(at + 2) }
+        // A collection (`ttcf`) lists its fonts' table directories; the first font's is used
+        // (the face dropcut and libass both take: Noto Sans CJK JP).
+        let directory = String(decoding: data[0..<4], as: UTF8.self) == "ttcf" ? u32(12) : 0
         var tables: [String: Int] = [:]
-        for n in 0..<u16(4) {
-            let record = 12 + 16 * n
+        for n in 0..<u16(directory + 4) {
+            let record = directory + 12 + 16 * n
             tables[String(decoding: data[record..<record + 4], as: UTF8.self)] = u32(record + 8)
         }
         let head = try #require(tables["head"]), os2 = try #require(tables["OS/2"])
@@ -130,13 +151,13 @@ import Timeline
     /// filter on a black frame, the font file given as the only file of `fontsdir`; its luma
     /// plane (yuv420p throughout: no conversion touches it).
     static func libassLuma(_ text: String, font: String, family: String, bold: Bool, fontSize: Double,
-                           wrapStyle: Int = 1) throws -> (luma: [UInt8], log: String) {
+                           wrapStyle: Int = 0) throws -> (luma: [UInt8], log: String) {
         try libassLuma(dialogues: [text], font: font, family: family, bold: bold, fontSize: fontSize, wrapStyle: wrapStyle)
     }
 
     /// The same with one Dialogue line per text (override tags allowed).
     static func libassLuma(dialogues: [String], font: String, family: String, bold: Bool, fontSize: Double,
-                           wrapStyle: Int = 1) throws -> (luma: [UInt8], log: String) {
+                           wrapStyle: Int = 0) throws -> (luma: [UInt8], log: String) {
         let directory = try TemporaryDirectory(prefix: "dropcut-libass")
         defer { withExtendedLifetime(directory) {} }
         let fonts = directory.file("fonts")
@@ -178,9 +199,9 @@ import Timeline
 
     /// Where dropcut put each line of the cue: its text, the left end of its pen line and
     /// its baseline, in frame pixels (fractions: the glyphs are at subpixel positions).
-    static func dropcutLines(_ text: String, font: String) throws -> [(text: String, x: Double, baseline: Double)] {
-        let style = CaptionStyle(fontPaths: [font], size: textSize, color: .white, outline: 0, shadow: 0, background: nil,
-                                 position: .bottom, safeArea: safeArea, maxLines: 2)
+    static func dropcutLines(_ text: String, font: String, textSize: Double = textSize,
+                             language: String? = nil) throws -> [(text: String, x: Double, baseline: Double)] {
+        let style = captionStyle(font: font, textSize: textSize, language: language)
         let cue = CaptionCue(timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)), text: text)
         let track = CaptionTrack(cues: [cue], style: style)
         let layer = OverlayLayer(content: .captions(track), anchor: .bottom, margin: 0,
@@ -189,14 +210,17 @@ import Timeline
         let node = try PreparedCaptions(layer: layer, track: track, renderSize: size, hlg: nil, limit: limit)
         try node.place(at: MediaTime(seconds: 1, preferredTimescale: 600))
         let drawn = try #require(node.drawn.first)
+        // Set at the style's size (libass never shrinks a cue), in lines found again below.
+        try #require(drawn.pixelSize == textSize * Double(size.height), "the cue was set at \(drawn.pixelSize) px")
         // The layout CaptionPicture made (no outline, box or shadow: the mask is the picture).
         let resolved = try ResolvedCaptionStyle(style, output: size)
-        let fonts = try FontSet(paths: [font], hinted: false)
-        var layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: drawn.pixelSize, maxWidth: resolved.wrapWidth(at: drawn.pixelSize),
+        let fonts = try FontSet(paths: [font], hinted: false, language: language)
+        var layout = try TextLayouter.layout(text, fonts: fonts, pixelSize: drawn.pixelSize, maxWidth: resolved.wrapWidth(at: drawn.pixelSize), wrap: .balanced,
                                              alignment: .center, lineSpacing: style.lineSpacing)
         layout.align(.center)
         let mask = try TextRasterizer.rasterize(layout, fonts: fonts, limit: limit)
         try #require(mask.width == drawn.raster.width && mask.height == drawn.raster.height)
+        try #require(layout.lines.map(\.textRange) == drawn.lineRanges)
         let utf8 = Array(text.utf8)
         return layout.lines.enumerated().map { n, line in
             let words = String(decoding: utf8[line.textRange], as: UTF8.self).trimmingCharacters(in: .whitespaces)
@@ -253,29 +277,63 @@ import Timeline
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 
-    /// Draws `text` with both, prints what was measured, and checks lines, words, boxes
-    /// and PSNR.
-    static func compare(_ text: String, font: String, family: String, bold: Bool, expectedWords: [Int],
-                        wordGap: Int, tolerance: Int = 2, minimumPSNR: Double, minimumPlacedPSNR: Double) throws {
-        let em = textSize * Double(size.height)
-        let fontSize = try assFontSize(em: em, font: font)
-        let ours = try dropcutLuma(text, font: font)
-        let (theirs, log) = try libassLuma(text, font: font, family: family, bold: bold, fontSize: fontSize)
-        print("libass: \(log)")
-        // libass must have used the file we gave it, not a fallback.
-        #expect(log.contains((font as NSString).lastPathComponent.replacingOccurrences(of: ".ttf", with: "")), "\(log)")
+    /// A script's test setting: its font (the same file for both renderers), the family
+    /// libass looks it up by, the text size, and the ink gap that separates its words
+    /// (nil for CJK, whose characters have gaps as wide as its spaces: lines are compared
+    /// by their ink boxes alone — one character more or less moves an edge by a whole em).
+    struct Script: Sendable, CustomStringConvertible {
+        var name: String
+        var font: String
+        var family: String
+        var bold: Bool
+        var textSize: Double
+        var language: String?
+        var wordGap: Int?
+        /// The name libass's font selection logs for the font (its PostScript name).
+        var postScriptName: String
+        var description: String { name }
+    }
+
+    static let latin = Script(name: "Latin", font: dejaVuBold, family: "DejaVu Sans", bold: true, textSize: textSize, wordGap: 8,
+                              postScriptName: "DejaVuSans-Bold")
+    static let arabic = Script(name: "Arabic", font: notoArabic, family: "Noto Sans Arabic", bold: false, textSize: textSize, wordGap: 8,
+                               postScriptName: "NotoSansArabic-Regular")
+    /// An 8 % em (57.6 px): a line holds 17 characters of the 1024 px wrap width.
+    static let cjk = Script(name: "CJK", font: notoCJK, family: "Noto Sans CJK JP", bold: false, textSize: 0.08, language: "ja",
+                            wordGap: nil, postScriptName: "NotoSansCJKjp-Regular")
+
+    /// What `measure` found: each renderer's lines, their ink boxes' differences, and the
+    /// text region's PSNR against libass's own placement and against libass drawing each
+    /// line where dropcut put it.
+    struct Measurement {
+        var ours: [Line]
+        var theirs: [Line]
+        var worstEdge: Int
+        var placedPSNR: Double
+        var alignedPSNR: Double
+        /// dropcut's lines filled greedily (libass's `WrapStyle: 1`) would have broken
+        /// elsewhere: the cue tests the balancing.
+        var balancingMoved: Bool
+    }
+
+    /// Draws `text` with both, prints what was measured and returns it: lines (bands of
+    /// ink), their boxes, the words on each, the PSNRs.
+    static func measure(_ text: String, script: Script) throws -> Measurement {
+        let em = script.textSize * Double(size.height)
+        let fontSize = try assFontSize(em: em, font: script.font)
+        let wordGap = script.wordGap ?? size.width
+        let ours = try dropcutLuma(text, font: script.font, textSize: script.textSize, language: script.language)
+        let (theirs, log) = try libassLuma(text, font: script.font, family: script.family, bold: script.bold, fontSize: fontSize)
+        // libass must have used the font we gave it, not a fallback.
+        #expect(log.contains(script.postScriptName), "\(log)")
         let ourLines = lines(ours, wordGap: wordGap), theirLines = lines(theirs, wordGap: wordGap)
-        print("em \(em) px, ASS Fontsize \(fontSize): dropcut \(ourLines.count) lines, libass \(theirLines.count)")
-        #expect(ourLines.map(\.words) == expectedWords, "dropcut's words per line: \(ourLines.map(\.words))")
-        #expect(theirLines.map(\.words) == expectedWords, "libass's words per line: \(theirLines.map(\.words))")
-        try #require(ourLines.count == theirLines.count)
-        var union: Box?
+        print("\(script) \"\(text)\": em \(em) px, ASS Fontsize \(String(format: "%.3f", fontSize)): dropcut \(ourLines.count) lines, words \(ourLines.map(\.words)); libass \(theirLines.count), words \(theirLines.map(\.words))")
+        var union: Box?, worst = 0
         for (n, (ours, theirs)) in zip(ourLines, theirLines).enumerated() {
             let d = (left: ours.box.left - theirs.box.left, right: ours.box.right - theirs.box.right,
                      top: ours.box.top - theirs.box.top, bottom: ours.box.bottom - theirs.box.bottom)
-            print("line \(n + 1): dropcut \(ours.box), libass \(theirs.box); dropcut − libass: left \(d.left), right \(d.right), top \(d.top), bottom \(d.bottom)")
-            #expect(abs(d.left) <= tolerance && abs(d.right) <= tolerance && abs(d.top) <= tolerance && abs(d.bottom) <= tolerance,
-                    "line \(n + 1): dropcut \(ours.box), libass \(theirs.box)")
+            worst = max(worst, abs(d.left), abs(d.right), abs(d.top), abs(d.bottom))
+            print("  line \(n + 1): dropcut \(ours.box), libass \(theirs.box); dropcut − libass: left \(d.left), right \(d.right), top \(d.top), bottom \(d.bottom)")
             for box in [ours.box, theirs.box] {
                 union = union.map { Box(left: min($0.left, box.left), right: max($0.right, box.right),
                                         top: min($0.top, box.top), bottom: max($0.bottom, box.bottom)) } ?? box
@@ -285,42 +343,135 @@ import Timeline
         let grown = Box(left: max(0, region.left - 4), right: min(size.width - 1, region.right + 4),
                         top: max(0, region.top - 4), bottom: min(size.height - 1, region.bottom + 4))
         let placedValue = psnr(ours, theirs, in: grown)
-        print("text region \(grown): PSNR \(String(format: "%.2f", placedValue)) dB against libass's own placement")
-        #expect(placedValue >= minimumPlacedPSNR, "PSNR \(placedValue) dB in \(grown) against libass's own placement")
 
         // The same lines drawn by libass where dropcut put them: `\an7\pos` puts a line's
         // top-left (the pen's start, the top of the line's box: its font's winAscent above
         // the baseline) at a point, to 1/8 px.
-        let metrics = try winMetrics(font)
+        let metrics = try winMetrics(script.font)
         let ascent = fontSize * Double(metrics.winAscent) / Double(metrics.winAscent + metrics.winDescent)
-        let placed = try dropcutLines(text, font: font)
+        let placed = try dropcutLines(text, font: script.font, textSize: script.textSize, language: script.language)
+        let greedyFonts = try FontSet(paths: [script.font], hinted: false, language: script.language)
+        let resolved = try ResolvedCaptionStyle(captionStyle(font: script.font, textSize: script.textSize, language: script.language), output: size)
+        let greedy = try TextLayouter.layout(text, fonts: greedyFonts, pixelSize: em, maxWidth: resolved.wrapWidth(at: em), alignment: .center)
+        let utf8 = Array(text.utf8)
+        let greedyLines = greedy.lines.map { String(decoding: utf8[$0.textRange], as: UTF8.self).trimmingCharacters(in: .whitespaces) }
         let dialogues = placed.map { line in
             "{\\an7\\pos(\(String(format: "%.3f", line.x)),\(String(format: "%.3f", line.baseline - ascent)))}\(line.text)"
         }
-        let (aligned, _) = try libassLuma(dialogues: dialogues, font: font, family: family, bold: bold, fontSize: fontSize)
-        let alignedLines = lines(aligned, wordGap: wordGap)
-        for (n, theirs) in alignedLines.prefix(ourLines.count).enumerated() {
-            print("line \(n + 1) \"\(placed[n].text)\" at x \(placed[n].x), baseline \(placed[n].baseline): libass there \(theirs.box)")
-        }
+        let (aligned, _) = try libassLuma(dialogues: dialogues, font: script.font, family: script.family, bold: script.bold, fontSize: fontSize)
         let value = psnr(ours, aligned, in: grown)
-        print("text region \(grown): PSNR \(String(format: "%.2f", value)) dB against libass at dropcut's line positions")
-        #expect(value >= minimumPSNR, "PSNR \(value) dB in \(grown)")
+        print("  text region \(grown): PSNR \(String(format: "%.2f", placedValue)) dB against libass's own placement, \(String(format: "%.2f", value)) dB against libass at dropcut's line positions")
+        return Measurement(ours: ourLines, theirs: theirLines, worstEdge: worst, placedPSNR: placedValue, alignedPSNR: value,
+                           balancingMoved: greedyLines != placed.map(\.text))
+    }
+
+    /// Draws `text` with both and checks lines, words, boxes and PSNR.
+    static func compare(_ text: String, script: Script, expectedWords: [Int], tolerance: Int = 2,
+                        minimumPSNR: Double, minimumPlacedPSNR: Double) throws {
+        let measured = try measure(text, script: script)
+        #expect(measured.ours.map(\.words) == expectedWords, "dropcut's words per line: \(measured.ours.map(\.words))")
+        #expect(measured.theirs.map(\.words) == expectedWords, "libass's words per line: \(measured.theirs.map(\.words))")
+        try #require(measured.ours.count == measured.theirs.count)
+        #expect(measured.worstEdge <= tolerance, "an ink box edge \(measured.worstEdge) px from libass's")
+        #expect(measured.placedPSNR >= minimumPlacedPSNR, "PSNR \(measured.placedPSNR) dB against libass's own placement")
+        #expect(measured.alignedPSNR >= minimumPSNR, "PSNR \(measured.alignedPSNR) dB against libass at dropcut's line positions")
     }
 
     // MARK: - Tests
 
-    /// A Latin cue too wide for one line: both break it after the same word ("dog") and
-    /// set both lines on the same pixels.
+    /// A Latin cue too wide for one line: both break it after the same word ("over",
+    /// balanced: greedy filling broke after "dog", 9 words and 5) and set both lines on the
+    /// same pixels.
     @Test func latinCueWrappedToTwoLinesMatchesLibass() throws {
-        try Self.compare("The quick brown fox jumps over the lazy dog while the band plays on",
-                         font: Self.dejaVuBold, family: "DejaVu Sans", bold: true, expectedWords: [9, 5], wordGap: 8,
-                         minimumPSNR: 30, minimumPlacedPSNR: 20.1)
+        try Self.compare("The quick brown fox jumps over the lazy dog while the band plays on", script: Self.latin,
+                         expectedWords: [7, 7], minimumPSNR: 30, minimumPlacedPSNR: 14.1)
     }
 
     /// An Arabic cue on one line (joined forms, right to left) matches libass's.
     @Test func arabicCueMatchesLibass() throws {
-        try Self.compare("مرحبا بالعالم، هذا اختبار", font: Self.notoArabic, family: "Noto Sans Arabic", bold: false,
-                         expectedWords: [4], wordGap: 8, minimumPSNR: 30, minimumPlacedPSNR: 14.8)
+        try Self.compare("مرحبا بالعالم، هذا اختبار", script: Self.arabic, expectedWords: [4], minimumPSNR: 30, minimumPlacedPSNR: 14.8)
+    }
+
+    /// Cues of two and three wrapped lines, in each script.
+    static let wrappedCues: [(Script, String)] = [
+        (latin, "The quick brown fox jumps over the lazy dog while the band plays on"),
+        (latin, "We left the harbour before sunrise and sailed north along the rocky coast until the wind dropped"),
+        (latin, "Never drink liquid nitrogen, it will perforate your stomach and you could die"),
+        (latin, "She said the train would be late again, so we walked to the old bridge and waited there"),
+        (latin, "If you want to learn how to cook rice properly, start by rinsing it three times in cold water and then let it rest for half an hour"),
+        (latin, "Thank you all for watching, and remember to subscribe so you never miss a new episode of the show"),
+        (latin, "The museum opens at nine in the morning, but the best time to visit is late in the afternoon when the light is soft"),
+        (latin, "Our grandmother kept every letter she ever received in a wooden box under her bed"),
+        (arabic, "ذهبنا إلى السوق في الصباح الباكر واشترينا الخبز والجبن والزيتون ثم عدنا إلى البيت قبل أن يشتد الحر"),
+        (arabic, "قال المعلم إن الامتحان سيكون يوم الخميس القادم وعلى الجميع أن يراجعوا الدروس من البداية حتى النهاية"),
+        (arabic, "كانت الرحلة طويلة ومتعبة لكننا استمتعنا كثيرا بالمناظر الجميلة على طول الطريق الساحلي"),
+        (arabic, "هل تتذكر اليوم الذي التقينا فيه أول مرة في المكتبة القديمة وسط المدينة قبل عشر سنوات"),
+        (arabic, "سوف نبدأ الاجتماع بعد عشر دقائق فأرجو من الجميع الحضور في الوقت المحدد وإغلاق الهواتف المحمولة"),
+        (arabic, "الطقس اليوم مشمس في معظم المناطق مع رياح خفيفة وتتوقع الأرصاد هطول أمطار غزيرة في المساء على المرتفعات الشمالية والغربية من البلاد"),
+        (arabic, "لم أكن أعرف أن هذا الطريق يؤدي إلى البحر ولو عرفت ذلك لأتيت إلى هنا منذ سنوات طويلة مع أصدقائي القدامى من المدرسة"),
+        (arabic, "شكرا لكم جميعا على المشاهدة ولا تنسوا الاشتراك في القناة ومشاركة الفيديو مع من تحبون"),
+        (cjk, "我们明天早上八点在火车站集合 记得带上护照和机票还有雨伞"),
+        (cjk, "今天的会议推迟到下午三点开始 请大家提前准备好各自的报告"),
+        (cjk, "这家餐厅的饺子非常有名 每天中午都有很多人排队"),
+        (cjk, "東京の桜は今週末が見頃です 天気が良ければ公園に行こう"),
+        (cjk, "我们明天早上八点在火车站集合 记得带上护照和机票还有雨伞 路上注意安全到了给我打电话"),
+        (cjk, "感谢大家一直以来的支持和鼓励 我们会继续努力做出更好的作品 下一期视频我们下周同一时间见"),
+        (cjk, "电影院今天晚上有一场特别放映 票价是平时的一半而且送爆米花 想去的朋友请尽快在网上订票"),
+        (cjk, "今天的会议推迟到下午三点开始 请大家提前准备好各自的报告 会后我们还要讨论明年的计划"),
+    ]
+
+    /// The cues of `wrappedCues`, each drawn by both with libass's default `WrapStyle: 0`:
+    /// the same number of lines (two or three), the same words on each (Latin, Arabic: the
+    /// ink's word gaps; CJK: the lines' ink boxes, where a character more or less moves an
+    /// edge by a whole em), every ink box edge within 2 px of libass's. The text region's
+    /// PSNR is printed per script, with libass at dropcut's line positions and at its own.
+    @Test func wrappedCuesBreakWhereLibassBreaksThem() throws {
+        var results: [String: [Measurement]] = [:]
+        for (script, text) in Self.wrappedCues {
+            let measured = try Self.measure(text, script: script)
+            results[script.name, default: []].append(measured)
+            #expect((2...3).contains(measured.theirs.count), "\(script) \"\(text)\": libass set \(measured.theirs.count) lines")
+            #expect(measured.ours.count == measured.theirs.count, "\(script) \"\(text)\": \(measured.ours.count) lines, libass \(measured.theirs.count)")
+            if script.wordGap != nil {
+                #expect(measured.ours.map(\.words) == measured.theirs.map(\.words),
+                        "\(script) \"\(text)\": words per line \(measured.ours.map(\.words)), libass \(measured.theirs.map(\.words))")
+                #expect(measured.worstEdge <= 2, "\(script) \"\(text)\": an ink box edge \(measured.worstEdge) px from libass's")
+            } else {
+                // CJK: each line as wide as libass's to within 8 px (a character is 57.6) and
+                // centred on the same column; the widths differ by a few pixels because
+                // dropcut's pen moves about 0.4 px further per ideograph than libass's (see
+                // docs/captions.md), not by a character.
+                for (n, (ours, theirs)) in zip(measured.ours, measured.theirs).enumerated() {
+                    let widths = (ours.box.right - ours.box.left, theirs.box.right - theirs.box.left)
+                    let centres = (ours.box.left + ours.box.right - theirs.box.left - theirs.box.right)
+                    #expect(abs(widths.0 - widths.1) <= 8 && abs(centres) <= 4 && abs(ours.box.top - theirs.box.top) <= 2
+                            && abs(ours.box.bottom - theirs.box.bottom) <= 2,
+                            "\(script) \"\(text)\" line \(n + 1): dropcut \(ours.box), libass \(theirs.box)")
+                }
+            }
+        }
+        for script in [Self.latin, Self.arabic, Self.cjk] {
+            let measured = results[script.name] ?? []
+            func summary(_ values: [Double]) -> String {
+                String(format: "mean %.1f, min %.1f, max %.1f dB", values.reduce(0, +) / Double(max(1, values.count)),
+                       values.min() ?? .nan, values.max() ?? .nan)
+            }
+            let moved = measured.filter(\.balancingMoved).count
+            print("\(script): \(measured.count) cues, \(measured.map(\.ours.count)) lines, \(moved) broken elsewhere than greedy filling would; text-region PSNR at dropcut's line positions \(summary(measured.map(\.alignedPSNR))); at libass's own \(summary(measured.map(\.placedPSNR)))")
+            // The balancing is what is tested: most cues break elsewhere than greedy filling.
+            #expect(moved * 2 >= measured.count, "\(script): only \(moved) of \(measured.count) cues balanced differently from greedy")
+            // The drawing, with the lines registered: the issue's 30 dB for Latin and Arabic;
+            // against libass's own placement, and for CJK (whose pen drifts, see above), a
+            // regression guard: the least measured (libass 0.17.1) less 0.5 dB.
+            let bounds: (aligned: Double, placed: Double)
+            switch script.name {
+            case "Latin": bounds = (30, 14.1)
+            case "Arabic": bounds = (30, 16.6)
+            default: bounds = (10.0, 11.2)
+            }
+            #expect(measured.allSatisfy { $0.alignedPSNR >= bounds.aligned && $0.placedPSNR >= bounds.placed },
+                    "\(script): PSNR \(measured.map(\.alignedPSNR)) / \(measured.map(\.placedPSNR))")
+        }
     }
 
     /// Why the PSNR is taken with the lines registered: libass against *itself*, the Latin

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MediaIO
 import Testing
 import TestSupport
@@ -50,10 +51,25 @@ import Timeline
         river was so high this spring, and it still has more to say after that, much more, until the end.
         """
 
+    /// Whether `ranges` (lines' UTF-8 ranges, top to bottom) set all of `text`: from its
+    /// first byte to its last, in order, nothing between two lines but the newline that
+    /// ended the first.
+    static func coversAll(_ ranges: [Range<Int>], _ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard let first = ranges.first, let last = ranges.last, first.lowerBound == 0, last.upperBound == utf8.count else { return false }
+        for (line, next) in zip(ranges, ranges.dropFirst()) {
+            guard line.upperBound <= next.lowerBound else { return false }
+            let between = String(decoding: utf8[line.upperBound..<next.lowerBound], as: UTF8.self)
+            guard between.allSatisfy(\.isNewline) && between.count <= 1 else { return false }
+        }
+        return true
+    }
+
     /// Two cues, one very long, on a 9:16 frame with at most two lines: every pixel drawn
     /// (text, black outline, the box) lies inside the portrait safe area; the long cue is
-    /// set smaller and, at half the size still too long, cut with an ellipsis to two lines;
-    /// where the cues overlap in time both show, the earlier one lower.
+    /// set smaller and, at half the size still too long for two lines, drawn whole in as
+    /// many lines as it takes — nothing cut; where the cues overlap in time both show, the
+    /// earlier one lower.
     @Test func everyDrawnPixelStaysInsideTheSafeArea() throws {
         var style = CaptionStyle(fontPaths: [Self.dejaVu], maxLines: 2)
         style.background = Color(red: 0, green: 0, blue: 0, alpha: 0.5)
@@ -78,15 +94,15 @@ import Timeline
             #expect(changed > 5000, "t=\(seconds): nothing drawn")
             #expect(outside == 0, "t=\(seconds): \(outside) pixels outside the safe area")
         }
-        // The long cue alone: smaller, two lines, ellipsised.
+        // The long cue alone: half size, every word, more lines than `maxLines`.
         let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
                                         limit: OverlayLimits.largestPicture(on: Self.size))
         try node.place(at: Self.time(4))
         let long = try #require(node.drawn.first)
         let em = style.size * Double(Self.size.height)
-        print("long cue: \(long.lineCount) lines at \(long.pixelSize) px (style \(em) px): \"\(long.text)\"")
-        #expect(long.lineCount == 2 && long.pixelSize < em && long.pixelSize >= em / 2 - 0.001)
-        #expect(long.text.hasSuffix("…") && Self.longText.hasPrefix(String(long.text.dropLast())))
+        print("long cue: \(long.lineCount) lines at \(long.pixelSize) px (style \(em) px)")
+        #expect(long.lineCount > 2 && abs(long.pixelSize - em / 2) < 0.001)
+        #expect(Self.coversAll(long.lineRanges, Self.longText), "lines \(long.lineRanges) of \(Self.longText.utf8.count) bytes")
         // Both at 2.5 s: the earlier cue lower.
         try node.place(at: Self.time(2.5))
         try #require(node.drawn.count == 2)
@@ -103,7 +119,77 @@ import Timeline
         try node.place(at: Self.time(1))
         let drawn = try #require(node.drawn.first)
         print("shrunk: \(drawn.lineCount) lines at \(drawn.pixelSize) px of \(0.07 * 1920)")
-        #expect(drawn.text == text && drawn.lineCount == 2 && drawn.pixelSize < 0.07 * 1920 && drawn.pixelSize > 0.035 * 1920)
+        #expect(Self.coversAll(drawn.lineRanges, text) && drawn.lineCount == 2 && drawn.pixelSize < 0.07 * 1920 && drawn.pixelSize > 0.035 * 1920)
+    }
+
+    /// Cues of three and four lines as written, with `maxLines` 2: every line drawn, at the
+    /// style's size (the author's lines do not count against `maxLines`, which limits what
+    /// wrapping adds) — the layout has the cue's lines, each the text the author put on it,
+    /// and the picture has ink in that many bands of rows. No warning: nothing was shrunk.
+    @Test func cuesOfThreeAndFourLinesKeepEveryLine() throws {
+        let texts = ["First line\nsecond line\nthird line", "One\nTwo\nThree\nFour, the last"]
+        let style = CaptionStyle(fontPaths: [Self.dejaVu], maxLines: 2)
+        let track = CaptionTrack(cues: [Self.cue(0, 1, texts[0]), Self.cue(1, 2, texts[1])], style: style)
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: Self.size, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: Self.size))
+        let em = style.size * Double(Self.size.height)
+        for (n, text) in texts.enumerated() {
+            try node.place(at: Self.time(Double(n) + 0.5))
+            let drawn = try #require(node.drawn.first)
+            let written = text.split(separator: "\n").map(String.init)
+            let utf8 = Array(text.utf8)
+            let lines = drawn.lineRanges.map { String(decoding: utf8[$0], as: UTF8.self) }
+            // Bands of rows with ink (the outline is black, the text white: both leave the grey).
+            let raster = drawn.raster
+            var bands = 0, inBand = false
+            for row in 0..<raster.height {
+                let inked = (0..<raster.width).contains { raster.alpha[row * raster.width + $0] > 0.5 }
+                if inked && !inBand { bands += 1 }
+                inBand = inked
+            }
+            print("\(written.count) written lines: drawn \(lines) at \(drawn.pixelSize) px, \(bands) bands of ink")
+            #expect(lines == written)
+            #expect(drawn.lineCount == written.count && bands == written.count)
+            #expect(Self.coversAll(drawn.lineRanges, text))
+            #expect(drawn.pixelSize == em)
+        }
+        #expect(node.shrinkWarning == nil)
+    }
+
+    /// A cue of ten written lines on a small frame (320x240, a 48 px em: ten lines need
+    /// twice the safe area's height) is set smaller — below half the style's size, as it
+    /// must be to fit — with all ten lines, inside the safe area; the warning naming it and
+    /// the size used goes to the export's log once, though a second shrunk cue follows.
+    @Test func aTenLineCueOnASmallFrameIsShrunkWithEveryLineAndSaidOnce() throws {
+        let output = PixelSize(width: 320, height: 240)
+        let ten = (1...10).map { "Line \($0) of ten" }.joined(separator: "\n")
+        let style = CaptionStyle(fontPaths: [Self.dejaVu], size: 0.2, maxLines: 2)
+        let track = CaptionTrack(cues: [Self.cue(0, 1, ten), Self.cue(1, 2, "Another cue\nwith\nfour\nlines")], style: style)
+        let recorder = LogRecorder()
+        let logger = Logger(label: "dropcut.tests") { _ in RecordingLogHandler(recorder: recorder) }
+        let renderer = try OverlayRenderer(layers: [Self.layer(track)], renderSize: output, logger: logger)
+        let canvas = try VideoFrame(width: output.width, height: output.height, pixelFormat: .yuv420p)
+        for seconds in [0.5, 0.6, 1.5] { try renderer.draw(at: Self.time(seconds), into: canvas) }
+
+        let node = try PreparedCaptions(layer: Self.layer(track), track: track, renderSize: output, hlg: nil,
+                                        limit: OverlayLimits.largestPicture(on: output))
+        try node.place(at: Self.time(0.5))
+        let drawn = try #require(node.drawn.first)
+        let safe = style.safeRect(on: output)
+        let em = style.size * Double(output.height)
+        print("ten lines: \(drawn.lineCount) lines at \(drawn.pixelSize) px (style \(em) px), \(drawn.raster.width)x\(drawn.raster.height) in a safe area of \(safe.width)x\(safe.height)")
+        #expect(drawn.lineCount == 10 && Self.coversAll(drawn.lineRanges, ten))
+        #expect(drawn.pixelSize < em / 2)
+        #expect(drawn.raster.height <= safe.height && drawn.raster.width <= safe.width)
+        #expect(drawn.y >= safe.y && drawn.y + drawn.raster.height <= safe.maxY)
+        let warning = try #require(node.shrinkWarning)
+        print("warning: \(warning)")
+        #expect(warning.contains("Line 1 of ten") && warning.contains("\((drawn.pixelSize * 10).rounded() / 10) px"))
+
+        let warnings = recorder.messages.filter { $0.level == .warning }
+        print("logged: \(recorder.messages.map { "\($0.level): \($0.message)" })")
+        #expect(warnings.count == 1, "\(warnings.count) warnings")
+        #expect(warnings.first?.message == warning)
     }
 
     /// The raster is made when a cue starts and reused — the same object, nothing set
@@ -206,6 +292,62 @@ import Timeline
         #expect(placed.allSatisfy { $0.x % 2 == 0 && $0.y % 2 == 0 && $0.x >= safe.x && $0.y >= safe.y })
     }
 
+    /// WebVTT's line and position alignment (`line:50%,center`, `position:50%,line-left`),
+    /// every value, on a 1920x1080 frame where the safe area does not move the boxes: a
+    /// 300x120 box at `line:50%` has its top (start), middle (center) or bottom (end) on
+    /// row 540; at `position:50%` its left (line-left), centre or right (line-right) on
+    /// column 960. Position alignment `auto` follows `align` — left and right as named,
+    /// center centred, start the side lines start on (line-left for English, line-right
+    /// for Arabic), end the other — and is what a position without alignment gets. A line
+    /// number places by whole lines and ignores the line alignment; without a position
+    /// the box goes against the safe edge its position alignment names.
+    @Test func lineAndPositionAlignmentPlaceTheNamedEdge() {
+        let output = PixelSize(width: 1920, height: 1080)
+        let safe = CaptionStyle.SafeArea.automatic(for: output).rect(on: output)
+        func corner(_ placement: CuePlacement, rtl: Bool = false) -> (x: Int, y: Int) {
+            let item = CaptionPlacer.Item(width: 300, height: 120, placement: placement, isRightToLeft: rtl, lineHeight: 60)
+            return CaptionPlacer.place([item], safe: safe, position: .bottom, output: output)[0]
+        }
+        // Line alignment, with a percentage.
+        let rows: [(CuePlacement.LineAlignment, Int)] = [(.start, 540), (.center, 480), (.end, 420)]
+        for (alignment, top) in rows {
+            let placed = corner(CuePlacement(line: .percent(50), position: 50, lineAlignment: alignment))
+            #expect(placed.y == top, "line:50%,\(alignment.rawValue): top \(placed.y), expected \(top)")
+        }
+        // With a line number: the same row whatever the line alignment.
+        let numbered = [CuePlacement.LineAlignment.start, .center, .end].map { corner(CuePlacement(line: .number(2), lineAlignment: $0)).y }
+        #expect(numbered == [safe.y + 120, safe.y + 120, safe.y + 120], "line:2 rows \(numbered)")
+        // Position alignment, explicit: it wins over `align`.
+        let explicit: [(CuePlacement.PositionAlignment, Int)] = [(.lineLeft, 960), (.center, 810), (.lineRight, 660)]
+        for (alignment, left) in explicit {
+            for align in [CuePlacement.Alignment.start, .center, .end, .left, .right] {
+                for rtl in [false, true] {
+                    let placed = corner(CuePlacement(line: .percent(50), position: 50, alignment: align, positionAlignment: alignment), rtl: rtl)
+                    #expect(placed.x == left, "position:50%,\(alignment.rawValue) align:\(align.rawValue) rtl \(rtl): left \(placed.x), expected \(left)")
+                }
+            }
+        }
+        // Position alignment auto: from `align` and the text's direction.
+        let automatic: [(CuePlacement.Alignment, Bool, Int)] = [
+            (.left, false, 960), (.left, true, 960), (.right, false, 660), (.right, true, 660),
+            (.center, false, 810), (.center, true, 810),
+            (.start, false, 960), (.start, true, 660), (.end, false, 660), (.end, true, 960),
+        ]
+        for (align, rtl, left) in automatic {
+            let placed = corner(CuePlacement(line: .percent(50), position: 50, alignment: align, positionAlignment: .auto), rtl: rtl)
+            #expect(placed.x == left, "position:50% align:\(align.rawValue) rtl \(rtl): left \(placed.x), expected \(left)")
+            #expect(CuePlacement(position: 50, alignment: align) == CuePlacement(position: 50, alignment: align, positionAlignment: .auto))
+        }
+        // No position: against the safe edge the alignment names.
+        let edges: [(CuePlacement.PositionAlignment, Int)] = [
+            (.lineLeft, safe.x), (.center, safe.x + (safe.width - 300) / 2), (.lineRight, safe.maxX - 300),
+        ]
+        for (alignment, left) in edges {
+            let placed = corner(CuePlacement(line: .percent(50), positionAlignment: alignment))
+            #expect(abs(placed.x - left) <= 1 && placed.x % 2 == 0, "no position, \(alignment.rawValue): left \(placed.x), expected \(left)")
+        }
+    }
+
     /// WebVTT's `align:start` is the side a line starts on: the left for English, the right
     /// for Arabic (its paragraph runs right to left) — the cue box against that side of
     /// the safe area.
@@ -238,4 +380,24 @@ import Timeline
             #expect("\(error)".contains("size"))
         }
     }
+}
+
+/// What a `Logger` was told, kept for a test to read.
+final class LogRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [(level: Logger.Level, message: String)] = []
+    var messages: [(level: Logger.Level, message: String)] { lock.withLock { kept } }
+    func append(_ level: Logger.Level, _ message: String) { lock.withLock { kept.append((level, message)) } }
+}
+
+/// A swift-log handler that hands every message to a `LogRecorder`.
+struct RecordingLogHandler: LogHandler {
+    let recorder: LogRecorder
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { recorder.append(event.level, event.message.description) }
 }

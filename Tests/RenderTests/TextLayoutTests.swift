@@ -196,6 +196,58 @@ import Timeline
         #expect(long.lines.count >= 3 && long.lines.allSatisfy { $0.width <= 150 * 64 && !$0.glyphs.isEmpty })
     }
 
+    /// Balanced wrapping (captions; libass's `WrapStyle: 0`), checked by its defining
+    /// property rather than by running the same rule: as many lines as greedy filling
+    /// makes, each within the width, every word kept in order, and at the end no line's
+    /// last word could move to the start of the next line and bring the two widths closer
+    /// (each width measured by setting the line's words alone). A newline the text has is
+    /// never crossed: "a long first line…\nend" keeps its short second line.
+    @Test func balancedWrappingEvensOutTheLines() throws {
+        let fonts = try FontSet(paths: [Self.dejaVu], fallbacks: [])
+        func width(_ words: [Substring]) throws -> Int {
+            try TextLayouter.layout(words.joined(separator: " "), fonts: fonts, pixelSize: 40, alignment: .left).lines[0].width
+        }
+        let texts = [
+            "The quick brown fox jumps over the lazy dog and keeps running far away from here",
+            "Never drink liquid nitrogen, it will perforate your stomach",
+            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen",
+            "Captions that balance their lines look calmer on a small phone screen at night",
+        ]
+        var changed = 0
+        for text in texts {
+            for maxWidth in [300, 420, 640] {
+                let greedy = try TextLayouter.layout(text, fonts: fonts, pixelSize: 40, maxWidth: maxWidth, alignment: .left)
+                let balanced = try TextLayouter.layout(text, fonts: fonts, pixelSize: 40, maxWidth: maxWidth, wrap: .balanced, alignment: .left)
+                let lines = balanced.lines.map { String(decoding: Array(text.utf8)[$0.textRange], as: UTF8.self).split(separator: " ") }
+                let greedyLines = greedy.lines.map { String(decoding: Array(text.utf8)[$0.textRange], as: UTF8.self).split(separator: " ") }
+                print("\(maxWidth) px: greedy \(greedyLines.map(\.count)) words \(greedy.lines.map { $0.width / 64 }) px, balanced \(lines.map(\.count)) words \(balanced.lines.map { $0.width / 64 }) px")
+                if lines != greedyLines { changed += 1 }
+                #expect(balanced.lines.count == greedy.lines.count)
+                #expect(balanced.lines.allSatisfy { $0.width <= maxWidth * 64 })
+                #expect(lines.flatMap { $0 } == text.split(separator: " "))
+                for (line, next) in zip(lines, lines.dropFirst()) where line.count > 1 {
+                    let before = abs(try width(line) - width(next))
+                    let after = abs(try width(Array(line.dropLast())) - width([line.last!] + next))
+                    #expect(after >= before, "moving \"\(line.last!)\" down would even out \(line) and \(next)")
+                }
+            }
+        }
+        #expect(changed >= 4, "balancing changed the greedy lines of only \(changed) of 12 cases")
+        // A word wider than the line is broken inside it; those breaks are not balanced
+        // (libass never makes them: they are not where a word ends).
+        let long = try TextLayouter.layout("Supercalifragilisticexpialidocious", fonts: fonts, pixelSize: 40, maxWidth: 150,
+                                           wrap: .balanced, alignment: .left)
+        let greedyLong = try TextLayouter.layout("Supercalifragilisticexpialidocious", fonts: fonts, pixelSize: 40, maxWidth: 150, alignment: .left)
+        #expect(long.lines.map(\.textRange) == greedyLong.lines.map(\.textRange))
+
+        let authored = "A first line long enough to need more than one line\nend"
+        let set = try TextLayouter.layout(authored, fonts: fonts, pixelSize: 40, maxWidth: 600, wrap: .balanced, alignment: .left)
+        let setLines = set.lines.map { String(decoding: Array(authored.utf8)[$0.textRange], as: UTF8.self) }
+        print("authored: \(setLines)")
+        #expect(setLines.last == "end")
+        #expect(setLines.count == 3)
+    }
+
     /// Emoji sequences of every kind — flags (two regional indicators; libunibreak 1.1
     /// aborted the process on them), tag sequences, keycaps, ZWJ sequences, skin-tone
     /// modifiers — are never broken inside; a break is allowed at the spaces around them,

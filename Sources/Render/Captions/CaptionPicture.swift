@@ -1,10 +1,14 @@
 import MediaIO
 import Timeline
 
-/// One cue's text set for the screen: wrapped to the style's width, at most `maxLines`
-/// lines — set smaller, 5 % at a time down to half the style's size, until it fits, and
-/// only then cut to `maxLines` lines ending in an ellipsis — and drawn with the style's
-/// colour, outline, shadow, the lit word's colour and a box behind each line.
+/// One cue's text set for the screen, every line of it: wrapped to the style's width with
+/// the lines balanced as libass balances them (`TextLayouter.Wrap.balanced`); a cue
+/// wrapping to more than `maxLines` lines (or its own number of lines, when the author
+/// wrote more) is set smaller, 5 % at a time down to half the style's size, to wrap less;
+/// a cue taller or wider than the safe area is set smaller until it fits, below half size
+/// if it must. Nothing is ever cut: players draw every line the author wrote, and a caption
+/// that loses lines says something else. Drawn with the style's colour, outline, shadow,
+/// the lit word's colour and a box behind each line.
 ///
 /// A box per line (not one around the block) follows the text's ragged edge, as broadcast
 /// and the short-video apps draw caption backgrounds: a short last line does not carry a
@@ -18,10 +22,11 @@ struct CaptionPicture {
     let lineHeight: Int
     /// The em it was set at (the style's, or smaller to fit).
     let pixelSize: Double
-    /// The text drawn (the cue's, or its beginning with an ellipsis).
-    let text: String
-    /// How many lines it was set in (at most the style's `maxLines`).
-    let lineCount: Int
+    /// The UTF-8 range of the cue's text each line sets, top to bottom: together, all of it.
+    let lineRanges: [Range<Int>]
+    /// How many lines it was set in: at most the style's `maxLines` or the cue's own lines,
+    /// whichever is more, unless even half the style's size wraps to more.
+    var lineCount: Int { lineRanges.count }
 
     /// Why a cue could not be drawn.
     enum Failure: Error {
@@ -41,7 +46,7 @@ struct CaptionPicture {
         while true {
             let picture = try attempt(text, markup: markup, lit: lit, alignment: alignment, from: start, style: style, fonts: fonts, limit: limit)
             let fitsSafeArea = picture.frame.width <= style.safe.width && picture.frame.height <= style.safe.height
-            if fitsSafeArea || start <= 2 { return picture }
+            if fitsSafeArea || start <= minimumPixels { return picture }
             start = max(1, min(start, picture.pixelSize) * 0.9)
         }
     }
@@ -50,21 +55,27 @@ struct CaptionPicture {
     private static func attempt(_ text: String, markup: CaptionMarkup, lit: Range<Int>?, alignment: CuePlacement.Alignment, from start: Double,
                                 style: ResolvedCaptionStyle, fonts: FontSet, limit: PixelSize) throws(Failure) -> CaptionPicture {
         let safe = style.safe
-        let minimum = min(start, max(1, style.em / 2))
-        var pixels = start
-        var text = text
-        // Shrink until the lines fit in number and the picture in the safe area.
-        func fits(_ layout: TextLayout, _ pixels: Double) -> Bool {
+        // The lines the author wrote are all drawn, so they never count against `maxLines`:
+        // the limit is on what wrapping adds.
+        let lineLimit = max(style.maxLines, authoredLines(text))
+        func fitsArea(_ layout: TextLayout, _ pixels: Double) -> Bool {
             let extra = style.extra(at: pixels)
-            return layout.lines.count <= style.maxLines && layout.width + extra <= safe.width && layout.height + extra <= safe.height
+            return layout.width + extra <= safe.width && layout.height + extra <= safe.height
         }
+        // Smaller, down to half size, until it wraps to no more lines than the limit and
+        // fits the safe area.
+        let half = min(start, max(1, style.em / 2))
+        var pixels = start
         var layout = try set(text, markup: markup, pixels: pixels, style: style, fonts: fonts)
-        while !fits(layout, pixels), pixels > minimum {
-            pixels = max(minimum, pixels * 0.95)
+        while !(layout.lines.count <= lineLimit && fitsArea(layout, pixels)), pixels > half {
+            pixels = max(half, pixels * 0.95)
             layout = try set(text, markup: markup, pixels: pixels, style: style, fonts: fonts)
         }
-        if layout.lines.count > style.maxLines {
-            (text, layout) = try ellipsised(text, layout: layout, pixels: pixels, style: style, fonts: fonts)
+        // Still taller or wider than the safe area (many lines on a small frame): smaller
+        // still, every line kept, until it fits.
+        while !fitsArea(layout, pixels), pixels > minimumPixels {
+            pixels = max(minimumPixels, pixels * 0.95)
+            layout = try set(text, markup: markup, pixels: pixels, style: style, fonts: fonts)
         }
         let resolved: TextLayout.Alignment
         switch alignment {
@@ -99,40 +110,29 @@ struct CaptionPicture {
             throw .outOfMemory
         }
         return CaptionPicture(frame: frame, isRightToLeft: layout.isRightToLeft, lineHeight: layout.lineHeight,
-                              pixelSize: pixels, text: text, lineCount: layout.lines.count)
+                              pixelSize: pixels, lineRanges: layout.lines.map(\.textRange))
+    }
+
+    /// The smallest em a cue is set at to fit the safe area: 2 pixels, where `make` stops
+    /// trying too (text that small is unreadable, but it is all there).
+    static let minimumPixels = 2.0
+
+    /// The lines of `text` as written: its newlines (and the other line and paragraph
+    /// separators `TextLayouter` ends a line at) plus one.
+    static func authoredLines(_ text: String) -> Int {
+        text.reduce(1) { $0 + ($1.isNewline ? 1 : 0) }
     }
 
     private static func set(_ text: String, markup: CaptionMarkup, pixels: Double, style: ResolvedCaptionStyle,
                             fonts: FontSet) throws(Failure) -> TextLayout {
         do {
             return try TextLayouter.layout(text, fonts: fonts, pixelSize: pixels, maxWidth: style.wrapWidth(at: pixels),
-                                           alignment: .center, lineSpacing: style.style.lineSpacing, emphasis: markup.emphasis)
+                                           wrap: .balanced, alignment: .center, lineSpacing: style.style.lineSpacing,
+                                           emphasis: markup.emphasis)
         } catch {
             switch error {
             case let .font(error): throw .font(error)
             case .outOfMemory: throw .outOfMemory
-            }
-        }
-    }
-
-    /// The text cut after its `maxLines`th line, ending in "…": whole words dropped from
-    /// the end until the ellipsis fits on that line (letters, for a single long word).
-    private static func ellipsised(_ text: String, layout: TextLayout, pixels: Double, style: ResolvedCaptionStyle,
-                                   fonts: FontSet) throws(Failure) -> (String, TextLayout) {
-        let utf8 = Array(text.utf8)
-        let end = layout.lines[style.maxLines - 1].textRange.upperBound
-        var kept = String(decoding: utf8[..<end], as: UTF8.self)
-        while true {
-            while kept.last?.isWhitespace ?? false { kept.removeLast() }
-            let candidate = kept + "…"
-            let candidateLayout = try set(candidate, markup: .none, pixels: pixels, style: style, fonts: fonts)
-            if candidateLayout.lines.count <= style.maxLines || kept.isEmpty { return (candidate, candidateLayout) }
-            // The last word, or the last letter when the last line is one word.
-            let lastLine = kept.split(whereSeparator: \.isNewline).last ?? Substring(kept)
-            if let space = lastLine.lastIndex(where: \.isWhitespace) {
-                kept = String(kept[..<space])
-            } else {
-                kept.removeLast()
             }
         }
     }

@@ -4,9 +4,11 @@ import Timeline
 /// Where each showing cue's picture goes: inside the safe rectangle, always. Cues without
 /// a WebVTT `line` are stacked at the style's position (bottom, top, middle), the earliest
 /// lowest, as WebVTT moves a later cue up over an earlier one; a cue's `line` puts it at a
-/// percentage of the frame's height or a line number (negative: from the bottom), its
-/// `position` and `align` across; then it is pushed back inside the safe rectangle. Every
-/// corner lands on an even pixel (4:2:0 chroma sites) on the inside.
+/// percentage of the frame's height (its top, middle or bottom there, by its line
+/// alignment) or a line number (negative: from the bottom), its `position` across (its
+/// left, centre or right there, by its computed position alignment, WebVTT's "apply
+/// WebVTT cue settings"); then it is pushed back inside the safe rectangle. Every corner
+/// lands on an even pixel (4:2:0 chroma sites) on the inside.
 enum CaptionPlacer {
     /// One picture to place.
     struct Item {
@@ -40,8 +42,18 @@ enum CaptionPlacer {
                 bottom = top
                 y = Double(top)
             case let .percent(percent)?:
-                y = percent / 100 * Double(output.height)
+                // WebVTT with snap-to-lines off: the line alignment names the edge of the
+                // box at the percentage.
+                let edge: Double
+                switch item.placement.lineAlignment {
+                case .start: edge = 0
+                case .center: edge = 0.5
+                case .end: edge = 1
+                }
+                y = percent / 100 * Double(output.height) - edge * Double(item.height)
             case let .number(number)?:
+                // Whole lines from the safe top or bottom (WebVTT's snap-to-lines, where
+                // the line alignment does not apply).
                 y = number >= 0 ? Double(safe.y + number * item.lineHeight)
                     : Double(safe.maxY + (number + 1) * item.lineHeight - item.height)
             }
@@ -50,21 +62,44 @@ enum CaptionPlacer {
         }
     }
 
-    /// The left edge by `position` (the alignment point, percent of the width) and
-    /// `align`; without a position, against the safe edge the alignment names (centred
-    /// for center).
+    /// The left edge by `position` (percent of the width) and the computed position
+    /// alignment: the box's left (line-left), centre or right (line-right) at that point.
+    /// Without a position, the box goes against the safe edge that alignment names
+    /// (centred for center): WebVTT's computed position there is 0, 50 or 100 % of the
+    /// frame, which the safe area would move it back from anyway.
     private static func horizontal(_ item: Item, safe: PixelBox, output: PixelSize) -> Double {
         let side: Double   // 0: the box's left at the point, 0.5 its centre, 1 its right
-        switch item.placement.alignment {
-        case .left: side = 0
-        case .right: side = 1
+        switch computedPositionAlignment(item.placement, rightToLeft: item.isRightToLeft) {
+        case .lineLeft: side = 0
         case .center: side = 0.5
-        case .start: side = item.isRightToLeft ? 1 : 0
-        case .end: side = item.isRightToLeft ? 0 : 1
+        case .lineRight: side = 1
         }
         let point = item.placement.position.map { $0 / 100 * Double(output.width) }
             ?? Double(safe.x) + side * Double(safe.width)
         return point - side * Double(item.width)
+    }
+
+    /// The edge of the box `position` names (WebVTT's "computed position alignment"):
+    /// the cue's position alignment, or when that is auto, its text alignment's —
+    /// `start` is the side its lines start on (the right for a right-to-left cue).
+    enum ComputedPositionAlignment: Equatable {
+        case lineLeft, center, lineRight
+    }
+
+    static func computedPositionAlignment(_ placement: CuePlacement, rightToLeft: Bool) -> ComputedPositionAlignment {
+        switch placement.positionAlignment {
+        case .lineLeft: return .lineLeft
+        case .center: return .center
+        case .lineRight: return .lineRight
+        case .auto:
+            switch placement.alignment {
+            case .left: return .lineLeft
+            case .right: return .lineRight
+            case .center: return .center
+            case .start: return rightToLeft ? .lineRight : .lineLeft
+            case .end: return rightToLeft ? .lineLeft : .lineRight
+            }
+        }
     }
 
     /// `value` on the nearest even pixel within `low ... high` (`low` even); `low` when the

@@ -1,3 +1,4 @@
+import Logging
 import MediaIO
 import Timeline
 
@@ -19,10 +20,11 @@ final class PreparedCaptions {
         var raster: OverlayRaster
         var x: Int
         var y: Int
-        /// How it was set: the em (the style's or smaller), the lines, the text (ellipsised?).
+        /// How it was set: the em (the style's or smaller), and the UTF-8 range of the cue's
+        /// text on each line (together, all of it).
         var pixelSize: Double
-        var lineCount: Int
-        var text: String
+        var lineRanges: [Range<Int>]
+        var lineCount: Int { lineRanges.count }
     }
 
     let layer: OverlayLayer
@@ -43,11 +45,19 @@ final class PreparedCaptions {
     /// The frame being made: how opaque, and the canvas pixels covered.
     var opacity: Double = 0
     var box: PixelRect?
+    /// Where the warning about a cue set smaller than the style's size goes: the export's
+    /// job log (nil: nowhere, as for a poster).
+    private let logger: Logger?
+    /// That warning, once made: the first cue that had to be set smaller, and its size.
+    /// Made once per captions track, so a file of long cues does not flood the log.
+    private(set) var shrinkWarning: String?
 
     /// Opens the style's fonts (and the fallbacks) and checks the style against the output;
     /// nothing is set until a cue shows.
-    init(layer: OverlayLayer, track: CaptionTrack, renderSize: PixelSize, hlg: HLGConversionLUT?, limit: PixelSize) throws {
+    init(layer: OverlayLayer, track: CaptionTrack, renderSize: PixelSize, hlg: HLGConversionLUT?, limit: PixelSize,
+         logger: Logger? = nil) throws {
         self.layer = layer
+        self.logger = logger
         self.track = track
         self.renderSize = renderSize
         self.hlg = hlg
@@ -116,11 +126,12 @@ final class PreparedCaptions {
                 throw OverlayRenderer.PreparationError(path: "captions", reason: Self.describe(error, cue: cue.text, limit: limit))
             }
             rasterisations += 1
+            if shrinkWarning == nil, picture.pixelSize < style.em * 0.999 { warnShrunk(cue.text, pixels: picture.pixelSize) }
             let raster = OverlayRaster.make(from: picture.frame, hlg: hlg)
             let item = CaptionPlacer.Item(width: raster.width, height: raster.height, placement: cue.placement,
                                           isRightToLeft: picture.isRightToLeft, lineHeight: picture.lineHeight)
             pictures.append((Drawn(shown: entry, raster: raster, x: 0, y: 0, pixelSize: picture.pixelSize,
-                                   lineCount: picture.lineCount, text: picture.text), item))
+                                   lineRanges: picture.lineRanges), item))
         }
         let corners = CaptionPlacer.place(pictures.map(\.item), safe: style.safe, position: track.style.position, output: renderSize)
         items = Dictionary(pictures.map { ($0.drawn.shown, $0.item) }, uniquingKeysWith: { first, _ in first })
@@ -130,6 +141,19 @@ final class PreparedCaptions {
             placed.y = corner.y
             return placed
         }
+    }
+
+    /// Says, once, that a cue was drawn smaller than the style asks (too many lines for
+    /// `maxLines`, or for the safe area): its first words, the size used and the style's.
+    private func warnShrunk(_ text: String, pixels: Double) {
+        let words = text.split(whereSeparator: { $0.isWhitespace })
+        let first = words.prefix(6).joined(separator: " ") + (words.count > 6 ? " …" : "")
+        func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+        let message = "captions: the cue \"\(first)\" was set at \(rounded(pixels)) px, smaller than the style's "
+            + "\(rounded(style.em)) px (\(Int((pixels / style.em * 100).rounded())) %), to fit every line in the safe area "
+            + "or within max_lines; told once per captions track"
+        shrinkWarning = message
+        logger?.warning("\(message)", metadata: ["output": "\(renderSize)"])
     }
 
     /// The placement facts of the rasters in `drawn`, to place a kept one again.

@@ -2,7 +2,7 @@
 /// newline; in each, the bidi levels (FriBidi), runs of one level, one script and one font
 /// (the first of the `FontSet` that has a whole character cluster), each shaped with
 /// HarfBuzz in its direction; lines broken where Unicode allows (ICU) to fit a
-/// width, greedily; then each line's runs put in visual order (UAX #9 rule L2) and placed
+/// width, greedily (and for captions then balanced, `Wrap.balanced`); then each line's runs put in visual order (UAX #9 rule L2) and placed
 /// left to right, aligned in the layout box.
 ///
 /// Shaping is done once per paragraph and the lines take the glyphs of their clusters, so
@@ -17,12 +17,27 @@ enum TextLayouter {
         case outOfMemory
     }
 
+    /// How a paragraph too wide for `maxWidth` is broken into lines.
+    enum Wrap: Sendable, Equatable {
+        /// As many words on each line as fit (CSS, Pango, CoreText): overlays' text.
+        case greedy
+        /// Greedy first, then the lines' widths evened out as libass's default
+        /// `WrapStyle: 0` ("smart wrapping, lines evenly broken") does, so a caption drawn
+        /// by dropcut breaks after the same words as the same cue shown by ffmpeg's
+        /// `subtitles` filter, mpv or VLC: for each pair of neighbouring lines, top to
+        /// bottom, the first one's last word moves to the start of the second when that
+        /// makes the two widths closer; passes repeat until nothing moves. The number of
+        /// lines never changes, and only breaks the wrapping made move — never a newline
+        /// of the text, nor a break inside a word too wide for a line.
+        case balanced
+    }
+
     /// Sets `text` in `fonts` at an em of `pixelSize` (1 ... 16384 pixels), lines at most
-    /// `maxWidth` pixels wide when given (else only newlines break), line height the first
-    /// font's times `lineSpacing`. `emphasis` says which text is bold or italic (by the
-    /// UTF-8 offset of a grapheme's start): it is set in the font's bold or italic face
-    /// (`FontSet.variant`), shaped as such.
-    static func layout(_ text: String, fonts: FontSet, pixelSize: Double, maxWidth: Int? = nil,
+    /// `maxWidth` pixels wide when given (else only newlines break) and broken by `wrap`,
+    /// line height the first font's times `lineSpacing`. `emphasis` says which text is bold
+    /// or italic (by the UTF-8 offset of a grapheme's start): it is set in the font's bold
+    /// or italic face (`FontSet.variant`), shaped as such.
+    static func layout(_ text: String, fonts: FontSet, pixelSize: Double, maxWidth: Int? = nil, wrap: Wrap = .greedy,
                        alignment: TextLayout.Alignment, lineSpacing: Double = 1,
                        emphasis: ((Int) -> (bold: Bool, italic: Bool))? = nil) throws(Failure) -> TextLayout {
         if let error = fonts.setPixelSize(pixelSize) { throw .font(error) }
@@ -52,7 +67,7 @@ enum TextLayouter {
         offsets.append(offset)
         let context = Context(fonts: fonts, buffer: buffer, scalars: scalars, offsets: offsets,
                               startsGrapheme: startsGrapheme, fontOf: fontOf,
-                              maxWidth: maxWidth.map { max(1, $0) << 6 })
+                              maxWidth: maxWidth.map { max(1, $0) << 6 }, wrap: wrap)
 
         var lines: [TextLayout.Line] = []
         var start = 0
@@ -85,6 +100,7 @@ enum TextLayouter {
         let fontOf: [Int]
         /// 26.6; nil: no wrapping.
         let maxWidth: Int?
+        let wrap: Wrap
 
         /// A run of one level, script and font, shaped: glyphs in visual order, clusters
         /// relative to the paragraph.
@@ -112,9 +128,12 @@ enum TextLayouter {
                 for glyph in run.glyphs where glyph.cluster >= 0 && glyph.cluster < count { advances[glyph.cluster] += glyph.advance }
             }
             let breaks = LineBreakOpportunities.after(paragraph)
-            let ranges = breakLines(count: count, base: base, advances: advances, breaks: breaks)
+            var ranges = breakLines(count: count, base: base, advances: advances, breaks: breaks)
+            if wrap == .balanced, let maxWidth, ranges.count > 1 {
+                balance(&ranges, base: base, advances: advances, breaks: breaks, maxWidth: maxWidth)
+            }
             return ranges.map { line in
-                makeLine(line, runs: runs, paragraph: paragraph, base: base, rightToLeft: bidi.isRightToLeft)
+                makeLine(line.range, runs: runs, paragraph: paragraph, base: base, rightToLeft: bidi.isRightToLeft)
             }
         }
 
@@ -150,15 +169,20 @@ enum TextLayouter {
         /// Greedy line filling: as many clusters as fit `maxWidth` (nil: all), the line ending
         /// at the last break opportunity; spaces at the end of a line hang (they do not count). A
         /// word wider than a line is broken between graphemes; a grapheme wider than a line
-        /// gets a line of its own. Ranges are relative to the paragraph.
-        private func breakLines(count: Int, base: Int, advances: [Int], breaks: [LineBreakOpportunities.Kind]) -> [Range<Int>] {
-            var lines: [Range<Int>] = []
+        /// gets a line of its own. Ranges are relative to the paragraph; `soft`: the line
+        /// starts at a break opportunity the filling chose (not after a line separator, nor
+        /// inside a word too wide for a line) — the breaks `balance` may move.
+        private func breakLines(count: Int, base: Int, advances: [Int],
+                                breaks: [LineBreakOpportunities.Kind]) -> [(range: Range<Int>, soft: Bool)] {
+            var lines: [(range: Range<Int>, soft: Bool)] = []
+            var soft = false
             var start = 0, width = 0, lastBreak: Int?
             var i = 0
             while i < count {
                 // A line separator (U+2028) or vertical tab ends the line, as a newline does.
                 if i < breaks.count, breaks[i] == .must, i + 1 < count {
-                    lines.append(start..<(i + 1))
+                    lines.append((start..<(i + 1), soft))
+                    soft = false
                     start = i + 1
                     i = start
                     width = 0
@@ -169,9 +193,12 @@ enum TextLayouter {
                 let blank = Unicode.Scalar(scalars[base + i])?.properties.isWhitespace ?? false
                 if let maxWidth, width > maxWidth, !blank {
                     var end: Int
+                    let atOpportunity: Bool
                     if let lastBreak, lastBreak > start {
                         end = lastBreak
+                        atOpportunity = true
                     } else {
+                        atOpportunity = false
                         // No opportunity on the line: before this grapheme, or after it when
                         // it is the line's first.
                         end = i
@@ -181,7 +208,8 @@ enum TextLayouter {
                             while end < count, !startsGrapheme[base + end] { end += 1 }
                         }
                     }
-                    lines.append(start..<end)
+                    lines.append((start..<end, soft))
+                    soft = atOpportunity
                     start = end
                     i = end
                     width = 0
@@ -191,8 +219,52 @@ enum TextLayouter {
                 if i < breaks.count, breaks[i] == .allowed, i + 1 < count { lastBreak = i + 1 }
                 i += 1
             }
-            lines.append(start..<count)
+            lines.append((start..<count, soft))
             return lines
+        }
+
+        /// libass's rebalancing (`WrapStyle: 0`, ass_render.c's `wrap_lines_rebalance`) of
+        /// greedy lines, in place. For each pair of neighbouring lines whose break the
+        /// filling chose, top to bottom, the first line's last word — from its last break
+        /// opportunity to its end, with the spaces after it — moves to the start of the
+        /// second when the two widths are then strictly closer; passes repeat until one
+        /// moves nothing. Words only ever move down, so it ends. A line of one word keeps
+        /// it. Widths are what the line filling measures: the advances, trailing spaces
+        /// hanging (libass measures ink, first glyph's left to last glyph's right: the
+        /// same but for two side bearings, less than a pixel at caption sizes).
+        ///
+        /// libass has no width check here; with widths that add up, a move that brings
+        /// the widths closer leaves the second line narrower than the first was, so it
+        /// cannot overflow — the check below only guards the odd case (runs of spaces)
+        /// where hanging spaces make the sums not add up.
+        private func balance(_ lines: inout [(range: Range<Int>, soft: Bool)], base: Int, advances: [Int],
+                             breaks: [LineBreakOpportunities.Kind], maxWidth: Int) {
+            // Prefix sums of the advances: any span's width in one subtraction.
+            var sums = [Int](repeating: 0, count: advances.count + 1)
+            for i in advances.indices { sums[i + 1] = sums[i] + advances[i] }
+            func width(_ range: Range<Int>) -> Int {
+                var end = range.upperBound
+                while end > range.lowerBound, Unicode.Scalar(scalars[base + end - 1])?.properties.isWhitespace ?? false { end -= 1 }
+                return sums[end] - sums[range.lowerBound]
+            }
+            var moved = true
+            while moved {
+                moved = false
+                for k in 0..<(lines.count - 1) where lines[k + 1].soft {
+                    let first = lines[k].range, second = lines[k + 1].range
+                    // The last break opportunity inside the first line: its last word starts there.
+                    var word = first.upperBound - 1
+                    while word > first.lowerBound, !(word - 1 < breaks.count && breaks[word - 1] == .allowed) { word -= 1 }
+                    guard word > first.lowerBound else { continue }
+                    let before = abs(width(first) - width(second))
+                    let newFirst = first.lowerBound..<word, newSecond = word..<second.upperBound
+                    let after = abs(width(newFirst) - width(newSecond))
+                    guard after < before, width(newSecond) <= maxWidth else { continue }
+                    lines[k].range = newFirst
+                    lines[k + 1].range = newSecond
+                    moved = true
+                }
+            }
         }
 
         /// One line: the glyphs of its clusters from each run it crosses (trailing spaces

@@ -68,15 +68,42 @@ public struct CuePlacement: Sendable, Hashable {
         case number(Int)
     }
 
+    /// WebVTT line alignment (`line:50%,center`): which edge of the cue box the `line`
+    /// percentage places — its top (`start`, WebVTT's default), its middle, or its bottom.
+    /// A line number (`line:-1`) ignores it, as WebVTT's snap-to-lines placement does.
+    public enum LineAlignment: String, Sendable, Hashable {
+        case start, center, end
+    }
+
+    /// WebVTT position alignment (`position:42%,line-left`): which edge of the cue box the
+    /// `position` is — its left (`line-left`), its centre, its right (`line-right`) — or
+    /// `auto`, WebVTT's default, which follows `align`: `left` is line-left, `right`
+    /// line-right, `center` centre, `start` line-left (line-right for right-to-left text),
+    /// `end` line-right (line-left for right-to-left text). Older WebVTT drafts wrote
+    /// `start` and `end` for line-left and line-right. Raw values are the file's keywords.
+    public enum PositionAlignment: String, Sendable, Hashable {
+        case lineLeft = "line-left"
+        case center
+        case lineRight = "line-right"
+        case auto
+    }
+
     public var line: Line?
     /// WebVTT `position`: where the cue box's alignment point is, in percent of the width.
     public var position: Double?
     public var alignment: Alignment
+    /// The edge of the box a `line` percentage places (`line:…%,start|center|end`).
+    public var lineAlignment: LineAlignment
+    /// The edge of the box `position` places (`position:…%,line-left|center|line-right`).
+    public var positionAlignment: PositionAlignment
 
-    public init(line: Line? = nil, position: Double? = nil, alignment: Alignment = .center) {
+    public init(line: Line? = nil, position: Double? = nil, alignment: Alignment = .center,
+                lineAlignment: LineAlignment = .start, positionAlignment: PositionAlignment = .auto) {
         self.line = line
         self.position = position
         self.alignment = alignment
+        self.lineAlignment = lineAlignment
+        self.positionAlignment = positionAlignment
     }
 
     /// No cue settings: the style decides.
