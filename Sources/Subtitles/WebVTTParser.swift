@@ -146,7 +146,13 @@ public enum WebVTTParser {
         case let .number(number)?: placement.line = .number(number)
         case nil: break
         }
+        if let alignment = settings.lineAlignment, let value = CuePlacement.LineAlignment(rawValue: alignment.rawValue) {
+            placement.lineAlignment = value
+        }
         placement.position = settings.position
+        if let alignment = settings.positionAlignment, let value = CuePlacement.PositionAlignment(rawValue: alignment.rawValue) {
+            placement.positionAlignment = value
+        }
         if let alignment = settings.alignment, let value = CuePlacement.Alignment(rawValue: alignment.rawValue) {
             placement.alignment = value
         }

@@ -26,11 +26,13 @@ public enum WebVTTWriter {
     private static func settings(_ placement: CuePlacement) -> String {
         var parts: [String] = []
         switch placement.line {
-        case let .percent(value)?: parts.append("line:\(number(value))%")
-        case let .number(value)?: parts.append("line:\(value)")
+        case let .percent(value)?: parts.append("line:\(number(value))%" + (placement.lineAlignment == .start ? "" : ",\(placement.lineAlignment.rawValue)"))
+        case let .number(value)?: parts.append("line:\(value)" + (placement.lineAlignment == .start ? "" : ",\(placement.lineAlignment.rawValue)"))
         case nil: break
         }
-        if let position = placement.position { parts.append("position:\(number(position))%") }
+        if let position = placement.position {
+            parts.append("position:\(number(position))%" + (placement.positionAlignment == .auto ? "" : ",\(placement.positionAlignment.rawValue)"))
+        }
         if placement.alignment != .center { parts.append("align:\(placement.alignment.rawValue)") }
         return parts.isEmpty ? "" : " " + parts.joined(separator: " ")
     }

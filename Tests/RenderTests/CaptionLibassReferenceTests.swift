@@ -103,8 +103,14 @@ import Timeline
     /// dropcut's picture: the cue drawn by the overlay renderer's captions layer on a black
     /// canvas; its luma plane.
     static func dropcutLuma(_ text: String, font: String, textSize: Double = textSize, language: String? = nil) throws -> [UInt8] {
+        try dropcutPlanes(text, font: font, textSize: textSize, language: language)[0]
+    }
+
+    /// The same, with the cue's markup `styles`: the Y, U and V planes (4:2:0).
+    static func dropcutPlanes(_ text: String, styles: [CaptionStyledSpan] = [], font: String, textSize: Double = textSize,
+                              language: String? = nil) throws -> [[UInt8]] {
         let style = captionStyle(font: font, textSize: textSize, language: language)
-        let cue = CaptionCue(timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)), text: text)
+        let cue = CaptionCue(timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)), text: text, styles: styles)
         let layer = OverlayLayer(content: .captions(CaptionTrack(cues: [cue], style: style)), anchor: .bottom, margin: 0,
                                  timeRange: TimeRange(start: 0, duration: MediaTime(seconds: 10, preferredTimescale: 600)))
         let renderer = try OverlayRenderer(layers: [layer], renderSize: size)
@@ -116,11 +122,14 @@ import Timeline
             }
         }
         try renderer.draw(at: MediaTime(seconds: 1, preferredTimescale: 600), into: canvas)
-        var luma = [UInt8](repeating: 0, count: size.width * size.height)
-        canvas.withPlane(0) { bytes, stride in
-            for row in 0..<size.height { for column in 0..<size.width { luma[row * size.width + column] = bytes[row * stride + column] } }
+        return (0..<3).map { plane in
+            let rows = plane == 0 ? size.height : size.height / 2, columns = plane == 0 ? size.width : size.width / 2
+            var out = [UInt8](repeating: 0, count: rows * columns)
+            canvas.withPlane(plane) { bytes, stride in
+                for row in 0..<rows { for column in 0..<columns { out[row * columns + column] = bytes[row * stride + column] } }
+            }
+            return out
         }
-        return luma
     }
 
     /// The font's units per em and OS/2 usWinAscent, usWinDescent, read from the file's
@@ -158,11 +167,21 @@ import Timeline
     /// The same with one Dialogue line per text (override tags allowed).
     static func libassLuma(dialogues: [String], font: String, family: String, bold: Bool, fontSize: Double,
                            wrapStyle: Int = 0) throws -> (luma: [UInt8], log: String) {
+        let frame = try libassPlanes(dialogues: dialogues, fonts: [font], family: family, bold: bold, fontSize: fontSize, wrapStyle: wrapStyle)
+        return (frame.planes[0], frame.log)
+    }
+
+    /// libass's picture of the dialogues, `fonts` the files of its `fontsdir`: the Y, U and V
+    /// planes (4:2:0).
+    static func libassPlanes(dialogues: [String], fonts fontFiles: [String], family: String, bold: Bool, fontSize: Double,
+                             wrapStyle: Int = 0) throws -> (planes: [[UInt8]], log: String) {
         let directory = try TemporaryDirectory(prefix: "dropcut-libass")
         defer { withExtendedLifetime(directory) {} }
         let fonts = directory.file("fonts")
         try FileManager.default.createDirectory(atPath: fonts, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: font, toPath: (fonts as NSString).appendingPathComponent((font as NSString).lastPathComponent))
+        for font in fontFiles {
+            try FileManager.default.copyItem(atPath: font, toPath: (fonts as NSString).appendingPathComponent((font as NSString).lastPathComponent))
+        }
         let safe = CaptionStyle(fontPaths: [], safeArea: safeArea).safeRect(on: size)
         let script = """
             [Script Info]
@@ -194,7 +213,8 @@ import Timeline
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         try #require(bytes.count == size.width * size.height * 3 / 2)
         let log = result.stderr.split(separator: "\n").filter { $0.contains("fontselect") }.joined(separator: "\n")
-        return (Array(bytes[0..<(size.width * size.height)]), log)
+        let luma = size.width * size.height, chroma = luma / 4
+        return ([Array(bytes[0..<luma]), Array(bytes[luma..<luma + chroma]), Array(bytes[luma + chroma..<luma + 2 * chroma])], log)
     }
 
     /// Where dropcut put each line of the cue: its text, the left end of its pen line and
