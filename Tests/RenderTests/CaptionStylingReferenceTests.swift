@@ -145,13 +145,28 @@ import Timeline
     /// emboldening, as libass does); a family with it uses it.
     @Test func bothStylesComeFromTheFamilyOrAreSynthesised() throws {
         let dejaVu = try FontSet(paths: [Self.regular], fallbacks: [], hinted: false)
-        let oblique = dejaVu.faces[dejaVu.variant(of: 0, bold: false, italic: true)]
+        // (The index first: `variant` adds the face to `faces`.)
+        let obliqueIndex = dejaVu.variant(of: 0, bold: false, italic: true)
+        let oblique = dejaVu.faces[obliqueIndex]
         #expect(oblique.path.hasSuffix("DejaVuSans-Oblique.ttf") && !oblique.slants)
-        let boldOblique = dejaVu.faces[dejaVu.variant(of: 0, bold: true, italic: true)]
+        let boldObliqueIndex = dejaVu.variant(of: 0, bold: true, italic: true)
+        let boldOblique = dejaVu.faces[boldObliqueIndex]
         #expect(boldOblique.path.hasSuffix("DejaVuSans-BoldOblique.ttf") && !boldOblique.emboldens)
         #expect(dejaVu.variant(of: 0, bold: false, italic: false) == 0)
         let arabic = try FontSet(paths: [Reference.notoArabic], fallbacks: [], hinted: false)
-        let slanted = arabic.faces[arabic.variant(of: 0, bold: false, italic: true)]
+        let slantedIndex = arabic.variant(of: 0, bold: false, italic: true)
+        let slanted = arabic.faces[slantedIndex]
         #expect(slanted.path == Reference.notoArabic && slanted.slants && slanted.isItalic)
+        // The synthesised face draws slanted: the same glyphs, sheared.
+        let arabicText = "مرحبا بالعالم"
+        func mask(italic: Bool) throws -> TextRasterizer.Mask {
+            let layout = try TextLayouter.layout(arabicText, fonts: arabic, pixelSize: 36, alignment: .left,
+                                                 emphasis: italic ? { _ in (false, true) } : nil)
+            #expect(layout.lines.flatMap(\.glyphs).allSatisfy { ($0.font == slantedIndex) == italic })
+            return try TextRasterizer.rasterize(layout, fonts: arabic, limit: PixelSize(width: 4096, height: 4096))
+        }
+        let upright = try mask(italic: false), sheared = try mask(italic: true)
+        #expect(sheared.coverage != upright.coverage)
+        #expect(sheared.width > upright.width, "a shear widens the ink: \(upright.width) -> \(sheared.width)")
     }
 }

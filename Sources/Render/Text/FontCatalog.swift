@@ -53,10 +53,10 @@ final class FontCatalog: Sendable {
         }
     }
 
-    /// The installed face of `family` in the weight and slant asked for (bold: fontconfig's
-    /// `FC_WEIGHT_BOLD` or heavier; italic: italic or oblique), as libass asks fontconfig for
-    /// the face of a `\b1` or `\i1` run; nil when the family has no such face (the caller
-    /// then synthesises it, as libass does).
+    /// The installed face of `family` closest to the weight and slant asked for, as libass
+    /// asks fontconfig for the face of a `\b1` or `\i1` run; nil when no face of the family
+    /// is installed. It may lack the style (fontconfig then names the roman face): the
+    /// caller synthesises what it lacks, as libass does.
     func font(family: String, bold: Bool, italic: Bool) -> (path: String, index: Int)? {
         config.withLock { config -> (path: String, index: Int)? in
             guard let config, let pattern = FcPatternCreate() else { return nil }
@@ -70,14 +70,12 @@ final class FontCatalog: Sendable {
             var result = FcResultMatch
             guard let match = FcFontMatch(config, pattern, &result) else { return nil }
             defer { FcPatternDestroy(match) }
-            // fontconfig always answers: only a face of the family in that style will do.
+            // fontconfig always answers: only a face of the family will do (its style is
+            // checked by the caller from the face itself).
             var name: UnsafeMutablePointer<FcChar8>?
-            var weight: Int32 = 0, slant: Int32 = 0
             guard FcPatternGetString(match, "family", 0, &name) == FcResultMatch, let name,
-                  String(cString: UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)).lowercased() == family.lowercased(),
-                  FcPatternGetInteger(match, "weight", 0, &weight) == FcResultMatch,
-                  FcPatternGetInteger(match, "slant", 0, &slant) == FcResultMatch,
-                  (weight >= 200) == bold, (slant >= 100) == italic else { return nil }
+                  String(cString: UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)).lowercased() == family.lowercased()
+            else { return nil }
             var file: UnsafeMutablePointer<FcChar8>?
             guard FcPatternGetString(match, "file", 0, &file) == FcResultMatch, let file else { return nil }
             var index: Int32 = 0

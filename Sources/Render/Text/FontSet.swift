@@ -145,15 +145,16 @@ final class FontSet {
         guard !base.isColor, wantBold != base.isBold || wantItalic != base.isItalic else { return index }
         let key = VariantKey(face: index, bold: wantBold, italic: wantItalic)
         if let known = variants[key] { return known }
-        var face: FontFace?
+        // The family's face fontconfig names, else this one; what it is not (by its own
+        // style flags: fontconfig answers an italic request with the roman face and a
+        // shear of its own), synthesised.
+        var source = (path: base.path, index: base.index, bold: base.isBold, italic: base.isItalic)
         if let family = base.familyName, let match = FontCatalog.shared.font(family: family, bold: wantBold, italic: wantItalic),
            let opened = try? FontFace(path: match.path, index: match.index, hinted: hinted) {
-            face = opened
+            source = (match.path, match.index, opened.isBold, opened.isItalic)
         }
-        if face == nil {
-            face = try? FontFace(path: base.path, index: base.index, hinted: hinted,
-                                 emboldens: wantBold && !base.isBold, slants: wantItalic && !base.isItalic)
-        }
+        let face = try? FontFace(path: source.path, index: source.index, hinted: hinted,
+                                 emboldens: wantBold && !source.bold, slants: wantItalic && !source.italic)
         guard let face, pixelSize.map({ face.setPixelSize($0) == 0 }) ?? true else {
             variants[key] = index
             return index
