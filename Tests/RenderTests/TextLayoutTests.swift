@@ -168,6 +168,32 @@ import Timeline
         #expect(mask.coverage.filter { $0 > 128 }.count > 300)
     }
 
+    /// Captions in the scripts libass draws and dropcut once drew as boxes — Kannada,
+    /// Gujarati, Tamil, Bengali, Sinhala, Khmer, Myanmar, Ethiopic, Georgian — set in the
+    /// captions' default font: every glyph is a real one (no .notdef), and the glyph ids are
+    /// those HarfBuzz's own `hb-shape` gives for the font the cluster was set in, which is
+    /// of the family fontconfig names for those characters.
+    @Test(arguments: [("ಕನ್ನಡ", "Kannada"), ("ગુજરાતી", "Gujarati"), ("தமிழ்", "Tamil"), ("বাংলা", "Bengali"), ("සිංහල", "Sinhala"),
+                      ("ភាសាខ្មែរ", "Khmer"), ("မြန်မာ", "Myanmar"), ("ኢትዮጵያ", "Ethiopic"), ("ქართული", "Georgian")])
+    func everyScriptIsDrawnWithItsOwnGlyphs(word: String, script: String) throws {
+        let fonts = try FontSet(paths: ["/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"], hinted: false)
+        let layout = try TextLayouter.layout(word, fonts: fonts, pixelSize: 48, alignment: .left)
+        let glyphs = layout.lines.flatMap(\.glyphs)
+        #expect(!glyphs.isEmpty && !glyphs.contains { $0.id == 0 }, "a .notdef glyph in \(script)")
+        let used = Set(glyphs.map(\.font))
+        try #require(used.count == 1, "\(script) set in \(used.count) fonts")
+        // (DejaVu Sans has Georgian itself: then it is the font.)
+        let face = fonts.faces[used.first!]
+        let picked = try #require(FontCatalog.shared.font(covering: Array(word.unicodeScalars), language: nil, ignoring: FontSet.isIgnorable))
+        let pickedFamily = try FontFace(path: picked.path, index: picked.index).familyName
+        #expect(face.familyName == pickedFamily, "\(script): \(face.familyName ?? "?") where fontconfig names \(pickedFamily ?? "?")")
+        // HarfBuzz's CLI on the same font file: the same glyphs (in visual order).
+        let shaped = try Command.runChecked("hb-shape", ["--no-glyph-names", "--no-positions", "--no-clusters", "--face-index=\(face.index)", face.path, word])
+        let ids = shaped.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            .split(separator: "|").compactMap { UInt32($0) }
+        #expect(!ids.isEmpty && ids == glyphs.map(\.id), "\(script): hb-shape \(ids), dropcut \(glyphs.map(\.id))")
+    }
+
     /// A long sentence at a max width breaks only at spaces, every line within the width,
     /// every word whole; a word wider than the line is broken between letters rather than
     /// overflowing.
