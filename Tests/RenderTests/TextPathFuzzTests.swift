@@ -54,13 +54,33 @@ import Timeline
             #expect(kinds.count == scalars.count && kinds.last == .must)
             let text = String(String.UnicodeScalarView(scalars.map { Unicode.Scalar($0) ?? "\u{FFFD}" }))
             let width = Int(random.next() % 600) + 20
+            // Markup over random spans (bold, italic, underline, colours, boxes; spans may
+            // start inside a cluster), wrapped either way.
+            let utf8Count = text.utf8.count
+            var spans: [CaptionStyledSpan] = []
+            var at = 0
+            while at < utf8Count, random.next() % 3 != 0 {
+                let start = at + Int(random.next() % UInt64(utf8Count - at))
+                let end = min(utf8Count, start + 1 + Int(random.next() % 12))
+                let bits = random.next()
+                spans.append(CaptionStyledSpan(textRange: start..<end, style: CaptionTextStyle(
+                    bold: bits & 1 != 0, italic: bits & 2 != 0, underline: bits & 4 != 0,
+                    color: bits & 8 != 0 ? Color(red: 1, green: 0, blue: 0) : nil, background: bits & 16 != 0 ? .white : nil)))
+                at = end
+            }
+            let markup = CaptionMarkup(spans: spans)
             guard let layout = try? TextLayouter.layout(text, fonts: fonts, pixelSize: Double(random.next() % 60 + 8),
-                                                        maxWidth: width, alignment: .center) else { continue }
+                                                        maxWidth: width, wrap: random.next() % 2 == 0 ? .greedy : .balanced,
+                                                        alignment: .center, emphasis: markup.emphasis) else { continue }
             laidOut += 1
             // Every line holds a range of the text, in order, none past its end.
             let utf8 = text.utf8.count
             #expect(layout.lines.allSatisfy { $0.textRange.upperBound <= utf8 })
-            _ = try? TextRasterizer.rasterize(layout, fonts: fonts, limit: limit)
+            #expect(layout.lines.flatMap(\.glyphs).allSatisfy { $0.font < fonts.faces.count })
+            if let mask = try? TextRasterizer.rasterize(layout, fonts: fonts, paint: markup.paint, limit: limit) {
+                #expect(mask.layers.allSatisfy { $0.count == mask.width * mask.height })
+                #expect(mask.spanBoxes.allSatisfy { $0.rect.x >= 0 && $0.rect.maxX <= mask.width && $0.rect.y >= 0 && $0.rect.maxY <= mask.height })
+            }
         }
         #expect(laidOut > 300, "only \(laidOut) of 400 texts were laid out")
     }
