@@ -70,22 +70,7 @@ public enum SubRipParser {
         }
         try finish()
 
-        var captions: [CaptionCue] = []
-        captions.reserveCapacity(records.count)
-        for record in records {
-            // A cue that ends where it starts shows nothing: skipped, as players do (ffmpeg
-            // reads such files whole; refusing one lost every caption).
-            guard record.end > record.start else {
-                warnings.add(.backwards, line: record.line, "the cue ends at or before its start: it shows nothing, skipped")
-                continue
-            }
-            let markup = try CueMarkup.parse(record.text, firstLine: record.line + 1, flavour: .subRip,
-                                             cue: record.start...record.end, path: path, warnings: &warnings)
-            guard !markup.text.allSatisfy(\.isWhitespace) else { continue }
-            captions.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(record.start), end: SubtitleTimestamp.time(record.end)),
-                                       text: markup.text, styles: markup.styles))
-        }
-        return SubtitleDocument(format: .subRip, cues: records, captions: captions, warnings: warnings.list)
+        return try SubtitleDocument(format: .subRip, cues: records, path: path, warnings: warnings)
     }
 
     /// The start and end of a timing line, in milliseconds.

@@ -1,3 +1,5 @@
+import Timeline
+
 /// A WebVTT cue's settings (`line:90%,end position:20%,line-left align:start size:50%`), read
 /// by the W3C WebVTT spec's "parse the WebVTT cue settings": a setting whose name or value
 /// the spec does not know is dropped — the cue keeps its other settings and is shown — and
@@ -25,6 +27,27 @@ public struct WebVTTCueSettings: Sendable, Hashable {
     public var region: String?
 
     public init() {}
+
+    /// Where the settings put the cue, as the renderer takes it.
+    var placement: CuePlacement {
+        var placement = CuePlacement.automatic
+        switch line {
+        case let .percent(percent)?: placement.line = .percent(percent)
+        case let .number(number)?: placement.line = .number(number)
+        case nil: break
+        }
+        if let alignment = lineAlignment, let value = CuePlacement.LineAlignment(rawValue: alignment.rawValue) {
+            placement.lineAlignment = value
+        }
+        placement.position = position
+        if let alignment = positionAlignment, let value = CuePlacement.PositionAlignment(rawValue: alignment.rawValue) {
+            placement.positionAlignment = value
+        }
+        if let alignment = alignment, let value = CuePlacement.Alignment(rawValue: alignment.rawValue) {
+            placement.alignment = value
+        }
+        return placement
+    }
 
     /// The settings of `text` (what follows the end time on a timing line at `line`).
     static func parse(_ text: Substring, line: Int, warnings: inout SubtitleWarnings) -> WebVTTCueSettings {

@@ -45,20 +45,7 @@ public enum WebVTTParser {
             }
             records.append(cue)
         }
-        var captions: [CaptionCue] = []
-        captions.reserveCapacity(records.count)
-        for record in records {
-            guard record.end > record.start else {
-                warnings.add(.backwards, line: record.line, "the cue ends at or before its start: it shows nothing, skipped")
-                continue
-            }
-            let markup = try CueMarkup.parse(record.text, firstLine: record.line + 1, flavour: .webVTT,
-                                             cue: record.start...record.end, path: path, warnings: &warnings)
-            guard !markup.text.allSatisfy(\.isWhitespace) else { continue }
-            captions.append(CaptionCue(timeRange: TimeRange(start: SubtitleTimestamp.time(record.start), end: SubtitleTimestamp.time(record.end)),
-                                       text: markup.text, words: markup.words, placement: placement(record.settings), styles: markup.styles))
-        }
-        return SubtitleDocument(format: .webVTT, cues: records, captions: captions, warnings: warnings.list)
+        return try SubtitleDocument(format: .webVTT, cues: records, path: path, warnings: warnings)
     }
 
     /// The spec's "collect a WebVTT block" from line `start`: the cue it is, if it is one,
@@ -136,26 +123,5 @@ public enum WebVTTParser {
         case let .success((end, after)): return .success((start, end, after))
         case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time \(reason.text)"))
         }
-    }
-
-    /// Where the settings put the cue, as the renderer takes it.
-    static func placement(_ settings: WebVTTCueSettings) -> CuePlacement {
-        var placement = CuePlacement.automatic
-        switch settings.line {
-        case let .percent(percent)?: placement.line = .percent(percent)
-        case let .number(number)?: placement.line = .number(number)
-        case nil: break
-        }
-        if let alignment = settings.lineAlignment, let value = CuePlacement.LineAlignment(rawValue: alignment.rawValue) {
-            placement.lineAlignment = value
-        }
-        placement.position = settings.position
-        if let alignment = settings.positionAlignment, let value = CuePlacement.PositionAlignment(rawValue: alignment.rawValue) {
-            placement.positionAlignment = value
-        }
-        if let alignment = settings.alignment, let value = CuePlacement.Alignment(rawValue: alignment.rawValue) {
-            placement.alignment = value
-        }
-        return placement
     }
 }
