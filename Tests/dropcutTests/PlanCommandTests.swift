@@ -30,6 +30,30 @@ import TestSupport
         #expect(drawing.hasPrefix("<svg") && drawing.contains("class=\"segment\""))
     }
 
+    /// Captions not burnt in (a soft stream) are still listed cue by cue, in output time,
+    /// and what was skipped reading them is said with the file and line.
+    @Test func planListsEachCueAndTheCaptionWarnings() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = try await Fixtures.makeClip(in: dir.path, seconds: 2)
+        _ = try Fixtures.makeFile(in: dir.path, name: "clip.vtt", contents: """
+        WEBVTT
+
+        00:00.200 --> 00:00.900 align:middle
+        <i>Hello</i> there
+        00:01.000 --> 00:01.500
+        second
+
+        """)
+        let recipe = try Fixtures.makeFile(in: dir.path, name: "soft.yaml", contents: "version: 1\noutput: { captions: soft }\n")
+        let result = try await DropcutProcess.run(["plan", "--recipe", recipe, clip])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("[0.200,+0.700] \"Hello there\""), "\(result.stdout)")
+        #expect(result.stdout.contains("[1.000,+0.500] \"second\""), "\(result.stdout)")
+        #expect(result.stdout.contains("warning: \(dir.file("clip.vtt")):3: the cue setting \"align:middle\" is not start, center, end, left or right"), "\(result.stdout)")
+        #expect(result.stdout.contains("clip.vtt:5: a timing line with no blank line before it"), "\(result.stdout)")
+    }
+
     /// Issue 30: what happens to each stream, and why a stream is not copied.
     @Test func planSaysWhichStreamsAreCopied() async throws {
         let dir = try TemporaryDirectory()
