@@ -157,6 +157,13 @@ enum TextRasterizer {
             minY = min(minY, glyph.y)
             maxY = max(maxY, glyph.y + glyph.bitmap.rows)
         }
+        // And to the span boxes (a mark's negative offset can start one left of the pen).
+        for (rect, _) in boxes {
+            minX = min(minX, rect.x)
+            maxX = max(maxX, rect.maxX)
+            minY = min(minY, rect.y)
+            maxY = max(maxY, rect.maxY)
+        }
         let width = maxX - minX, height = maxY - minY
         var coverage = [UInt8](repeating: 0, count: width * height)
         var lit: [UInt8]? = highlight == nil ? nil : coverage
