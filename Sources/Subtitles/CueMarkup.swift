@@ -134,7 +134,7 @@ enum CueMarkup {
                     let previous = marks.last?.milliseconds ?? range.lowerBound
                     marks.append((scalars.count, min(max(ms, previous), range.upperBound)))
                 default:
-                    warnings.add(.markup, line: line, "the timestamp tag <\(body.prefix(40))> is not a time ([HH:]MM:SS.mmm): dropped")
+                    warnings.add(.markup, line: line, "the timestamp tag \(body.quoted()) is not a time ([HH:]MM:SS.mmm): dropped")
                 }
                 return
             }

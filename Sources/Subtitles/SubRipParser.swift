@@ -6,13 +6,14 @@ import Timeline
 /// above it — so missing or out-of-order indices, blank lines inside a cue's text and extra
 /// blank lines between cues all read as a player shows them.
 ///
-/// Lenient where files in the wild differ: `.` for `,`, one-digit minutes or seconds, fewer
-/// than three digits of milliseconds (read as ffmpeg reads them: `,5` is 5 ms), position
+/// Lenient where files in the wild differ: `.` for `,`, any number of digits in a field
+/// (read as ffmpeg reads them: `,5` is 5 ms, `013` seconds are 13), position
 /// coordinates after the times (`X1:… Y1:…`, ignored), CRLF line ends, a BOM. Skipped, and
 /// said once per kind: a timing line that does not parse (with the text under it), text
 /// before the first cue, and a cue that ends at or before its start (it shows nothing).
-/// Refused: text that is not UTF-8 (an SRT states no encoding: drawn as another, it would be
-/// noise), NUL bytes, and the limits (`SubtitleLimits`).
+/// Refused: text in an encoding other than UTF-8, -16 or -32 (an SRT states no encoding:
+/// drawn as another, it would be noise; `SubtitleText`), NUL bytes, and the limits
+/// (`SubtitleLimits`).
 public enum SubRipParser {
     /// The cues of `bytes`; `path` names the file in errors and warnings.
     public static func read(_ bytes: [UInt8], path: String) throws(SubtitleError) -> SubtitleDocument {
@@ -63,7 +64,7 @@ public enum SubRipParser {
                 current = SubtitleCueRecord(line: timingIndex + 1, identifier: identifier, start: start, end: end, text: "")
                 skipping = false
             case let .failure(reason):
-                warnings.add(.timing, line: timingIndex + 1, "\(reason.text): the cue is skipped")
+                warnings.add(.timing(reason.kind), line: timingIndex + 1, "\(reason.text): the cue is skipped")
                 skipping = true
             }
             index = timingIndex + 1
@@ -76,19 +77,19 @@ public enum SubRipParser {
     /// The start and end of a timing line, in milliseconds.
     private static func timing(_ text: Substring) -> Result<(Int64, Int64), SubtitleTimestamp.Reason> {
         guard let arrow = text.firstRange(of: "-->") else {
-            return .failure(SubtitleTimestamp.Reason("expected a timing line (00:00:01,000 --> 00:00:03,500)"))
+            return .failure(SubtitleTimestamp.Reason("expected a timing line (00:00:01,000 --> 00:00:03,500)", kind: .noArrow))
         }
         let left = text[..<arrow.lowerBound].trimmed
         // After the end time, SRT files may carry "X1:100 X2:200 Y1:… Y2:…": ignored.
         let right = text[arrow.upperBound...].trimmed.prefix { $0 != " " && $0 != "\t" }
         let start: Int64
-        switch SubtitleTimestamp.milliseconds(left, style: .subRip) {
+        switch SubtitleTimestamp.subRipMilliseconds(left) {
         case let .success(ms): start = ms
-        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the start time: \(reason.text)"))
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the start time \(reason.text)", kind: reason.kind))
         }
-        switch SubtitleTimestamp.milliseconds(right, style: .subRip) {
+        switch SubtitleTimestamp.subRipMilliseconds(right) {
         case let .success(end): return .success((start, end))
-        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time: \(reason.text)"))
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time \(reason.text)", kind: reason.kind))
         }
     }
 }

@@ -23,7 +23,7 @@ public struct SubtitleDocument: Sendable, Hashable {
             // A cue that ends where it starts shows nothing: skipped, as players do (ffmpeg
             // reads such files whole; refusing one lost every caption).
             guard record.end > record.start else {
-                warnings.add(.backwards, line: record.line, "the cue ends at or before its start: it shows nothing, skipped")
+                warnings.add(.backwards, line: record.line, "the cue ends at or before its start: not shown")
                 continue
             }
             let markup = try CueMarkup.parse(record.text, firstLine: record.line + 1, flavour: format == .webVTT ? .webVTT : .subRip,

@@ -3,38 +3,32 @@ import Timeline
 /// Subtitle timestamps: SRT's `HH:MM:SS,mmm` and WebVTT's `[HH:]MM:SS.mmm`, read exactly
 /// (milliseconds, no floating point) and range-checked as they are read.
 enum SubtitleTimestamp {
-    /// The only style `milliseconds` reads; WebVTT times are read by `collectWebVTT`.
-    enum Style {
-        /// SRT: hours required; `,` (the standard) or `.` (what many tools write).
-        case subRip
-    }
-
     /// The SRT time `text` names, in milliseconds, or a reason it is not one: `H:M:S,mmm`
-    /// with one to four digits of hours, one or two of minutes and seconds and one to three
-    /// of milliseconds (read as a number of milliseconds, as ffmpeg reads them).
-    static func milliseconds(_ text: Substring, style: Style) -> Result<Int64, Reason> {
+    /// read as ffmpeg's SRT demuxer reads it (`%d:%d:%d,%d`): each field any number of
+    /// digits (`00:00:013,567` is 13.567 s), minutes and seconds not limited to 59 (they
+    /// add up), the milliseconds a number of milliseconds (`,5` is 5 ms); `,` or `.`.
+    static func subRipMilliseconds(_ text: Substring) -> Result<Int64, Reason> {
         let fields = text.split(separator: ":", omittingEmptySubsequences: false)
-        func failure() -> Result<Int64, Reason> { .failure(Reason("\"\(text.prefix(40))\" is not a time (HH:MM:SS,mmm)")) }
+        func failure() -> Result<Int64, Reason> { .failure(Reason("\(text.quoted()) is not a time (HH:MM:SS,mmm)", kind: .notATime)) }
         guard fields.count == 3 else { return failure() }
         let last = fields[2]
         guard let dot = last.firstIndex(where: { $0 == "," || $0 == "." }) else {
-            return .failure(Reason("\"\(text.prefix(40))\" has no milliseconds (SS,mmm)"))
+            guard last.allSatisfy({ $0.isASCII && $0.isNumber }) else { return failure() }
+            return .failure(Reason("\(text.quoted()) has no milliseconds (SS,mmm)", kind: .noMilliseconds))
         }
         let secondsText = last[..<dot], millisText = last[last.index(after: dot)...]
-        func number(_ digits: Substring, count: ClosedRange<Int>) -> Int64? {
-            guard count.contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        // Nine digits of any field are past the 24-hour limit already (and far from Int64's).
+        func number(_ digits: Substring) -> Int64? {
+            guard (1...9).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
             return Int64(digits)
         }
-        guard let hours = number(fields[0], count: 1...4), let minutes = number(fields[1], count: 1...2),
-              let seconds = number(secondsText, count: 1...2), let millis = number(millisText, count: 1...3) else {
+        guard let hours = number(fields[0]), let minutes = number(fields[1]), let seconds = number(secondsText),
+              let millis = number(millisText) else {
             return failure()
-        }
-        guard minutes < 60, seconds < 60 else {
-            return .failure(Reason("\"\(text.prefix(40))\": minutes and seconds must be below 60"))
         }
         let total = ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
         guard total <= SubtitleLimits.maximumTimeMilliseconds else {
-            return .failure(Reason("\"\(text.prefix(40))\" is more than 24 hours"))
+            return .failure(Reason("\(text.quoted()) is more than 24 hours", kind: .pastTheLimit))
         }
         return .success(total)
     }
@@ -53,7 +47,7 @@ enum SubtitleTimestamp {
             return run
         }
         func failure() -> Result<(milliseconds: Int64, rest: Substring), Reason> {
-            .failure(Reason("\"\(text.prefix(40))\" is not a time ([HH:]MM:SS.mmm)"))
+            .failure(Reason("\(text.quoted()) is not a time ([HH:]MM:SS.mmm)", kind: .notATime))
         }
         let first = digits()
         // More than 9 digits of hours is past every limit (and past Int64 soon after).
@@ -72,26 +66,32 @@ enum SubtitleTimestamp {
             (hours, minutes, seconds) = (value1, value2, value3)
         }
         guard rest.first == "." else {
-            return .failure(Reason("\"\(text.prefix(40))\" has no milliseconds (SS.mmm)"))
+            return .failure(Reason("\(text.quoted()) has no milliseconds (SS.mmm)", kind: .noMilliseconds))
         }
         rest = rest.dropFirst()
         let fraction = digits()
         guard fraction.count == 3, let millis = Int64(fraction) else { return failure() }
         guard minutes < 60, seconds < 60 else {
-            return .failure(Reason("\"\(text.prefix(40))\": minutes and seconds must be below 60"))
+            return .failure(Reason("\(text.quoted()): minutes and seconds must be below 60", kind: .outOfRange))
         }
         let total = ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
         guard total <= SubtitleLimits.maximumTimeMilliseconds else {
-            return .failure(Reason("\"\(text.prefix(40))\" is more than 24 hours"))
+            return .failure(Reason("\(text.quoted()) is more than 24 hours", kind: .pastTheLimit))
         }
         return .success((total, rest))
     }
 
     static func time(_ milliseconds: Int64) -> MediaTime { MediaTime(value: milliseconds, timescale: 1000) }
 
-    /// A reason a timestamp or timing line was refused.
+    /// A reason a timestamp or timing line was refused, and its kind (warnings are said
+    /// once per kind: a file's many bad times of one kind, one line).
     struct Reason: Error {
+        enum Kind: Hashable { case notATime, noMilliseconds, outOfRange, pastTheLimit, noArrow }
         var text: String
-        init(_ text: String) { self.text = text }
+        var kind: Kind
+        init(_ text: String, kind: Kind) {
+            self.text = text
+            self.kind = kind
+        }
     }
 }

@@ -26,8 +26,12 @@ public struct SubtitleWarning: Sendable, Hashable, CustomStringConvertible {
 /// The warnings of one file as it is read, kept once per kind.
 struct SubtitleWarnings {
     /// What was skipped, by kind: each kind is said once.
+    /// Kinds are fine enough that one message stands for all of its kind: a bad time
+    /// by what is wrong with it, a dropped cue setting by its name and what is wrong.
     enum Kind: Hashable {
-        case encoding, nul, notACue, timing, runOn, setting, markup, empty, backwards, outside
+        case encoding, nul, notACue, runOn, markup, backwards
+        case timing(SubtitleTimestamp.Reason.Kind)
+        case setting(name: String, problem: String)
     }
 
     let path: String

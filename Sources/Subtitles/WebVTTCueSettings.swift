@@ -14,7 +14,8 @@ public struct WebVTTCueSettings: Sendable, Hashable {
     /// (negative: from the bottom).
     public enum Line: Sendable, Hashable {
         case percent(Double)
-        case number(Int)
+        /// As written (`line:1.5` is 1.5); drawn on the nearest whole line.
+        case number(Double)
     }
 
     public var vertical: String?
@@ -33,7 +34,8 @@ public struct WebVTTCueSettings: Sendable, Hashable {
         var placement = CuePlacement.automatic
         switch line {
         case let .percent(percent)?: placement.line = .percent(percent)
-        case let .number(number)?: placement.line = .number(number)
+        // A frame has far fewer lines than ±1000: past that is off the frame either way.
+        case let .number(number)?: placement.line = .number(Int(min(1000, max(-1000, number)).rounded()))
         case nil: break
         }
         if let alignment = lineAlignment, let value = CuePlacement.LineAlignment(rawValue: alignment.rawValue) {
@@ -54,7 +56,9 @@ public struct WebVTTCueSettings: Sendable, Hashable {
         var settings = WebVTTCueSettings()
         for setting in text.split(whereSeparator: { $0.isWebVTTWhitespace }) {
             func drop(_ why: String) {
-                warnings.add(.setting, line: line, "the cue setting \"\(setting.prefix(40))\" \(why): ignored, the cue is kept")
+                let name = setting.prefix { $0 != ":" }
+                warnings.add(.setting(name: String(name.prefix(20)), problem: why), line: line,
+                             "the cue setting \(setting.quoted()) \(why): ignored, the cue is kept")
             }
             guard let colon = setting.firstIndex(of: ":"), colon != setting.startIndex,
                   setting.index(after: colon) != setting.endIndex else {
@@ -76,7 +80,7 @@ public struct WebVTTCueSettings: Sendable, Hashable {
                     guard let percent = percentage(position) else { drop("is not a percentage from 0% to 100%"); continue }
                     parsed = .percent(percent)
                 } else {
-                    guard let number = lineNumber(position) else { drop("is not a line number"); continue }
+                    guard let number = lineNumber(position) else { drop("is not a number"); continue }
                     parsed = .number(number)
                 }
                 var alignment: LineAlignment?
@@ -93,7 +97,7 @@ public struct WebVTTCueSettings: Sendable, Hashable {
                 if let align {
                     switch align {
                     case "line-left", "start": alignment = .lineLeft
-                    case "center", "middle": alignment = .center
+                    case "center", "middle": alignment = .center   // `middle`: the older drafts' word
                     case "line-right", "end": alignment = .lineRight
                     default: drop("has an alignment other than line-left, center or line-right"); continue
                     }
@@ -130,15 +134,15 @@ public struct WebVTTCueSettings: Sendable, Hashable {
         return value
     }
 
-    /// A line number: an optional leading `-`, digits with at most one `.` between digits;
-    /// rounded to a whole line, within ±1000 (a frame has far fewer lines).
-    private static func lineNumber(_ text: Substring) -> Int? {
-        guard text.count <= 16 else { return nil }
+    /// A line number as the spec reads it: an optional leading `-`, digits with at most one
+    /// `.` between digits (at most 32 characters: a finite number).
+    private static func lineNumber(_ text: Substring) -> Double? {
+        guard text.count <= 32 else { return nil }
         let body = text.first == "-" ? text.dropFirst() : text
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let value = Double(text), abs(value) <= 1000 else { return nil }
-        return Int(value.rounded())
+              let value = Double(text), value.isFinite else { return nil }
+        return value
     }
 }
 

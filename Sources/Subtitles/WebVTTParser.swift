@@ -26,7 +26,7 @@ public enum WebVTTParser {
         let signature = lines[0].unicodeScalars
         guard signature.starts(with: "WEBVTT".unicodeScalars),
               signature.count == 6 || signature.dropFirst(6).first == " " || signature.dropFirst(6).first == "\t" else {
-            throw SubtitleError(path: path, line: 1, reason: "a WebVTT file starts with the line WEBVTT, got \"\(lines[0].prefix(40))\"")
+            throw SubtitleError(path: path, line: 1, reason: "a WebVTT file starts with the line WEBVTT, got \(lines[0].quoted())")
         }
         var index = 1
         // The header: the lines after the signature up to a blank line (or a timing line).
@@ -77,7 +77,7 @@ public enum WebVTTParser {
                     cue = SubtitleCueRecord(line: index, identifier: buffer.joined(separator: "\n"), start: start, end: end, text: "", settings: settings)
                     buffer = []
                 case let .failure(reason):
-                    warnings.add(.timing, line: index, "\(reason.text): the cue is skipped")
+                    warnings.add(.timing(reason.kind), line: index, "\(reason.text): the cue is skipped")
                 }
             } else if line.isEmpty {
                 break
@@ -112,16 +112,16 @@ public enum WebVTTParser {
         let start: Int64
         switch SubtitleTimestamp.collectWebVTT(rest) {
         case let .success((ms, after)): start = ms; rest = after
-        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the start time \(reason.text)"))
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the start time \(reason.text)", kind: reason.kind))
         }
         rest = rest.drop { $0.isWebVTTWhitespace }
         guard rest.hasPrefix("-->") else {
-            return .failure(SubtitleTimestamp.Reason("expected --> after the start time, got \"\(line.prefix(60))\""))
+            return .failure(SubtitleTimestamp.Reason("expected --> after the start time, got \(line.quoted(60))", kind: .noArrow))
         }
         rest = rest.dropFirst(3).drop { $0.isWebVTTWhitespace }
         switch SubtitleTimestamp.collectWebVTT(rest) {
         case let .success((end, after)): return .success((start, end, after))
-        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time \(reason.text)"))
+        case let .failure(reason): return .failure(SubtitleTimestamp.Reason("the end time \(reason.text)", kind: reason.kind))
         }
     }
 }

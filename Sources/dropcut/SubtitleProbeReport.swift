@@ -67,7 +67,7 @@ enum SubtitleProbeReport {
         if let vertical = settings.vertical { fields.append(("vertical", vertical)) }
         switch settings.line {
         case let .percent(percent)?: fields.append(("line", "\(format(percent))%"))
-        case let .number(number)?: fields.append(("line", "\(number)"))
+        case let .number(number)?: fields.append(("line", format(number)))
         case nil: break
         }
         if let align = settings.lineAlignment { fields.append(("lineAlign", align.rawValue)) }

@@ -56,11 +56,11 @@ import Timeline
 
     @Test func aBrokenSidecarFailsNamingItsLine() throws {
         let dir = try TemporaryDirectory()
-        _ = dir.write("CLIP.SRT", "1\n00:00:01,000 --> 00:00:02,500\ncaf\u{E9}\n".data(using: .isoLatin1)!)
+        _ = dir.write("CLIP.SRT", "1\n00:00:01,000 --> 00:00:02,500\ncafé crème à la française\n".data(using: .isoLatin1)!)
         #expect {
             _ = try Self.build("version: 1\n", in: dir, input: dir.file("clip.mp4"))
         } throws: { error in
-            "\(error)".contains("CLIP.SRT: line 3: the text is not UTF-8: save the file as UTF-8")
+            "\(error)".contains("CLIP.SRT: line 3: the text is not UTF-8 (4 bytes are not): save the file as UTF-8")
         }
     }
 
@@ -71,7 +71,7 @@ import Timeline
         let built = try Self.build("version: 1\n", in: dir, input: dir.file("clip.mp4"))
         #expect(Self.captions(built)?.cues.map(\.text) == ["forwards"])
         #expect(built.captionWarnings.count == 1)
-        #expect(built.captionWarnings.first?.hasSuffix("CLIP.SRT:2: the cue ends at or before its start: it shows nothing, skipped") == true)
+        #expect(built.captionWarnings.first?.hasSuffix("CLIP.SRT:2: the cue ends at or before its start: not shown") == true)
     }
 
     @Test func theRecipesSourceAndStyleAreUsed() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Timeline
 @testable import Subtitles
@@ -45,12 +46,14 @@ import Timeline
 
     /// As ffmpeg's SRT demuxer reads a file (checked with `ffmpeg -i t.srt t2.srt`): text
     /// after a blank line belongs to the cue above until the next timing line; a cue may
-    /// follow with no blank line before its number; `,5` is 5 ms.
+    /// follow with no blank line before its number; `,5` is 5 ms; any number of digits
+    /// (ExoPlayer's test file writes `00:00:013,567`); 61 minutes are 1 h 1 min.
     @Test func readsCuesAsFFmpegDoes() throws {
         let document = try Self.read("1\n00:00:01,000 --> 00:00:02,000\nA\n\nB\n\n2\n00:00:03,000 --> 00:00:04,000\nC\n\nstray\n\n"
-                                     + "00:00:05,000 --> 00:00:06,000\nD\n3\n00:00:07,000 --> 00:00:08,000\nE\n\n5\n0:0:10,5 --> 00:00:11,000\nF\n")
-        #expect(document.captions.map(\.text) == ["A\nB", "C\nstray", "D", "E", "F"])
-        #expect(document.cues.map(\.start) == [1000, 3000, 5000, 7000, 10005])
+                                     + "00:00:05,000 --> 00:00:06,000\nD\n3\n00:00:07,000 --> 00:00:08,000\nE\n\n5\n0:0:10,5 --> 00:00:11,000\nF\n\n"
+                                     + "6\n00:00:013,567 --> 00:00:14,901\nG\n\n7\n00:61:01,000 --> 00:61:02,000\nH\n")
+        #expect(document.captions.map(\.text) == ["A\nB", "C\nstray", "D", "E", "F", "G", "H"])
+        #expect(document.cues.map(\.start) == [1000, 3000, 5000, 7000, 10005, 13567, 3_661_000])
         #expect(document.warnings.isEmpty)
     }
 
@@ -82,7 +85,7 @@ import Timeline
     @Test(arguments: [
         ("1\n00:00:01,000 -> 00:00:02,000\nx\n", [String](), 1, "no timing line"),
         ("1\n00:00:03,000 --> 00:00:02,000\nx\n\n2\n00:00:04,000 --> 00:00:05,000\ny\n", ["y"], 2, "ends at or before its start"),
-        ("1\n00:61:01,000 --> 00:62:02,000\nx\n\n2\n00:00:04,000 --> 00:00:05,000\ny\n", ["y"], 2, "below 60"),
+        ("1\n00:00:01,000 --> 00:00:0x,000\nx\n\n2\n00:00:04,000 --> 00:00:05,000\ny\n", ["y"], 2, "the end time \"00:00:0x,000\" is not a time"),
         ("hello\n00:00:01,000 --> 00:00:02,000\nx\n", ["x"], 1, "no timing line"),
         ("1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n00:00:01 --> 00:00:02,000\nx\n", ["ok"], 6, "no milliseconds"),
         ("1\n00:00:01,000 --> 25:00:00,000\nx\n", [], 2, "more than 24 hours"),
@@ -105,36 +108,53 @@ import Timeline
         let document = try Self.read(text)
         #expect(document.captions.map(\.text) == ["shown"])
         #expect(document.cues.count == 6)
-        #expect(document.warnings == [SubtitleWarning(path: "talk.srt", line: 2, reason: "the cue ends at or before its start: it shows nothing, skipped", more: 4)])
+        #expect(document.warnings == [SubtitleWarning(path: "talk.srt", line: 2, reason: "the cue ends at or before its start: not shown", more: 4)])
         #expect(document.warnings[0].description.hasSuffix("(and 4 more like it)"))
     }
 
-    @Test func refusesTextThatIsNotUTF8NamingItsLine() {
-        var bytes = Array("1\n00:00:01,000 --> 00:00:02,000\ncaf".utf8)
-        bytes.append(0xE9)   // Latin-1 é
+    /// A file in another encoding (every accented letter a byte that is not UTF-8) is
+    /// refused naming its first such line: drawn as UTF-8 it would burn noise.
+    @Test func refusesTextInAnotherEncodingNamingItsLine() {
+        var bytes = Array("1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n00:00:03,000 --> 00:00:04,000\n".utf8)
+        bytes += Array("café crème à la française".data(using: .isoLatin1)!)
         #expect {
             _ = try SubRipParser.read(bytes, path: "talk.srt")
         } throws: { error in
-            (error as? SubtitleError).map { $0.line == 3 && $0.reason.contains("not UTF-8") } ?? false
+            (error as? SubtitleError).map { $0.line == 7 && $0.reason == "the text is not UTF-8 (4 bytes are not): save the file as UTF-8" } ?? false
         }
     }
 
-    /// Wide encodings are named as what they are (a UTF-32LE file was once called UTF-16).
-    @Test(arguments: [
-        ([0xFF, 0xFE, 0x00, 0x00, 0x31, 0, 0, 0], "UTF-32LE"),
-        ([0x00, 0x00, 0xFE, 0xFF, 0, 0, 0, 0x31], "UTF-32BE"),
-        ([0xFF, 0xFE, 0x31, 0x00], "UTF-16LE"),
-        ([0xFE, 0xFF, 0x00, 0x31], "UTF-16BE"),
-        ([0x31, 0x00, 0x0A, 0x00, 0x30, 0x00, 0x30, 0x00], "UTF-16LE"),
-        ([0x31, 0, 0, 0, 0x0A, 0, 0, 0], "UTF-32LE"),
-    ] as [([UInt8], String)])
-    func namesWideEncodings(bytes: [UInt8], name: String) {
-        for format in SubtitleFormat.allCases {
-            #expect {
-                _ = try format.read(bytes, path: "talk.\(format.rawValue)")
-            } throws: { error in
-                (error as? SubtitleError).map { $0.reason == "the file is \(name): save it as UTF-8" } ?? false
+    /// A UTF-8 file with a damaged byte or two (a real film's file had one Latin-1 °) is
+    /// read, those characters shown as U+FFFD, and said once.
+    @Test func readsUTF8WithAFewDamagedBytes() throws {
+        var bytes = Array("1\n00:00:01,000 --> 00:00:02,000\nIt is 20".utf8)
+        bytes.append(0xB0)   // ° in Latin-1
+        bytes += Array("C in Zürich\n\n2\n00:00:03,000 --> 00:00:04,000\nnext\n".utf8)
+        let document = try SubRipParser.read(bytes, path: "talk.srt")
+        #expect(document.captions.map(\.text) == ["It is 20\u{FFFD}C in Zürich", "next"])
+        #expect(document.warnings.map(\.description) == ["talk.srt:3: 1 byte is not UTF-8: shown as \u{FFFD}"])
+    }
+
+    /// UTF-16 and UTF-32, with a byte order mark or without (by the zero bytes of its ASCII
+    /// text), are decoded, as ffmpeg and pysrt read them; a UTF-32LE file is not taken for
+    /// UTF-16 (it once was).
+    @Test(arguments: [SubtitleText.WideEncoding.utf16LE, .utf16BE, .utf32LE, .utf32BE], [true, false])
+    func readsWideEncodings(encoding: SubtitleText.WideEncoding, marked: Bool) throws {
+        let srt = "\u{FEFF}1\n00:00:01,000 --> 00:00:02,000\nZürich 🇯🇵\n"
+        let vtt = "\u{FEFF}WEBVTT\n\n00:01.000 --> 00:02.000\nZürich 🇯🇵\n"
+        for (format, text) in [(SubtitleFormat.subRip, srt), (.webVTT, vtt)] {
+            let body = marked ? text : String(text.unicodeScalars.dropFirst())
+            var bytes: [UInt8] = []
+            switch encoding {
+            case .utf16LE: for unit in body.utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+            case .utf16BE: for unit in body.utf16 { bytes += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+            case .utf32LE: for scalar in body.unicodeScalars { bytes += (0..<4).map { UInt8((scalar.value >> (8 * $0)) & 0xFF) } }
+            case .utf32BE: for scalar in body.unicodeScalars { bytes += (0..<4).reversed().map { UInt8((scalar.value >> (8 * $0)) & 0xFF) } }
             }
+            #expect(SubtitleText.wideEncoding(bytes) == encoding)
+            let document = try format.read(bytes, path: "talk.\(format.rawValue)")
+            #expect(document.captions.map(\.text) == ["Zürich 🇯🇵"], "\(format) \(encoding) marked \(marked)")
+            #expect(document.warnings.isEmpty)
         }
     }
 

@@ -105,6 +105,43 @@ import Timeline
         #expect(warning.description.hasPrefix("talk.vtt:\(line): "))
     }
 
+    /// One warning per kind, and kinds fine enough that the message stands for the rest:
+    /// two settings wrong in different ways are two warnings; the same problem on many
+    /// lines is one, counted; a bad time and a time past the limit are two. Control
+    /// characters in a quoted value are shown, not printed.
+    @Test func warningsAreOnePerKindOfProblem() throws {
+        let document = try Self.read("""
+        WEBVTT
+
+        00:01.000 --> 00:02.000 align:middle position:10
+        a
+
+        00:03.000 --> 00:04.000 align:middle
+        b
+
+        00:05.000 --> 00:0x.000
+        c
+
+        99:00:00.000 --> 99:00:01.000
+        d
+
+        00:06.000 --> 00:07.000 vertical:R\u{0B}L
+        e
+
+        \u{0B}00:08.000 --> 00:09.000
+        not whitespace to WebVTT: no time
+
+        """)
+        #expect(document.captions.map(\.text) == ["a", "b", "e"])
+        #expect(document.warnings.map(\.description) == [
+            "talk.vtt:3: the cue setting \"align:middle\" is not start, center, end, left or right: ignored, the cue is kept (and 1 more like it)",
+            "talk.vtt:3: the cue setting \"position:10\" is not a percentage from 0% to 100%: ignored, the cue is kept",
+            "talk.vtt:9: the end time \"00:0x.000\" is not a time ([HH:]MM:SS.mmm): the cue is skipped (and 1 more like it)",
+            "talk.vtt:12: the start time \"99:00:00.000\" is more than 24 hours: the cue is skipped",
+            "talk.vtt:15: the cue setting \"vertical:R\\u{B}L\" is not rl or lr: ignored, the cue is kept",
+        ])
+    }
+
     /// A Netflix export's `align:middle` (an older draft's word) keeps its cue, centred.
     @Test func anUnknownAlignmentIsDroppedAndTheCueKept() throws {
         let document = try Self.read("WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.000 position:20% align:middle line:85%\nHello\n")
@@ -144,7 +181,8 @@ import Timeline
         ("line:50%,center", Self.settings { s in s.line = .percent(50); s.lineAlignment = .center }),
         ("line:-2,end", Self.settings { s in s.line = .number(-2); s.lineAlignment = .end }),
         ("line:0", Self.settings { s in s.line = .number(0) }),
-        ("line:1.5", Self.settings { s in s.line = .number(2) }),
+        ("line:1.5", Self.settings { s in s.line = .number(1.5) }),
+        ("line:65536", Self.settings { s in s.line = .number(65536) }),
         ("line:50%,middle", WebVTTCueSettings()),
         ("line:-5%", WebVTTCueSettings()),
         ("line:5-", WebVTTCueSettings()),

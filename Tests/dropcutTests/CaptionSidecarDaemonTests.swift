@@ -27,7 +27,7 @@ import TestSupport
         var warning: [String: String]?
         await DaemonHarness.waitUntilAsync(.seconds(10)) {
             let entries = (try? await Journald.entries(matching: "DROPCUT_FOLDER", value: h.folderName)) ?? []
-            warning = entries.first { $0["MESSAGE"]?.contains("captions: talk.srt:6: the cue ends at or before its start: it shows nothing, skipped") == true }
+            warning = entries.first { $0["MESSAGE"]?.contains("captions: talk.srt:6: the cue ends at or before its start: not shown") == true }
             return warning != nil
         }
         #expect(warning?["PRIORITY"] == "4", "\(String(describing: warning))")
