@@ -29,7 +29,8 @@ final class FontFace {
     /// Pixels of the em per pixel the face draws at: 1 for a scalable font; em ÷ strike
     /// for a bitmap font set at its fixed strike.
     private(set) var scale: Double = 1
-    /// The em a scalable face is set to, in pixels: FreeType takes whole pixels.
+    /// The em a scalable face is set to, in pixels: whole pixels for a hinted face, 1/64
+    /// pixel for an unhinted one.
     private var outlineEm: Double = 0
     /// The size libass shapes subtitles at (`subtitleAdvance`), made on first use; freed
     /// with the face.
@@ -135,10 +136,21 @@ final class FontFace {
             guard result == 0 else { return result }
             scale = em / max(1, Double(sizes[best].y_ppem) / 64)
         } else {
-            let result = FT_Set_Pixel_Sizes(face, 0, FT_UInt(em.rounded()))
+            // Hinted (drawtext's way): whole pixels, as FreeType's grid fitting wants.
+            // Unhinted (captions, libass's way): the em to 1/64 pixel — libass asks FreeType
+            // for fractional sizes, and rounding a 57.6 px em to 58 moved each CJK ideograph
+            // 0.4 px further than libass's pen (CaptionLibassReferenceTests).
+            let result: FT_Error
+            if isHinted {
+                result = FT_Set_Pixel_Sizes(face, 0, FT_UInt(em.rounded()))
+                outlineEm = em.rounded()
+            } else {
+                let size26_6 = max(64, (em * 64).rounded())
+                result = FT_Set_Char_Size(face, 0, FT_F26Dot6(size26_6), 72, 72)
+                outlineEm = size26_6 / 64
+            }
             guard result == 0 else { return result }
             scale = 1
-            outlineEm = em.rounded()
         }
         hb_ft_font_changed(shaper)
         pixelSize = pixels
