@@ -13,6 +13,33 @@ import TestSupport
     /// The folders whose files may name documents (comments, messages, unit files).
     static let namingFolders = ["Sources", "Tests", "scripts", "systemd", "recipes", "Benchmarks", ".ci"]
 
+    /// What each C module wraps, as the README names it: every module of
+    /// `ModuleBoundaryTests.owners` that wraps a library (CLinux and RenderKernels are
+    /// dropcut's own C).
+    static let wrappedLibraries: [String: String] = [
+        "CFFmpeg": "FFmpeg", "CSystemd": "libsystemd", "CFreeType": "FreeType", "CHarfBuzz": "HarfBuzz",
+        "CFriBidi": "FriBidi", "LineBreaking": "ICU", "CFontconfig": "fontconfig", "CZlib": "zlib",
+        "CCurl": "libcurl", "CLibpq": "libpq", "CCrypto": "OpenSSL", "CVision": "OpenCV",
+    ]
+
+    /// The lists the docs keep of the code are the code's: the README's list of the
+    /// libraries `scripts/bootstrap` installs names every library a C module wraps, and
+    /// docs/design.md's list of C modules is exactly Package.swift's (it once still named
+    /// CUnibreak, removed, and missed four).
+    @Test func theDocsListEveryCModuleAndLibrary() throws {
+        let owned = Set(ModuleBoundaryTests.owners.keys)
+        #expect(Set(Self.wrappedLibraries.keys).union(["CLinux", "RenderKernels"]) == owned,
+                "C modules without a library name here: \(owned.subtracting(Self.wrappedLibraries.keys).sorted())")
+        let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
+        let bootstrap = try #require(readme.range(of: "Both call `scripts/bootstrap`").map { String(readme[$0.lowerBound...].prefix(900)) })
+        for (module, library) in Self.wrappedLibraries {
+            #expect(bootstrap.contains(library), "README's bootstrap paragraph does not name \(library) (\(module))")
+        }
+        let design = try String(contentsOfFile: Repository.path("docs/design.md"), encoding: .utf8)
+        let listed = Set(design.matches(of: #/\b(?<name>C[A-Z][A-Za-z]+|LineBreaking|RenderKernels)\/(?=\s)/#).map { String($0.output.name) })
+        #expect(listed == owned, "docs/design.md lists \(listed.sorted()); the package has \(owned.sorted())")
+    }
+
     /// Names of files a command writes, shown in a usage line, not documents to read:
     /// `scripts/bench > results.md`.
     static let writtenNotRead: Set<String> = ["results.md"]
