@@ -177,6 +177,20 @@ import TestSupport
         #expect(Self.targetDependencies(text) == ["A": [], "B": ["A", "CZ"], "tool": ["B"], "BTests": ["B"]])
     }
 
+    /// The modules in rooms: a folder per concept, at most 12 files at the module's top,
+    /// so "where is ducking computed?" is found by name (Timeline/Model/Ducking.swift).
+    /// MediaIO, Pipeline and the command-line tool are still flat (issue 47's work).
+    static let roomed = ["Daemon", "Render", "Recipe", "Timeline", "Subtitles"]
+
+    @Test(arguments: roomed)
+    func moduleIsInRooms(module: String) throws {
+        let files = try Self.sources().filter { $0.module == module }
+        let top = files.filter { $0.path.split(separator: "/").count == 3 }
+        #expect(files.count > 0, "no files in Sources/\(module)")
+        #expect(top.count <= 12, "\(top.count) files at the top of Sources/\(module): \(top.map(\.path))")
+        #expect(files.count > top.count, "no rooms under Sources/\(module)")
+    }
+
     /// The daemon lives in rooms by concept (Claims/, Files/, Jobs/, Worker/, Scheduling/,
     /// Systemd/, Config/), with a few files at its top, and its public API is what a
     /// library user calls; what only the package's targets and tests need is `package`.

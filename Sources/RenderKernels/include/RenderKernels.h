@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /// What `ToneMapLUT`'s flat-block loop needs, in the table's grid units (see
-/// Sources/Render/ToneMapLUT.swift, whose block loop this repeats eight blocks wide).
+/// Sources/Render/HDR/ToneMapLUT.swift, whose block loop this repeats eight blocks wide).
 typedef struct {
     /// The table: four floats per node (Y', Cb, Cr in 8-bit codes, one unused), node
     /// `(r·n + g)·n + b`.
@@ -37,7 +37,7 @@ void dropcut_tone_map_row_u16(const dropcut_tone_map_grid *grid,
                               uint8_t *o0, uint8_t *o1, uint8_t *ou, uint8_t *ov, int32_t groups);
 
 /// One canvas row of a general layer warp, as `PlaneOperations.warp`'s row loop sees it
-/// (Sources/Render/PlaneOperations+Warp.swift, whose per-sample arithmetic the kernels
+/// (Sources/Render/Video/PlaneOperations+Warp.swift, whose per-sample arithmetic the kernels
 /// repeat eight samples wide): sample `k` of the row reads the source at
 /// `(x + k·dx, y + k·dy)` and is covered by `∏ clamp(edges[e] + k·edgeSteps[e], 0, 1)`.
 typedef struct {

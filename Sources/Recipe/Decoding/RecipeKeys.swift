@@ -403,7 +403,7 @@ public enum RecipeReference {
     /// row with the key's type, default, an example and what it does. docs/recipes.md holds this
     /// text between `<!-- recipe-reference:begin -->` and `<!-- recipe-reference:end -->`.
     public static func markdown() -> String {
-        var out = "<!-- Generated from Sources/Recipe/RecipeKeys.swift by scripts/docs: edit there, not here. -->\n"
+        var out = "<!-- Generated from Sources/Recipe/Decoding/RecipeKeys.swift by scripts/docs: edit there, not here. -->\n"
         // The bound every time shares, said once rather than in each time's row.
         out += "\nEvery time in a recipe (seconds, `\"250ms\"`, `\"01:02:03.5\"`) is at most \(RecipeLimits.maximumTimeText).\n"
         out += table(title: "Top level", keys.filter { $0.section.isEmpty })
