@@ -26,7 +26,13 @@ enum SubtitleTimestamp {
               let millis = number(millisText) else {
             return failure()
         }
-        let total = ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
+        return total(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis, text: text)
+    }
+
+    /// The time the fields make, in milliseconds, within the 24-hour limit.
+    private static func total(hours: Int64, minutes: Int64, seconds: Int64, milliseconds: Int64,
+                              text: Substring) -> Result<Int64, Reason> {
+        let total = ((hours * 60 + minutes) * 60 + seconds) * 1000 + milliseconds
         guard total <= SubtitleLimits.maximumTimeMilliseconds else {
             return .failure(Reason("\(text.quoted()) is more than 24 hours", kind: .pastTheLimit))
         }
@@ -74,11 +80,7 @@ enum SubtitleTimestamp {
         guard minutes < 60, seconds < 60 else {
             return .failure(Reason("\(text.quoted()): minutes and seconds must be below 60", kind: .outOfRange))
         }
-        let total = ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
-        guard total <= SubtitleLimits.maximumTimeMilliseconds else {
-            return .failure(Reason("\(text.quoted()) is more than 24 hours", kind: .pastTheLimit))
-        }
-        return .success((total, rest))
+        return total(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis, text: text).map { ($0, rest) }
     }
 
     static func time(_ milliseconds: Int64) -> MediaTime { MediaTime(value: milliseconds, timescale: 1000) }

@@ -148,13 +148,17 @@ final class FontSet {
         // The family's face fontconfig names, else this one; what it is not (by its own
         // style flags: fontconfig answers an italic request with the roman face and a
         // shear of its own), synthesised.
+        var face: FontFace?
         var source = (path: base.path, index: base.index, bold: base.isBold, italic: base.isItalic)
         if let family = base.familyName, let match = FontCatalog.shared.font(family: family, bold: wantBold, italic: wantItalic),
            let opened = try? FontFace(path: match.path, index: match.index, hinted: hinted) {
             source = (match.path, match.index, opened.isBold, opened.isItalic)
+            if opened.isBold == wantBold, opened.isItalic == wantItalic { face = opened }
         }
-        let face = try? FontFace(path: source.path, index: source.index, hinted: hinted,
+        if face == nil {
+            face = try? FontFace(path: source.path, index: source.index, hinted: hinted,
                                  emboldens: wantBold && !source.bold, slants: wantItalic && !source.italic)
+        }
         guard let face, pixelSize.map({ face.setPixelSize($0) == 0 }) ?? true else {
             variants[key] = index
             return index

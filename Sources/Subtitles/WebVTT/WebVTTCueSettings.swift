@@ -5,11 +5,11 @@ import Timeline
 /// the spec does not know is dropped — the cue keeps its other settings and is shown — and
 /// said once as a warning naming the line.
 public struct WebVTTCueSettings: Sendable, Hashable {
-    public enum LineAlignment: String, Sendable, Hashable { case start, center, end }
-    /// `line-left`, `center`, `line-right`; the older drafts' `start` and `end` (which
-    /// vtt.js and files from its time write) are read as `line-left` and `line-right`.
-    public enum PositionAlignment: String, Sendable, Hashable { case lineLeft = "line-left", center, lineRight = "line-right" }
-    public enum Alignment: String, Sendable, Hashable { case start, center, end, left, right }
+    /// The alignments are the placement's own (`CuePlacement`): the file's keywords are
+    /// their raw values. A position alignment is never `auto` here: nil is "not given".
+    public typealias LineAlignment = CuePlacement.LineAlignment
+    public typealias PositionAlignment = CuePlacement.PositionAlignment
+    public typealias Alignment = CuePlacement.Alignment
     /// `line`: a percentage of the video's height (snap-to-lines off) or a line number
     /// (negative: from the bottom).
     public enum Line: Sendable, Hashable {
@@ -38,16 +38,10 @@ public struct WebVTTCueSettings: Sendable, Hashable {
         case let .number(number)?: placement.line = .number(Int(min(1000, max(-1000, number)).rounded()))
         case nil: break
         }
-        if let alignment = lineAlignment, let value = CuePlacement.LineAlignment(rawValue: alignment.rawValue) {
-            placement.lineAlignment = value
-        }
+        if let lineAlignment { placement.lineAlignment = lineAlignment }
         placement.position = position
-        if let alignment = positionAlignment, let value = CuePlacement.PositionAlignment(rawValue: alignment.rawValue) {
-            placement.positionAlignment = value
-        }
-        if let alignment = alignment, let value = CuePlacement.Alignment(rawValue: alignment.rawValue) {
-            placement.alignment = value
-        }
+        if let positionAlignment { placement.positionAlignment = positionAlignment }
+        if let alignment { placement.alignment = alignment }
         return placement
     }
 
