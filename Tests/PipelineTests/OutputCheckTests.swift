@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Pipeline
 import Recipe
+import Render
 import TestSupport
 import Timeline
 

@@ -41,7 +41,7 @@ import Timeline
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
         #expect(deliverables.renderGroups == [.init(videos: [0, 1, 2], pictures: [3, 4])])
-        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        let decoded = Mutex<[RenderGraph.GroupStatistics]>([])
         let files = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
                                                   shared: { statistics in decoded.withLock { $0.append(statistics) } })
         #expect(files.map(\.name) == ["clip.v.mp4", "clip.s.mp4", "clip.w.mp4", "clip.p.jpg", "clip.p.webp", "clip.dropcut.json"])
@@ -66,7 +66,7 @@ import Timeline
             Issue.record("not a poster and a preview"); return
         }
         _ = try await deliverables.items[3].production.writePoster(poster, to: dir.file("single.jpg"), logger: Self.logger)
-        _ = try await deliverables.items[4].production.writePreview(preview, to: dir.file("single.webp"))
+        _ = try await deliverables.items[4].production.writePreview(preview, to: dir.file("single.webp"), logger: Self.logger)
         for (shared, single) in [("clip.p.jpg", "single.jpg"), ("clip.p.webp", "single.webp")] {
             #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file(shared))) == Data(contentsOf: URL(fileURLWithPath: dir.file(single))),
                      "\(shared)")
@@ -94,7 +94,7 @@ import Timeline
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
         #expect(deliverables.renderGroups == [.init(videos: [0], pictures: [2], ladders: [1])])
-        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        let decoded = Mutex<[RenderGraph.GroupStatistics]>([])
         let files = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
                                                   shared: { statistics in decoded.withLock { $0.append(statistics) } })
         #expect(files.map(\.name) == ["clip.s.mp4", "clip/clip.m3u8", "clip.p.jpg", "clip.dropcut.json"])
@@ -145,7 +145,7 @@ import Timeline
 
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
-        let decoded = Mutex<[MultiExportSession.Statistics]>([])
+        let decoded = Mutex<[RenderGraph.GroupStatistics]>([])
         _ = try await deliverables.render(into: dir.path, tag: "t", logger: Self.logger, progress: { _, _ in },
                                           shared: { statistics in decoded.withLock { $0.append(statistics) } })
         let statistics = decoded.withLock { $0 }
@@ -186,7 +186,8 @@ import Timeline
             """, in: dir)
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
         // Three videos and two rungs would be five encoders: that ladder renders on its own.
-        #expect(deliverables.renderGroups == [.init(videos: [0, 1, 2], ladders: [4]), .init(videos: [5], ladders: [6])])
+        #expect(deliverables.renderGroups == [.init(videos: [0, 1, 2], ladders: [4]), .init(videos: [5], ladders: [6]),
+                                              .init(videos: [], ladders: [3])])
     }
 
     /// Videos on different frame grids render apart: each grid its own decode, a poster

@@ -152,41 +152,4 @@ public struct Production: Sendable {
             logger.info("stream", metadata: ["input": "\(input)", "plan": "\(line)"])
         }
     }
-
-    /// Renders to `path` (its extension picks the container). Cancelling the task stops
-    /// the export (`ExportError.cancelled`); on any error nothing is left at `path`
-    /// (`ExportSession`'s muxer removes what it wrote).
-    public func export(to path: String, logger: Logger,
-                       progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }) async throws {
-        logSources(logger)
-        do {
-            try await render(to: path, settings: settings, logger: logger, progress: progress)
-        } catch let failure as OutputCheck.Failure where settings.videoCopy != nil || settings.audioCopy != nil {
-            // A copied stream whose timestamps were not what the probe made of them (a
-            // damaged sample table): encode every stream, as for any clip.
-            logger.warning("pass-through output rejected, re-encoding", metadata: ["input": "\(input)", "reason": "\(failure.reason)"])
-            var encoded = settings
-            encoded.videoCopy = nil
-            encoded.audioCopy = nil
-            try await render(to: path, settings: encoded, logger: logger, progress: progress)
-        }
-    }
-
-    /// Exports with `settings` and reads the output back (`OutputCheck`); on any error
-    /// nothing is left at `path`.
-    private func render(to path: String, settings: ExportSettings, logger: Logger,
-                        progress: @escaping @Sendable (ExportProgress) -> Void) async throws {
-        let session = ExportSession(composition: built.composition, videoComposition: built.videoComposition,
-                                    audioMix: built.audioMix, overlays: built.overlays, settings: settings, logger: logger)
-        try await session.export(to: path, progress: progress)
-        // Never report success for an output that has not been read back.
-        do {
-            try await BlockingWork.run("dropcut-check") { [built] _ in
-                try OutputCheck.verify(path, composition: built.composition, frameDuration: built.videoComposition.frameDuration)
-            }
-        } catch {
-            _ = unlink(path)
-            throw error
-        }
-    }
 }

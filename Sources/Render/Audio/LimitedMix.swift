@@ -5,7 +5,7 @@ import Timeline
 /// The output's sound block by block: the composition's audio mixed (`AudioMixer`), the
 /// loudness gain applied and the peaks held under the ceiling (`PeakLimiter`). The limiter
 /// delays by its lookahead, so the mixer runs that far ahead (primed on the first block).
-/// `AudioStage` encodes its blocks for one output; `SharedAudioMix` keeps them for several.
+/// `SharedAudioMix` keeps its blocks for the outputs that encode them.
 final class LimitedMix {
     let mixer: AudioMixer
     /// The block last mixed (limited in place); at most `maximumBlock` samples.

@@ -2,10 +2,10 @@ import Foundation
 import MediaIO
 import Timeline
 
-/// One mix of a composition's audio for several outputs that encode the same sound
-/// (`MultiExportSession`): the sources are decoded, mixed, gained and limited once, in
-/// blocks of the encoder's frame size exactly as `AudioStage` makes them, and each
-/// output's encoder thread copies the blocks out as its picture reaches their time.
+/// One mix of a composition's audio for the outputs of a render that encode the same
+/// sound (`RenderSound`; one output or several): the sources are decoded, mixed, gained
+/// and limited once, in blocks of the encoder's frame size, and each output's encoder
+/// thread copies the blocks out as its picture reaches their time (`SharedAudioStage`).
 ///
 /// The outputs' encoders run side by side, a few frames apart at most (each has a
 /// couple of canvases; the compositing stage serves them frame by frame), so the blocks
@@ -83,7 +83,7 @@ final class SharedAudioMix: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Mixes block `mixed` into its slot (as `AudioStage` mixes it).
+    /// Mixes block `mixed` into its slot .
     private func mixNext() throws {
         let count = count(ofBlock: mixed)
         try mix.mix(at: Int64(mixed) * Int64(blockSize), count: count)

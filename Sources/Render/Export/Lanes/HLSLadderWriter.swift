@@ -3,32 +3,23 @@ import MediaIO
 import Support
 import Timeline
 
-/// The writing side of an HLS ladder, whoever composites its frames: each composited
-/// canvas scaled to every rung and encoded there (a keyframe exactly every
-/// `keyframeInterval` frames), each rung muxed by libavformat's `hls` muxer into its own
-/// folder, the one audio rendition beside them, and at the end the master playlist,
-/// measured from the written segments.
-///
-/// `HLSExportSession` drives one from its own compositing stage; `MultiExportSession`
-/// drives one as a lane of a shared render, its canvases composited from the frames the
-/// videos decode. Either way it runs on one thread: the canvas's, the rungs' and the
-/// audio's work in the same order, so a ladder is the same file for file.
-final class HLSLadderWriter {
+/// An HLS ladder as a lane of a render: each composited canvas scaled to every rung and
+/// encoded there (a keyframe exactly every `keyframeInterval` frames), each rung muxed by
+/// libavformat's `hls` muxer into its own folder, the one audio rendition beside them
+/// (`RenderSound`), and at the end the master playlist, measured from the written
+/// segments. It runs on one thread: the canvas's, the rungs' and the audio's work in the
+/// same order, so a ladder is the same file for file whatever else shares its render.
+final class HLSLadderWriter: RenderLane {
     let folder: String
+    let masterName: String
     let renderSize: PixelSize
     let settings: ExportSettings
     let frameDuration: MediaTime
     let keyframeInterval: Int
     private(set) var renditions: [Rendition] = []
     private var audio: (output: any AudioOutput, muxer: Muxer)?
-
-    /// The audio rendition's format, and what feeds its encoder (`AudioStage` mixing on
-    /// its own, or `SharedAudioStage` copying a shared render's mix).
-    struct Audio {
-        var sampleRate: Int
-        var channels: Int
-        var stage: (AudioEncoder, _ stream: Int) throws -> any AudioOutput
-    }
+    /// What the ladder wrote, once it has.
+    private(set) var made: HLSExportSession.Ladder?
 
     /// One rung as the encoding stage drives it.
     final class Rendition {
@@ -54,20 +45,23 @@ final class HLSLadderWriter {
     static let audioFolder = "audio"
     static let mediaPlaylist = "index.m3u8"
 
-    /// Opens, in `folder` (which exists and is empty), a folder, muxer and encoder per rung
-    /// of `rungs` (tallest first, each even and no larger than `renderSize`) and, with
-    /// `audio`, the audio rendition's. Nothing is left open on error.
-    init(folder: String, renderSize: PixelSize, rungs: [PixelSize], settings: ExportSettings, frameDuration: MediaTime,
-         keyframeInterval interval: Int, creationTime: String?, audio audioSource: Audio?) throws {
-        self.folder = folder
-        self.renderSize = renderSize
-        self.settings = settings
-        self.frameDuration = frameDuration
+    /// Opens, in the ladder's folder (which exists and is empty), a folder, muxer and
+    /// encoder per rung (tallest first, each even and no larger than the session's render
+    /// size) and, when output `index` of `sound` has sound, the audio rendition's. Nothing
+    /// is left open on error.
+    init(_ session: ExportSession, ladder: RenderOutput.LadderDestination, sound: RenderSound, index: Int) throws {
+        folder = ladder.folder
+        masterName = ladder.masterName
+        renderSize = session.videoComposition.renderSize
+        settings = session.settings
+        frameDuration = session.videoComposition.frameDuration
+        let interval = ladder.keyframeInterval(frameDuration: frameDuration)
         keyframeInterval = interval
+        let creationTime = settings.creationTime ?? session.firstVideoCreationTime()
         // Cut at every keyframe: a little under the interval, so rounding never skips one.
         let cut = (Double(interval) - 0.5) * frameDuration.seconds
         do {
-            for rung in rungs {
+            for rung in ladder.rungs {
                 var scaled: VideoFrame?
                 if rung != renderSize {
                     let frame = try VideoFrame(width: rung.width, height: rung.height, pixelFormat: settings.dynamicRange.pixelFormat)
@@ -78,29 +72,25 @@ final class HLSLadderWriter {
                 try Self.makeFolder(rungFolder)
                 let muxer = try Muxer(hlsPlaylist: (rungFolder as NSString).appendingPathComponent(Self.mediaPlaylist), segmentDuration: cut)
                 do {
-                    let encoder = try VideoEncoder(settings: VideoEncoderSettings(
-                        codec: settings.videoCodec, size: rung, frameDuration: frameDuration,
-                        crf: settings.crf, preset: settings.preset, pixelFormat: settings.dynamicRange.pixelFormat,
-                        color: settings.dynamicRange.color, keyframeInterval: interval), globalHeader: muxer.needsGlobalHeader)
-                    let stream = try muxer.addStream(for: encoder)
-                    renditions.append(Rendition(size: rung, encoder: encoder, muxer: muxer, stream: stream, scaled: scaled))
+                    let video = try OutputEncoders.video(settings, size: rung, frameDuration: frameDuration, keyframeInterval: interval,
+                                                         muxer: muxer)
+                    renditions.append(Rendition(size: rung, encoder: video.encoder, muxer: muxer, stream: video.stream, scaled: scaled))
                 } catch {
                     muxer.abandon()
                     throw error
                 }
                 try muxer.writeHeader(creationTime: creationTime)
             }
-            if let audioSource {
+            if sound.hasSound(index) {
                 let audioFolder = (folder as NSString).appendingPathComponent(Self.audioFolder)
                 try Self.makeFolder(audioFolder)
                 // Audio has no keyframes: cut at the first packet of each segment's time.
                 let muxer = try Muxer(hlsPlaylist: (audioFolder as NSString).appendingPathComponent(Self.mediaPlaylist),
                                       segmentDuration: Double(interval) * frameDuration.seconds)
                 do {
-                    let encoder = try AudioEncoder(settings: AudioEncoderSettings(
-                        sampleRate: audioSource.sampleRate, channels: audioSource.channels, bitrate: settings.audioBitrate),
-                        globalHeader: muxer.needsGlobalHeader)
-                    let stage = try audioSource.stage(encoder, try muxer.addStream(for: encoder))
+                    guard let stage = try sound.stream(for: index, settings: settings, muxer: muxer) else {
+                        throw ExportError.invalidComposition(["no sound for the audio rendition"])
+                    }
                     try muxer.writeHeader(creationTime: creationTime)
                     audio = (stage, muxer)
                 } catch {
@@ -109,7 +99,7 @@ final class HLSLadderWriter {
                 }
             }
         } catch {
-            abandon()
+            discard()
             throw error
         }
     }
@@ -152,10 +142,11 @@ final class HLSLadderWriter {
 
     /// The encoding loop of a ladder: takes composited canvases from `stage` in order,
     /// writes each to every rung, hands the canvas back and keeps the audio up with the
-    /// picture; at the end finishes every rendition. Returns the frames written (all
-    /// `frameCount` of them, or it throws).
-    func encodeFrames(from stage: FrameProducer.Output, frameCount: Int, isCancelled: () -> Bool,
-                      progress: (ExportProgress) -> Void) throws -> Int {
+    /// picture; at the end finishes every rendition and writes the master playlist (all
+    /// `frameCount` frames written, or it throws).
+    func run(from stage: FrameProducer.Output?, frameCount: Int, isCancelled: () -> Bool,
+             progress: (ExportProgress) -> Void) throws {
+        guard let stage else { throw ExportError.invalidComposition(["no compositing stage for the ladder in \(folder)"]) }
         var written = 0
         loop: while true {
             guard let item = stage.filled.take() else {
@@ -179,12 +170,12 @@ final class HLSLadderWriter {
         guard written == frameCount else {
             throw ExportError.invalidComposition(["the ladder got \(written) of \(frameCount) frames"])
         }
-        return written
+        made = try writeMaster(frameCount: frameCount)
     }
 
     /// Stops writing: every muxer abandoned and every file of the ladder removed (the
     /// folder itself, the caller's, stays). Safe at any point and more than once.
-    func abandon() {
+    func discard() {
         for rendition in renditions { rendition.muxer.abandon() }
         audio?.muxer.abandon()
         removeWritten()
@@ -198,7 +189,7 @@ final class HLSLadderWriter {
 
     /// Measures each rendition's segments and writes the master playlist, named
     /// `masterName`, into the folder.
-    func writeMaster(masterName: String, frameCount: Int) throws -> HLSExportSession.Ladder {
+    private func writeMaster(frameCount: Int) throws -> HLSExportSession.Ladder {
         let frameSeconds = frameDuration.seconds
         let total = Double(frameCount) * frameSeconds
         // Segment k of every rendition starts at k × interval frames (the audio's within

@@ -1,12 +1,13 @@
 import MediaIO
 import Timeline
 
-/// Pictures a shared render composites for a writer that needs only a few frames — a
-/// poster, a preview's frames — on the frame grid the render's videos share: at each frame
-/// listed, the composition is composited at the tap's own size, with its own overlays (as
-/// `PosterRenderer` draws it), and handed to `receive`, on the compositing thread. The
-/// source frames are the ones the videos decode anyway: a poster or a preview costs its
-/// compositing and encoding, no decoding of its own.
+/// The pictures of a writer that needs only a few frames — a poster, a preview's frames —
+/// as a render output (`RenderOutput.Destination.pictures`): at each frame listed, the
+/// composition is composited at the tap's own size, with its own overlays (as
+/// `PosterRenderer` draws it), and handed to `receive`. In a shared render, on the
+/// compositing thread, from the source frames the encoded outputs decode anyway: a poster
+/// or a preview costs its compositing and encoding, no decoding of its own. With no render
+/// to join, each frame is found and composited alone (`PosterRenderer`).
 // @unchecked: made on the caller's thread, then used by the compositing thread alone.
 package final class PictureTap: @unchecked Sendable {
     /// The composition as the pictures show it (size, overlays; its dynamic range).
