@@ -59,7 +59,7 @@ import Timeline
                 "midpoint \(middle), expected \(expected)")
         #expect(abs(background.0 - 721) <= 2 && abs(background.1 - 512) <= 2 && abs(background.2 - 512) <= 2, "background \(background)")
         // The background's codes are the conversion's own.
-        #expect(VideoCompositor.hlgCodes(Color(red: 1, green: 1, blue: 1)) == (721, 512, 512))
+        #expect(CanvasPlanes.hlgCodes(Color(red: 1, green: 1, blue: 1)) == (721, 512, 512))
     }
 
     /// HLG is written as HEVC Main 10: asking the library for it in H.264 fails up front.

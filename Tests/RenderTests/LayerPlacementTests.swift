@@ -85,9 +85,9 @@ import Timeline
     }
 
     @Test func backgroundColoursBecomeVideoRangeBT709() {
-        #expect(VideoCompositor.videoRangeYUV(.black) == (16, 128, 128))
-        #expect(VideoCompositor.videoRangeYUV(.white) == (235, 128, 128))
-        let red = VideoCompositor.videoRangeYUV(Color(red: 1, green: 0, blue: 0))
+        #expect(CanvasPlanes.videoRangeYUV(.black) == (16, 128, 128))
+        #expect(CanvasPlanes.videoRangeYUV(.white) == (235, 128, 128))
+        let red = CanvasPlanes.videoRangeYUV(Color(red: 1, green: 0, blue: 0))
         #expect(red == (63, 102, 240))
     }
 }

@@ -6,7 +6,7 @@ import Timeline
 /// The decoding + compositing stage, on its own thread: plans each frame, fetches the
 /// layers' source frames, composites into a pooled canvas and queues it for encoding.
 ///
-/// It serves one output or several (`MultiExportSession`): outputs drawn from the same
+/// It serves one output or several (`SharedRender`): outputs drawn from the same
 /// timeline on the same frame grid ask for the same source frames at every frame, so
 /// the frames are fetched once, through one `VideoSources`, and composited into each
 /// output's own canvas by its own compositor and overlays.
@@ -49,7 +49,7 @@ final class FrameProducer: @unchecked Sendable {
 
     let outputs: [Output]
     /// For each output, the output whose canvas it is scaled down from (the same picture,
-    /// larger: `MultiExportSession.scalesDown`), or nil when it is composited itself.
+    /// larger: `DecodeSharing.scalesDown`), or nil when it is composited itself.
     private let scaledFrom: [Int?]
     /// Outputs composited (in order), then those scaled from them; and whether an output's
     /// canvas is scaled from, so that it is queued only once they are (its encoder never
@@ -69,7 +69,7 @@ final class FrameProducer: @unchecked Sendable {
     private var frames: [LayerPicture] = []
 
     /// A stage for several outputs; their schedulers must plan the same layers from the
-    /// same sources at every frame (`MultiExportSession.sharesDecode`) — checked frame by
+    /// same sources at every frame (`DecodeSharing.sharesDecode`) — checked frame by
     /// frame all the same.
     ///
     /// `scaledFrom` maps an output's index to the output whose canvas it is scaled down
