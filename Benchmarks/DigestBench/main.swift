@@ -4,7 +4,7 @@
 // agree (a wrong digest must never pass for a fast one).
 //
 //   DigestBench FILE
-import Digest
+import DropcutDigest
 import Foundation
 
 guard CommandLine.arguments.count == 2 else {

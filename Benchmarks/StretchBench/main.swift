@@ -6,8 +6,8 @@
 // burst every half second, so the onset handling is exercised too — held in memory, so
 // only the stretcher is timed (thread CPU time, one thread).
 import Foundation
-import MediaIO
-import Render
+import DropcutMediaIO
+import DropcutRender
 
 let sampleRate = 48_000, channels = 2, seconds = 60
 let length = sampleRate * seconds, pad = sampleRate

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// What the running daemon is doing, written to `<state_dir>/status.json` (atomically, at
 /// most about once a second while rendering) for `dropcut status`.

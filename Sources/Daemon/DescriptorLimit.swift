@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The daemon's descriptor limit (RLIMIT_NOFILE). Its soft limit is raised to the hard one
 /// at start: systemd gives services a soft 1024 (kept low for programs that still use

@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import DropcutPipeline
 
 /// What `dropcut status` shows, read from the state folder (so it works while the
 /// daemon runs, and after it stopped): whether the daemon runs, what it renders and with

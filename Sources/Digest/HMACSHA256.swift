@@ -1,4 +1,4 @@
-internal import CCrypto
+internal import CDropcutCrypto
 
 /// HMAC-SHA256 (RFC 2104 over FIPS 180-4): what a Standard Webhooks signature is, from
 /// OpenSSL's libcrypto as `SHA256` is.

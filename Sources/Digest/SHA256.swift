@@ -1,6 +1,6 @@
-internal import CCrypto
+internal import CDropcutCrypto
 import Foundation
-import Support
+import DropcutSupport
 
 /// SHA-256 (FIPS 180-4), for the checksums of a deliverables manifest, a webhook's
 /// `job.done` and the listener's session cookie: OpenSSL's libcrypto (its EVP interface),

@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// One `AVCodecContext`: allocated for a codec in `init`, freed in `deinit`. Encoders and
 /// decoders hold one, so a context whose `avcodec_open2` fails is still freed.

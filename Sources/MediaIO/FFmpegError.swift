@@ -1,4 +1,4 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 
 /// A failed FFmpeg call: the negative return code, FFmpeg's own text for it
 /// (`av_strerror`), the function that failed, and the file and stream it concerned.

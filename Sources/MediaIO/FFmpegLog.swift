@@ -1,4 +1,4 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 import Foundation
 import Logging
 import Synchronization

@@ -1,5 +1,5 @@
 import Logging
-import MediaIO
+import DropcutMediaIO
 
 /// Where the media libraries' own messages go. FFmpeg prints to stderr unless told
 /// otherwise, which would interleave with dropcut's output and bypass the journal; a front

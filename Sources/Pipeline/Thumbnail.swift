@@ -1,9 +1,9 @@
 import Foundation
-import MediaIO
-import Recipe
-import Render
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutRecipe
+import DropcutRender
+import DropcutSupport
+import DropcutTimeline
 
 /// A small picture of a rendered file, for the daemon's status page: its first frame as an
 /// identity recipe shows it (orientation applied, SDR), fitted into a bound, as JPEG.

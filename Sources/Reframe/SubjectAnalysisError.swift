@@ -1,4 +1,4 @@
-import MediaIO
+import DropcutMediaIO
 
 /// Why a clip could not be analysed for `fit: smart`.
 public enum SubjectAnalysisError: Error, CustomStringConvertible {

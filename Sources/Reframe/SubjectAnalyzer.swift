@@ -1,7 +1,7 @@
 import Foundation
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// `fit: smart`'s analysis pass on real media: the clip decoded small and rough
 /// (`SketchReader`, ≤ 480 px wide); every picture's luma histogram compared with the one

@@ -1,7 +1,7 @@
-internal import CVision
+internal import CDropcutVision
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The one owner of an OpenCV detector (CVision, C++ behind a C interface): faces by the
 /// LBP cascade Debian's opencv-data ships (measured 2.3 times as fast as the Haar

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A subtitle file as read: each cue as the file wrote it (for `dropcut probe`), the
 /// caption cues made of them (markup read, cues that show nothing left out), and what was

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A subtitle file, by its format: what a caption source names.
 public enum SubtitleFormat: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Subtitle timestamps: SRT's `HH:MM:SS,mmm` and WebVTT's `[HH:]MM:SS.mmm`, read exactly
 /// (milliseconds, no floating point) and range-checked as they are read.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Daemon
+import DropcutDaemon
 
 /// `--config FILE`, shared by `watch` and `status`: the daemon's config, loaded and
 /// validated; a bad one prints every problem at its file:line:column and exits 1.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Pipeline
+import DropcutPipeline
 
 /// `dropcut`: the command-line face of the engine and the daemon (docs/features.md lists the commands).
 @main

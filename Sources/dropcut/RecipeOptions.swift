@@ -1,5 +1,5 @@
 import ArgumentParser
-import Recipe
+import DropcutRecipe
 
 /// The options `render` and `plan` share: which recipe, where its assets may come from,
 /// and the clips.

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// The gate in front of thumbnail decoding: never more holders than its limit, and every
 /// waiter gets its turn.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// The lease file of a claim: written by its holder, read by every host sharing the inbox

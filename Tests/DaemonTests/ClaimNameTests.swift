@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 
 /// The names of claim folders: the holder's job id, and the fences it passed.
 @Suite struct ClaimNameTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 /// How a daemon judges other hosts' claims: by whether their leases change, timed by its

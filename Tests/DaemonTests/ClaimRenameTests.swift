@@ -1,7 +1,7 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// The rename claims, takeovers and fences decide by: ENOENT is resolved by looking.

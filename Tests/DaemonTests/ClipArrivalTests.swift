@@ -1,5 +1,5 @@
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// `ClipArrival.judge`: a clip that changed waits; one reported incomplete but unchanged
 /// gets `maximumQuietLooks` settles in a row, then fails as its render said; neither waits

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// The daemon's config: values, defaults, relative paths, and every mistake reported at

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// The `http:` and `webhooks:` keys: what they accept, and every mistake at its line.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
-import Recipe
-@testable import Daemon
+import DropcutRecipe
+@testable import DropcutDaemon
 
 /// The coordinator's address (`CoordinatorConfig`): the URLs it takes and why it refuses
 /// the others, libpq's connection string made from it — checked by a real libpq against

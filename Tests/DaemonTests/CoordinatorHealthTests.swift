@@ -1,5 +1,5 @@
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// `CoordinatorHealth`: each condition begins once and ends once, however many
 /// operations meet it and however often.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// The coordinator's schema on a real PostgreSQL: created by dropcut, each migration
 /// applied once however many hosts start together, a newer database refused.

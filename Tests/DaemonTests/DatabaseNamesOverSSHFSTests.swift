@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import TestSupport
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// Two hosts publishing outputs of one name at the same moment through sshfs without
 /// hard links — each through its own mount, so each sees the outbox under another

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Testing
-@testable import Daemon
-import Pipeline
+@testable import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 
 /// A deliverable set's commit (`JobRunner.commitSet`) on a real folder, in the cases a

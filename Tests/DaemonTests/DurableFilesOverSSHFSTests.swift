@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// Removing a folder on sshfs while another process still reads a file in it (a daemon

@@ -1,7 +1,7 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// Moves and names that never overwrite and never lose the source.

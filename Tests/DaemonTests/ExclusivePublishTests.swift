@@ -1,7 +1,7 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 /// Each way of publishing a name on its own, on real files: the fallbacks a filesystem

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// The farm as the status page, `dropcut status` and the metrics show it, from what a
 /// running daemon last read from its coordinator (status.json): every host's claimed jobs,

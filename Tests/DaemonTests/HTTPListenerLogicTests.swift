@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// The listener's pure parts (issue 45): the connection caps and whom they close, where a
 /// head ends, which Host values a loopback listener answers, absolute-form targets, the

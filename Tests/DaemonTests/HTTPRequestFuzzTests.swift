@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TestSupport
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// The listener's parsers (request targets, query strings, forms, cookies) and its router
 /// on random and hostile input: no trap, no path that climbs, never a server error for

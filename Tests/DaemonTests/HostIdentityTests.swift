@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 
 /// Who a lease names as its owner.
 @Suite struct HostIdentityTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
-import Support
+import DropcutSupport
 
 /// Which files in an inbox count as arrived, against a real folder.
 @Suite struct InboxScannerTests {

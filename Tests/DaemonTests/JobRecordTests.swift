@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// `JobRecord`'s bookkeeping of interrupted steps and its checks of what is read back.
 @Suite struct JobRecordTests {

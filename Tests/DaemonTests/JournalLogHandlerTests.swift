@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-import Support
+import DropcutSupport
 import Testing
-import Daemon
-import MediaIO
+import DropcutDaemon
+import DropcutMediaIO
 import TestSupport
 
 /// The swift-log handler against a real journald, and how errors are sorted.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// A lease is read from a folder anyone who drops clips may write in: byte-mutated leases
 /// (values, keys, structure) decode to a lease whose record passes the checks, or to

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-import Render
-import Support
+import DropcutRender
+import DropcutSupport
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 /// The holder's side of a lease: renewals change the file, a takeover is found by name at

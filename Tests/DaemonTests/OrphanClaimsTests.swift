@@ -1,5 +1,5 @@
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// `OrphanClaims`: a claim folder is an orphan only once nothing has accounted for it
 /// during a whole timeout, counted from when it was first seen so.

@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import TestSupport
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// The coordinator's decisions on a real PostgreSQL, several hosts at once (each a
 /// connection of its own, on threads of their own): every clip claimed once, leases

@@ -1,9 +1,9 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Names as bytes: the printable form, its way back, and the files that carry it.
 @Suite struct RawFileNameTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// `Scheduler.retryDelay`: how long a job waits after a failure, and when it stops waiting
 /// and fails — every state a job can fail in, every count up to past the bound.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 
 /// `SchemaVerdict.judge`, exhaustively over what can be missing: every subset of the
 /// expected tables present, each present table with all its columns or one missing, and

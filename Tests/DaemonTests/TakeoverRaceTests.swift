@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// Several processes find the same claims expired and rename them at the same instant

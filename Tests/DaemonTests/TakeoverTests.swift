@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Testing
-@testable import Daemon
-import Pipeline
+@testable import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 
 /// A claim taken over from a holder in each state it can leave one in, on a real

@@ -1,5 +1,5 @@
 import Testing
-import Daemon
+import DropcutDaemon
 
 /// The systemd drop-in a config needs: every folder a mount requirement, written folders
 /// writable, home folders bound in, unit-file quoting.

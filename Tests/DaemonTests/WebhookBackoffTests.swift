@@ -1,5 +1,5 @@
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 @Suite struct WebhookBackoffTests {

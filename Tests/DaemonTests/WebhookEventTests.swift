@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import Daemon
-import Pipeline
+@testable import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 
 /// The event body, its id, and the signature over it (Standard Webhooks).

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 /// An event older than its endpoint's `max_age` is dropped without an attempt, reported

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 /// What the daemon reads back that it did not just make: the outbox's files (after a disk

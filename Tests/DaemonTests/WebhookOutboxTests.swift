@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 
 /// The durable outbox: one file per event and endpoint, written once.

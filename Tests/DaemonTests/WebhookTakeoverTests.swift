@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import Testing
-@testable import Daemon
-import Pipeline
-import Support
+@testable import DropcutDaemon
+import DropcutPipeline
+import DropcutSupport
 import TestSupport
-import Digest
+import DropcutDigest
 
 /// The events of a job's ends as the runner writes them, on a real filesystem: a claim
 /// taken over and finished by its taker announces both, the takeover first; and a step

@@ -1,4 +1,4 @@
-import Digest
+import DropcutDigest
 import Testing
 
 @Suite struct HMACSHA256Tests {

@@ -1,5 +1,5 @@
 import Foundation
-import Digest
+import DropcutDigest
 import Testing
 
 @Suite struct SHA256Tests {

@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import TestSupport
 import Testing
-import Timeline
+import DropcutTimeline
 
 @Suite struct AssetProbeTests {
     /// A 320x240 clip, black with a red 80x60 box in the top-left corner, tagged with a

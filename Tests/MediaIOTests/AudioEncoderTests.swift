@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 import TestSupport
 
 /// `AudioEncoder` (FFmpeg's AAC): frame size and clock, a stereo sine that survives

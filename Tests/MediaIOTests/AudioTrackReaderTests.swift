@@ -1,5 +1,5 @@
 import Foundation
-@testable import MediaIO
+@testable import DropcutMediaIO
 import Testing
 import TestSupport
 

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
-import Timeline
-@testable import MediaIO
+import DropcutTimeline
+@testable import DropcutMediaIO
 
 /// `CodecsAttribute`: the RFC 6381 names of known parameter sets (the HLS authoring
 /// spec's own examples), of what libx264 and libx265 really write, checked against

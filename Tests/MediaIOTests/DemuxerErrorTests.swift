@@ -1,6 +1,6 @@
 import Testing
-import CFFmpeg
-import MediaIO
+import CDropcutFFmpeg
+import DropcutMediaIO
 import TestSupport
 
 /// `Demuxer(path:)` on inputs that are not media: it throws an `FFmpegError` that names the

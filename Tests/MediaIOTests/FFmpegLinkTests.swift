@@ -1,5 +1,5 @@
 import Testing
-import CFFmpeg
+import CDropcutFFmpeg
 
 /// libswscale and libswresample (not yet used by MediaIO) link, and match their headers.
 @Suite struct FFmpegLinkTests {

@@ -1,8 +1,8 @@
 import Foundation
-@testable import MediaIO
+@testable import DropcutMediaIO
 import TestSupport
 import Testing
-import Timeline
+import DropcutTimeline
 
 /// Issue 18: a video stream that does not say whether it is interlaced is asked through
 /// its first frame — FFV1 and DV, whose streams FFmpeg leaves `unknown` while their frames

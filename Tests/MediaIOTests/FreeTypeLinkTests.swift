@@ -1,5 +1,5 @@
 import Testing
-import CFreeType
+import CDropcutFreeType
 
 /// FreeType links and renders: a glyph from DejaVu Sans becomes a bitmap with ink.
 @Suite struct FreeTypeLinkTests {

@@ -1,8 +1,8 @@
 import Foundation
-@testable import MediaIO
+@testable import DropcutMediaIO
 import TestSupport
 import Testing
-import Timeline
+import DropcutTimeline
 
 /// Durations are not taken from headers on trust (issue 17): where the container's is
 /// missing or disagrees with the packets, the probe measures the packets (no decoding);

@@ -1,5 +1,5 @@
 import Testing
-@testable import MediaIO
+@testable import DropcutMediaIO
 
 /// GIF frames' palettes: few colours come out exact, many are split where the pixels are.
 @Suite struct MedianCutPaletteTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 import TestSupport
 
 /// `Muxer` writing what `VideoEncoder` and `AudioEncoder` make, checked with ffprobe and

@@ -1,8 +1,8 @@
 import Foundation
-@testable import MediaIO
+@testable import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// A measured length is the one the packets' content supports (issue 28): a stray damaged
 /// timestamp, or timestamps spread an hour apart, must not make a 2 s stream last hours —

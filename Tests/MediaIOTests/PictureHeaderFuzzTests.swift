@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import MediaIO
+@testable import DropcutMediaIO
 
 /// `PictureHeader` parses bytes from any file dropped as a picture: mutated and cut-short
 /// headers of real PNGs and JPEGs (made by the ffmpeg CLI) either parse or throw naming

@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import TestSupport
 import Testing
-import Timeline
+import DropcutTimeline
 
 /// Issue 18: a file's tracks share one time origin, as in AVFoundation. A camera's
 /// transport stream whose video starts 100 ms after its audio used to be read from each

@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
 

@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Pictures as clips: told from movies by their content (not their names), probed as one
 /// held picture, decoded once into the compositor's format, alpha over the background.

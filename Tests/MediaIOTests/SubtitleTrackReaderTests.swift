@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import MediaIO
+@testable import DropcutMediaIO
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// A clip's own captions: the text subtitle streams ffmpeg muxes (mov_text in MP4, WebVTT
 /// and SubRip in Matroska) read back as the cues of the file they were made from.

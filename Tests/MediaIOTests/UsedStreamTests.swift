@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import TestSupport
 import Testing
-import Timeline
+import DropcutTimeline
 
 /// Issue 18: which of a file's streams a composition takes. Of each kind the first the
 /// container marks as default among those FFmpeg can decode, else the first decodable;

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 import TestSupport
 
 /// `VideoEncoder` on a generated test pattern: the send/receive loop, pixels that survive

@@ -1,8 +1,8 @@
 import Foundation
-@testable import MediaIO
+@testable import DropcutMediaIO
 import TestSupport
 import Testing
-import Timeline
+import DropcutTimeline
 
 @Suite struct VideoTrackReaderTests {
     /// A 64x64 clip at `fps` whose frame n carries its number — luma 4·(n mod 60), blue

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import Testing
-@testable import Pipeline
-@testable import Recipe
-import Subtitles
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+import DropcutSubtitles
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Captions as deliverables: a `.vtt` file in output time beside the videos, and
 /// `captions: none` / `burn` per video.

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import Testing
-@testable import Pipeline
-@testable import Recipe
-import Render
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+import DropcutRender
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Captions burnt in, read back from the rendered frames (decoded by the ffmpeg CLI): when
 /// they show, after trims, slow motion and an intro, and where — never outside the safe

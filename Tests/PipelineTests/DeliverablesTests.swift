@@ -1,13 +1,13 @@
 import Foundation
 import Logging
 import Testing
-@testable import Pipeline
-@testable import Recipe
-import Render
-import Support
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+import DropcutRender
+import DropcutSupport
 import Synchronization
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `outputs:` rendered: every deliverable written, read back by ffprobe and ffmpeg,
 /// posters as the video shows them, `best` measured, all or nothing, the manifest last.

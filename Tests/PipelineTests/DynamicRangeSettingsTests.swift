@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import Pipeline
-import Recipe
-import Render
-import Timeline
+@testable import DropcutPipeline
+import DropcutRecipe
+import DropcutRender
+import DropcutTimeline
 
 /// What `output.dynamic_range` and the codec come to in the export settings, from probed
 /// media (no files: the probe answers from a table).

@@ -1,14 +1,14 @@
 import Foundation
 import Logging
 import Testing
-@testable import Pipeline
-@testable import Recipe
-@testable import Render
-import Support
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+@testable import DropcutRender
+import DropcutSupport
 import Synchronization
 import TestSupport
-import Timeline
-import Digest
+import DropcutTimeline
+import DropcutDigest
 
 /// `outputs[].hls`: a ladder rendered from one composite, read back by the ffmpeg CLI —
 /// the master and every rendition decoded end to end, the segments within their target,

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-import Pipeline
-import Recipe
-import Render
+import DropcutPipeline
+import DropcutRecipe
+import DropcutRender
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Issue 18: an output is read back before a render counts as done — a file without the
 /// composition's streams or duration is a failure, never a success.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Pipeline
+@testable import DropcutPipeline
 import TestSupport
 
 @Suite struct PartialOutputTests {

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import Testing
-@testable import Pipeline
-import Recipe
-import Render
+@testable import DropcutPipeline
+import DropcutRecipe
+import DropcutRender
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Pass-through end to end, on real files made with the ffmpeg CLI: what is copied
 /// decodes to the very frames of the source (ffmpeg's framemd5 as the oracle), its

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-@testable import Pipeline
-import Recipe
-import Render
+@testable import DropcutPipeline
+import DropcutRecipe
+import DropcutRender
 import Synchronization
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Which streams a render copies (pass-through) and why it does not: the pure decision,
 /// from recipes and probed media (no files: the probe answers from a table). Each reason

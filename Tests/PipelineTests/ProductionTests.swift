@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import Testing
-@testable import Pipeline
-@testable import Recipe
-import Render
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+import DropcutRender
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// A `Production` made from real files (probed and measured with FFmpeg) is complete:
 /// the music is ducked, the export settings carry what the probe found, and it renders.

@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
-import Pipeline
-import Render
-@testable import Support
+import DropcutMediaIO
+import DropcutPipeline
+import DropcutRender
+@testable import DropcutSupport
 import Testing
 
 /// The pipeline sorts its own errors, so a front end (the daemon) need not import the

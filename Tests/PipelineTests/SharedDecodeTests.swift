@@ -2,12 +2,12 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@testable import Pipeline
-@testable import Recipe
-import Render
-import Support
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+import DropcutRender
+import DropcutSupport
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// A deliverable set's videos render from one decode (issue 30): each source frame is
 /// decoded once however many videos show it, and each video is what its own render

@@ -1,13 +1,13 @@
 import Foundation
 import Logging
-import MediaIO
+import DropcutMediaIO
 import Synchronization
 import Testing
 import TestSupport
-import Timeline
-@testable import Pipeline
-@testable import Recipe
-import Reframe
+import DropcutTimeline
+@testable import DropcutPipeline
+@testable import DropcutRecipe
+import DropcutReframe
 
 /// `fit: smart` on the labelled set (ReframeFixtures: real photographs moved along known
 /// paths): the analysis finds the faces and the cut, the camera path keeps each face in

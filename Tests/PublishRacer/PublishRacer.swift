@@ -1,4 +1,4 @@
-import Daemon
+import DropcutDaemon
 import Foundation
 
 /// One of several processes the publishing tests start at once: in each round it writes a

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `audio:` items: what the decoder refuses, at which line and column, and what the
 /// builder makes of them — tracks, ranges, volume ramps, pitch, the clips' sound removed

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `captions:` in a recipe and a clip's `.srt`/`.vtt` sidecar: read, checked with their
 /// lines, mapped through the composition onto the captions layer.

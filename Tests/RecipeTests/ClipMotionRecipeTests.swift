@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `clips[].transform` and `clips[].ken_burns`: their mistakes at line and column, and
 /// the transform ramps they build.

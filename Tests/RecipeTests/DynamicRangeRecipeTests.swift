@@ -1,5 +1,5 @@
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
 
 /// `output.dynamic_range`: its values, its default, the codec it implies, and its errors

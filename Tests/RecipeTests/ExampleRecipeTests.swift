@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// An example recipe loaded as shipped: no asset folders, so its assets come from
 /// `recipes/assets/` beside it.

@@ -1,7 +1,7 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
 
 /// Recipe and config files as an attacker or a careless user leaves them: aliases that

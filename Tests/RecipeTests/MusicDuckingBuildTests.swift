@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import Recipe
-import Timeline
+@testable import DropcutRecipe
+import DropcutTimeline
 
 /// The builder ducks the music in the same call that builds the composition: a library
 /// user cannot get an unducked mix by forgetting a step. The clips' sound is handed in

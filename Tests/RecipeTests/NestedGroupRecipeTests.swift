@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Groups in groups, as CALayers hold sublayers holding sublayers: up to
 /// `RecipeLimits.maximumGroupDepth` deep and `RecipeLimits.maximumOverlayLayers` overlays

@@ -1,8 +1,8 @@
 import Foundation
-import Recipe
+import DropcutRecipe
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `outputs:` — deliverables inheriting `output:` key by key — and the size bounds.
 @Suite struct OutputsRecipeTests {

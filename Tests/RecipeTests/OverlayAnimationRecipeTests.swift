@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `overlays[].rotate` and `overlays[].animate`: each mistake at its line and column, and
 /// what a valid list becomes on the layer.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// The animated-overlay keys: move, outline, shadow, frames + fps — decoded into the
 /// model, and each mistake reported at its line and column.

@@ -1,8 +1,8 @@
 import Foundation
-import Recipe
+import DropcutRecipe
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Overlay lengths are bounded by the output they are drawn on (`OverlayLimits`): a text
 /// size, an image width or a group's bounds past twice the output's side is a recipe

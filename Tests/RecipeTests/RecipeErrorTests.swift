@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// One test per error class: each asserts the line, the column and the message.
 @Suite struct RecipeErrorTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
 
 @Suite struct RecipeFuzzTests {

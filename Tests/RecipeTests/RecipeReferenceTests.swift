@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
 
 /// The key table in `RecipeKeys.swift`: the decoder's only source of accepted keys, every

@@ -1,7 +1,7 @@
 import Foundation
-import Recipe
+import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Loads `yaml` as the file `test.yaml` in `directory` (written there, so asset paths
 /// resolve against it) and returns the recipe or its diagnostics as

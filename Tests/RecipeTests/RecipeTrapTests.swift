@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// Issue 17, "no trap reachable from input": numbers a recipe or a sidecar holds that used
 /// to stop dropcut with SIGILL (an `Int(Double)` past Int.max, a force-unwrap, Int64

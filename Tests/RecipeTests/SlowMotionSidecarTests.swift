@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// iPhone `.AAE` slow-motion sidecars: finding them next to a clip, reading their rate and
 /// regions exactly whatever the payload's compression, and rejecting broken ones with the

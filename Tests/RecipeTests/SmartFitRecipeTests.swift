@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `fit: smart` in recipes: the keys, their bounds, inheritance into `outputs:`, and how
 /// the builder turns a camera path into the clip layer's transform ramp. The analysis

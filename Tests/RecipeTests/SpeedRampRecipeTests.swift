@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// `ramp:` speed keyframes become stepped speed ranges, as iPhone slow-motion tracks are.
 @Suite struct SpeedRampRecipeTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Recipe
+@testable import DropcutRecipe
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Still images as clips (`clips[].duration`): the key's bounds at line and column, the
 /// mistakes only a probe reveals (a still without a duration, a trim on a still, a

@@ -1,9 +1,9 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// Captions checked against an independent renderer: libass, through the ffmpeg CLI's
 /// `ass` filter, setting the same cue in the same font file on a black 1280x720

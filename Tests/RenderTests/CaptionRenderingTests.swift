@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// Captions drawn by the overlay renderer on a portrait 1080x1920 canvas: inside the safe
 /// area whatever the text, set once per cue (not per frame), the lit word in its colour.

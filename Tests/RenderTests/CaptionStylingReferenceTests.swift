@@ -1,9 +1,9 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// Cue markup drawn as libass draws the same cue (through the ffmpeg CLI's `ass` filter,
 /// as `CaptionLibassReferenceTests` sets it up): `<b>`, `<i>`, `<u>` and `<font color>`

@@ -1,7 +1,7 @@
-import MediaIO
+import DropcutMediaIO
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The deinterlacer on pictures made here: fields timed and ordered, still parts woven
 /// exactly, moving parts rebuilt from their own field (no comb), 8-bit and 10-bit.

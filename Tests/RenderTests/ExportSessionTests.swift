@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import MediaIO
-import Render
+import DropcutMediaIO
+import DropcutRender
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// ExportSession on compositions built by hand with the Timeline API, checked by
 /// decoding its output with the ffmpeg CLI.

@@ -1,6 +1,6 @@
-import Render
+import DropcutRender
 import Testing
-import Timeline
+import DropcutTimeline
 
 @Suite struct FrameSchedulerTests {
     static let a = SourceTrack(asset: "a.mov", trackID: 1, mediaType: .video, duration: 6)

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// Core Animation's group opacity: a translucent group is its children flattened first,
 /// then faded — where children overlap, the lower one does not show through the upper —

@@ -1,9 +1,9 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-@testable import Render
-@testable import Timeline
+@testable import DropcutRender
+@testable import DropcutTimeline
 
 /// The table HLG outputs bring SDR and PQ pictures in with, against the exact conversion
 /// it is built from, on 8-bit SDR and 10-bit PQ frames.

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import MediaIO
-@testable import Render
+import DropcutMediaIO
+@testable import DropcutRender
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// HLG exports through the library API: blending and background fill on the 16-bit
 /// canvas, and the codec rule.

@@ -1,7 +1,7 @@
-import MediaIO
+import DropcutMediaIO
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// Placing a layer: which part of the frame, which pixel move, where on the canvas, and
 /// whether it must be scaled.

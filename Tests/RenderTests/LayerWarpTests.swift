@@ -1,13 +1,13 @@
 import Foundation
 import Logging
-import MediaIO
+import DropcutMediaIO
 import PropertyBased
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
-typealias AffineTransform = Timeline.AffineTransform
+typealias AffineTransform = DropcutTimeline.AffineTransform
 
 /// The general layer warp (turns by any angle, shears, ramps between them): its sample
 /// mapping on planes, and whole renders against the ffmpeg CLI's `rotate` and `scale`.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Render
+@testable import DropcutRender
 
 /// The BS.1770 / R128 integrated loudness meter against the ITU coefficient table, the EBU
 /// Tech 3341 sine cases, and the `ffmpeg` CLI's own `ebur128` filter as the oracle.

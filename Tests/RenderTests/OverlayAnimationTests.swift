@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The animated parts of an overlay layer through a real export: keyframed scale, and
 /// which picture of an image sequence shows when.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Render
+@testable import DropcutRender
 
 /// The final-mix limiter: bit-transparent below the ceiling, never above it, a smooth
 /// gain that is down in time for a peak, and a release that gives the level back.

@@ -1,5 +1,5 @@
 import Foundation
-import Render
+import DropcutRender
 import Testing
 
 /// `best`'s score on made-up luma planes: sharp beats blurred, black and white score

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Render
+@testable import DropcutRender
 
 /// The pitch shift on tones: the frequency moves by the ratio, the level and the length
 /// stay, a harmonic pushed past Nyquist is filtered rather than folded back, and blocks of

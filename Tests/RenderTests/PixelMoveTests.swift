@@ -1,7 +1,7 @@
 import PropertyBased
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The exact pixel moves: every orientation, on planes of every small shape, against
 /// the mapping written out pixel by pixel; and the transform classification that picks them.

@@ -1,7 +1,7 @@
 import Testing
-import MediaIO
-import Timeline
-@testable import Render
+import DropcutMediaIO
+import DropcutTimeline
+@testable import DropcutRender
 
 /// A scaled layer that does not cover the canvas writes nothing outside its own box:
 /// swscale writes whole vector blocks, and scaled straight into the canvas a width that

@@ -1,14 +1,14 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// Still pictures' copies (`StillCopies`): made once, not per frame, and drawing what the
 /// per-frame path draws — bit for bit for a still that does not zoom, within a resampling
 /// difference for one that does.
 @Suite struct StillCopiesTests {
-    typealias AffineTransform = Timeline.AffineTransform
+    typealias AffineTransform = DropcutTimeline.AffineTransform
 
     /// A `size` frame of a smooth pattern (a photo-like picture: no detail finer than a
     /// few pixels, so two correct resamplings of it agree closely).

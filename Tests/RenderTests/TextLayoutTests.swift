@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The text engine against independent oracles: HarfBuzz's own `hb-shape` CLI for the
 /// shaping, the Unicode rules' consequences (visual order, break places) for bidi and line

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The whole text path — line breaking (ICU), bidi (FriBidi), shaping (HarfBuzz), font
 /// fallback and rasterising — on random Unicode built from every script the fonts cover,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Render
+@testable import DropcutRender
 
 /// WSOLA on a pure tone: the pitch stays, the level stays, and the joins do not click,
 /// at speeds from a quarter to double.

@@ -1,9 +1,9 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
 import TestSupport
-@testable import Render
-@testable import Timeline
+@testable import DropcutRender
+@testable import DropcutTimeline
 
 /// The lookup table the renderer tone maps with, against the exact conversion it is built
 /// from and against the targets: skin within ΔE2000 3 of its SDR original, saturated

@@ -1,7 +1,7 @@
 import PropertyBased
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The per-sample gains the mixer uses agree with the AudioMix volume ramp they come from.
 @Suite struct VolumeCurveTests {

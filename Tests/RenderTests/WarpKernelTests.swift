@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The AVX2 warp kernel (`RenderKernels/WarpRow.c`) against the Swift loop it repeats:
 /// the same bytes for every sample — inside the layer, on its anti-aliased rim, where the

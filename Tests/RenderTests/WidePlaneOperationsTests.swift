@@ -1,7 +1,7 @@
 import PropertyBased
 import Testing
-import Timeline
-@testable import Render
+import DropcutTimeline
+@testable import DropcutRender
 
 /// The 16-bit plane loops (HLG canvases): every orientation against the mapping written out
 /// pixel by pixel, and blending against its formula.

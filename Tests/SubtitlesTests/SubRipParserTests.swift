@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import Timeline
-@testable import Subtitles
+import DropcutTimeline
+@testable import DropcutSubtitles
 
 @Suite struct SubRipParserTests {
     static func read(_ text: String) throws(SubtitleError) -> SubtitleDocument {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import Timeline
+import DropcutTimeline
 import TestSupport
-@testable import Subtitles
+@testable import DropcutSubtitles
 
 /// Mutated and random subtitle files, in-process (seeded, replayable) and through zzuf (a
 /// real mutator on real files): every one parses to sane cues or fails with a

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
 
 @Suite struct BoundedQueueTests {

@@ -1,4 +1,4 @@
-import Support
+import DropcutSupport
 import Testing
 
 @Suite struct FileNameTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// `systemd/dropcut.catalog`: journald's own parser takes it, and it explains every

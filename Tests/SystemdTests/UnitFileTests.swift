@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// `systemd/dropcut.service` and `dropcut@.service`, as installed: systemd's own checker

@@ -9,7 +9,7 @@
 //
 // Claim i is tried at START_AT + i * GAP_MS as job JOB_PREFIX-i. Prints "ready", then
 // "ENTRY won" or "ENTRY lost" per claim; exit status 2 on a usage or system error.
-import Daemon
+import DropcutDaemon
 import Foundation
 
 let arguments = CommandLine.arguments

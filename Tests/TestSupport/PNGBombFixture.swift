@@ -1,4 +1,4 @@
-import CZlib
+import CDropcutZlib
 import Foundation
 
 /// A decompression bomb: a valid 16-bit RGBA PNG whose pixels take hundreds of MB decoded

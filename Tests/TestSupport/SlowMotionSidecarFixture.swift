@@ -1,4 +1,4 @@
-import CZlib
+import CDropcutZlib
 import Foundation
 
 /// iPhone `.AAE` slow-motion sidecars for tests, built as Photos writes them: an XML

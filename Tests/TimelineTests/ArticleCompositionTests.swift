@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The multi-asset composition from the AVFoundation article (seed 000): videos A, B, C
 /// and a music bed, with B's last frame held and C at double speed.

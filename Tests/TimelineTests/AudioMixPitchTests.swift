@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The pitch shift dropcut adds to an audio mix input's parameters: its ratio, and how the
 /// text description lists it.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// Cues are in their clip's source time; `CaptionTiming.retime` places them as the clip's
 /// frames are placed.

@@ -1,6 +1,6 @@
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// One random edit, in milliseconds.
 struct Edit: Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 @Suite struct CompositionValidationTests {
     static let clip = SourceTrack(asset: "clip.mov", trackID: 1, mediaType: .video, duration: 6)

@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import DropcutTimeline
 
 @Suite struct ContainerFormatTests {
     @Test func extensionsPickTheContainerInAnyCase() {

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The display matrix against libavutil/display.h's definition — a source pixel `(p, q)`
 /// is shown at `p' = a·p + c·q + x`, `q' = b·p + d·q + y` — for all eight exact moves, and

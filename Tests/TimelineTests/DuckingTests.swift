@@ -1,6 +1,6 @@
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// Ducking envelopes and multiplied volume curves, checked at chosen times and over
 /// random activity and random ramps.

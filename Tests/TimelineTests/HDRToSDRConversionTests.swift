@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The HDR-to-SDR math against published reference points (BT.2100, BT.2408) and against
 /// HLG codes `zscale` made from known SDR colours (display-referred, npl=203: SDR white at

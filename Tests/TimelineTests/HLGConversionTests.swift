@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The conversion into HLG against BT.2408's reference points, against the test patterns'
 /// own BT.2100 encoder (`HDRPatterns`, written apart from dropcut's math) and against the

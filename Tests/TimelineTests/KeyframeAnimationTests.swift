@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// Keyframe animations: the named timing curves, repeats and autoreverse.
 @Suite struct KeyframeAnimationTests {

@@ -1,6 +1,6 @@
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// Timescales met in practice whose pairwise least common multiples fit an Int32, so
 /// sums must be exact.

@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import DropcutTimeline
 
 /// `size: 1080p` / `{ max: WxH }`: the source's shape fitted into the bound, never
 /// upscaled, even sides; classes turn with a portrait source.

@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import DropcutTimeline
 
 /// `PictureLimits`: the sides and the pixel count, at and just past each bound, and no
 /// overflow for any side a header can state (up to 65535 in a JPEG or PNG, and beyond).

@@ -1,6 +1,6 @@
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// A track's display size from its stored size and pixel shape.
 @Suite struct PixelAspectRatioTests {

@@ -1,6 +1,6 @@
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The projective maps overlays are drawn with: 2D rotation and perspective spins.
 @Suite struct ProjectiveTransformTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 @Suite struct RampTests {
     @Test func defaultBeforeTheFirstKeyframe() throws {

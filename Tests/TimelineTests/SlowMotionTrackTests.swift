@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The iPhone slow-motion track from the article (seed 000): 14 segments, built here with
 /// `insert` + `scale` as a slow-motion editor would, and described back as the article

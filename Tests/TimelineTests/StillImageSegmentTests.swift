@@ -1,5 +1,5 @@
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// A still picture on a composition track: one held segment of a source with no time of
 /// its own, valid, described and drawn as a still image.

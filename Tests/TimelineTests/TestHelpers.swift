@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Exact seconds from a decimal literal string: `t("87.785")`.
 func t(_ text: String) -> MediaTime {

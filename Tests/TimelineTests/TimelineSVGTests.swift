@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// Collects the elements of an SVG document with their attributes, in document order.
 final class SVGElements: NSObject, XMLParserDelegate {

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// How `dropcut plan` names a turned layer: the angle and scale read back from the matrix
 /// (in the text listing and the SVG's instruction titles), and pixel moves left as matrices.

@@ -1,5 +1,5 @@
 import Testing
-import Timeline
+import DropcutTimeline
 
 @Suite struct VideoCodecIDTests {
     /// The HDR ⇒ HEVC rule on every combination: only HEVC carries HDR; an HDR output

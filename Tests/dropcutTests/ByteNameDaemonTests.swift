@@ -1,9 +1,9 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Clips whose names are not UTF-8 (an old Windows or SMB client writing Latin-1 or
 /// Shift-JIS), hold control characters, or read like escapes, through the real

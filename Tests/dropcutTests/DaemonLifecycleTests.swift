@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// The daemon as systemd runs it: a long-running `dropcut watch` with a real

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import Daemon
-import Pipeline
+@testable import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 #if canImport(Glibc)
 import Glibc

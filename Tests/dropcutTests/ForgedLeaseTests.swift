@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Daemon
+@testable import DropcutDaemon
 import TestSupport
 #if canImport(Glibc)
 import Glibc

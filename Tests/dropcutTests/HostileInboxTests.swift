@@ -1,8 +1,8 @@
 import Foundation
-import Support
+import DropcutSupport
 import Testing
 import TestSupport
-import Timeline
+import DropcutTimeline
 
 /// Files in an inbox or on the command line that were made to hurt: the CLI and the daemon
 /// refuse them at once, with the file and the cause, and go on.

@@ -11,20 +11,20 @@ import TestSupport
 @Suite struct ModuleBoundaryTests {
     /// The modules under Sources/ allowed to import each C module.
     static let owners: [String: Set<String>] = [
-        "CFFmpeg": ["MediaIO"],
-        "CFreeType": ["Render"],
-        "CHarfBuzz": ["Render"],
-        "CFriBidi": ["Render"],
-        "LineBreaking": ["Render"],
-        "CFontconfig": ["Render"],
-        "RenderKernels": ["Render"],
-        "CSystemd": ["Daemon"],
-        "CLinux": ["Daemon"],
-        "CCurl": ["Daemon"],
-        "CLibpq": ["Daemon"],
-        "CCrypto": ["Digest"],
-        "CZlib": ["Recipe"],
-        "CVision": ["Reframe"],
+        "CDropcutFFmpeg": ["DropcutMediaIO"],
+        "CDropcutFreeType": ["DropcutRender"],
+        "CDropcutHarfBuzz": ["DropcutRender"],
+        "CDropcutFriBidi": ["DropcutRender"],
+        "CDropcutLineBreaking": ["DropcutRender"],
+        "CDropcutFontconfig": ["DropcutRender"],
+        "CDropcutRenderKernels": ["DropcutRender"],
+        "CDropcutSystemd": ["DropcutDaemon"],
+        "CDropcutLinux": ["DropcutDaemon"],
+        "CDropcutCurl": ["DropcutDaemon"],
+        "CDropcutLibpq": ["DropcutDaemon"],
+        "CDropcutCrypto": ["DropcutDigest"],
+        "CDropcutZlib": ["DropcutRecipe"],
+        "CDropcutVision": ["DropcutReframe"],
     ]
 
     @Test func cModulesAreImportedInternallyAndOnlyByTheirOwners() throws {
@@ -56,19 +56,19 @@ import TestSupport
     /// daemon reaches the engine only through the pipeline: it may not import MediaIO or
     /// Render.
     static let layers: [String: Set<String>] = [
-        "Support": [],
-        "Digest": ["Support"],
-        "Timeline": ["Support"],
-        "MediaIO": ["Support", "Timeline"],
-        "Render": ["Support", "Timeline", "MediaIO"],
+        "DropcutSupport": [],
+        "DropcutDigest": ["DropcutSupport"],
+        "DropcutTimeline": ["DropcutSupport"],
+        "DropcutMediaIO": ["DropcutSupport", "DropcutTimeline"],
+        "DropcutRender": ["DropcutSupport", "DropcutTimeline", "DropcutMediaIO"],
         // `fit: smart`'s analysis: decoding (MediaIO) and OpenCV (CVision, C++), beside Render.
-        "Reframe": ["Support", "Timeline", "MediaIO"],
+        "DropcutReframe": ["DropcutSupport", "DropcutTimeline", "DropcutMediaIO"],
         // Subtitle files read into the editing model's cues: pure, beside the model.
-        "Subtitles": ["Timeline"],
-        "Recipe": ["Support", "Timeline", "Subtitles"],
-        "Pipeline": ["Support", "Digest", "Timeline", "Subtitles", "MediaIO", "Render", "Reframe", "Recipe"],
-        "Daemon": ["Support", "Digest", "Timeline", "Recipe", "Pipeline"],
-        "dropcut": ["Support", "Digest", "Timeline", "Subtitles", "MediaIO", "Render", "Reframe", "Recipe", "Pipeline", "Daemon"],
+        "DropcutSubtitles": ["DropcutTimeline"],
+        "DropcutRecipe": ["DropcutSupport", "DropcutTimeline", "DropcutSubtitles"],
+        "DropcutPipeline": ["DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutReframe", "DropcutRecipe"],
+        "DropcutDaemon": ["DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutRecipe", "DropcutPipeline"],
+        "dropcut": ["DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutReframe", "DropcutRecipe", "DropcutPipeline", "DropcutDaemon"],
     ]
 
     /// The command-line files that drive the daemon; every other command (render, plan,
@@ -82,8 +82,8 @@ import TestSupport
         #expect(Set(files.map(\.module)).isSuperset(of: Self.layers.keys), "\(Set(files.map(\.module)))")
         record(files.flatMap(Self.layerViolations))
         // The render and daemon paths share the pipeline: both import it.
-        #expect(files.contains { $0.path == "Sources/dropcut/Commands/RenderCommand.swift" && $0.imports.contains { $0.module == "Pipeline" } })
-        #expect(files.contains { $0.path == "Sources/Daemon/Worker/RenderWorker.swift" && $0.imports.contains { $0.module == "Pipeline" } })
+        #expect(files.contains { $0.path == "Sources/dropcut/Commands/RenderCommand.swift" && $0.imports.contains { $0.module == "DropcutPipeline" } })
+        #expect(files.contains { $0.path == "Sources/Daemon/Worker/RenderWorker.swift" && $0.imports.contains { $0.module == "DropcutPipeline" } })
     }
 
     /// Every module Package.swift declares is in the checks: each C module (a system
@@ -92,14 +92,15 @@ import TestSupport
     /// checked by nothing (Subtitles was, until it was found missing).
     @Test func everyModuleOfThePackageIsChecked() throws {
         let text = try String(contentsOfFile: Repository.path("Package.swift"), encoding: .utf8)
+        let folders = Self.moduleFolders(text)
         let systemLibraries = Set(text.matches(of: #/\.systemLibrary\(\s*name:\s*"(?<name>[^"]+)"/#).map { String($0.output.name) })
-        let targets = Set(text.matches(of: #/\.(?:target|executableTarget)\(\s*name:\s*"(?<name>[^"]+)"(?<rest>[^\n]*)/#)
-            .filter { !$0.output.rest.contains("path:") }   // tests' support and benchmarks live elsewhere
-            .map { String($0.output.name) })
+        // Tests' support and benchmarks live outside Sources/.
+        let targets = Set(text.matches(of: #/\.(?:target|executableTarget)\(\s*name:\s*"(?<name>[^"]+)"/#).map { String($0.output.name) })
+            .filter { folders[$0]?.hasPrefix("Sources/") == true }
         #expect(systemLibraries.count >= 10 && targets.count >= 10, "\(systemLibraries) \(targets)")
         var cTargets: Set<String> = []
         for target in targets {
-            let folder = Repository.path("Sources/\(target)")
+            let folder = Repository.path(folders[target] ?? "Sources/\(target)")
             let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
             if !files.contains(where: { $0.hasSuffix(".swift") }) { cTargets.insert(target) }
         }
@@ -116,8 +117,8 @@ import TestSupport
         let text = try String(contentsOfFile: Repository.path("Package.swift"), encoding: .utf8)
         let dependencies = Self.targetDependencies(text)
         // A parser that found nothing would pass: make sure it read known lists.
-        #expect(dependencies["Daemon"]?.contains("Pipeline") == true, "\(dependencies)")
-        #expect(dependencies["Support"] == [], "\(dependencies)")
+        #expect(dependencies["DropcutDaemon"]?.contains("DropcutPipeline") == true, "\(dependencies)")
+        #expect(dependencies["DropcutSupport"] == [], "\(dependencies)")
         let files = try Self.sources()
         let targets = Set(dependencies.keys)
         for file in files {
@@ -192,7 +193,7 @@ import TestSupport
     /// Systemd/, Config/), with a few files at its top, and its public API is what a
     /// library user calls; what only the package's targets and tests need is `package`.
     @Test func daemonIsInRoomsWithASmallPublicAPI() throws {
-        let files = try Self.sources().filter { $0.module == "Daemon" }
+        let files = try Self.sources().filter { $0.module == "DropcutDaemon" }
         let top = files.filter { $0.path.split(separator: "/").count == 3 }
         #expect(top.count <= 12, "\(top.count) files at the top of Sources/Daemon: \(top.map(\.path))")
         #expect(files.count > top.count, "no rooms under Sources/Daemon")
@@ -205,9 +206,9 @@ import TestSupport
     /// The rules on a made-up file: they catch what they are for, and not names in doc
     /// comments, strings or bodies.
     @Test func rulesCatchLeaksButNotCommentsStringsOrBodies() {
-        let file = SourceFile(path: "Sources/Render/Leak.swift", module: "Render", text: #"""
-            import CFFmpeg
-            public import CFreeType
+        let file = SourceFile(path: "Sources/Render/Leak.swift", module: "DropcutRender", text: #"""
+            import CDropcutFFmpeg
+            public import CDropcutFreeType
             /// public var frame: AVFrame, in prose only
             public var face: FT_Face { fatalError() }
             public func convert(_ x: Int,
@@ -216,7 +217,7 @@ import TestSupport
             public var isKey: Bool { flags & AV_PKT_FLAG_KEY != 0 }
             public var message: String { "sd_journal_sendv \("failed: \(errno)") {" }
             public let after = 1   // the string above is closed
-            fileprivate import CFreeType
+            fileprivate import CDropcutFreeType
             private var frame: AVFrame
             public init(format: String = "AV_PIX_FMT_NONE", size: Size? = nil) where T == AVFrame {}
             public var connection: OpaquePointer /* PGconn */ { fatalError() }
@@ -233,16 +234,16 @@ import TestSupport
         #expect(violations.first { $0.line == 13 }?.description.contains("AVFrame") == true)
         #expect(violations.last?.description.contains("dropcut_line_break") == true)
 
-        let render = SourceFile(path: "Sources/dropcut/Commands/RenderCommand.swift", module: "dropcut", text: "import Daemon\nimport Pipeline\n")
+        let render = SourceFile(path: "Sources/dropcut/Commands/RenderCommand.swift", module: "dropcut", text: "import DropcutDaemon\nimport DropcutPipeline\n")
         #expect(Self.layerViolations(render).map(\.line) == [1])
-        let recipe = SourceFile(path: "Sources/Recipe/X.swift", module: "Recipe", text: "import Render\nimport Timeline\n")
+        let recipe = SourceFile(path: "Sources/Recipe/X.swift", module: "DropcutRecipe", text: "import DropcutRender\nimport DropcutTimeline\n")
         #expect(Self.layerViolations(recipe).map(\.line) == [1])
-        let daemon = SourceFile(path: "Sources/Daemon/X.swift", module: "Daemon", text: "@testable import dropcut\n")
+        let daemon = SourceFile(path: "Sources/Daemon/X.swift", module: "DropcutDaemon", text: "@testable import dropcut\n")
         #expect(Self.daemonViolations(daemon).map(\.line) == [1])
-        let engine = SourceFile(path: "Sources/Daemon/Jobs/X.swift", module: "Daemon",
-                                text: "import Pipeline\nimport Render\nimport Support\nimport MediaIO\n")
+        let engine = SourceFile(path: "Sources/Daemon/Jobs/X.swift", module: "DropcutDaemon",
+                                text: "import DropcutPipeline\nimport DropcutRender\nimport DropcutSupport\nimport DropcutMediaIO\n")
         #expect(Self.layerViolations(engine).map(\.line) == [2, 4])
-        let support = SourceFile(path: "Sources/Support/X.swift", module: "Support", text: "import Foundation\nimport Timeline\n")
+        let support = SourceFile(path: "Sources/Support/X.swift", module: "DropcutSupport", text: "import Foundation\nimport DropcutTimeline\n")
         #expect(Self.layerViolations(support).map(\.line) == [2])
     }
 
@@ -310,9 +311,9 @@ import TestSupport
     }
 
     static func daemonViolations(_ file: SourceFile) -> [Violation] {
-        guard file.module == "Daemon" else { return [] }
+        guard file.module == "DropcutDaemon" else { return [] }
         return file.imports.filter { $0.module == "dropcut" }.map {
-            Violation(path: file.path, line: $0.line, message: "Daemon must not import dropcut (the command-line tool)")
+            Violation(path: file.path, line: $0.line, message: "DropcutDaemon must not import dropcut (the command-line tool)")
         }
     }
 
@@ -322,9 +323,9 @@ import TestSupport
             if layers[imported.module] != nil, imported.module != file.module, !allowed.contains(imported.module) {
                 return Violation(path: file.path, line: imported.line, message: "\(file.module) must not import \(imported.module)")
             }
-            if imported.module == "Daemon", file.module == "dropcut", !daemonCommands.contains(file.path) {
+            if imported.module == "DropcutDaemon", file.module == "dropcut", !daemonCommands.contains(file.path) {
                 return Violation(path: file.path, line: imported.line,
-                                 message: "only the daemon's commands import Daemon; render and plan go through Pipeline")
+                                 message: "only the daemon's commands import DropcutDaemon; render and plan go through DropcutPipeline")
             }
             return nil
         }
@@ -370,9 +371,28 @@ import TestSupport
         return result
     }
 
+    /// Each module's folder, from a manifest: its `path:`, or `Sources/<name>`.
+    static func moduleFolders(_ manifest: String) -> [String: String] {
+        var folders: [String: String] = [:]
+        let declaration = #/\.(?:systemLibrary|target|executableTarget)\(\s*name:\s*"(?<name>[^"]+)"/#
+        for match in manifest.matches(of: declaration) {
+            let rest = manifest[match.range.upperBound...]
+            // The call's own text: up to the parenthesis that closes it.
+            var depth = 1, end = rest.startIndex
+            while end < rest.endIndex, depth > 0 {
+                if rest[end] == "(" { depth += 1 } else if rest[end] == ")" { depth -= 1 }
+                end = rest.index(after: end)
+            }
+            let path = rest[..<end].firstMatch(of: #/path:\s*"(?<path>[^"]+)"/#).map { String($0.output.path) }
+            folders[String(match.output.name)] = path ?? "Sources/\(match.output.name)"
+        }
+        return folders
+    }
+
     // MARK: The sources
 
-    /// Every .swift file under Sources/, its module being the folder it is in.
+    /// Every .swift file under Sources/, its module the one Package.swift builds from the
+    /// folder it is in (`Sources/Render` is `DropcutRender`).
     static func sources() throws -> [SourceFile] {
         let files = try parsedSources.get()
         #expect(files.count > 50, "only \(files.count) files under Sources/")
@@ -386,14 +406,19 @@ import TestSupport
         guard let walk = FileManager.default.enumerator(atPath: root) else {
             return .failure(CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: root]))
         }
+        guard let manifest = try? String(contentsOfFile: Repository.path("Package.swift"), encoding: .utf8) else {
+            return .failure(CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: Repository.path("Package.swift")]))
+        }
+        let modules = moduleFolders(manifest)
         var files: [SourceFile] = []
         while let relative = walk.nextObject() as? String {
-            guard relative.hasSuffix(".swift"), let module = relative.split(separator: "/").first else { continue }
+            guard relative.hasSuffix(".swift"), let folder = relative.split(separator: "/").first else { continue }
+            let module = modules.first { $0.value == "Sources/\(folder)" }?.key ?? String(folder)
             let path = (root as NSString).appendingPathComponent(relative)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 return .failure(CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path]))
             }
-            files.append(SourceFile(path: "Sources/" + relative, module: String(module), text: text))
+            files.append(SourceFile(path: "Sources/" + relative, module: module, text: text))
         }
         return .success(files.sorted { $0.path < $1.path })
     }()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import Daemon
-import Pipeline
+import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Daemon
+import DropcutDaemon
 import TestSupport
 
 /// `dropcut watch --once` end to end: real clips in a real inbox, real renders, real

@@ -1,11 +1,11 @@
-import Daemon
+import DropcutDaemon
 import Foundation
-import Support
+import DropcutSupport
 import Testing
 import TestSupport
 #if canImport(Glibc)
 import Glibc
-import Digest
+import DropcutDigest
 #endif
 
 /// Issue 32: webhooks, end to end — the real `dropcut watch` posting to a real HTTP

@@ -1,6 +1,6 @@
-import Daemon
+import DropcutDaemon
 import Foundation
-import Support
+import DropcutSupport
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Support
+import DropcutSupport
 
 /// How the hosts that share an inbox agree on who renders which clip: the one interface
 /// the scheduler and the job runner use, with two implementations.

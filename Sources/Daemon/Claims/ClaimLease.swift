@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The lease of a claim: `<inbox>/.dropcut/claimed/<name>/.lease`, a small JSON file the
 /// holder rewrites (write a temporary file, rename it over) every third of `lease_timeout`

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The one rename the claim protocol decides by: the claim of a clip, the takeover of a
 /// claim, a holder's fence. Of several processes renaming the same name — on one host or

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The takeover of an expired claim: the claim folder is renamed from its holder's name to
 /// the taker's new job id, only if its lease is still the one the taker watched expire.

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The names a clip and its sidecars get in their claimed folder: their printable forms
 /// (`RawFileName`), which are the names themselves for nearly every clip.

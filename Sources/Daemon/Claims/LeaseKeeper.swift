@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Support
+import DropcutSupport
 import Synchronization
 
 /// The claims this daemon holds in shared inboxes, and their leases (`ClaimLease`): it

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import Pipeline
+import DropcutPipeline
 import ServiceLifecycle
-import Support
+import DropcutSupport
 
 /// Renews the leases of the scheduler's claims every third of `lease_timeout`, a `Service`
 /// beside the scheduler: each lease file gets a new beat, which other hosts see change.

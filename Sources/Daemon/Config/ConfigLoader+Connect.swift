@@ -1,6 +1,6 @@
 import Foundation
-import Recipe
-import Support
+import DropcutRecipe
+import DropcutSupport
 
 /// The keys that connect dropcut to other systems: `http:` (the listener) and `webhooks:`.
 extension ConfigLoader {

@@ -1,6 +1,6 @@
 import Foundation
-import Recipe
-import Support
+import DropcutRecipe
+import DropcutSupport
 
 /// The `coordinator:` key: a PostgreSQL server that decides for a farm of hosts
 /// (docs/scale-out.md, "PostgreSQL coordinator").

@@ -1,6 +1,6 @@
 import Foundation
-import Recipe
-import Support
+import DropcutRecipe
+import DropcutSupport
 
 /// A config that cannot be used: every problem, each at its file:line:column.
 public struct ConfigError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Support
+import DropcutSupport
 import Synchronization
 
 /// The claims of a host of a farm whose decisions PostgreSQL makes (`coordinator:` in the

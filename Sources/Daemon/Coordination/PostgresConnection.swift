@@ -1,5 +1,5 @@
 import Foundation
-internal import CLibpq
+internal import CDropcutLibpq
 
 /// One connection to PostgreSQL through libpq (the coordinator's only C resource): opened
 /// in `init`, closed in `deinit`, used by one thread at a time. Statements take text

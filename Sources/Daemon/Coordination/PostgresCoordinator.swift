@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The decisions of a farm of hosts, made by PostgreSQL (`DatabaseLeases` is the
 /// scheduler's side of it): which host renders which clip, until when (a lease in

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// Moves that give a claimed file back the name it was dropped with: a clip whose name is
 /// not UTF-8 (or holds control characters or backslashes) is worked on under its printable

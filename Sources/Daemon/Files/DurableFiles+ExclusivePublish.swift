@@ -1,6 +1,6 @@
 import Foundation
-internal import CLinux
-import Support
+internal import CDropcutLinux
+import DropcutSupport
 
 /// Publishing a finished file under a name, exclusively on every filesystem: of several
 /// processes — on several hosts sharing a folder — publishing to one name at once, exactly

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// File moves that survive a crash or power loss at any point: data and directory
 /// entries are fsynced before the step that depends on them, and nothing is ever

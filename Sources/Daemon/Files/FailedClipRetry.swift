@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// Puts a failed clip back in its inbox to be rendered again (`dropcut retry`, the status
 /// page's Retry button): the clip and its sidecars move from the folder's failed folder to

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 import Synchronization
 
 /// The mount each of the daemon's output folders (outbox, failed, archive) was on when it

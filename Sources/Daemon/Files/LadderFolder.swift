@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// An HLS ladder's folder as the daemon publishes it in a deliverable set (`clip/` holding
 /// `clip.m3u8`, `240p/…`, `audio/…`): checked, given the folder's permissions and made

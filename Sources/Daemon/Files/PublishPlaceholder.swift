@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// A name reserved by creating it exclusively, as an empty file, then replaced by the file
 /// it was reserved for with rename(2): publishing that never overwrites on a filesystem

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Pipeline
+import DropcutPipeline
 import Synchronization
 
 /// Answers the listener's requests (docs/connect.md): metrics, the status API, the status

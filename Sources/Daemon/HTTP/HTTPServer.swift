@@ -1,6 +1,6 @@
-internal import CSystemd
+internal import CDropcutSystemd
 import Foundation
-import Support
+import DropcutSupport
 import Logging
 internal import NIOCore
 internal import NIOHTTP1

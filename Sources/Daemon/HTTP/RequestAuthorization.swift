@@ -1,6 +1,6 @@
 import Foundation
-import Support
-import Digest
+import DropcutSupport
+import DropcutDigest
 
 /// Who may do what on the listener (docs/connect.md, "Security"):
 /// - With a token configured, every request but the login page's carries it: an

@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import DropcutPipeline
 
 /// One file of a deliverable set (a recipe with `outputs:`) in its job's record: the whole
 /// set is recorded from the worker's first word, before any file of it is written, so a

@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import DropcutPipeline
 
 /// Why a job did not produce its output, sorted by what to do about it.
 package enum JobFailure: Error, Sendable, CustomStringConvertible {

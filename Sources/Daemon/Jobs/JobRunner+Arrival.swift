@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// Whether a claimed clip is still being written (`ClipArrival`): read here, judged there.
 extension JobRunner {

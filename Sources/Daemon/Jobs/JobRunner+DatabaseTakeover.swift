@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Pipeline
+import DropcutPipeline
 
 /// Taking over a job a database coordinator gave this host after its lease ran out by the
 /// database's clock (`DatabaseLeases.pick`): the database already decided — the job's

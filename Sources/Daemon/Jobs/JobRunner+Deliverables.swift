@@ -1,6 +1,6 @@
 import Foundation
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 
 /// Publishing a deliverable set (a recipe with `outputs:`): the same durable, exclusive,
 /// recorded steps as a single output's commit, for several files, all or nothing.

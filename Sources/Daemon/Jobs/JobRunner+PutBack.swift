@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 
 /// Clips stranded in `.dropcut/claimed/` with a database coordinator: a claim folder that no
 /// row of the database and no claim of any host has accounted for during a whole

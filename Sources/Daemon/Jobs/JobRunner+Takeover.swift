@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Pipeline
+import DropcutPipeline
 
 /// Taking over a claim whose lease expired — another host's, dead, paused or cut off, or
 /// this host's own from before a restart that lost its state folder — and resuming its

@@ -1,7 +1,7 @@
 import Foundation
-import Pipeline
-import Support
-import Digest
+import DropcutPipeline
+import DropcutSupport
+import DropcutDigest
 
 /// The webhook events of a job's ends (docs/connect.md, "Webhooks"), written into the
 /// outbox before the record says done, failed, taken over or abandoned: a crash between

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 import Synchronization
 
 /// The claim/commit protocol for one clip (docs/daemon.md, steps 2–5): every step

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The job records in `<state_dir>/jobs/`, one JSON file per job, each replaced
 /// atomically (write temp, fsync, rename, fsync folder) so a crash leaves the old or the

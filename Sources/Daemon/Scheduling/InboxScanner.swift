@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// A clip in an inbox that has fully arrived, with the sidecars that go with it.
 package struct SettledClip: Sendable, Hashable {

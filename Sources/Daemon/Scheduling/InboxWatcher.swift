@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 import Synchronization
 
 /// Wakes the scheduler when something arrives in an inbox, through inotify, so a clip is

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 
 /// Claiming with a database coordinator (`coordinator:`): the inbox listing is offered to
 /// the database, which gives this host its share — expired jobs to take over, then the

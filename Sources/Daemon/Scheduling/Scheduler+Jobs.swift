@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 
 /// Starting, claiming, running and finishing jobs: what `dispatch` sets in motion.
 extension Scheduler {

@@ -1,6 +1,6 @@
 import Foundation
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 
 /// Start-up: the state folder's lock, the folders, and crash recovery.
 extension Scheduler {

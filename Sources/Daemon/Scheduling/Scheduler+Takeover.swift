@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Pipeline
-import Support
+import DropcutPipeline
+import DropcutSupport
 
 /// Shared inboxes: watching every host's claims, taking over the ones whose lease
 /// expired, and giving up the jobs whose claims other hosts took from this one.

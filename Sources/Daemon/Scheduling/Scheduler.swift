@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import Pipeline
+import DropcutPipeline
 import ServiceLifecycle
-import Support
+import DropcutSupport
 
 /// The daemon's heart, a swift-service-lifecycle `Service`: recovers unfinished jobs,
 /// says READY=1, then polls the inboxes, claims settled clips oldest first while a worker

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-internal import CSystemd
+internal import CDropcutSystemd
 
 /// Sends structured entries to systemd-journald with `sd_journal_sendv`
 /// (`sd_journal_send` is variadic and cannot be called from Swift).

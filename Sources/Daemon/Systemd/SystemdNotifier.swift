@@ -1,4 +1,4 @@
-internal import CSystemd
+internal import CDropcutSystemd
 import Foundation
 
 /// The service manager's notification socket (`sd_notify`): READY=1, STATUS=, WATCHDOG=1,

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Support
+import DropcutSupport
 import Synchronization
 
 /// Delivers the outbox's events (docs/connect.md, "Webhooks"), a swift-service-lifecycle

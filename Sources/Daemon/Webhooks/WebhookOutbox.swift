@@ -1,6 +1,6 @@
 import Foundation
-import Support
-import Digest
+import DropcutSupport
+import DropcutDigest
 
 /// The durable outbox of webhook events (docs/connect.md, "Webhooks"): one folder per
 /// endpoint under `<state_dir>/webhooks/`, one file per event, `<webhook-id>.json`, holding

@@ -1,8 +1,8 @@
 import Foundation
-internal import CCurl
-import Pipeline
-import Support
-import Digest
+internal import CDropcutCurl
+import DropcutPipeline
+import DropcutSupport
+import DropcutDigest
 
 /// Posts signed events to one endpoint over libcurl (not AsyncHTTPClient: its build would
 /// add minutes to every CI run, libcurl gives TLS, timeouts and no redirects for nothing).

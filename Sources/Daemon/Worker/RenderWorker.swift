@@ -1,8 +1,8 @@
-internal import CLinux
+internal import CDropcutLinux
 import Foundation
 import Logging
-import Pipeline
-import Recipe
+import DropcutPipeline
+import DropcutRecipe
 
 /// The worker side of a job (`dropcut worker`, started by the daemon, never by hand):
 /// reads its `WorkerRequest` on stdin, limits itself, then loads the recipe, probes the

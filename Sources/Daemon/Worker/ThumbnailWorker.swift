@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// The status page's thumbnails, decoded in a worker process (`dropcut worker`, as renders
 /// are) under the render's limits: a finished output is still a file a decoder reads, and

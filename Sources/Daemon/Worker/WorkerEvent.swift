@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import DropcutPipeline
 
 /// One line a worker writes to the daemon on its event pipe (JSON, one object per line).
 package enum WorkerEvent: Codable, Sendable, Hashable {

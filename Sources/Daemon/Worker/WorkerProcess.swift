@@ -1,6 +1,6 @@
-internal import CLinux
+internal import CDropcutLinux
 import Foundation
-import Support
+import DropcutSupport
 
 /// One job's worker: a child process running `dropcut worker` (the same binary), which
 /// parses, probes and renders the job the daemon hands it on its standard input. Whatever

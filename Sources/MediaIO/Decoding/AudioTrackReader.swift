@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Reads the samples of one audio track by position: `withSamples(at:count:)` gives
 /// samples `[position, position + count)` of the track resampled to one rate and channel

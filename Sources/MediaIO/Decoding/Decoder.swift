@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// A decoder for one stream of a `Demuxer`, holding its `CodecContext` (opened in
 /// `init`). Threaded: frame and slice threads, as many as FFmpeg picks for the machine —

@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Reads a video track fast and small, for analysis (`fit: smart`): decoded roughly
 /// (`Decoder`'s sketch mode: no loop filter) and scaled to an 8-bit grey picture at most

@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Pictures from image files — PNG (8 and 16 bit, palette, with alpha) and JPEG —
 /// decoded with libavcodec, for overlays.

@@ -1,6 +1,6 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// A still picture (PNG or JPEG) as a video layer shows it: decoded once, its alpha
 /// composited over a background colour, and converted once into the compositor's working

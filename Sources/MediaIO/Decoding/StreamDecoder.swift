@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// One stream of a file, decoded in order: the demuxer, the stream's decoder and a reused
 /// packet, run in FFmpeg's send_packet / receive_frame loop (doc/examples/demux_decode.c),

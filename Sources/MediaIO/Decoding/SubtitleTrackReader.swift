@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Reads a file's own captions: the first text subtitle stream (`mov_text` in MP4/MOV,
 /// WebVTT, SubRip or ASS in Matroska), decoded with FFmpeg and made plain cues in source

@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Reads the frames of one video track, by source time: `frame(at:)` returns the frame
 /// whose presentation interval `[pts, next pts)` covers the time — decided exactly from

@@ -1,6 +1,6 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// Writes an animation — WebP (libwebp's animation encoder through libavformat's webp
 /// muxer) or GIF (libavcodec's gif encoder and muxer) —, silent, looping for ever, each

@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// An AAC encoder (FFmpeg's native `aac`), holding one `CodecContext` (freed with the
 /// encoder).

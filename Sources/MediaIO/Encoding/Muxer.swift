@@ -1,6 +1,6 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 import Foundation
-import Timeline
+import DropcutTimeline
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

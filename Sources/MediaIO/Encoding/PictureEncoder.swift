@@ -1,6 +1,6 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// Encodes one picture as a still image file — JPEG (libavcodec's mjpeg, full-range
 /// BT.601 4:2:0, as JFIF readers expect), PNG (RGB, 8 bits a channel) or WebP (libwebp,

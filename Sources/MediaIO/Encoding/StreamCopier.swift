@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Copies one source stream's packets into a `Muxer` as they are (the ffmpeg CLI's
 /// `-c copy`): no decoding, no encoding. Owns its `Demuxer` (one open file) and one

@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// A `mov_text` (3GPP timed text) encoder: the soft subtitle stream of MP4 and MOV files,
 /// which players show or hide. Holds one `CodecContext` (freed with the encoder), in a

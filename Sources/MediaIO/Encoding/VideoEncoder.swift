@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// An H.264 (libx264) or HEVC (libx265) encoder, holding one `CodecContext`
 /// (freed with the encoder).

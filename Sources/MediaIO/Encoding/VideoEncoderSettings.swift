@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// How to encode video: codec, picture size and format, frame rate and quality.
 public struct VideoEncoderSettings: Sendable, Hashable {

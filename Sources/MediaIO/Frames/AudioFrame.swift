@@ -1,4 +1,4 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 
 /// A block of audio in planar 32-bit float (FFmpeg's `fltp`, AAC's native format),
 /// owning one `AVFrame`. Allocated once with a fixed capacity and reused, so steady-state

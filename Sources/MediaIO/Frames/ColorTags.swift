@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Reads FFmpeg's colour tags (`AVColorPrimaries`, `AVColorTransferCharacteristic`,
 /// `AVColorSpace`, `AVColorRange`) and HDR side data as a `ColorDescription`, the one

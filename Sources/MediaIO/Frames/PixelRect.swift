@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// An integer rectangle of pixels in a frame: a crop region or a destination region.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 
 /// Converts decoded audio of any sample format, rate and channel layout to planar float
 /// at one rate and channel count, with libswresample; owns one `SwrContext` (freed in

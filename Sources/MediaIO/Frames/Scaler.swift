@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// Scales and converts pictures with libswscale, owning one `SwsContext` (freed in
 /// `deinit`). The context is rebuilt only when sizes, formats or ranges change

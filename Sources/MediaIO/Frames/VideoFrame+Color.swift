@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 extension VideoFrame {
     /// How the frame's samples are to be read as colour: its own tags (decoders copy the

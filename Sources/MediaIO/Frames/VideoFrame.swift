@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// A picture, owning one `AVFrame` (allocated in `init`, freed in `deinit`). Planes are
 /// reached through `withPlane`; the `AVFrame` itself never leaves MediaIO.

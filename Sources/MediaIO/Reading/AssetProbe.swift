@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Probes real files for the composition builder: the first video and first audio
 /// stream of a file as AVFoundation-style asset tracks.

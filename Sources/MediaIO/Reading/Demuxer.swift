@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// An open media file: owns one `AVFormatContext` from `avformat_open_input` until
 /// `deinit` closes it. Reads the stream table at open.

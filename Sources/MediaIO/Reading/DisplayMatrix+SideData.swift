@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 extension DisplayMatrix {
     /// A display matrix side-data entry as libavutil/display.h stores it — nine 32-bit

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// How long a file and its streams really last, without taking the header's word for it.
 ///

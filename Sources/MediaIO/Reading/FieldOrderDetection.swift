@@ -1,5 +1,5 @@
-internal import CFFmpeg
-import Timeline
+internal import CDropcutFFmpeg
+import DropcutTimeline
 
 /// How a video stream's fields were recorded when the stream does not say: its first
 /// decoded frame is asked.

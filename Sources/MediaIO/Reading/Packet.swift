@@ -1,4 +1,4 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 
 /// One compressed packet, owning one `AVPacket` (allocated in `init`, freed in `deinit`).
 ///

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// The time each stream's packets cover, gathered packet by packet as they are read (no
 /// decoding): what a duration is measured from when a header's cannot be trusted. In

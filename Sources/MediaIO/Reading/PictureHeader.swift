@@ -1,6 +1,6 @@
-internal import CFFmpeg
+internal import CDropcutFFmpeg
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// What a PNG's or JPEG's header says about the picture, read from the file's first bytes
 /// without FFmpeg: its size and how many bytes a pixel takes decoded. So a picture is

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// What a container says about one of its streams, in file order.
 public struct StreamInfo: Sendable, Hashable {

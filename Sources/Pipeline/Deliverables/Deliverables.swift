@@ -1,12 +1,12 @@
 import Foundation
 import Logging
-import MediaIO
-import Recipe
-import Render
-import Subtitles
-import Support
-import Timeline
-import Digest
+import DropcutMediaIO
+import DropcutRecipe
+import DropcutRender
+import DropcutSubtitles
+import DropcutSupport
+import DropcutTimeline
+import DropcutDigest
 
 /// Every deliverable of a recipe with `outputs:` for one dropped clip: each entry its own
 /// `Production` (its size, fit, rate and encoding; overlays placed on its own canvas) — a

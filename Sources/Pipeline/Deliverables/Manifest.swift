@@ -1,8 +1,8 @@
 import Foundation
-import Render
-import Support
-import Timeline
-import Digest
+import DropcutRender
+import DropcutSupport
+import DropcutTimeline
+import DropcutDigest
 
 /// The manifest `{name}.dropcut.json` of a deliverable set: the input's name, the
 /// generator and every file by the name it is published under, in the recipe's order —

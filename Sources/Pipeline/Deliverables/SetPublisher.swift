@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Render
-import Support
+import DropcutRender
+import DropcutSupport
 
 /// Publishing a rendered deliverable set into its folder as `dropcut render` does: every
 /// file renamed from its temporary name into place, replacing what is there (a file by

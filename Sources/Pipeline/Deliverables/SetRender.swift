@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import MediaIO
-import Recipe
-import Render
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutRecipe
+import DropcutRender
+import DropcutSupport
+import DropcutTimeline
 
 /// The render of a deliverable set: every item that is a picture stream or pictures (its
 /// movies, HLS ladders, posters, previews) one output of one `RenderPlan`, so the plan's

@@ -1,8 +1,8 @@
 import Foundation
-import MediaIO
-import Support
-import Timeline
-import Digest
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
+import DropcutDigest
 
 /// A single rendered output described as a deliverable set's manifest describes its files
 /// (bytes, size, duration, SHA-256): what a webhook's `job.done` lists for a job without

@@ -1,6 +1,6 @@
 import Foundation
-import Support
-import Timeline
+import DropcutSupport
+import DropcutTimeline
 
 /// Where a render is written until it is complete: a hidden file in the folder of its
 /// final name — hidden so that inbox scanners (dropcut's own among them) skip it, in the

@@ -1,7 +1,7 @@
 import Foundation
-import Recipe
-import Render
-import Timeline
+import DropcutRecipe
+import DropcutRender
+import DropcutTimeline
 
 /// Which output streams are copied from a source as they are (pass-through, the ffmpeg
 /// CLI's `-c copy`) and, for each stream that is not, why — in words, for `plan` and the

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
-import MediaIO
-import Recipe
-import Reframe
-import Render
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutRecipe
+import DropcutReframe
+import DropcutRender
+import DropcutSupport
+import DropcutTimeline
 
 /// One render, completely described: a recipe applied to a dropped clip — the
 /// composition, how its video is drawn, its audio mix with the music already ducked, the

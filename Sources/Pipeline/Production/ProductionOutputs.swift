@@ -1,11 +1,11 @@
 import Foundation
 import Logging
-import MediaIO
-import Recipe
-import Render
-import Subtitles
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutRecipe
+import DropcutRender
+import DropcutSubtitles
+import DropcutSupport
+import DropcutTimeline
 
 /// What a production makes, each as an output of a render (`RenderOutput`): its movie, an
 /// HLS ladder, a poster, a preview. Made alone here (a plan of one output) or together,

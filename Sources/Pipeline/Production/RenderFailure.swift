@@ -1,7 +1,7 @@
 import Foundation
-import MediaIO
-import Render
-import Support
+import DropcutMediaIO
+import DropcutRender
+import DropcutSupport
 
 /// An error met while preparing or rendering a production, sorted by what to do about
 /// it: the pipeline knows its own errors (FFmpeg's, the export's, a thread that could not

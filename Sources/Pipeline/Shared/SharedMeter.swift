@@ -1,5 +1,5 @@
 import Synchronization
-import Timeline
+import DropcutTimeline
 
 /// Measures the sound of each distinct composition once, and keeps the error it threw
 /// (so `Production.prepare` rethrows the measuring error itself, with its errno).

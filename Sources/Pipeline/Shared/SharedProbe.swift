@@ -1,5 +1,5 @@
 import Synchronization
-import Timeline
+import DropcutTimeline
 
 /// Probes each file once for all the deliverables.
 final class SharedProbe: MediaProbing, @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Synchronization
-import Timeline
+import DropcutTimeline
 
 /// Analyses each clip once per subject for `fit: smart`, for every output of a drop (the
 /// deliverables differ in size and smoothness, which only the planning after it uses).

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// One `audio:` item as the builder placed it: its composition track and range in output
 /// time, so `plan` can list it and the music can duck under it.

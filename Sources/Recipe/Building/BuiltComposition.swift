@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// What the builder makes of a recipe and its media: the composition, how its video is
 /// drawn and its audio mixed, the overlay layers, and where the output goes.

@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 extension CompositionBuilder {
     /// Places the recipe's `audio:` items as seed 001's composer places recordings, music

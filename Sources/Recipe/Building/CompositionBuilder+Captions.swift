@@ -1,7 +1,7 @@
 import Foundation
-import Subtitles
-import Support
-import Timeline
+import DropcutSubtitles
+import DropcutSupport
+import DropcutTimeline
 
 extension CompositionBuilder {
     /// The captions: the cues read from the recipe's source (or the dropped clip's

@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 // A clip's own motion (`transform:` keyframes, `ken_burns:`) as its layer's transform ramp.
 
@@ -9,8 +9,8 @@ extension CompositionBuilder {
     /// (component-wise on the matrix, as AVFoundation does). A clip without motion of its
     /// own follows its camera path under `fit: smart`; else nil, and its layers keep
     /// their placement set as they always were.
-    func transformRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<Timeline.AffineTransform>? {
-        var ramp = Ramp<Timeline.AffineTransform>(defaultValue: .identity)
+    func transformRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<DropcutTimeline.AffineTransform>? {
+        var ramp = Ramp<DropcutTimeline.AffineTransform>(defaultValue: .identity)
         let keyframes = try motion(of: clip, renderSize: renderSize)
         // A clip's own motion wins over `fit: smart`, which moves only clips without.
         guard let first = keyframes.first else { return try smartRamp(of: clip, renderSize: renderSize) }
@@ -25,11 +25,11 @@ extension CompositionBuilder {
     }
 
     /// The clip's keyframes as layer transforms, times from the clip's start.
-    private func motion(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> [(at: MediaTime, transform: Timeline.AffineTransform)] {
+    private func motion(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> [(at: MediaTime, transform: DropcutTimeline.AffineTransform)] {
         let width = Double(renderSize.width), height = Double(renderSize.height)
         if let kenBurns = clip.spec.kenBurns {
             let (upright, box) = uprightPicture(of: clip)
-            func filling(_ values: [Length], _ name: String) throws(CompositionBuildError) -> Timeline.AffineTransform {
+            func filling(_ values: [Length], _ name: String) throws(CompositionBuildError) -> DropcutTimeline.AffineTransform {
                 let x = values[0].pixels(of: box.width), y = values[1].pixels(of: box.height)
                 let w = values[2].pixels(of: box.width), h = values[3].pixels(of: box.height)
                 // Half a pixel of slack: `100%` of an odd side, rounding in a written size.
@@ -41,7 +41,7 @@ extension CompositionBuilder {
             }
             return [(.zero, try filling(kenBurns.from, "from")), (clip.duration, try filling(kenBurns.to, "to"))]
         }
-        var keyframes: [(at: MediaTime, transform: Timeline.AffineTransform)] = []
+        var keyframes: [(at: MediaTime, transform: DropcutTimeline.AffineTransform)] = []
         for keyframe in clip.spec.transform {
             guard keyframe.at <= clip.duration else {
                 throw .recipe(RecipeError("transform keyframe at \(keyframe.at)s lies outside the clip (\(clip.duration)s long)", at: keyframe.location))
@@ -49,9 +49,9 @@ extension CompositionBuilder {
             let radians = keyframe.rotate * .pi / 180
             let (sine, cosine) = (sin(radians), cos(radians))
             let s = keyframe.scale
-            let motion = Timeline.AffineTransform(translationX: -width / 2, y: -height / 2)
-                .concatenating(Timeline.AffineTransform(a: s * cosine, b: s * sine, c: -s * sine, d: s * cosine, tx: 0, ty: 0))
-                .concatenating(Timeline.AffineTransform(translationX: width / 2 + keyframe.moveX.pixels(of: width),
+            let motion = DropcutTimeline.AffineTransform(translationX: -width / 2, y: -height / 2)
+                .concatenating(DropcutTimeline.AffineTransform(a: s * cosine, b: s * sine, c: -s * sine, d: s * cosine, tx: 0, ty: 0))
+                .concatenating(DropcutTimeline.AffineTransform(translationX: width / 2 + keyframe.moveX.pixels(of: width),
                                                         y: height / 2 + keyframe.moveY.pixels(of: height)))
             keyframes.append((keyframe.at, clip.transform.concatenating(motion)))
         }
@@ -60,20 +60,20 @@ extension CompositionBuilder {
 
     /// The clip shown upright (its orientation, moved back to the origin) and the box it
     /// covers, in display pixels.
-    func uprightPicture(of clip: PlacedClip) -> (transform: Timeline.AffineTransform, box: Rect) {
+    func uprightPicture(of clip: PlacedClip) -> (transform: DropcutTimeline.AffineTransform, box: Rect) {
         let preferred = orientation(of: clip.video)
         let natural = clip.video.naturalSize
         let box = preferred.boundingBox(of: Size(width: Double(natural.width), height: Double(natural.height)))
-        return (preferred.concatenating(Timeline.AffineTransform(translationX: -box.x, y: -box.y)), box)
+        return (preferred.concatenating(DropcutTimeline.AffineTransform(translationX: -box.x, y: -box.y)), box)
     }
 
     /// The layer transform that shows the upright picture's point `centre` (pixels) at
     /// the canvas's centre, scaled by `scale`: a crop window filling the canvas (Ken Burns'
     /// rectangles, `fit: smart`'s window).
-    static func centring(_ upright: Timeline.AffineTransform, on centre: Point, scale: Double,
-                         renderSize: PixelSize) -> Timeline.AffineTransform {
-        upright.concatenating(Timeline.AffineTransform(translationX: -centre.x, y: -centre.y))
-            .concatenating(Timeline.AffineTransform(scaleX: scale, y: scale))
-            .concatenating(Timeline.AffineTransform(translationX: Double(renderSize.width) / 2, y: Double(renderSize.height) / 2))
+    static func centring(_ upright: DropcutTimeline.AffineTransform, on centre: Point, scale: Double,
+                         renderSize: PixelSize) -> DropcutTimeline.AffineTransform {
+        upright.concatenating(DropcutTimeline.AffineTransform(translationX: -centre.x, y: -centre.y))
+            .concatenating(DropcutTimeline.AffineTransform(scaleX: scale, y: scale))
+            .concatenating(DropcutTimeline.AffineTransform(translationX: Double(renderSize.width) / 2, y: Double(renderSize.height) / 2))
     }
 }

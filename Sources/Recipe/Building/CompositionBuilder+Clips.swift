@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 extension CompositionBuilder {
     func probeClips(input: String, sidecars: inout [SlowMotionSidecar]) throws(CompositionBuildError) -> [PlacedClip] {

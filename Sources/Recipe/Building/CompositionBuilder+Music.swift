@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 extension CompositionBuilder {
     /// How long each loop point of a looped music bed crossfades.

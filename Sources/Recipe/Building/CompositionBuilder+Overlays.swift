@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 extension CompositionBuilder {
     /// `group`: the time range of the group holding the overlay — its default `during`,
@@ -62,7 +62,7 @@ extension CompositionBuilder {
             // The glide starts when the overlay appears and lasts `duration` (at most the
             // time it is shown), then it rests at `to`.
             let length = MediaTime.min(move.duration ?? range.duration, range.duration)
-            var motion = Ramp<Timeline.Point>(defaultValue: move.from.unitPoint)
+            var motion = Ramp<DropcutTimeline.Point>(defaultValue: move.from.unitPoint)
             try rampEdit { try motion.setRamp(from: move.from.unitPoint, to: move.to.unitPoint, range: TimeRange(start: range.start, duration: length)) }
             layer.motion = motion
         }
@@ -84,7 +84,7 @@ extension CompositionBuilder {
                 } else {
                     // Drops in from the free room's height above where it rests.
                     let rest = layer.motion?.value(at: range.start) ?? layer.anchor.unitPoint
-                    let from = Timeline.Point(x: rest.x, y: rest.y - 1)
+                    let from = DropcutTimeline.Point(x: rest.x, y: rest.y - 1)
                     layer.animation.position = try KeyframeAnimation(keyframes: [.init(time: .zero, value: from, timing: .spring), .init(time: settle, value: rest)],
                                                                      beginTime: range.start)
                 }
@@ -130,7 +130,7 @@ extension CompositionBuilder {
             case .spin: layer.animation.spin = try animated(number)
             case .rotate: layer.animation.rotation = try animated(number)
             case .position:
-                layer.animation.position = try animated { value -> Timeline.Point in
+                layer.animation.position = try animated { value -> DropcutTimeline.Point in
                     if case let .point(p) = value { return p }
                     return anchor
                 }

@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 // `fit: smart`: the clip's layer follows a camera path planned from the analysis of its
 // picture (Timeline's CameraPathPlanner), as a transform ramp — the same placement
@@ -10,7 +10,7 @@ extension CompositionBuilder {
     /// upright picture, with the upright picture's box and the fill scale.
     struct SmartWindow {
         var box: Rect
-        var upright: Timeline.AffineTransform
+        var upright: DropcutTimeline.AffineTransform
         var scale: Double
         var window: Size
     }
@@ -52,14 +52,14 @@ extension CompositionBuilder {
 
     /// The layer transform that shows `clip` with its crop window centred at `centre`
     /// (normalised).
-    func smartTransform(_ geometry: SmartWindow, centre: Point, renderSize: PixelSize) -> Timeline.AffineTransform {
+    func smartTransform(_ geometry: SmartWindow, centre: Point, renderSize: PixelSize) -> DropcutTimeline.AffineTransform {
         Self.centring(geometry.upright, on: Point(x: centre.x * geometry.box.width, y: centre.y * geometry.box.height),
                       scale: geometry.scale, renderSize: renderSize)
     }
 
     /// `clip`'s layer transform over composition time along its camera path: straight
     /// moves between the path's keyframes, a jump at each cut. Nil when not `fit: smart`.
-    func smartRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<Timeline.AffineTransform>? {
+    func smartRamp(of clip: PlacedClip, renderSize: PixelSize) throws(CompositionBuildError) -> Ramp<DropcutTimeline.AffineTransform>? {
         guard let path = clip.reframing?.cameraPath else { return nil }
         let geometry = smartWindow(of: clip, renderSize: renderSize)
         let trimStart = clip.trim.start.seconds, trimEnd = clip.trim.end.seconds
@@ -76,7 +76,7 @@ extension CompositionBuilder {
             }
             return last.target.end
         }
-        var ramp = Ramp<Timeline.AffineTransform>(defaultValue: smartTransform(geometry, centre: path.centre(at: trimStart), renderSize: renderSize))
+        var ramp = Ramp<DropcutTimeline.AffineTransform>(defaultValue: smartTransform(geometry, centre: path.centre(at: trimStart), renderSize: renderSize))
         var last: MediaTime?
         try rampEdit {
             for shot in path.shots where shot.range.upperBound > trimStart && shot.range.lowerBound < trimEnd {

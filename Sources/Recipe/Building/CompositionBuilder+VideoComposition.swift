@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 extension CompositionBuilder {
     func makeVideoComposition(_ clips: [PlacedClip], transition: MediaTime,
@@ -19,7 +19,7 @@ extension CompositionBuilder {
             frameDuration = MediaTime.min(MediaTime.max(shortest, MediaTime(value: 1, timescale: 60)), slowest)
         }
         var instructions: [VideoCompositionInstruction] = []
-        var ramps: [Ramp<Timeline.AffineTransform>?] = []
+        var ramps: [Ramp<DropcutTimeline.AffineTransform>?] = []
         for clip in clips { ramps.append(try transformRamp(of: clip, renderSize: renderSize)) }
         for (i, clip) in clips.enumerated() {
             let passStart = clip.start + (i > 0 ? transition : .zero)
@@ -54,7 +54,7 @@ extension CompositionBuilder {
     /// crossfade fades the outgoing layer out, push slides both left by the canvas width,
     /// wipe crops the outgoing layer away from the right.
     /// `ramps` are the two clips' own transform ramps (`transformRamp(of:)`; nil: none).
-    func transitionInstruction(from a: PlacedClip, to b: PlacedClip, ramps: (Ramp<Timeline.AffineTransform>?, Ramp<Timeline.AffineTransform>?), duration: MediaTime,
+    func transitionInstruction(from a: PlacedClip, to b: PlacedClip, ramps: (Ramp<DropcutTimeline.AffineTransform>?, Ramp<DropcutTimeline.AffineTransform>?), duration: MediaTime,
                                        renderSize: PixelSize) throws(CompositionBuildError) -> VideoCompositionInstruction {
         let range = TimeRange(start: b.start, duration: duration)
         var from = LayerInstruction(trackID: a.videoTrack), to = LayerInstruction(trackID: b.videoTrack)
@@ -69,8 +69,8 @@ extension CompositionBuilder {
                 let width = Double(renderSize.width)
                 // The clips' own motion stands still during the push (at its values there).
                 let outgoing = ramps.0?.value(at: range.start) ?? a.transform, incoming = ramps.1?.value(at: range.end) ?? b.transform
-                try from.setTransformRamp(from: outgoing, to: outgoing.concatenating(Timeline.AffineTransform(translationX: -width, y: 0)), range: range)
-                try to.setTransformRamp(from: incoming.concatenating(Timeline.AffineTransform(translationX: width, y: 0)), to: incoming, range: range)
+                try from.setTransformRamp(from: outgoing, to: outgoing.concatenating(DropcutTimeline.AffineTransform(translationX: -width, y: 0)), range: range)
+                try to.setTransformRamp(from: incoming.concatenating(DropcutTimeline.AffineTransform(translationX: width, y: 0)), to: incoming, range: range)
             case .wipe:
                 let w = Double(a.video.naturalSize.width), h = Double(a.video.naturalSize.height)
                 try holdTransforms(&from, &to, a, b, ramps, at: range.start)
@@ -84,7 +84,7 @@ extension CompositionBuilder {
 
     /// Each clip's own motion ramp on its layer, or its placement set at `time`.
     private func holdTransforms(_ from: inout LayerInstruction, _ to: inout LayerInstruction, _ a: PlacedClip, _ b: PlacedClip,
-                                _ ramps: (Ramp<Timeline.AffineTransform>?, Ramp<Timeline.AffineTransform>?), at time: MediaTime) throws {
+                                _ ramps: (Ramp<DropcutTimeline.AffineTransform>?, Ramp<DropcutTimeline.AffineTransform>?), at time: MediaTime) throws {
         if let ramp = ramps.0 { from.transform = ramp } else { try from.setTransform(a.transform, at: time) }
         if let ramp = ramps.1 { to.transform = ramp } else { try to.setTransform(b.transform, at: time) }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Support
-import Timeline
+import DropcutSupport
+import DropcutTimeline
 
 /// Turns a recipe plus probed media into the Timeline model, the way an AVFoundation app
 /// builds a composition: a video and an audio composition track per clip — video
@@ -37,7 +37,7 @@ public struct CompositionBuilder: Sendable {
         var duration: MediaTime
         var videoTrack: TrackID = 0
         var audioTrack: TrackID?
-        var transform: Timeline.AffineTransform = .identity
+        var transform: DropcutTimeline.AffineTransform = .identity
         /// `fit: smart`: where its crop window goes (nil: not smart, or the clip moves itself).
         var reframing: ClipReframing?
         /// Its video's source ranges and where the composition shows them (after speed
@@ -104,7 +104,7 @@ public struct CompositionBuilder: Sendable {
         // `size: 1080p` / `{ max: ... }`: the source's shape fitted into the bound, never upscaled.
         let renderSize = recipe.output.size ?? recipe.output.sizeBound.map { $0.size(for: sourceSize) } ?? sourceSize.evenRoundedDown
         for i in clips.indices {
-            clips[i].transform = Timeline.AffineTransform.placing(naturalSize: clips[i].video.naturalSize, preferredTransform: orientation(of: clips[i].video),
+            clips[i].transform = DropcutTimeline.AffineTransform.placing(naturalSize: clips[i].video.naturalSize, preferredTransform: orientation(of: clips[i].video),
                                           in: renderSize, mode: recipe.output.fit)
             if clips[i].spec.kenBurns == nil, clips[i].spec.transform.isEmpty {
                 clips[i].reframing = try reframing(of: clips[i], renderSize: renderSize)
@@ -161,7 +161,7 @@ public struct CompositionBuilder: Sendable {
         }
     }
 
-    func orientation(of video: ProbedMedia.Video) -> Timeline.AffineTransform {
+    func orientation(of video: ProbedMedia.Video) -> DropcutTimeline.AffineTransform {
         switch recipe.orientation {
         case .auto: return video.preferredTransform
         case let .degrees(degrees): return .orientation(quarterTurns: degrees / 90, naturalSize: video.naturalSize)

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// The music bed of a built composition: the tracks its passes alternate between (two
 /// when it loops, so each loop point can crossfade), their volume before ducking, and

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// The recipe's overlay lengths against `OverlayLimits`: a text's `size`, an image's
 /// `width` and a group's `bounds` at most twice the output's side they are measured

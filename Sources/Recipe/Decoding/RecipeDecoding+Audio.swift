@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `audio:` — sound files placed on the output timeline: source, time, trim, level, fades,
 // mix or replace, pitch, and whether the music ducks under them.

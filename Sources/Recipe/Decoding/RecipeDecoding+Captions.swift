@@ -1,5 +1,5 @@
-import Subtitles
-import Timeline
+import DropcutSubtitles
+import DropcutTimeline
 
 // `captions:` — where the cues come from and how they look.
 

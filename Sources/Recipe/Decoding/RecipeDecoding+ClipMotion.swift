@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `clips[].transform` and `clips[].ken_burns` — a clip's own zoom, turn and move.
 

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `clips:` — sources, trims, speed ranges and ramps, clip sound and frame sampling.
 

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `music:` — the music bed: source, level, looping, fades and ducking.
 

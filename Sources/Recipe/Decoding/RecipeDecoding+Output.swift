@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `output:` — file name, size, fit, frame rate, deinterlacing, dynamic range, video and
 // audio encoding.

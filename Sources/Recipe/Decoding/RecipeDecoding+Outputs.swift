@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 // `outputs:` — several deliverables from one drop — and the size bounds (`size: 1080p`,
 // `size: { max: 1920x1080 }`).

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `overlays[].animate:` — keyframe animations of opacity, position, scale and rotation.
 

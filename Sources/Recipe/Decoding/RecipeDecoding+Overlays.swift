@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `overlays:` — images, image sequences and text, with placement, timing, motion and strokes.
 

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 // `transition:` — how consecutive clips are joined.
 

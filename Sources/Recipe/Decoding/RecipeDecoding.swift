@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 extension Recipe {
     /// The recipe format version this dropcut reads.

@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// One key of the recipe language, as the reference documents it.
 ///

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// The bounds of every number a recipe (or an iPhone `.AAE` sidecar) may hold, in one place.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import DropcutSupport
 
 /// Reads recipe files. Several files merge key by key in order — the daemon's rule is
 /// folder default, then the inbox's `recipe.yaml`, then the clip's sidecar `<stem>.yaml`

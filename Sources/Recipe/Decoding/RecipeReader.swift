@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// Reads typed values out of `RecipeNode`s, collecting every problem with its position
 /// instead of stopping at the first, so a person fixing a recipe sees all of them at once.

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A time written in a recipe: seconds as a number, `"1.5s"`, `"250ms"`, `"00:01.500"`,
 /// `"01:02:03.5"`, or (in ranges) `end`. Parsed exactly: `0.1` is 1/10 s, never a

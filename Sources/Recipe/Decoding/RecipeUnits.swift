@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// A gain in decibels (`-10dB`); `linear` is the amplitude factor 10^(dB/20).
 public struct Gain: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 extension Recipe {
     /// One entry of `outputs:`: a file made from the same composition — a video (the

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 extension Recipe {
     /// `ken_burns: { from: [0, 0, 100%, 100%], to: ["25%", "25%", "50%", "50%"] }`: the clip

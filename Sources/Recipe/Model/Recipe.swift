@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A validated recipe (docs/recipes.md, `version: 1`): what to make of a dropped
 /// clip. Every field has its default filled in; asset paths are resolved and checked.
@@ -202,7 +202,7 @@ public struct Recipe: Sendable, Hashable {
             /// A number (opacity, scale, degrees) or a unit point (position).
             public enum Value: Sendable, Hashable {
                 case number(Double)
-                case point(Timeline.Point)
+                case point(DropcutTimeline.Point)
             }
             public struct Keyframe: Sendable, Hashable {
                 public var at: MediaTime

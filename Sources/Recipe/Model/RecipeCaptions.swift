@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 extension Recipe {
     /// `captions:` — subtitles burnt into the picture: where the cues come from and how

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Speed keyframes in source time expanded as iPhone slow-motion tracks are: into short
 /// segments of stepped speed (50 ms of source or less) where the rate changes, one range

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 extension Recipe {
     /// `transform: [ { at: 0, scale: 1 }, { at: 4, scale: 1.2, rotate: 10, move: [0, "-5%"] } ]`:

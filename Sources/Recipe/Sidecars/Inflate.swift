@@ -1,4 +1,4 @@
-internal import CZlib
+internal import CDropcutZlib
 import Foundation
 
 /// Decompresses deflate data with zlib, for the compressed payloads of `.AAE` sidecars.
@@ -63,7 +63,7 @@ enum Inflate {
                 let (status, produced) = chunk.withUnsafeMutableBufferPointer { buffer in
                     stream.next_out = buffer.baseAddress
                     stream.avail_out = uInt(buffer.count)
-                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                    let status = CDropcutZlib.inflate(&stream, Z_NO_FLUSH)
                     return (status, buffer.count - Int(stream.avail_out))
                 }
                 output.append(contentsOf: chunk[..<produced])

@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// The slowed section of an iPhone slow-motion clip, read from the `.AAE` sidecar that
 /// Photos keeps next to the movie (`IMG_1234.MOV` + `IMG_1234.AAE`).
@@ -16,7 +16,7 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     public var rate: Double
     /// The slowed sections, in the movie's source time, in the sidecar's order, with the
     /// sidecar's exact values and timescales.
-    public var regions: [Timeline.TimeRange]
+    public var regions: [DropcutTimeline.TimeRange]
 
     /// The rates accepted: iPhone slow motion only slows, at most down to 0.05
     /// (240 fps played at 12).
@@ -26,7 +26,7 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     /// whole into memory.
     static let maximumFileSize = 16 << 20
 
-    public init(path: String, rate: Double, regions: [Timeline.TimeRange]) {
+    public init(path: String, rate: Double, regions: [DropcutTimeline.TimeRange]) {
         self.path = path
         self.rate = rate
         self.regions = regions
@@ -99,7 +99,7 @@ public struct SlowMotionSidecar: Sendable, Hashable {
             throw failure(.noRegions(found: Self.describe(regionsValue)))
         }
 
-        var regions: [Timeline.TimeRange] = []
+        var regions: [DropcutTimeline.TimeRange] = []
         for (index, element) in list.enumerated() {
             let field = "slowMotion.regions[\(index)]"
             func invalid(_ key: String, _ problem: String) -> SlowMotionSidecarError {
@@ -125,7 +125,7 @@ public struct SlowMotionSidecar: Sendable, Hashable {
             guard start + duration <= RecipeLimits.maximumTime else {
                 throw invalid(".timeRange", "ends at \(start + duration) s, past \(RecipeLimits.maximumTimeText); a slowed section lies within the clip")
             }
-            regions.append(Timeline.TimeRange(start: start, duration: duration))
+            regions.append(DropcutTimeline.TimeRange(start: start, duration: duration))
         }
         self.init(path: path, rate: rate, regions: regions)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Where a composition's own sound is active: the clip tracks are mixed exactly as the
 /// export will mix them — after speed changes and volume ramps — and their RMS level is

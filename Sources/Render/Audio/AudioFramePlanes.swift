@@ -1,4 +1,4 @@
-import MediaIO
+import DropcutMediaIO
 
 extension AudioFrame {
     /// Runs `body` with a way to reach each channel's samples (mono or stereo, what the

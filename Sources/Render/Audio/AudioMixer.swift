@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Mixes a composition's audio tracks into blocks of output samples: for each track,
 /// the segments covering the block are read from their source (through one

@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The output's audio stream as the encoding stage drives it: written up to a time as the
 /// video goes, and finished after it.

@@ -1,4 +1,4 @@
-import MediaIO
+import DropcutMediaIO
 
 /// What the mixer plays a stretched piece through: a `TimeStretcher` (speed changed,
 /// pitch kept) or a `PitchShifter` (pitch changed, at any speed). Both stream output in

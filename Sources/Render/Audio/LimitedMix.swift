@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The output's sound block by block: the composition's audio mixed (`AudioMixer`), the
 /// loudness gain applied and the peaks held under the ceiling (`PeakLimiter`). The limiter

@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 
 /// Changes the pitch of sound by `ratio` (2 an octave up) without changing its duration:
 /// the sound is first made `ratio` times longer at its pitch by a `TimeStretcher` (WSOLA),

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// The sound of a render's encoded outputs (a `RenderPlan.Group`'s movies and ladders),
 /// set up once for all of them: outputs that encode the same mix (`DecodeSharing.sharesMix`)

@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// One mix of a composition's audio for the outputs of a render that encode the same
 /// sound (`RenderSound`; one output or several): the sources are decoded, mixed, gained

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// One output's sound from a `SharedAudioMix`: the mixed blocks encoded as its picture
 /// reaches their time, as `AudioStage` encodes its own mix.

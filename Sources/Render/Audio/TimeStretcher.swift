@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+import DropcutMediaIO
 
 /// Changes the duration of sound without changing its pitch, by WSOLA (waveform-
 /// similarity overlap-add): the output is built from Hann-windowed frames taken from the

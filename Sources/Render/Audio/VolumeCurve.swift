@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A track's volume timeline as a polyline over output samples: the corners of an
 /// `AudioMix` volume ramp, converted once, so per-sample gains cost an addition each

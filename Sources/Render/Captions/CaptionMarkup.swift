@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A cue's markup styles (`CaptionCue.styles`) as the text engine takes them: which text
 /// is set in a bold or italic face (`TextLayouter`'s emphasis), and which is painted in a

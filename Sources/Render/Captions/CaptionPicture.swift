@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// One cue's text set for the screen, every line of it: wrapped to the style's width with
 /// the lines balanced as libass balances them (`TextLayouter.Wrap.balanced`); a cue

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Where each showing cue's picture goes: inside the safe rectangle, always. Cues without
 /// a WebVTT `line` are stacked at the style's position (bottom, top, middle), the earliest

@@ -1,6 +1,6 @@
 import Logging
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// A captions layer in the overlay tree: each frame, the cues showing (and, with a
 /// highlight colour, each one's lit word) are found; only when that set differs from the

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// A `CaptionStyle` in pixels of one output: the em from the output's height, the safe
 /// rectangle, and every fraction checked to be in its range first (a style comes from a

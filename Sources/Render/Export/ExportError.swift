@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Why an export stopped, besides the `FFmpegError`s of reading and writing media.
 public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {

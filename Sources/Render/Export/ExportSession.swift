@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// A composition as one output shows it and encodes it — the composition, its video
 /// composition and audio mix, the overlays drawn over it, the export settings — and its

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// How an export encodes: the codecs and their quality knobs. Picture size and frame
 /// rate come from the video composition.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// Renders a composition to an adaptive HLS ladder in a folder: every output frame is
 /// composited once, at the composition's render size, then scaled to each rung and

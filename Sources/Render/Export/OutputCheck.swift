@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// What a finished render must hold before anyone calls it done (a `dropcut render` that
 /// exits 0, a daemon job that archives its original): a video stream, an audio stream

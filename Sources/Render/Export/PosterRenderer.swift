@@ -1,7 +1,7 @@
 import Foundation
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// Pictures of a composition for posters: the frame showing at a time, composited exactly
 /// as `ExportSession` composites it for the video of the same render size (orientation,

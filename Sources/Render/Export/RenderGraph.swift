@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// Makes a `RenderPlan` (AVAssetExportSession's role, for one output or a recipe's
 /// whole set): group by group, in order, every output of a group from one decode.

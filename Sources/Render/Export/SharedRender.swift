@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// One shared group of a `RenderPlan` as `RenderGraph` makes it: every source frame
 /// decoded once, composited into each encoded output's canvas (its size, fit and

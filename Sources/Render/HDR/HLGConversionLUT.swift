@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The conversion into HLG (`HLGConversion`: SDR mapped up with its white at HLG 75 %, PQ
 /// placed by display light) as a 3D lookup table, built once per source colour

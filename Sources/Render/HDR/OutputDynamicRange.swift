@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// What an export writes: BT.709 SDR in 8-bit 4:2:0, or BT.2100 HLG in 10-bit 4:2:0
 /// (HEVC Main 10). It decides the compositor's working space: every layer, background and

@@ -1,7 +1,7 @@
 import Foundation
-import MediaIO
-internal import RenderKernels
-import Timeline
+import DropcutMediaIO
+internal import CDropcutRenderKernels
+import DropcutTimeline
 
 /// HDR-to-SDR conversion as a 3D lookup table, built once per source colour description
 /// from the exact (slow) `HDRToSDRConversion`, so a frame costs a few table reads per

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// One node of a renderer's prepared layer tree, as a CALayer tree is made of layers with
 /// contents and layers with sublayers: a drawn layer, a group of nodes, or captions (set

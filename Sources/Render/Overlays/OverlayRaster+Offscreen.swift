@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// A raster as a group's offscreen picture: the group's layers are drawn into it with
 /// Porter–Duff "over" on premultiplied values — colour and alpha both — and the result is

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Drawing a raster turned or seen in perspective: each canvas pixel inside the layer's
 /// bounding box is mapped back into the raster by the inverse of the layer's projective

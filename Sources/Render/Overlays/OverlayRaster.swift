@@ -1,4 +1,4 @@
-import MediaIO
+import DropcutMediaIO
 
 /// An overlay's pixels ready to blend over 4:2:0 video: premultiplied Y'CbCr (BT.709
 /// video range) with alpha — luma and alpha at full resolution, chroma and the alpha of

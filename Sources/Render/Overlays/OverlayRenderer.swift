@@ -1,6 +1,6 @@
 import Logging
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Draws a composition's overlay layers over each composited frame (the job of
 /// AVVideoCompositionCoreAnimationTool): every layer is rasterised once — images decoded,

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Where overlay layers are drawn: the frame itself, or the offscreen picture of a
 /// translucent group (in canvas coordinates, its top-left corner at the even pixel `x`,

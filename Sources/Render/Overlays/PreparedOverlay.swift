@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// A layer with pictures (an image, an image sequence, a text): premultiplied RGBA, one
 /// per frame of a sequence, their rasters at scale 1, and a rescaled raster kept while the

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// A group (a CALayer with sublayers): its box, the box (or canvas) it is placed in, its
 /// children; and for the frame being made, its own opacity, the canvas pixels its children

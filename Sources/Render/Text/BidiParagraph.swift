@@ -1,4 +1,4 @@
-internal import CFriBidi
+internal import CDropcutFriBidi
 
 /// The Unicode Bidirectional Algorithm (UAX #9) on one paragraph, with FriBidi: the
 /// embedding level of every code point (even: left to right, odd: right to left), the

@@ -1,4 +1,4 @@
-internal import CFontconfig
+internal import CDropcutFontconfig
 import Synchronization
 
 /// fontconfig's answer to "which installed font has these characters?" — what libass and

@@ -1,5 +1,5 @@
-internal import CFreeType
-internal import CHarfBuzz
+internal import CDropcutFreeType
+internal import CDropcutHarfBuzz
 
 /// One font file opened with FreeType and HarfBuzz: owns an `FT_Library`, the `FT_Face`
 /// and the `hb_font_t` made on it (`hb_ft_font_create_referenced`, which holds its own

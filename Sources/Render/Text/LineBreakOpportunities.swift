@@ -1,4 +1,4 @@
-internal import LineBreaking
+internal import CDropcutLineBreaking
 
 /// Where a line may break, by the Unicode line breaking rules (UAX #14) with ICU's line
 /// BreakIterator (what browsers and most text stacks use; the C target `LineBreaking`):

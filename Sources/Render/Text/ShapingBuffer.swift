@@ -1,4 +1,4 @@
-internal import CHarfBuzz
+internal import CDropcutHarfBuzz
 
 /// A HarfBuzz buffer (`hb_buffer_t`), freed in `deinit`: one per layout, reset for each
 /// run it shapes.

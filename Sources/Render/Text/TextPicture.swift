@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Turns text coverage masks into a premultiplied RGBA picture in the text's colour,
 /// with its outline (the mask grown by the outline width) and drop shadow (the outlined

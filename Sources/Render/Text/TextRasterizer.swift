@@ -1,6 +1,6 @@
-internal import CFreeType
-import MediaIO
-import Timeline
+internal import CDropcutFreeType
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Draws a `TextLayout` into coverage masks, once per text (a layer, a caption): each
 /// glyph rendered with FreeType at the layout's size (grey coverage) — or, from a colour

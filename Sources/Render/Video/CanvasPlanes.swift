@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The plane-by-plane work of compositing on a 4:2:0 canvas — orienting a picture into
 /// place, blending it at an opacity, filling the background — in 8-bit samples, or in

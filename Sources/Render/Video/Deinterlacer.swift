@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Deinterlaces a track at its field rate: every interlaced frame becomes two frames, one
 /// per field, each timed at its field's own instant (the second half way to the next

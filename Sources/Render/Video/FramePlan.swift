@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// What one output frame shows: the background, then each layer (front first) with the
 /// source frame to fetch and how to draw it.

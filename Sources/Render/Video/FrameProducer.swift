@@ -1,7 +1,7 @@
 import Foundation
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// The decoding + compositing stage, on its own thread: plans each frame, fetches the
 /// layers' source frames, composites into a pooled canvas and queues it for encoding.

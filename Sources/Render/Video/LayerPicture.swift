@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The decoded picture one layer draws in an output frame: a source frame, or — with
 /// frame blending — a source frame and the next one to mix in by `weight`.

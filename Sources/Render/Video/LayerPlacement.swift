@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Where and how one layer's frame lands on the canvas, in whole pixels: the part of the
 /// frame to take (the crop), the exact pixel move (orientation), and the destination

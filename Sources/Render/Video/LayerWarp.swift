@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// How a layer whose transform is not a pixel move (a rotation by other than a quarter
 /// turn, a shear) lands on the canvas: the part of the frame sampled, the map from canvas

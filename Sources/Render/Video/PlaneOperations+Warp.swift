@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-internal import RenderKernels
+internal import CDropcutRenderKernels
 
 /// The general layer warp: for each canvas sample the layer can touch, the source
 /// position by `PlaneWarp`, a bicubic (Catmull-Rom) sample there, and a blend weighted by

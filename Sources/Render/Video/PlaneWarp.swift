@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A `LayerWarp` as one plane's sample loop needs it: for each canvas sample `(i, j)` of
 /// the plane, the source sample position to read (in the sampled picture's plane, sample

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Which still picture a layer shows, and over what: a picture with alpha is flattened
 /// over the instruction's background, so the same file over another colour is another

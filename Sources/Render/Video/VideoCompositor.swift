@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Draws one output frame: the background, then each layer from back to front — the
 /// crop taken from the decoded frame, moved exactly by its orientation, scaled with

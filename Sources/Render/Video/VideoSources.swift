@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The decoded frames a composition's video tracks show: one `VideoTrackReader` per
 /// composition track, reopened when the track moves on to another file, so a clip's

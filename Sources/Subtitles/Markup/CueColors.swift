@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// The colours cue markup names: WebVTT's default colour classes (the spec's `::cue(.red)`
 /// and `::cue(.bg_red)` rules), and SRT's `<font color>` values as ffmpeg's HTML subtitle

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A cue's text read into what is drawn: the plain text, its styled spans and its word
 /// timing.

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Reads SubRip (`.srt`) files as players read them (ffmpeg's SRT demuxer, which mpv and
 /// VLC build on): a cue starts at a timing line `00:00:01,000 --> 00:00:03,500`, or at a

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// A WebVTT cue's settings (`line:90%,end position:20%,line-left align:start size:50%`), read
 /// by the W3C WebVTT spec's "parse the WebVTT cue settings": a setting whose name or value

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Reads WebVTT (`.vtt`) files by the W3C WebVTT spec's parser algorithm ("WebVTT parser
 /// algorithm", "collect a WebVTT block"), line for line, so a file reads here as it reads

@@ -1,4 +1,4 @@
-import Timeline
+import DropcutTimeline
 
 /// Writes cues as a WebVTT file: what a `.vtt` caption deliverable holds, in output time.
 /// Text is escaped (`&`, `<`, `>`), word timing written as cue timestamps, cue settings

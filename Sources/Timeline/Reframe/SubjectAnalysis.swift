@@ -39,7 +39,7 @@ public struct SubjectAnalysis: Sendable, Hashable {
     }
 }
 
-/// Runs `fit: smart`'s analysis pass on real media (`Reframe.SubjectAnalyzer`); the
+/// Runs `fit: smart`'s analysis pass on real media (`DropcutReframe.SubjectAnalyzer`); the
 /// composition builder asks for it only for `fit: smart`, so building stays a pure
 /// function of what it is given.
 public protocol SubjectAnalyzing: Sendable {

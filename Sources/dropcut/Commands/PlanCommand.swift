@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import Pipeline
-import Recipe
-import Timeline
+import DropcutPipeline
+import DropcutRecipe
+import DropcutTimeline
 
 /// `dropcut plan [--recipe R] [--svg FILE] [--assets DIR]... INPUT...`: prints the
 /// composition a recipe builds for each input — tracks, segments with source -> target

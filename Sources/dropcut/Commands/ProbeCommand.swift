@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import MediaIO
-import Reframe
-import Subtitles
-import Timeline
+import DropcutMediaIO
+import DropcutReframe
+import DropcutSubtitles
+import DropcutTimeline
 
 /// `dropcut probe [--json] INPUT`: the streams of a media file, in file order; for a
 /// subtitle file (`.srt`, `.vtt`), its cues as read (`SubtitleProbeReport`).

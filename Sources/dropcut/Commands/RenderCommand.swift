@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
-import MediaIO
-import Pipeline
-import Recipe
-import Render
+import DropcutMediaIO
+import DropcutPipeline
+import DropcutRecipe
+import DropcutRender
 
 /// `dropcut render [--recipe R] [--output PATH|DIR] [--assets DIR]... INPUT...`: renders
 /// each input through the recipe (default: the identity recipe — orientation fixed from

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Daemon
+import DropcutDaemon
 
 /// `dropcut retry [--config FILE] FOLDER NAME`: puts a failed clip (and its sidecars) back
 /// in its folder's inbox to be rendered again, as the status page's Retry button does.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Daemon
+import DropcutDaemon
 import Foundation
 
 /// `dropcut status [--config FILE] [--json]`: the queue, running jobs with progress and

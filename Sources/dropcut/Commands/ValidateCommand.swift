@@ -1,5 +1,5 @@
 import ArgumentParser
-import Recipe
+import DropcutRecipe
 
 /// `dropcut validate RECIPE...`: checks recipe files without rendering anything.
 /// Prints every problem as `file:line:col: message` on standard error; exit 0 when all

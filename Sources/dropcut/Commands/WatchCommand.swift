@@ -1,8 +1,8 @@
 import ArgumentParser
-import Daemon
+import DropcutDaemon
 import Foundation
 import Logging
-import Pipeline
+import DropcutPipeline
 import ServiceLifecycle
 
 /// `dropcut watch [--config FILE] [--once]`: the daemon (docs/daemon.md). The

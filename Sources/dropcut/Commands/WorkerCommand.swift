@@ -1,5 +1,5 @@
 import ArgumentParser
-import Daemon
+import DropcutDaemon
 import Logging
 
 /// `dropcut worker`: one job's render, in a process of its own, run by `dropcut watch`

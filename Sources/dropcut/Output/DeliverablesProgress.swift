@@ -1,5 +1,5 @@
 import Foundation
-import Render
+import DropcutRender
 import Synchronization
 
 /// The progress of a deliverable set's videos on standard error. The videos of one decode

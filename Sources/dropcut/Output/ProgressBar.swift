@@ -1,5 +1,5 @@
 import Foundation
-import Render
+import DropcutRender
 import Synchronization
 
 /// Progress on standard error: a redrawn bar on a terminal, a line per 10 % otherwise.

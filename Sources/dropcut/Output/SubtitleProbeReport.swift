@@ -1,6 +1,6 @@
 import Foundation
-import Subtitles
-import Support
+import DropcutSubtitles
+import DropcutSupport
 
 /// `dropcut probe FILE.srt|FILE.vtt`: the cues as the parser reads them — times in the
 /// file's own time (seconds), the text with its markup as written (lines joined with

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Timeline
+@testable import DropcutTimeline
 
 /// The camera path planner, exhaustively on made-up detections: still subjects give still
 /// windows, moving ones are followed within bounds, cuts restart the path, nothing to

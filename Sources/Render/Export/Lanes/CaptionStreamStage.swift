@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The soft captions of an export (`ExportSettings.softCaptions`): a `mov_text` stream
 /// whose cue packets are written as the picture reaches them, so the muxer's interleaver

@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// One encoded output of a render as its thread drives it: a movie (`FileLane`) or an
 /// HLS ladder (`HLSLadderWriter`).

@@ -1,7 +1,7 @@
 import Foundation
-import MediaIO
-import Support
-import Timeline
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
 
 /// An HLS ladder as a lane of a render: each composited canvas scaled to every rung and
 /// encoded there (a keyframe exactly every `keyframeInterval` frames), each rung muxed by

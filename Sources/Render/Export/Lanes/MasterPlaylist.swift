@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// An HLS master (multivariant) playlist, RFC 8216 §4.4.6: one `EXT-X-STREAM-INF` per
 /// rung, tallest first, and the ladder's one audio rendition (`EXT-X-MEDIA`) that every

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// Where every render's encoders are made — a movie's, each HLS rung's, every audio
 /// rendition's — from the export settings, and added to their muxer: one place says how

@@ -1,5 +1,5 @@
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// The pictures of a writer that needs only a few frames — a poster, a preview's frames —
 /// as a render output (`RenderOutput.Destination.pictures`): at each frame listed, the

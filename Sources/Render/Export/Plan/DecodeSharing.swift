@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// When outputs can be made from one decode: the rules `RenderPlan` groups its outputs
 /// by, each a comparison of two outputs' sessions (what they show and how they sound),
@@ -46,8 +46,8 @@ enum DecodeSharing {
         guard large.overlays.isEmpty, small.overlays.isEmpty, large.settings.dynamicRange == small.settings.dynamicRange,
               size.width < big.width, size.width * big.height == size.height * big.width,
               sharesPictures(large, small), a.instructions.count == b.instructions.count else { return false }
-        let scale = Timeline.AffineTransform(scaleX: Double(size.width) / Double(big.width), y: Double(size.height) / Double(big.height))
-        func scaled(_ x: Timeline.AffineTransform, _ y: Timeline.AffineTransform) -> Bool {
+        let scale = DropcutTimeline.AffineTransform(scaleX: Double(size.width) / Double(big.width), y: Double(size.height) / Double(big.height))
+        func scaled(_ x: DropcutTimeline.AffineTransform, _ y: DropcutTimeline.AffineTransform) -> Bool {
             let z = x.concatenating(scale)
             return zip([z.a, z.b, z.c, z.d, z.tx, z.ty], [y.a, y.b, y.c, y.d, y.tx, y.ty])
                 .allSatisfy { abs($0 - $1) <= 1e-9 * Swift.max(1, abs($0)) }

@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import Timeline
+import DropcutMediaIO
+import DropcutTimeline
 
 /// One thing a render makes of a composition: a movie file, an HLS ladder in a folder, or
 /// the pictures of a few frames (a poster, a preview's frames) handed to their writer.

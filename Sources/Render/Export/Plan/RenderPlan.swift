@@ -1,5 +1,5 @@
 import Foundation
-import Timeline
+import DropcutTimeline
 
 /// How a set of outputs is made: which share a decode and which share a composite,
 /// decided here, once, before anything is opened. A single movie is a plan of one output;
