@@ -66,7 +66,8 @@ import TestSupport
         let work = dir.file("work")
         try FileManager.default.createDirectory(atPath: work + "/out", withIntermediateDirectories: true)
         try await Command.runChecked("cp", ["-R", Repository.path("recipes"), work + "/recipes"])
-        _ = try await Fixtures.makeClip(in: work, name: "clip.mov", seconds: 1)
+        // Long enough for the recipe's music fades (1 s in, 2 s out).
+        _ = try await Fixtures.makeClip(in: work, name: "clip.mov", seconds: 4)
         let run = try await Command.run(executable, [], directory: work)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let output = work + "/out/clip.social.mp4"
