@@ -10,8 +10,7 @@ import Synchronization
 struct JobRunner: Sendable {
     let store: JobStore
     let logger: Logger
-    /// The claims this daemon holds and how they are decided: shared-folder leases
-    /// (`LeaseKeeper`) or a database (`DatabaseLeases`).
+    /// The claims this daemon holds, however they are decided (`ClaimCoordination`).
     let keeper: any ClaimCoordination
     /// Attempts and worker deaths are counted here.
     let metrics: DaemonMetrics
@@ -43,9 +42,9 @@ struct JobRunner: Sendable {
         keeper.update(record)
     }
 
-    /// Proves the claim is still this daemon's just before an irreversible step (see
-    /// `LeaseKeeper.fence`): the claim folder is renamed to its next fence name, and the
-    /// record says so. Throws `JobFailure.lost` when another host took the claim over.
+    /// Proves the claim is still this daemon's just before an irreversible step
+    /// (`ClaimCoordination.fence`; on a share, the claim folder is renamed to its next
+    /// fence name, and the record says so). Throws `JobFailure.lost` when another host took the claim over.
     func fence(_ record: inout JobRecord, folder: FolderConfig, before step: IrreversibleStep) throws {
         let skipped = try keeper.fence(&record, claimedDirectory: folder.claimedDirectory, before: step)
         if !skipped.isEmpty {
@@ -83,11 +82,10 @@ struct JobRunner: Sendable {
     /// when that would not fit), so every later step works on an ordinary name; the record
     /// keeps the name as dropped, written before the rename, for the archive and failed/.
     ///
-    /// With a database coordinator, `held` is the clip's job as the database gave it to
-    /// this host: the claim takes its id and epoch, and a clip found gone ends the job as
-    /// missing; `decided` is how long the database took to give it (for the claim's time,
-    /// `DROPCUT_CLAIM_MS`).
-    func claim(_ clip: SettledClip, folder: FolderConfig, held: PostgresCoordinator.Held? = nil, decided: Duration = .zero) throws -> JobRecord? {
+    /// `ticket` is what the claim starts from (`ClaimTicket`): a new job id, or — where a
+    /// coordinator assigned the clip — its id, farm job and epoch, and how long the
+    /// coordinator took (for the claim's time, `DROPCUT_CLAIM_MS`).
+    func claim(_ clip: SettledClip, folder: FolderConfig, ticket: ClaimTicket = ClaimTicket()) throws -> JobRecord? {
         let clock = ContinuousClock(), began = clock.now
         let listed = [clip.name] + clip.sidecars
         let names = ClaimedNames.of(listed)
@@ -99,10 +97,7 @@ struct JobRunner: Sendable {
             throw SystemError(errno: EINVAL, function: "claim: not a name the inbox listing gave",
                               path: (folder.inbox as NSString).appendingPathComponent(clip.name))
         }
-        var record = JobRecord(id: held?.claim ?? JobRecord.newID(), folder: folder.name, input: names.first ?? clip.name, sidecars: [],
-                               state: .claiming)
-        record.farmJob = held?.job
-        record.epoch = held?.epoch
+        var record = JobRecord(ticket: ticket, folder: folder.name, input: names.first ?? clip.name, state: .claiming)
         record.unreadableSidecars = clip.unreadableSidecars.isEmpty ? nil : clip.unreadableSidecars
         record.arrival = ClipArrival(size: clip.size, modified: clip.modifiedNanoseconds)
         record.dropped = dropped.isEmpty ? nil : dropped
@@ -141,11 +136,13 @@ struct JobRunner: Sendable {
             throw error
         }
         if outcome == .lost {
-            // Another process claimed it first; with a database, nobody else could: the
-            // clip was gone (removed from the inbox since this host listed it). A clip still
-            // in the inbox lost its claim folder to a taker instead: its job is the taker's.
+            // Another process claimed it first — or, where a coordinator assigned it, nobody
+            // else could: the clip was gone (removed from the inbox since this host listed
+            // it), and the coordinator hears its job ended missing (a share has nobody to
+            // tell). A clip still in the inbox lost its claim folder to a taker instead: its
+            // job is the taker's.
             var info = stat()
-            if held != nil, lstat(source.path(in: folder.inbox), &info) != 0, errno == ENOENT { keeper.ended(record, missing: true) }
+            if lstat(source.path(in: folder.inbox), &info) != 0, errno == ENOENT { keeper.ended(record, missing: true) }
             release(record, directory)
             return nil
         }
@@ -160,7 +157,7 @@ struct JobRunner: Sendable {
         try DurableFiles.sync(folder.inbox)
         record.state = .claimed
         try save(&record)
-        let took = clock.now - began + decided
+        let took = clock.now - began + ticket.decided
         var fields: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.jobClaimed.rawValue)",
                                        "DROPCUT_CLAIM_MS": "\(String(format: "%.2f", took.seconds * 1000))"]
         if !record.sidecars.isEmpty { fields["DROPCUT_SIDECARS"] = "\(record.sidecars.joined(separator: ","))" }

@@ -46,7 +46,7 @@ package struct JobStore: Sendable {
     }
 
     /// `record(json:)`, or why the text is not a record.
-    static func reading(json text: String) -> Result<JobRecord, JobRunner.MissingRecord> {
+    static func reading(json text: String) -> Result<JobRecord, MissingRecord> {
         guard text.utf8.count <= maximumRecordBytes else { return .failure(.init("the coordinator's record of it is over \(maximumRecordBytes) bytes")) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
