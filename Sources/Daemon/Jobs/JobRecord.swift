@@ -5,7 +5,7 @@ import Foundation
 package struct JobRecord: Codable, Sendable, Hashable {
     /// Where the job is. The files are always consistent with the state: the state is
     /// written (fsynced) before the files move into the next one.
-    package enum State: String, Codable, Sendable, Hashable {
+    package enum State: String, Codable, Sendable, Hashable, CaseIterable {
         /// About to rename the clip into the claimed folder (which exists, empty).
         case claiming
         /// The clip (and its sidecars) are in the claimed folder; nothing rendered yet.

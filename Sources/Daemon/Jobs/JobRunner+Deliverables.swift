@@ -98,8 +98,7 @@ extension JobRunner {
         record.deliverables = set
         record.elapsedMilliseconds = max(0, milliseconds)
         record.speed = speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        record.state = .committing
-        try save(&record)
+        try advance(&record, .rendered, folder: folder)
     }
 
     /// Seals the ladder `entry` the worker left at `temporary` (`LadderFolder.seal`) and
@@ -157,8 +156,7 @@ extension JobRunner {
             removeSetTemporaries(&record, folder: folder)
             record.deliverables = nil
             record.setSuffix = nil
-            record.state = .claimed
-            try save(&record)
+            try advance(&record, .outputVanished, folder: folder)
             throw JobFailure.transient("the rendered file \(set[first].temporary ?? set[first].name) vanished before it was published; the set is rendered again",
                                        errno: ENOENT)
         }
@@ -228,8 +226,7 @@ extension JobRunner {
         }
         try DurableFiles.sync(outbox)
         record.output = set.last?.output
-        record.state = .committed
-        try save(&record)
+        try advance(&record, .published, folder: folder)
     }
 
     /// The first number from `start` at which no name of the set is taken (or taken by the

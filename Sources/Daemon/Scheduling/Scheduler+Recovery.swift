@@ -114,8 +114,7 @@ extension Scheduler {
                 // daemon down cannot make a restart loop.
                 if let reason = record.interrupted("dropcut stopped") {
                     record.error = reason
-                    record.state = .failing
-                    try runner.save(&record)
+                    try runner.advance(&record, .failureDecided, folder: folder)
                     log.warning("recovering \(record.input): \(reason)")
                     jobs[record.id] = .waiting(record, folder, until: .now)
                     continue
@@ -168,8 +167,7 @@ extension Scheduler {
         // clip (else the claimed folder's removal would lose them).
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         record.sidecars = present.filter { $0 != record.input && !$0.hasPrefix(".") }.sorted()
-        record.state = .claimed
-        try runner.save(&record)
+        try runner.advance(&record, .clipClaimed, folder: folder)
         return true
     }
 

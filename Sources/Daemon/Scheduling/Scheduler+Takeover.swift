@@ -107,8 +107,8 @@ extension Scheduler {
         } catch {
             runner.logger(for: record, folder: folder).error("abandoned \(record.input): its webhook event could not be written: \(error)")
         }
-        record.state = .abandoned
-        try? store.save(&record)   // the state folder only: the claim is another host's now
+        // The state folder only (`JobStateMachine`): the claim is another host's now.
+        try? runner.advance(&record, .claimLost, folder: folder)
         var log = runner.logger(for: record, folder: folder)
         var taker = ""
         if let (name, lease) = Self.taker(of: record.id, in: folder.claimedDirectory) {
