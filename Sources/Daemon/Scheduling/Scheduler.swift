@@ -126,10 +126,16 @@ public actor Scheduler: Service {
         watcher = InboxWatcher { wakeup.signal() }
         watcher?.watch(config.folders.map(\.inbox))
         defer { watcher?.stop() }
+        // WATCHDOG=1 from a thread of its own while this loop goes round (`WatchdogPinger`),
+        // besides the loop's own pings: a busy actor no longer makes them late.
+        let pinger = WatchdogPinger(notifier: notifier)
+        pinger?.start()
+        defer { pinger?.stop() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 while !stop.isRequested {
                     if notifier.watchdogInterval != nil { notifier.watchdog() }
+                    pinger?.beat()
                     dispatch(into: &group)
                     if once && jobs.isEmpty && queued.isEmpty && arriving == 0 { break }
                     await wakeup.wait(timeout: nextWait())
@@ -144,6 +150,7 @@ public actor Scheduler: Service {
                 }
                 while runningCount > 0 && !stopTimedOut {
                     if notifier.watchdogInterval != nil { notifier.watchdog() }
+                    pinger?.beat()
                     await wakeup.wait(timeout: .seconds(1))
                 }
                 if runningCount > 0 {
