@@ -5,7 +5,7 @@ import Testing
 import Pipeline
 import TestSupport
 
-/// A deliverable set's commit (`JobRunner.commitSet`) on a real folder, in the cases a
+/// A deliverable set's commit (`JobRunner.commit`) on a real folder, in the cases a
 /// daemon run cannot set up on cue: a name taken after the set's number was chosen (another
 /// host publishing it at that moment), a file gone before it was published, and a set taken
 /// over from a holder that was publishing it; and an HLS ladder — a folder — sealed,
@@ -80,7 +80,7 @@ import TestSupport
         record.deliverables?[0].output = out(names[0])
         try "another host's".write(toFile: out("clip.wide.mp4"), atomically: true, encoding: .utf8)
 
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         let numbered = ["clip.vertical-1.mp4", "clip.wide-1.mp4", "clip.poster-1.png", "clip.dropcut-1.json"]
         #expect(visible() == (numbered + ["clip.wide.mp4"]).sorted())
@@ -103,7 +103,7 @@ import TestSupport
         record.deliverables?[0].output = out(names[0])
         unlink(try #require(record.deliverables?[2].temporary))
 
-        #expect(throws: JobFailure.self) { try runner.commitSet(&record, folder: folder) }
+        #expect(throws: JobFailure.self) { try runner.commit(&record, folder: folder) }
         #expect(visible() == [])
         #expect(record.state == .claimed && record.deliverables == nil && record.setSuffix == nil)
         #expect(store.all().first?.state == .claimed)
@@ -125,7 +125,7 @@ import TestSupport
                                    folder: folder)
         #expect(record.deliverables?[0].output == out(names[0]))
         #expect(record.deliverables?[1].temporary == PartialOutput(directory: folder.outbox, filename: names[1], tag: id).path)
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == names.sorted())
         #expect(try manifestNames(out("clip.dropcut.json")) == Array(names.prefix(3)))
@@ -191,7 +191,7 @@ import TestSupport
         #expect(mode(ladder) == 0o750 && mode(ladder + "/240p") == 0o750)
         #expect(mode(ladder + "/clip.m3u8") == 0o640 && mode(ladder + "/240p/seg-00000.m4s") == 0o640)
 
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(try String(contentsOfFile: out("clip/clip.m3u8"), encoding: .utf8) == "#EXTM3U master")
@@ -250,7 +250,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: out("clip"), withIntermediateDirectories: false)
         try "another host's".write(toFile: out("clip/clip.m3u8"), atomically: false, encoding: .utf8)
 
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == ["clip", "clip-1", "clip.dropcut-1.json", "clip.video-1.mp4"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: out("clip")) == ["clip.m3u8"])
@@ -272,7 +272,7 @@ import TestSupport
         #expect(rename(ladder, out("clip")) == 0)   // not recorded: the crash
         try store.save(&record)
         var again = record
-        try runner.commitSet(&again, folder: folder)
+        try runner.commit(&again, folder: folder)
         #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(inode(out("clip")) == folderInode)
         #expect(try manifestNames(out("clip.dropcut.json")) == ["clip.video.mp4", "clip/clip.m3u8"])
@@ -285,7 +285,7 @@ import TestSupport
         #expect(rename(try #require(broken.deliverables?[1].temporary), out("clip")) == 0)
         broken.deliverables?[1].output = out("clip")
         unlink(try #require(broken.deliverables?[0].temporary))
-        #expect(throws: JobFailure.self) { try runner.commitSet(&broken, folder: folder) }
+        #expect(throws: JobFailure.self) { try runner.commit(&broken, folder: folder) }
         #expect(visible() == [])
         #expect(broken.state == .claimed && broken.deliverables == nil)
 
@@ -296,7 +296,7 @@ import TestSupport
         try runner.syncSet(&reserved, folder: folder, milliseconds: 10, speed: 1)
         _ = try #require(try PublishPlaceholder.reserve(Array(out("clip").utf8CString), tag: id, folder: true))
         let ladderInode = inode(try #require(reserved.deliverables?[1].temporary))
-        try runner.commitSet(&reserved, folder: folder)
+        try runner.commit(&reserved, folder: folder)
         #expect(reserved.setSuffix == 0 && visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(inode(out("clip")) == ladderInode)
     }
@@ -321,7 +321,7 @@ import TestSupport
 
         try runner.takeFinishedSet(&record, holderSet: holderSet, folder: folder)
         #expect(record.deliverables?[1].temporary == PartialOutput(directory: folder.outbox, filename: "clip", tag: id).path)
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(inode(out("clip")) == folderInode)

@@ -295,7 +295,7 @@ extension JobRunner {
     /// A committing holder's set: each file (or ladder folder) published already (found by its
     /// inode) keeps its name; each one still under the holder's temporary name here is renamed to this
     /// job's (a holder still about to publish it finds it gone); the manifest is written
-    /// again by `commitSet`. A file out of this host's sight makes `commitSet` take the
+    /// again by `commit`. A file out of this host's sight makes `commit` take the
     /// published ones back and render the set again.
     func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
         guard var set = record.deliverables, set.count == holderSet.count else { return }

@@ -199,11 +199,7 @@ struct JobRunner: Sendable {
         case .publish:
             try await offPool(&record, "dropcut-commit") {
                 try fence(&$0, folder: folder, before: .publish)
-                if $0.deliverables != nil {
-                    try commitSet(&$0, folder: folder)
-                } else {
-                    try commit(&$0, folder: folder)
-                }
+                try commit(&$0, folder: folder)
             }
             fallthrough
         case .archive:
