@@ -100,11 +100,11 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
     /// (`<id>.committing-1`); nil: the job id.
     package var claimName: String?
-    /// With a database coordinator: the farm's job this claim is of (its row, kept across
-    /// takeovers; nil without one).
+    /// Where a coordinator assigns claims: the farm's job this claim is of (its row, kept
+    /// across takeovers; nil without one).
     package var farmJob: String?
-    /// With a database coordinator: the epoch this claim or takeover got; every fence is
-    /// checked against it.
+    /// Where a coordinator assigns claims: the epoch this claim or takeover got; every
+    /// fence is checked against it.
     package var epoch: Int64?
 
     /// Whether nothing of the output is published yet although it is rendered: a job

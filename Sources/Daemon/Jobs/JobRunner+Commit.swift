@@ -114,8 +114,9 @@ extension JobRunner {
                 suffix = recorded
             } else {
                 var free = try Self.freeSuffix(for: set, in: outbox, from: start, tag: record.id)
-                // Every name of the set given to this job by the coordinator (a database's
-                // unique key; with shared-folder claims, every name).
+                // Every name of the set given to this job by the coordination
+                // (`ClaimCoordination.reserve`: a coordinator's unique key; on a share,
+                // every name — the exclusive publish decides).
                 while try !set.allSatisfy({ try keeper.reserve(output: DurableFiles.numbered($0.publishedName, free), in: outbox, for: record) }) {
                     free = try Self.freeSuffix(for: set, in: outbox, from: free + 1, tag: record.id)
                 }

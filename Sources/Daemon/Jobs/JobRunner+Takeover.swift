@@ -155,7 +155,7 @@ extension JobRunner {
         }
     }
 
-    /// `adopt` with the holder's record as found (a lease's, or a database's) — or why
+    /// `adopt` with the holder's record as found (a lease's, or the coordinator's) — or why
     /// there is none — `owner` naming the holder and `previous` its job id.
     func adopt(_ record: inout JobRecord, found: Result<JobRecord, MissingRecord>, owner: String, previous: String,
                folder: FolderConfig) throws -> Takeover {

@@ -34,7 +34,7 @@ package struct JobStore: Sendable {
         do { return try encoder.encode(record) } catch { preconditionFailure("JobRecord always encodes: \(error)") }
     }
 
-    /// A record as a database coordinator stores it: the same JSON, as text.
+    /// A record as a coordinator stores it: the same JSON, as text.
     static func json(_ record: JobRecord) -> String {
         String(decoding: encoded(record), as: UTF8.self)
     }
