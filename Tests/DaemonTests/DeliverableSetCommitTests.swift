@@ -327,4 +327,78 @@ import TestSupport
         #expect(inode(out("clip")) == folderInode)
         #expect(try manifestNames(out("clip.dropcut.json")) == ["clip.video.mp4", "clip/clip.m3u8"])
     }
+
+    /// A single output rendered under job `tag`'s temporary name, committing.
+    func committingSingle(tag: String? = nil) throws -> JobRecord {
+        var record = JobRecord(id: id, folder: folder.name, input: "clip.mov", sidecars: [], state: .committing)
+        record.attempts = 1
+        let temporary = PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: tag ?? id).path
+        try "rendered".write(toFile: temporary, atomically: false, encoding: .utf8)
+        record.temporaryOutput = temporary
+        record.temporaryInode = inode(temporary)
+        record.output = "clip.dropcut.mp4"
+        try store.save(&record)
+        return record
+    }
+
+    /// A single output is a set of one through the same commit: `name`, then `name-1` when
+    /// the name is taken (never replaced), no manifest, and the record once committed in a
+    /// single output's fields as it always was.
+    @Test func aSingleOutputIsASetOfOneNumberedAsBefore() throws {
+        try "someone else's".write(toFile: out("clip.dropcut.mp4"), atomically: false, encoding: .utf8)
+        var record = try committingSingle()
+        let rendered = try #require(record.temporaryInode)
+        try runner.commit(&record, folder: folder)
+        #expect(record.state == .committed)
+        #expect(record.output == out("clip.dropcut-1.mp4") && record.temporaryOutput == nil && record.temporaryInode == rendered)
+        #expect(record.deliverables == nil && record.setSuffix == nil)
+        #expect(visible() == ["clip.dropcut-1.mp4", "clip.dropcut.mp4"])
+        #expect(try String(contentsOfFile: out("clip.dropcut.mp4"), encoding: .utf8) == "someone else's")
+        #expect(try String(contentsOfFile: out("clip.dropcut-1.mp4"), encoding: .utf8) == "rendered")
+        // As saved: the record a single output's commit always wrote.
+        let saved = try #require(store.load().records.first { $0.id == id })
+        #expect(saved.state == .committed && saved.output == record.output && saved.temporaryOutput == nil
+                && saved.temporaryInode == rendered && saved.deliverables == nil && saved.setSuffix == nil)
+    }
+
+    /// Killed after its suffix was recorded (the record a set of one) and after the link:
+    /// the output is found by its inode, published once, the temporary name gone.
+    @Test func aSingleOutputKilledMidCommitIsPublishedOnce() throws {
+        var record = try committingSingle()
+        try JobRunner.makeSetOfOne(&record)
+        record.setSuffix = 0
+        let temporary = try #require(record.deliverables?.first?.temporary)
+        #expect(link(temporary, out("clip.dropcut.mp4")) == 0)
+        try store.save(&record)
+        var again = try #require(store.load().records.first { $0.id == id })
+        #expect(again.deliverables?.count == 1 && again.deliverables?.first?.isSingleOutput == true)
+        try runner.commit(&again, folder: folder)
+        #expect(again.state == .committed && again.output == out("clip.dropcut.mp4"))
+        #expect(visible() == ["clip.dropcut.mp4"])
+    }
+
+    /// A holder killed while it committed a single output as a set of one: its taker
+    /// takes it as a single output (renamed to the taker's temporary name) and publishes it.
+    @Test func aSingleOutputCommittingAsASetOfOneIsTakenAsASingleOutput() throws {
+        let holderID = "20261127T070000Z-bbbbbbbbbbbb"
+        var holder = try committingSingle(tag: holderID)
+        holder.id = holderID
+        try JobRunner.makeSetOfOne(&holder)
+        holder.setSuffix = 0
+        try FileManager.default.createDirectory(atPath: (folder.claimedDirectory as NSString).appendingPathComponent(id),
+                                                withIntermediateDirectories: true)
+        try "clip".write(toFile: ((folder.claimedDirectory as NSString).appendingPathComponent(id) as NSString)
+            .appendingPathComponent("clip.mov"), atomically: false, encoding: .utf8)
+        var record = JobRecord(id: id, folder: folder.name, input: "clip.mov", sidecars: [], state: .claiming)
+        guard case var .resume(taken) = try runner.adopt(&record, found: .success(holder), owner: "host-b", previous: holderID,
+                                                         folder: folder) else {
+            Issue.record("the committing holder's output was not taken up")
+            return
+        }
+        #expect(taken.state == .committing && taken.deliverables == nil)
+        #expect(taken.temporaryOutput == PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: id).path)
+        try runner.commit(&taken, folder: folder)
+        #expect(taken.state == .committed && taken.output == out("clip.dropcut.mp4") && taken.attempts == 1)
+        #expect(visible() == ["clip.dropcut.mp4"])
+    }
 }

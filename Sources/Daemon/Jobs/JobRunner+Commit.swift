@@ -60,6 +60,18 @@ extension JobRunner {
         record.output = nil
     }
 
+    /// `makeSetOfOne` undone: a single output a holder was committing as a set of one,
+    /// back in a single output's fields as its render left them (its temporary file, its
+    /// inode, its name), for a taker to find it as it finds any single output.
+    static func unmakeSetOfOne(_ record: inout JobRecord) {
+        guard let set = record.deliverables, set.count == 1, let file = set.first, file.isSingleOutput else { return }
+        record.temporaryOutput = file.temporary
+        record.temporaryInode = file.inode
+        record.output = file.name
+        record.deliverables = nil
+        record.setSuffix = nil
+    }
+
     /// Publishes every file of the set under one suffix, the manifest (if the set has one)
     /// written before and published last; the record says where it is at every step.
     func publishSet(_ record: inout JobRecord, folder: FolderConfig) throws {

@@ -166,6 +166,9 @@ extension JobRunner {
         case let .success(holder):
             record = holder   // its error too: a failing job's reason
             record.previousJobs = previousJobs
+            // A single output its holder was committing as a set of one is taken as a
+            // single output, as it always was (`takeFinishedOutput`).
+            Self.unmakeSetOfOne(&record)
         case let .failure(missing):
             guard let clip = files.first(where: { !InboxScanner.sidecarExtensions.contains(($0 as NSString).pathExtension.lowercased()) })
                     ?? files.first else {
