@@ -139,4 +139,16 @@ import TestSupport
         try runner.advance(&record, .retryScheduled(transient: true), folder: folder)
         #expect(record.state == .failing && record.finishRetries == 1)
     }
+
+    /// What a taker does by its holder's state: every state has its plan, and only a job
+    /// its holder ended is merely removed.
+    @Test func aTakerPlansByItsHoldersState() {
+        let plans: [State: JobStateMachine.TakeoverPlan] = [
+            .claiming: .claimIfClipThere, .claimed: .renderAgain, .waiting: .renderAgain,
+            .preparing: .interruptedAttempt, .rendering: .interruptedAttempt, .committing: .publish,
+            .committed: .finishAsItStopped, .failing: .finishAsItStopped,
+            .done: .remove, .failed: .remove, .abandoned: .remove,
+        ]
+        for state in State.allCases { #expect(JobStateMachine.takeover(of: state) == plans[state], "\(state)") }
+    }
 }

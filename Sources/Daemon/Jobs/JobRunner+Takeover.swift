@@ -211,18 +211,18 @@ extension JobRunner {
             record.deliverables = nil
             record.setSuffix = nil
         }
-        switch record.state {
-        case .claiming:
+        switch JobStateMachine.takeover(of: record.state) {
+        case .claimIfClipThere:
             guard files.contains(record.input) else {
                 return try removeClaim(&record, folder, "an empty claim (its holder stopped before moving the clip into it); removed it")
             }
             record.sidecars = files.filter { $0 != record.input }
             record.state = .claimed
-        case .claimed, .waiting:
+        case .renderAgain:
             if let partial { PartialOutput(path: partial).remove() }
             record.temporaryOutput = nil
             record.state = .claimed
-        case .preparing, .rendering:
+        case .interruptedAttempt:
             if let partial { PartialOutput(path: partial).remove() }
             record.temporaryOutput = nil
             // As a step the daemon did not survive (`JobRecord.interrupted`): a render in
@@ -233,15 +233,15 @@ extension JobRunner {
                 record.error = reason
                 record.state = .failing
             }
-        case .committing where record.deliverables != nil:
+        case .publish where record.deliverables != nil:
             try takeFinishedSet(&record, holderSet: holderSet ?? [], folder: folder)
-        case .committing:
+        case .publish:
             try takeFinishedOutput(&record, partial: partial, folder: folder)
-        case .committed, .failing:
+        case .finishAsItStopped:
             // Nothing of the holder's temporary output is needed any more (and a path read
             // from a lease is never removed).
             record.temporaryOutput = nil
-        case .done, .failed, .abandoned:
+        case .remove:
             return try removeClaim(&record, folder, "its holder had finished the job (\(record.state.rawValue)); removed its claim")
         }
         if ![.committed, .failing].contains(record.state) && !files.contains(record.input) {

@@ -164,4 +164,36 @@ package enum JobStateMachine {
         case .done, .failed, .abandoned: .none
         }
     }
+
+    /// What a taker does with a claim it took over, by the state of its holder's record;
+    /// what the files show decides the rest (`JobRunner.adopt`).
+    package enum TakeoverPlan: Sendable, Hashable {
+        /// The holder stopped before or while moving the clip in: claimed if the clip is
+        /// in the folder, else the empty claim is removed.
+        case claimIfClipThere
+        /// Nothing rendered yet, or waiting for a retry: rendered (again).
+        case renderAgain
+        /// The holder stopped mid-attempt: as a step the daemon did not survive
+        /// (`JobRecord.interrupted`), then rendered again or quarantined.
+        case interruptedAttempt
+        /// The holder was publishing: its output found published, taken under this job's
+        /// temporary name, or — out of this host's sight — rendered again.
+        case publish
+        /// Published, or on its way to failed/: finished from where it stopped.
+        case finishAsItStopped
+        /// The holder had ended the job: only its claim is removed.
+        case remove
+    }
+
+    /// What a taker does with a claim whose holder's record says `holder`.
+    package static func takeover(of holder: State) -> TakeoverPlan {
+        switch holder {
+        case .claiming: .claimIfClipThere
+        case .claimed, .waiting: .renderAgain
+        case .preparing, .rendering: .interruptedAttempt
+        case .committing: .publish
+        case .committed, .failing: .finishAsItStopped
+        case .done, .failed, .abandoned: .remove
+        }
+    }
 }
