@@ -92,7 +92,7 @@ package struct DaemonStatus: Codable, Sendable, Hashable {
     package struct Farm: Codable, Sendable, Hashable {
         /// The server and database (never the password).
         package var coordinator: String
-        package var jobs: [PostgresCoordinator.FarmJob]
+        package var jobs: [FarmJob]
         /// Why the last read failed; the jobs are then those of the read before.
         package var error: String?
         package var read: Date

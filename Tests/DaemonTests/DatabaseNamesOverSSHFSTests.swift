@@ -7,9 +7,10 @@ import TestSupport
 
 /// Two hosts publishing outputs of one name at the same moment through sshfs without
 /// hard links — each through its own mount, so each sees the outbox under another
-/// path — their names reserved in a real PostgreSQL first (`DatabaseLeases.reserve`,
-/// as `JobRunner.publishUnique` asks before each name): every round, each host's file
-/// under a name of its own, its own bytes, and the database's reservations saying the same.
+/// path — through the daemon's commit (`JobRunner.commit`: a single output is a set of
+/// one), their names reserved in a real PostgreSQL first (`DatabaseLeases.reserve`, asked
+/// before each name is tried): every round, each host's file under a name of its own, its
+/// own bytes, and the database's reservations saying the same.
 @Suite(.serialized, .tags(.slow)) struct DatabaseNamesOverSSHFSTests {
     /// One "host": its own connection to the database, its own mount, its own job runner.
     final class Host: @unchecked Sendable {
@@ -26,6 +27,12 @@ import TestSupport
             mount = try SSHFSMount(sftp, hardLinks: false)
             runner = JobRunner(store: JobStore(stateDirectory: state), logger: Logger(label: name), keeper: leases,
                                metrics: DaemonMetrics(version: "test", workers: 1))
+            try runner.store.prepare()
+        }
+
+        /// The folder whose outbox is this host's mount of the share.
+        var folder: FolderConfig {
+            FolderConfig(name: "f", inbox: mount.file("inbox"), outbox: mount.path, failed: mount.file("failed"))
         }
 
         /// Claims a new job for round `round` (a clip of its own) and holds it.
@@ -61,6 +68,16 @@ import TestSupport
                 try Data("\(host.name) round \(round)".utf8).write(to: URL(fileURLWithPath: path))
                 return path
             }
+            // Each job rendered, its output about to be committed (as the worker left it).
+            let committing = try zip(jobs, temporaries).map { job, temporary in
+                var record = job
+                var info = stat()
+                try #require(stat(temporary, &info) == 0, "\(temporary) is not there")
+                record.output = "clip-\(round).mp4"
+                record.temporaryOutput = temporary
+                record.temporaryInode = UInt64(info.st_ino)
+                return record
+            }
             let start = ContinuousClock.now + .milliseconds(30)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, host) in hosts.enumerated() {
@@ -69,8 +86,11 @@ import TestSupport
                             // Both at one instant: a spin to the same deadline.
                             while ContinuousClock.now < start {}
                             let began = ContinuousClock.now
-                            let published = try host.runner.publishUnique(temporaries[index], into: host.mount.path, name: "clip-\(round).mp4", jobs[index])
-                            unlink(temporaries[index])
+                            var record = committing[index]
+                            try host.runner.commit(&record, folder: host.folder)
+                            let published = record.output ?? "(no output)"
+                            #expect(record.state == .committed && record.temporaryOutput == nil && record.deliverables == nil)
+                            #expect(access(temporaries[index], F_OK) != 0, "the temporary name is left")
                             log.entries.withLock {
                                 $0.append((round, host.name, (published as NSString).lastPathComponent, began, ContinuousClock.now))
                             }

@@ -5,7 +5,7 @@ import Testing
 import DropcutPipeline
 import TestSupport
 
-/// A deliverable set's commit (`JobRunner.commitSet`) on a real folder, in the cases a
+/// A deliverable set's commit (`JobRunner.commit`) on a real folder, in the cases a
 /// daemon run cannot set up on cue: a name taken after the set's number was chosen (another
 /// host publishing it at that moment), a file gone before it was published, and a set taken
 /// over from a holder that was publishing it; and an HLS ladder — a folder — sealed,
@@ -80,7 +80,7 @@ import TestSupport
         record.deliverables?[0].output = out(names[0])
         try "another host's".write(toFile: out("clip.wide.mp4"), atomically: true, encoding: .utf8)
 
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         let numbered = ["clip.vertical-1.mp4", "clip.wide-1.mp4", "clip.poster-1.png", "clip.dropcut-1.json"]
         #expect(visible() == (numbered + ["clip.wide.mp4"]).sorted())
@@ -103,7 +103,7 @@ import TestSupport
         record.deliverables?[0].output = out(names[0])
         unlink(try #require(record.deliverables?[2].temporary))
 
-        #expect(throws: JobFailure.self) { try runner.commitSet(&record, folder: folder) }
+        #expect(throws: JobFailure.self) { try runner.commit(&record, folder: folder) }
         #expect(visible() == [])
         #expect(record.state == .claimed && record.deliverables == nil && record.setSuffix == nil)
         #expect(store.all().first?.state == .claimed)
@@ -125,7 +125,7 @@ import TestSupport
                                    folder: folder)
         #expect(record.deliverables?[0].output == out(names[0]))
         #expect(record.deliverables?[1].temporary == PartialOutput(directory: folder.outbox, filename: names[1], tag: id).path)
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == names.sorted())
         #expect(try manifestNames(out("clip.dropcut.json")) == Array(names.prefix(3)))
@@ -191,7 +191,7 @@ import TestSupport
         #expect(mode(ladder) == 0o750 && mode(ladder + "/240p") == 0o750)
         #expect(mode(ladder + "/clip.m3u8") == 0o640 && mode(ladder + "/240p/seg-00000.m4s") == 0o640)
 
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(try String(contentsOfFile: out("clip/clip.m3u8"), encoding: .utf8) == "#EXTM3U master")
@@ -250,7 +250,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: out("clip"), withIntermediateDirectories: false)
         try "another host's".write(toFile: out("clip/clip.m3u8"), atomically: false, encoding: .utf8)
 
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == ["clip", "clip-1", "clip.dropcut-1.json", "clip.video-1.mp4"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: out("clip")) == ["clip.m3u8"])
@@ -272,7 +272,7 @@ import TestSupport
         #expect(rename(ladder, out("clip")) == 0)   // not recorded: the crash
         try store.save(&record)
         var again = record
-        try runner.commitSet(&again, folder: folder)
+        try runner.commit(&again, folder: folder)
         #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(inode(out("clip")) == folderInode)
         #expect(try manifestNames(out("clip.dropcut.json")) == ["clip.video.mp4", "clip/clip.m3u8"])
@@ -285,7 +285,7 @@ import TestSupport
         #expect(rename(try #require(broken.deliverables?[1].temporary), out("clip")) == 0)
         broken.deliverables?[1].output = out("clip")
         unlink(try #require(broken.deliverables?[0].temporary))
-        #expect(throws: JobFailure.self) { try runner.commitSet(&broken, folder: folder) }
+        #expect(throws: JobFailure.self) { try runner.commit(&broken, folder: folder) }
         #expect(visible() == [])
         #expect(broken.state == .claimed && broken.deliverables == nil)
 
@@ -296,7 +296,7 @@ import TestSupport
         try runner.syncSet(&reserved, folder: folder, milliseconds: 10, speed: 1)
         _ = try #require(try PublishPlaceholder.reserve(Array(out("clip").utf8CString), tag: id, folder: true))
         let ladderInode = inode(try #require(reserved.deliverables?[1].temporary))
-        try runner.commitSet(&reserved, folder: folder)
+        try runner.commit(&reserved, folder: folder)
         #expect(reserved.setSuffix == 0 && visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(inode(out("clip")) == ladderInode)
     }
@@ -321,10 +321,84 @@ import TestSupport
 
         try runner.takeFinishedSet(&record, holderSet: holderSet, folder: folder)
         #expect(record.deliverables?[1].temporary == PartialOutput(directory: folder.outbox, filename: "clip", tag: id).path)
-        try runner.commitSet(&record, folder: folder)
+        try runner.commit(&record, folder: folder)
 
         #expect(visible() == ["clip", "clip.dropcut.json", "clip.video.mp4"])
         #expect(inode(out("clip")) == folderInode)
         #expect(try manifestNames(out("clip.dropcut.json")) == ["clip.video.mp4", "clip/clip.m3u8"])
+    }
+
+    /// A single output rendered under job `tag`'s temporary name, committing.
+    func committingSingle(tag: String? = nil) throws -> JobRecord {
+        var record = JobRecord(id: id, folder: folder.name, input: "clip.mov", sidecars: [], state: .committing)
+        record.attempts = 1
+        let temporary = PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: tag ?? id).path
+        try "rendered".write(toFile: temporary, atomically: false, encoding: .utf8)
+        record.temporaryOutput = temporary
+        record.temporaryInode = inode(temporary)
+        record.output = "clip.dropcut.mp4"
+        try store.save(&record)
+        return record
+    }
+
+    /// A single output is a set of one through the same commit: `name`, then `name-1` when
+    /// the name is taken (never replaced), no manifest, and the record once committed in a
+    /// single output's fields as it always was.
+    @Test func aSingleOutputIsASetOfOneNumberedAsBefore() throws {
+        try "someone else's".write(toFile: out("clip.dropcut.mp4"), atomically: false, encoding: .utf8)
+        var record = try committingSingle()
+        let rendered = try #require(record.temporaryInode)
+        try runner.commit(&record, folder: folder)
+        #expect(record.state == .committed)
+        #expect(record.output == out("clip.dropcut-1.mp4") && record.temporaryOutput == nil && record.temporaryInode == rendered)
+        #expect(record.deliverables == nil && record.setSuffix == nil)
+        #expect(visible() == ["clip.dropcut-1.mp4", "clip.dropcut.mp4"])
+        #expect(try String(contentsOfFile: out("clip.dropcut.mp4"), encoding: .utf8) == "someone else's")
+        #expect(try String(contentsOfFile: out("clip.dropcut-1.mp4"), encoding: .utf8) == "rendered")
+        // As saved: the record a single output's commit always wrote.
+        let saved = try #require(store.load().records.first { $0.id == id })
+        #expect(saved.state == .committed && saved.output == record.output && saved.temporaryOutput == nil
+                && saved.temporaryInode == rendered && saved.deliverables == nil && saved.setSuffix == nil)
+    }
+
+    /// Killed after its suffix was recorded (the record a set of one) and after the link:
+    /// the output is found by its inode, published once, the temporary name gone.
+    @Test func aSingleOutputKilledMidCommitIsPublishedOnce() throws {
+        var record = try committingSingle()
+        try JobRunner.makeSetOfOne(&record)
+        record.setSuffix = 0
+        let temporary = try #require(record.deliverables?.first?.temporary)
+        #expect(link(temporary, out("clip.dropcut.mp4")) == 0)
+        try store.save(&record)
+        var again = try #require(store.load().records.first { $0.id == id })
+        #expect(again.deliverables?.count == 1 && again.deliverables?.first?.isSingleOutput == true)
+        try runner.commit(&again, folder: folder)
+        #expect(again.state == .committed && again.output == out("clip.dropcut.mp4"))
+        #expect(visible() == ["clip.dropcut.mp4"])
+    }
+
+    /// A holder killed while it committed a single output as a set of one: its taker
+    /// takes it as a single output (renamed to the taker's temporary name) and publishes it.
+    @Test func aSingleOutputCommittingAsASetOfOneIsTakenAsASingleOutput() throws {
+        let holderID = "20261127T070000Z-bbbbbbbbbbbb"
+        var holder = try committingSingle(tag: holderID)
+        holder.id = holderID
+        try JobRunner.makeSetOfOne(&holder)
+        holder.setSuffix = 0
+        try FileManager.default.createDirectory(atPath: (folder.claimedDirectory as NSString).appendingPathComponent(id),
+                                                withIntermediateDirectories: true)
+        try "clip".write(toFile: ((folder.claimedDirectory as NSString).appendingPathComponent(id) as NSString)
+            .appendingPathComponent("clip.mov"), atomically: false, encoding: .utf8)
+        var record = JobRecord(id: id, folder: folder.name, input: "clip.mov", sidecars: [], state: .claiming)
+        guard case var .resume(taken) = try runner.adopt(&record, found: .success(holder), owner: "host-b", previous: holderID,
+                                                         folder: folder) else {
+            Issue.record("the committing holder's output was not taken up")
+            return
+        }
+        #expect(taken.state == .committing && taken.deliverables == nil)
+        #expect(taken.temporaryOutput == PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: id).path)
+        try runner.commit(&taken, folder: folder)
+        #expect(taken.state == .committed && taken.output == out("clip.dropcut.mp4") && taken.attempts == 1)
+        #expect(visible() == ["clip.dropcut.mp4"])
     }
 }

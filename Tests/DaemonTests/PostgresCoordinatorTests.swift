@@ -250,7 +250,7 @@ import TestSupport
         try a.begin(step: "archive", of: heldA, record: JobStore.json(record))
         try await Task.sleep(for: .milliseconds(500))
         let taken = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
-        guard case let .removed(why) = try runner.takeOver(taken, folder: folder, lease: .seconds(30)) else {
+        guard case let .removed(why) = try runner.takeOver(TakeoverCandidate(taken, lease: .seconds(30)), folder: folder) else {
             Issue.record("the finished job was resumed")
             return
         }
@@ -263,7 +263,7 @@ import TestSupport
         _ = try #require(try a.claimOldest(in: "f", lease: .milliseconds(300), claim: JobRecord.newID()))
         try await Task.sleep(for: .milliseconds(500))
         let late = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
-        guard case let .resume(resumed) = try runner.takeOver(late, folder: folder, lease: .seconds(30)) else {
+        guard case let .resume(resumed) = try runner.takeOver(TakeoverCandidate(late, lease: .seconds(30)), folder: folder) else {
             Issue.record("the clip still in the inbox was not taken up")
             return
         }
@@ -279,7 +279,7 @@ import TestSupport
                                                 withIntermediateDirectories: false)
         try await Task.sleep(for: .milliseconds(500))
         let midTaken = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
-        guard case let .resume(midResumed) = try runner.takeOver(midTaken, folder: folder, lease: .seconds(30)) else {
+        guard case let .resume(midResumed) = try runner.takeOver(TakeoverCandidate(midTaken, lease: .seconds(30)), folder: folder) else {
             Issue.record("the clip left in the inbox was not taken up")
             return
         }
@@ -411,9 +411,9 @@ import TestSupport
         // Out of range where it is read: an epoch past the bound, a farm job that is no id.
         var bad = record
         bad.epoch = 0
-        #expect(throws: JobRunner.MissingRecord.self) { try JobStore.reading(json: JobStore.json(bad)).get() }
+        #expect(throws: MissingRecord.self) { try JobStore.reading(json: JobStore.json(bad)).get() }
         bad = record
         bad.farmJob = "../x"
-        #expect(throws: JobRunner.MissingRecord.self) { try JobStore.reading(json: JobStore.json(bad)).get() }
+        #expect(throws: MissingRecord.self) { try JobStore.reading(json: JobStore.json(bad)).get() }
     }
 }

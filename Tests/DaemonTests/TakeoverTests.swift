@@ -99,7 +99,7 @@ import TestSupport
     /// gone) and publishes it once — nothing is rendered again.
     @Test func aTakerPublishesACommittingHoldersOutputOnce() async throws {
         let holder = try holderJob(.committing, fences: 1, rendered: true)
-        let outcome = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60))
+        let outcome = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder)
         guard case var .resume(record) = outcome else {
             Issue.record("\(outcome)")
             return
@@ -129,7 +129,7 @@ import TestSupport
         holder.temporaryOutput = "/mnt/elsewhere/outbox/" + name
         holder.temporaryInode = 123_456_789
         a.runner.keeper.update(holder)
-        guard case var .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case var .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }
@@ -147,7 +147,7 @@ import TestSupport
         holder.output = published
         holder.temporaryOutput = nil
         a.runner.keeper.update(holder)
-        guard case var .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case var .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }
@@ -164,7 +164,7 @@ import TestSupport
         var holder = try holderJob(.rendering, rendered: true)
         holder.temporaryInode = nil
         a.runner.keeper.update(holder)
-        guard case let .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case let .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }
@@ -184,7 +184,7 @@ import TestSupport
         var holder = try holderJob(.failing, fences: 1)
         holder.error = "clip.mov:3:7: fps must be a number"
         a.runner.keeper.update(holder)
-        guard case var .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case var .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }
@@ -200,7 +200,7 @@ import TestSupport
         _ = try holderJob(.rendering)
         let lease = ClaimLease.path(in: (folder.claimedDirectory as NSString).appendingPathComponent(aID))
         try "{ not json".write(toFile: lease, atomically: true, encoding: .utf8)
-        guard case var .resume(record) = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case var .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }
@@ -218,7 +218,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: claim, withIntermediateDirectories: true)
         try a.store.save(&record)
         #expect(try a.runner.keeper.hold(record, name: record.claim, claimedDirectory: folder.claimedDirectory) == .renamed)
-        guard case .removed = try b.runner.takeOver(try sighting(), folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case .removed = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not removed")
             return
         }
@@ -231,7 +231,7 @@ import TestSupport
         _ = try holderJob(.rendering)
         let judged = try sighting()
         #expect(a.runner.keeper.renew(logger: Logger(label: "a")).isEmpty)
-        guard case .missed = try b.runner.takeOver(judged, folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case .missed = try b.runner.takeOver(TakeoverCandidate(sighting: judged, age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("taken from a live holder")
             return
         }

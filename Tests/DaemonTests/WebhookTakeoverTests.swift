@@ -53,7 +53,7 @@ import DropcutDigest
 
         var observer = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: .seconds(60))
         let sighting = try #require(observer.observe().first)
-        guard case var .resume(record) = try b.takeOver(sighting, folder: folder, age: .seconds(61), leaseTimeout: .seconds(60)) else {
+        guard case var .resume(record) = try b.takeOver(TakeoverCandidate(sighting: sighting, age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }

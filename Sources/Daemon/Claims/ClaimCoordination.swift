@@ -16,9 +16,49 @@ import DropcutSupport
 /// Whichever decides, every irreversible step of a job (publishing, archiving or
 /// deleting the original, moving it to failed/) comes right after a `fence`, which throws
 /// `JobFailure.lost` when another host took the job over.
+///
+/// What they hand out is the same whichever decides: a `ClaimTicket` to claim a clip
+/// with, a `TakeoverCandidate` to take an expired claim over with, a `LostClaim` for a
+/// claim a renewal found gone. The scheduler and the job runner never ask which one it is;
+/// they ask what it does (`assignsClaims`).
 package protocol ClaimCoordination: AnyObject, Sendable {
     /// Who holds the claims.
     var owner: HostIdentity { get }
+
+    /// Whether claims are assigned (`pick`) before any file moves — a coordinator decides
+    /// which host takes which clip and which expired claim. False: hosts race for each clip
+    /// by renaming it, and judge each other's leases on the share (`ClaimObserver`).
+    var assignsClaims: Bool { get }
+
+    /// Makes the coordination ready before anything is claimed (a database's schema,
+    /// created, migrated and checked). Throws `DaemonError` when it can never be used as
+    /// it is (the daemon does not start on it); any other error means it is away now, and
+    /// it is made ready at the first `pick` instead.
+    func prepare() throws
+
+    /// With `assignsClaims`: offers this host's listing of `folder`'s settled clips and
+    /// takes up to `slots` pieces of work — expired claims first (older work; none with
+    /// `takeOver` false, as `watch --once` leaves them to others), then the oldest clips.
+    /// Throws when the coordinator cannot be reached (claiming waits for it).
+    func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool) throws -> [ClaimOffer]
+
+    /// Whether the coordinator was away at the last statement (always false on a share).
+    var isUnreachable: Bool { get }
+
+    /// A reload changed `lease_timeout`.
+    func leaseTimeoutChanged(to timeout: Duration)
+
+    /// The coordinator's name in the status, where it keeps a farm-wide view of the jobs
+    /// (`farm`); nil: no such view.
+    var farmCoordinator: String? { get }
+
+    /// Every host's jobs, the `recent` last ended ones too (with `farmCoordinator`).
+    func farm(recent: Int) throws -> [FarmJob]
+
+    /// The record the holder of a claim taken over as job `record` last stored with the
+    /// coordinator, to resume from — or why there is none; nil where the record is read from
+    /// the lease in the claim folder instead (crash recovery of a takeover).
+    func storedRecord(of record: JobRecord) throws -> Result<JobRecord, MissingRecord>?
 
     /// Starts holding the claim of `record`, in folder `name` of `claimedDirectory`, and
     /// renewing its lease. `.lost` when it is not this host's to hold (taken over, or
@@ -30,7 +70,7 @@ package protocol ClaimCoordination: AnyObject, Sendable {
     func update(_ record: JobRecord)
 
     /// Renews every lease held; returns the claims found lost, whose renders are cancelled.
-    func renew(logger: Logger) -> [LeaseKeeper.Lost]
+    func renew(logger: Logger) -> [LostClaim]
 
     /// Proves the claim is still held just before the irreversible `step`; throws
     /// `JobFailure.lost` when it is not. Returns the claim folder names a shared-folder

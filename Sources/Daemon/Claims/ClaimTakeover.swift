@@ -13,11 +13,18 @@ package enum ClaimTakeover {
     /// and writes its own.
     package static func attempt(_ sighting: ClaimObserver.Sighting, in claimedDirectory: String,
                                as job: String) throws(SystemError) -> Bool {
-        let source = (claimedDirectory as NSString).appendingPathComponent(sighting.name.description)
+        try attempt(sighting.name, fingerprint: sighting.fingerprint, in: claimedDirectory, as: job)
+    }
+
+    /// Takes the claim folder `name` as `job` if its lease still has `fingerprint` (as
+    /// judged expired): `attempt(_:in:as:)` by what a `TakeoverCandidate` keeps of it.
+    package static func attempt(_ name: ClaimName, fingerprint: UInt64, in claimedDirectory: String,
+                               as job: String) throws(SystemError) -> Bool {
+        let source = (claimedDirectory as NSString).appendingPathComponent(name.description)
         // Looked at once more just before: a holder that renewed since is alive. (It may
         // still renew between this look and the rename: then the rename wins, and the
         // holder finds out at its next renewal or fence.)
-        guard ClaimLease.read(claimDirectory: source, name: sighting.name).fingerprint == sighting.fingerprint else {
+        guard ClaimLease.read(claimDirectory: source, name: name).fingerprint == fingerprint else {
             return false
         }
         let destination = (claimedDirectory as NSString).appendingPathComponent(ClaimName(job: job).description)

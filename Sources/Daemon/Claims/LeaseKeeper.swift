@@ -42,18 +42,31 @@ package final class LeaseKeeper: ClaimCoordination {
         var released = false
     }
 
-    /// A claim found lost by a renewal.
-    package struct Lost: Sendable {
-        /// The job whose claim is lost.
-        package let job: String
-        /// What was found, for the log.
-        package let reason: String
-    }
-
     /// A keeper holding nothing yet, writing `owner` into the leases it writes.
     package init(owner: HostIdentity) {
         self.owner = owner
     }
+
+    // What a share leaves to the hosts themselves: no one assigns claims (each clip goes
+    // to the host whose rename wins, each expired claim to the taker whose rename wins,
+    // `ClaimObserver` and `ClaimTakeover`), there is nothing to prepare or to be away, no
+    // farm-wide view, and a holder's record is in its lease.
+
+    /// False: hosts race for each clip by renaming it.
+    package var assignsClaims: Bool { false }
+    /// Nothing to prepare: the claimed folders are made with the inboxes.
+    package func prepare() {}
+    /// Nothing is assigned (`assignsClaims` is false).
+    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool) -> [ClaimOffer] { [] }
+    /// A share is not a coordinator that can be away: its folders' own errors say so.
+    package var isUnreachable: Bool { false }
+    /// Leases are judged by each observer's own `lease_timeout` (`ClaimObserver`).
+    package func leaseTimeoutChanged(to timeout: Duration) {}
+    /// No farm-wide view: each host sees the claims in the inboxes.
+    package var farmCoordinator: String? { nil }
+    package func farm(recent: Int) -> [FarmJob] { [] }
+    /// Nil: the holder's record is the lease in the claim folder.
+    package func storedRecord(of record: JobRecord) -> Result<JobRecord, MissingRecord>? { nil }
 
     private func held(_ id: String) -> Held? {
         claims.withLock { $0[id] }
@@ -102,9 +115,9 @@ package final class LeaseKeeper: ClaimCoordination {
     /// Renews every lease held (a new beat; not fsynced: it only has to be seen to
     /// change). Returns the claims found lost, whose renders are cancelled; logs a lease
     /// that cannot be written (once per cause), since others will take it over if that lasts.
-    package func renew(logger: Logger) -> [Lost] {
+    package func renew(logger: Logger) -> [LostClaim] {
         let all = claims.withLock { Array($0) }
-        var lost: [Lost] = []
+        var lost: [LostClaim] = []
         for (id, held) in all {
             held.state.withLock { state in
                 // Released since the list was taken: its folder may be going right now, and
@@ -125,7 +138,7 @@ package final class LeaseKeeper: ClaimCoordination {
                         state.lost = "its claim \(state.name) is gone from \(held.claimedDirectory): another host took it over; "
                             + "this host's last renewal of its lease was \(Self.seconds(silent)) ago"
                         state.render?.cancel()
-                        lost.append(Lost(job: id, reason: state.lost!))
+                        lost.append(LostClaim(job: id, reason: state.lost!))
                     } else if state.failure != "\(error.errno)" {
                         state.failure = "\(error.errno)"
                         var log = logger

@@ -21,17 +21,17 @@ import Synchronization
 package final class DatabaseLeases: ClaimCoordination {
     package let owner: HostIdentity
     package let database: PostgresCoordinator
-    private let logger: Logger
+    let logger: Logger
     private let leaseTimeout: Mutex<Duration>
     private let claims = Mutex<[String: Claim]>([:])
     /// Ends the database did not take when they happened (it was away), by job: told
     /// again at every renewal until it takes them.
     private let pendingEnds = Mutex<[String: (held: PostgresCoordinator.Held, state: String)]>([:])
     /// The clips of each folder this host offered, and when it last offered them all.
-    private let offered = Mutex<[String: (clips: Set<PostgresCoordinator.Clip>, at: ContinuousClock.Instant)]>([:])
+    let offered = Mutex<[String: (clips: Set<PostgresCoordinator.Clip>, at: ContinuousClock.Instant)]>([:])
     /// Each folder's claim folders that nothing accounts for (`OrphanClaims`), and when
     /// they were last looked at.
-    private let orphanWatch = Mutex<[String: (claims: OrphanClaims, looked: ContinuousClock.Instant)]>([:])
+    let orphanWatch = Mutex<[String: (claims: OrphanClaims, looked: ContinuousClock.Instant)]>([:])
     /// How often a host offers its whole listing again.
     static let reofferInterval: Duration = .seconds(10)
     /// The conditions the statements are in (the database away, errors it answered), each
@@ -39,7 +39,7 @@ package final class DatabaseLeases: ClaimCoordination {
     private let health = Mutex(CoordinatorHealth())
     /// Whether the schema was checked since the last statement that found a table or
     /// column missing (`CoordinatorSchema.prepare`, at start and again at the next pick).
-    private let schemaChecked = Mutex(false)
+    let schemaChecked = Mutex(false)
 
     /// A claim this host holds.
     final class Claim: Sendable {
@@ -59,15 +59,6 @@ package final class DatabaseLeases: ClaimCoordination {
         var lost: String?
         var render: Cancellation?
         var released = false
-    }
-
-    /// What a host with free workers is given to do (`pick`).
-    package enum Ticket: Sendable {
-        /// A clip of its own listing, claimed for it (in `took`): rename it into
-        /// `held.claim`'s folder.
-        case claim(SettledClip, PostgresCoordinator.Held, took: Duration)
-        /// A job whose lease ran out, taken over: its claim folder is `previousClaim`'s.
-        case takeover(PostgresCoordinator.Held)
     }
 
     package init(database: PostgresCoordinator, owner: HostIdentity, leaseTimeout: Duration, logger: Logger) {
@@ -90,7 +81,7 @@ package final class DatabaseLeases: ClaimCoordination {
     /// logged once when it begins and once when it ends, never per poll. A refusal is an
     /// answer. A statement that found a table or column missing has the schema checked
     /// again at the next pick.
-    private func reach<T>(_ operation: String, _ body: () throws -> T) throws -> T {
+    func reach<T>(_ operation: String, _ body: () throws -> T) throws -> T {
         do {
             let value = try body()
             log(health.withLock { $0.succeeded(operation, at: .now) }, cause: nil)
@@ -146,6 +137,12 @@ package final class DatabaseLeases: ClaimCoordination {
     /// Whether the database is away (as the last statement found).
     package var isUnreachable: Bool { health.withLock { $0.isUnreachable } }
 
+    /// A reload's new `lease_timeout`, for the leases renewed and taken from now on.
+    package func leaseTimeoutChanged(to timeout: Duration) { lease = timeout }
+
+    /// The database, as the status names it: it keeps every host's jobs (`farm`).
+    package var farmCoordinator: String? { database.target }
+
     /// Logs a notice or warning the server sent (never stderr): warnings as warnings, the
     /// rest at debug level.
     package static func noticeLogger(_ logger: Logger) -> @Sendable (PostgresConnection.Notice) -> Void {
@@ -179,104 +176,8 @@ package final class DatabaseLeases: ClaimCoordination {
     }
 
     /// Every host's jobs (`PostgresCoordinator.farm`), the database's reachability noted.
-    package func farm(recent: Int) throws -> [PostgresCoordinator.FarmJob] {
+    package func farm(recent: Int) throws -> [FarmJob] {
         try reach("farm") { try database.farm(recent: recent) }
-    }
-
-    // MARK: Claiming
-
-    /// Offers this host's listing of `folder`'s inbox, then takes up to `slots` jobs:
-    /// expired leases first (older work), then the oldest queued clips this host sees
-    /// settled. Throws when the database cannot be reached (claiming waits for it).
-    /// `takeOver` false (`watch --once`) leaves expired jobs to others.
-    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool = true) throws -> [Ticket] {
-        guard slots > 0 else { return [] }
-        let lease = self.lease
-        // The schema first when a statement found part of it missing (or at the first pick
-        // after a start without the database): made again if its record lies.
-        if !schemaChecked.withLock({ $0 }) { try migrate() }
-        return try reach("pick") {
-            // Only what this host has not offered lately: a listing of hundreds is not sent
-            // again at every poll (everything is, every `reofferInterval`: a clip dropped
-            // again, the same bytes, is queued again only when offered after its job ended).
-            let clips = listed.map { PostgresCoordinator.Clip(folder: folder.name, name: $0.name, size: $0.size,
-                                                              modifiedNanoseconds: $0.modifiedNanoseconds) }
-            let now = ContinuousClock.now
-            let (known, fresh) = offered.withLock { offered -> (Set<PostgresCoordinator.Clip>, Bool) in
-                guard let last = offered[folder.name], now - last.at < Self.reofferInterval else { return ([], true) }
-                return (last.clips, false)
-            }
-            let new = clips.filter { !known.contains($0) }
-            try database.offer(zip(new, JobRecord.newIDs(new.count)).map { ($0, $1) })
-            offered.withLock { offered in
-                // What the listing still holds, so the set stays as small as the inbox.
-                offered[folder.name] = (Set(clips), fresh ? now : offered[folder.name]?.at ?? now)
-            }
-            var tickets: [Ticket] = []
-            do {
-                while takeOver && tickets.count < slots, let held = try database.takeOverExpired(in: folder.name, lease: lease, claim: JobRecord.newID()) {
-                    tickets.append(.takeover(held))
-                }
-                let byName = Dictionary(listed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-                let clock = ContinuousClock()
-                while tickets.count < slots && !byName.isEmpty {
-                    let began = clock.now
-                    guard let held = try database.claimOldest(in: folder.name, lease: lease, claim: JobRecord.newID(), among: Array(byName.keys)) else { break }
-                    guard let clip = byName[held.clip] else {
-                        // Not a name asked for (cannot happen): its job ends; listed again, it is queued again.
-                        try database.finish(held, as: "missing")
-                        continue
-                    }
-                    tickets.append(.claim(clip, held, took: clock.now - began))
-                }
-            } catch where !tickets.isEmpty {
-                // The database went away mid-pick: the jobs already taken are run (the
-                // next statement says the outage).
-            }
-            return tickets
-        }
-    }
-
-    // MARK: Orphans
-
-    /// The claim folders of `folder`'s inbox that no row and no claim of this host has
-    /// accounted for during a whole `lease_timeout` (`OrphanClaims`): their clips are put
-    /// back in the inbox (`JobRunner.putBack`). Looked at every third of `lease_timeout`
-    /// at most (a listing and one statement); none between.
-    package func orphans(in folder: FolderConfig) throws -> [String] {
-        let now = ContinuousClock.now, lease = self.lease
-        let due = orphanWatch.withLock { watch in
-            watch[folder.name].map { now - $0.looked >= max(.seconds(1), lease / 3) } ?? true
-        }
-        guard due else { return [] }
-        // This host's claims first: one it makes after this is under a row already.
-        let held = heldNames(in: folder.claimedDirectory)
-        let listed = ((try? FileManager.default.contentsOfDirectory(atPath: folder.claimedDirectory)) ?? [])
-            .filter { ClaimName($0)?.fences == 0 && !held.contains($0) }
-        let withRows = try reach("sweep") { try database.claimsWithRows(in: folder.name, among: listed) }
-        let unaccounted = Set(listed).subtracting(withRows)
-        return orphanWatch.withLock { watch in
-            var entry = watch[folder.name] ?? (OrphanClaims(timeout: lease), now)
-            entry.looked = now
-            let due = entry.claims.observe(unaccounted: unaccounted, at: now)
-            watch[folder.name] = entry
-            return due
-        }
-    }
-
-    /// Forgets an orphan that was put back (or found accounted for).
-    package func forgetOrphan(_ name: String, in folder: FolderConfig) {
-        orphanWatch.withLock { watch in watch[folder.name]?.claims.forget(name) }
-    }
-
-    /// `PostgresCoordinator.putBack`, its reachability noted.
-    package func putBack(claim: String, clip: PostgresCoordinator.Clip) throws -> Bool {
-        try reach("sweep") { try database.putBack(claim: claim, clip: clip) }
-    }
-
-    /// `PostgresCoordinator.rename(queued:to:)`, its reachability noted.
-    package func renameQueued(_ job: String, to name: String) throws {
-        try reach("sweep") { try database.rename(queued: job, to: name) }
     }
 
     // MARK: ClaimCoordination
@@ -334,6 +235,17 @@ package final class DatabaseLeases: ClaimCoordination {
         return PostgresCoordinator.Clip(folder: held.folder, name: held.clip, size: Int64(info.st_size), modifiedNanoseconds: nanoseconds)
     }
 
+    /// The record the holder of the job `record` took over last stored in the database:
+    /// none means it stopped before its first renewal, before anything irreversible, and
+    /// the job is rendered again, as a takeover does (`TakeoverCandidate.init(_:lease:)`).
+    package func storedRecord(of record: JobRecord) throws -> Result<JobRecord, MissingRecord>? {
+        guard let job = record.farmJob else { return nil }
+        let stored = try database.storedRecord(of: job)
+        var fresh = record
+        fresh.state = .claimed
+        return stored.map(JobStore.reading(json:)) ?? .success(fresh)
+    }
+
     /// The database's view of `record`'s claim; nil without a farm job or epoch.
     static func held(_ record: JobRecord) -> PostgresCoordinator.Held? {
         guard let job = record.farmJob, let epoch = record.epoch else { return nil }
@@ -347,10 +259,10 @@ package final class DatabaseLeases: ClaimCoordination {
         }
     }
 
-    package func renew(logger: Logger) -> [LeaseKeeper.Lost] {
+    package func renew(logger: Logger) -> [LostClaim] {
         let lease = self.lease
         let all = claims.withLock { Array($0) }
-        var lost: [LeaseKeeper.Lost] = []
+        var lost: [LostClaim] = []
         for (id, claim) in all {
             // Read, then the statement with no lock held (a save on the scheduler's actor
             // must not wait for a database that does not answer).
@@ -366,7 +278,7 @@ package final class DatabaseLeases: ClaimCoordination {
                     state.lost = reason
                     state.render?.cancel()
                 }
-                lost.append(LeaseKeeper.Lost(job: id, reason: reason))
+                lost.append(LostClaim(job: id, reason: reason))
             } catch {
                 // Logged once by `reach`; the fence decides.
             }

@@ -1,6 +1,9 @@
 import Foundation
 import DropcutSupport
 
+/// A job of the farm as `dropcut status` shows it (`ClaimCoordination.farm`).
+package typealias FarmJob = PostgresCoordinator.FarmJob
+
 /// The decisions of a farm of hosts, made by PostgreSQL (`DatabaseLeases` is the
 /// scheduler's side of it): which host renders which clip, until when (a lease in
 /// the database's clock, never a host's), and whether a holder may still take an

@@ -14,7 +14,8 @@ import DropcutPipeline
 package struct DeliverableRecord: Codable, Sendable, Hashable {
     /// The file's name as the recipe gives it (the set's suffix, `-1`..., may follow).
     package var name: String
-    /// `video`, `poster`, `preview`, `hls` or `manifest`.
+    /// `video`, `poster`, `preview`, `hls` or `manifest` — or `output`: a single output
+    /// (a recipe without `outputs:`) while it is committed as a set of one.
     package var kind: String
     /// Its hidden temporary file in the outbox until it is published.
     package var temporary: String?
@@ -32,6 +33,9 @@ package struct DeliverableRecord: Codable, Sendable, Hashable {
     }
 
     package var isManifest: Bool { kind == Self.manifestKind }
+
+    /// A single output's one file, committed as a set of one (`JobRunner.commit`).
+    package var isSingleOutput: Bool { kind == Self.singleOutputKind }
 
     /// An HLS ladder: a folder, published and taken back whole.
     package var isLadder: Bool { kind == Self.ladderKind }
@@ -55,6 +59,7 @@ package struct DeliverableRecord: Codable, Sendable, Hashable {
 
     static let manifestKind = "manifest"
     static let ladderKind = "hls"
+    static let singleOutputKind = "output"
 }
 
 extension JobRecord {

@@ -5,7 +5,7 @@ import Foundation
 package struct JobRecord: Codable, Sendable, Hashable {
     /// Where the job is. The files are always consistent with the state: the state is
     /// written (fsynced) before the files move into the next one.
-    package enum State: String, Codable, Sendable, Hashable {
+    package enum State: String, Codable, Sendable, Hashable, CaseIterable {
         /// About to rename the clip into the claimed folder (which exists, empty).
         case claiming
         /// The clip (and its sidecars) are in the claimed folder; nothing rendered yet.
@@ -100,11 +100,11 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// The claim folder's name in `<inbox>/.dropcut/claimed/` once a fence has renamed it
     /// (`<id>.committing-1`); nil: the job id.
     package var claimName: String?
-    /// With a database coordinator: the farm's job this claim is of (its row, kept across
-    /// takeovers; nil without one).
+    /// Where a coordinator assigns claims: the farm's job this claim is of (its row, kept
+    /// across takeovers; nil without one).
     package var farmJob: String?
-    /// With a database coordinator: the epoch this claim or takeover got; every fence is
-    /// checked against it.
+    /// Where a coordinator assigns claims: the epoch this claim or takeover got; every
+    /// fence is checked against it.
     package var epoch: Int64?
 
     /// Whether nothing of the output is published yet although it is rendered: a job

@@ -26,38 +26,86 @@ extension JobRunner {
         }
     }
 
-    /// Takes the claim of `sighting` over (see `ClaimTakeover`) as a new job of this
-    /// daemon, logs it (job-taken-over, with the lease's age as this host saw it) and
-    /// returns the job to resume. The new job's record is written before the rename, so a
-    /// crash at any point is recovered (`adopt` again, from the lease the rename brought).
-    func takeOver(_ sighting: ClaimObserver.Sighting, folder: FolderConfig, age: Duration,
-                  leaseTimeout: Duration) throws -> Takeover {
+    /// Takes the claim of `candidate` over as this daemon's job `candidate.job`, however it
+    /// was found (`TakeoverCandidate`), logs it (job-taken-over, with the lease's age) and
+    /// returns the job to resume. The new job's record is written before the claim folder
+    /// is renamed to the new id, so a crash at any point is recovered (`adopt` again, from
+    /// the record the folder or the coordinator holds); a holder still at work finds its
+    /// folder gone.
+    ///
+    /// Where hosts race for the folder (`.ifUnchanged`), a lease that changed since it was
+    /// judged, or another taker's rename first, leaves it: `.missed`. Where the coordinator
+    /// granted it (`.granted`), the job is this host's whatever is found: a folder taken
+    /// between its holder's claim and the clip's move gets the clip from the inbox; with
+    /// no folder at all, the job ended unheard (its last recorded step says so) or its
+    /// clip is claimed from the inbox, or it ends missing.
+    func takeOver(_ candidate: TakeoverCandidate, folder: FolderConfig) throws -> Takeover {
         try checkOwnFolders(folder)
-        let previous = sighting.name
-        var record = JobRecord(id: JobRecord.newID(), folder: folder.name, input: sighting.lease?.record.input ?? "?",
-                               sidecars: [], state: .claiming)
-        record.previousJobs = (sighting.lease?.record.previousJobs ?? []) + [previous.job]
+        guard let previous = candidate.previous, ClaimName(candidate.job)?.fences == 0 else {
+            throw JobFailure.permanent("\(candidate.what) was given over without claim ids to move it by", errno: nil)
+        }
+        let ticket = ClaimTicket(job: candidate.job, farmJob: candidate.farmJob, epoch: candidate.epoch)
+        var record = JobRecord(ticket: ticket, folder: folder.name, input: candidate.seen?.input ?? candidate.clip ?? "?", state: .claiming)
+        record.previousJobs = (candidate.seen?.previousJobs ?? []) + [previous.job]
         try store.save(&record)
         let taken: Bool
         do {
-            taken = try ClaimTakeover.attempt(sighting, in: folder.claimedDirectory, as: record.id)
+            switch candidate.grant {
+            case let .ifUnchanged(fingerprint):
+                taken = try ClaimTakeover.attempt(previous, fingerprint: fingerprint, in: folder.claimedDirectory, as: record.id)
+            case .granted:
+                let from = (folder.claimedDirectory as NSString).appendingPathComponent(previous.description)
+                taken = try ClaimRename.rename(from, to: claimedDirectory(record, folder)) == .renamed
+            }
         } catch {
             store.remove(record.id)
             throw error
         }
-        guard taken else {
+        let outcome: Takeover
+        switch (taken, candidate.grant) {
+        case (false, .ifUnchanged):
             store.remove(record.id)
             return .missed
+        case (true, _):
+            // Granted while its holder was between making the folder and moving the clip
+            // in: the clip is still in the inbox, and comes in now (raced for, such an
+            // empty claim is removed and its clip left to whoever claims it).
+            if candidate.grant == .granted, candidate.seen.map({ $0.state == .claiming || $0.state == .claimed }) ?? true,
+               let clip = candidate.clip, access(claimedPath(record, folder, clip), F_OK) != 0, let name = RawFileName(printable: clip) {
+                _ = try ClaimRename.rename(name.path(in: folder.inbox), to: claimedPath(record, folder, clip),
+                                           describedAs: (folder.inbox as NSString).appendingPathComponent(clip))
+            }
+            let (found, owner) = candidate.stored.map { ($0, "its holder") } ?? leaseRecord(record, previous: previous, folder: folder)
+            outcome = try adopt(&record, found: found, owner: owner, previous: previous.job, folder: folder)
+            if case .removed = outcome {
+                // Nothing left to do (a finished job's leftover, an empty claim): the job
+                // ends here, or a coordinator's lease would run out again and again.
+                let over = JobRecord(ticket: ticket, folder: folder.name, input: candidate.clip ?? record.input,
+                                     state: candidate.seen?.state ?? .claiming)
+                keeper.ended(over, missing: !(candidate.seen.map { $0.state == .done || $0.state == .failed } ?? false))
+            }
+        case (false, .granted):
+            // No claim folder. Its holder removes it last, once the original is archived
+            // or in failed/: with the archive or fail step recorded (or the job ended), the
+            // job is over and only the coordinator had not heard (it was away).
+            if let holder = candidate.seen, let ended = Self.endedState(holder, step: candidate.step) {
+                keeper.ended(JobRecord(ticket: ticket, folder: folder.name, input: candidate.clip ?? record.input, state: ended), missing: false)
+                store.remove(record.id)
+                outcome = .removed("its holder had finished the job (\(ended.rawValue)) before the coordinator heard")
+            } else if let clip = candidate.clip,
+                      let claimed = try self.claim(SettledClip(name: clip, sidecars: [], modified: Date()), folder: folder, ticket: ticket) {
+                outcome = .resume(claimed)
+            } else {
+                store.remove(record.id)
+                outcome = .removed("its clip is in neither its claim folder nor the inbox; the job ends as missing")
+            }
         }
-        let outcome = try adopt(&record, previous: previous, folder: folder)
         announce(outcome, folder: folder)
-        let owner = sighting.lease?.owner
         var log = logger(for: record, folder: folder)
         log[metadataKey: "DROPCUT_PREVIOUS_JOB"] = "\(previous.job)"
-        log[metadataKey: "DROPCUT_PREVIOUS_HOST"] = "\(owner?.host ?? "unknown")"
-        log[metadataKey: "DROPCUT_LEASE_AGE_MS"] = "\(Int64(age.seconds * 1000))"
-        let whose = owner.map { "\($0.description), machine \($0.machineID)" } ?? "an unknown holder (no readable lease)"
-        log.notice("took over \(record.input) from \(whose), job \(previous.job): its lease had not changed for \(LeaseKeeper.seconds(age)) here (lease_timeout \(LeaseKeeper.seconds(leaseTimeout))); \(outcome.plan)",
+        log[metadataKey: "DROPCUT_PREVIOUS_HOST"] = "\(candidate.holderHost)"
+        log[metadataKey: "DROPCUT_LEASE_AGE_MS"] = "\(Int64(candidate.age.seconds * 1000))"
+        log.notice("took over \(record.input) from \(candidate.holder), job \(previous.job): \(candidate.expiry); \(outcome.plan)",
                    metadata: ["MESSAGE_ID": "\(MessageID.jobTakenOver.rawValue)"])
         return outcome
     }
@@ -85,30 +133,29 @@ extension JobRunner {
     }
 
     /// Makes the claim folder `<record.id>` (just taken over from `previous`) this job's:
-    /// writes this daemon's lease, and turns the record found in the old lease into this
-    /// job's record, in the state to resume from — as crash recovery does: an interrupted
-    /// render counts as an attempt and is done again, a finished output is committed, a
-    /// committed one only archived. Without a readable record, what was done with the clip
-    /// is unknown: it goes to the failed folder with that reason (never rendered twice).
+    /// writes this daemon's lease, and turns the holder's record — as the coordinator
+    /// stored it, or as the old lease in the folder holds it — into this job's record, in
+    /// the state to resume from — as crash recovery does: an interrupted render counts as
+    /// an attempt and is done again, a finished output is committed, a committed one only
+    /// archived. Without a readable record, what was done with the clip is unknown: it goes
+    /// to the failed folder with that reason (never rendered twice).
     func adopt(_ record: inout JobRecord, previous: ClaimName, folder: FolderConfig) throws -> Takeover {
-        let (reading, _) = ClaimLease.read(claimDirectory: claimedDirectory(record, folder), name: previous)
-        switch reading {
-        case let .lease(lease):
-            return try adopt(&record, found: .success(lease.record), owner: lease.owner.description, previous: previous.job, folder: folder)
-        case .missing:
-            return try adopt(&record, found: .failure(.init("it has no lease")), owner: "its holder", previous: previous.job, folder: folder)
-        case let .unreadable(why):
-            return try adopt(&record, found: .failure(.init(why)), owner: "its holder", previous: previous.job, folder: folder)
+        let (found, owner) = try keeper.storedRecord(of: record).map { ($0, "its holder") }
+            ?? leaseRecord(record, previous: previous, folder: folder)
+        return try adopt(&record, found: found, owner: owner, previous: previous.job, folder: folder)
+    }
+
+    /// The record in the lease the claim folder `<record.id>` brought from `previous`, and
+    /// who wrote it — or why there is none.
+    func leaseRecord(_ record: JobRecord, previous: ClaimName, folder: FolderConfig) -> (Result<JobRecord, MissingRecord>, String) {
+        switch ClaimLease.read(claimDirectory: claimedDirectory(record, folder), name: previous).reading {
+        case let .lease(lease): (.success(lease.record), lease.owner.description)
+        case .missing: (.failure(MissingRecord("it has no lease")), "its holder")
+        case let .unreadable(why): (.failure(MissingRecord(why)), "its holder")
         }
     }
 
-    /// Why a taken-over claim's record could not be had.
-    struct MissingRecord: Error {
-        var reason: String
-        init(_ reason: String) { self.reason = reason }
-    }
-
-    /// `adopt` with the holder's record as found (a lease's, or a database's) — or why
+    /// `adopt` with the holder's record as found (a lease's, or the coordinator's) — or why
     /// there is none — `owner` naming the holder and `previous` its job id.
     func adopt(_ record: inout JobRecord, found: Result<JobRecord, MissingRecord>, owner: String, previous: String,
                folder: FolderConfig) throws -> Takeover {
@@ -119,6 +166,9 @@ extension JobRunner {
         case let .success(holder):
             record = holder   // its error too: a failing job's reason
             record.previousJobs = previousJobs
+            // A single output its holder was committing as a set of one is taken as a
+            // single output, as it always was (`takeFinishedOutput`).
+            Self.unmakeSetOfOne(&record)
         case let .failure(missing):
             guard let clip = files.first(where: { !InboxScanner.sidecarExtensions.contains(($0 as NSString).pathExtension.lowercased()) })
                     ?? files.first else {
@@ -161,18 +211,18 @@ extension JobRunner {
             record.deliverables = nil
             record.setSuffix = nil
         }
-        switch record.state {
-        case .claiming:
+        switch JobStateMachine.takeover(of: record.state) {
+        case .claimIfClipThere:
             guard files.contains(record.input) else {
                 return try removeClaim(&record, folder, "an empty claim (its holder stopped before moving the clip into it); removed it")
             }
             record.sidecars = files.filter { $0 != record.input }
             record.state = .claimed
-        case .claimed, .waiting:
+        case .renderAgain:
             if let partial { PartialOutput(path: partial).remove() }
             record.temporaryOutput = nil
             record.state = .claimed
-        case .preparing, .rendering:
+        case .interruptedAttempt:
             if let partial { PartialOutput(path: partial).remove() }
             record.temporaryOutput = nil
             // As a step the daemon did not survive (`JobRecord.interrupted`): a render in
@@ -183,15 +233,15 @@ extension JobRunner {
                 record.error = reason
                 record.state = .failing
             }
-        case .committing where record.deliverables != nil:
+        case .publish where record.deliverables != nil:
             try takeFinishedSet(&record, holderSet: holderSet ?? [], folder: folder)
-        case .committing:
+        case .publish:
             try takeFinishedOutput(&record, partial: partial, folder: folder)
-        case .committed, .failing:
+        case .finishAsItStopped:
             // Nothing of the holder's temporary output is needed any more (and a path read
             // from a lease is never removed).
             record.temporaryOutput = nil
-        case .done, .failed, .abandoned:
+        case .remove:
             return try removeClaim(&record, folder, "its holder had finished the job (\(record.state.rawValue)); removed its claim")
         }
         if ![.committed, .failing].contains(record.state) && !files.contains(record.input) {
@@ -248,7 +298,7 @@ extension JobRunner {
     /// A committing holder's set: each file (or ladder folder) published already (found by its
     /// inode) keeps its name; each one still under the holder's temporary name here is renamed to this
     /// job's (a holder still about to publish it finds it gone); the manifest is written
-    /// again by `commitSet`. A file out of this host's sight makes `commitSet` take the
+    /// again by `commit`. A file out of this host's sight makes `commit` take the
     /// published ones back and render the set again.
     func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
         guard var set = record.deliverables, set.count == holderSet.count else { return }
@@ -285,5 +335,19 @@ extension JobRunner {
         DurableFiles.removeTree(claimedDirectory(record, folder))
         store.remove(record.id)
         return .removed(why)
+    }
+}
+
+extension JobRunner {
+    /// How a job whose claim folder is gone ended, by its holder's last record and the last
+    /// step it recorded: done once it was archiving, failed once it was moving the clip to
+    /// failed/; nil when it had not got that far.
+    static func endedState(_ holder: JobRecord, step: IrreversibleStep?) -> JobRecord.State? {
+        if holder.state == .done || holder.state == .failed { return holder.state }
+        switch step {
+        case .archive?: return .done
+        case .fail?: return .failed
+        case .publish?, nil: return nil
+        }
     }
 }

@@ -34,7 +34,7 @@ package struct JobStore: Sendable {
         do { return try encoder.encode(record) } catch { preconditionFailure("JobRecord always encodes: \(error)") }
     }
 
-    /// A record as a database coordinator stores it: the same JSON, as text.
+    /// A record as a coordinator stores it: the same JSON, as text.
     static func json(_ record: JobRecord) -> String {
         String(decoding: encoded(record), as: UTF8.self)
     }
@@ -46,7 +46,7 @@ package struct JobStore: Sendable {
     }
 
     /// `record(json:)`, or why the text is not a record.
-    static func reading(json text: String) -> Result<JobRecord, JobRunner.MissingRecord> {
+    static func reading(json text: String) -> Result<JobRecord, MissingRecord> {
         guard text.utf8.count <= maximumRecordBytes else { return .failure(.init("the coordinator's record of it is over \(maximumRecordBytes) bytes")) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

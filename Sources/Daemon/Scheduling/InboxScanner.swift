@@ -11,7 +11,7 @@ package struct SettledClip: Sendable, Hashable {
     /// Modification time, for oldest-first order.
     package var modified: Date
     /// Its size and modification time in nanoseconds, as listed: with the name, the key a
-    /// database coordinator knows the clip by.
+    /// coordinator that assigns claims knows the clip by.
     package var size: Int64 = 0
     package var modifiedNanoseconds: Int64 = 0
     /// Sidecars beside it that are not regular files (a symlink, FIFO, socket or device

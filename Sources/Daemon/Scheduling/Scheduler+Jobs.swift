@@ -232,12 +232,8 @@ extension Scheduler {
         case .done:
             completed += 1
         case .cancelled:
-            if record.state == .rendering || record.state == .preparing {
-                // Not the clip's fault: the attempt is given back.
-                record.state = .claimed
-                record.attempts = max(0, record.attempts - 1)
-                try? runner.save(&record)
-            }
+            // Not the clip's fault: a render's attempt is given back (`JobStateMachine`).
+            try? runner.advance(&record, .interruptedByShutdown, folder: folder)
             log.notice("\(record.input): interrupted by shutdown; it stays claimed and is redone at the next start")
         case let .retry(failure, delay):
             var log = log
@@ -245,14 +241,11 @@ extension Scheduler {
             // A job past its render (committing, committed) or on its way to failed/
             // (failing) takes up where it stopped, its step's failure counted; only a
             // render starts over.
-            let pastRender = [.committing, .committed, .failing].contains(record.state)
-            if !pastRender {
-                record.state = .waiting
-            } else if case .transient = failure {
-                record.finishRetries = (record.finishRetries ?? 0) + 1
-            }
+            let pastRender = JobStateMachine.laterStates.contains(record.state)
+            var transient = false
+            if case .transient = failure { transient = true }
             record.retryAt = Date().addingTimeInterval(delay.seconds)
-            try? runner.save(&record)
+            try? runner.advance(&record, .retryScheduled(transient: transient), folder: folder)
             if case .unavailable = failure, once {
                 // --once must end: the clip stays claimed (its record says so) and is
                 // taken up by the next start.

@@ -20,19 +20,16 @@ extension Scheduler {
             scanners[folder.name] = InboxScanner(inbox: folder.inbox, settle: config.settle)
             observers[folder.name] = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: config.leaseTimeout)
         }
-        // The coordinator's schema before anything is claimed, checked against what the
-        // migrations make (a dropped table is made again): never "ready" on a schema that
-        // is not. A database away at start is logged (once) and migrated at the first
-        // claim once it answers; an error it answers is logged (once) and, at the first
-        // claim, the schema is checked again.
-        if let database {
-            do {
-                try database.migrate()
-                migrated = true
-            } catch let refused as CoordinatorSchema.Refused {
-                throw DaemonError("\(refused); dropcut does not start on it")
-            } catch {}
-        }
+        // The coordination made ready before anything is claimed (a coordinator's schema,
+        // checked against what its migrations make): never "ready" on one that is not. A
+        // coordinator away at start is logged (once) and made ready at the first pick
+        // once it answers; one that can never be used stops the start (`DaemonError`).
+        do {
+            try keeper.prepare()
+            coordinatorReady = true
+        } catch let refused as DaemonError {
+            throw refused
+        } catch {}
     }
 
     func prepare(_ folder: FolderConfig) throws(SystemError) {
@@ -117,8 +114,7 @@ extension Scheduler {
                 // daemon down cannot make a restart loop.
                 if let reason = record.interrupted("dropcut stopped") {
                     record.error = reason
-                    record.state = .failing
-                    try runner.save(&record)
+                    try runner.advance(&record, .failureDecided, folder: folder)
                     log.warning("recovering \(record.input): \(reason)")
                     jobs[record.id] = .waiting(record, folder, until: .now)
                     continue
@@ -151,20 +147,9 @@ extension Scheduler {
         let directory = runner.claimedDirectory(record, folder)
         if let previous = record.previousJobs?.last, let name = ClaimName(previous) {
             // A takeover: the rename took the folder (its old lease inside) to this job's
-            // name. With a database, the holder's record is the database's.
-            let outcome: JobRunner.Takeover
-            if let database, let job = record.farmJob {
-                let stored = try database.database.storedRecord(of: job)
-                // None: the holder stopped before its first renewal, before anything
-                // irreversible; rendered again, as `takeOver` does.
-                var fresh = record
-                fresh.state = .claimed
-                let found = stored.map(JobStore.reading(json:)) ?? .success(fresh)
-                outcome = try runner.adopt(&record, found: found, owner: "its holder", previous: previous, folder: folder)
-            } else {
-                outcome = try runner.adopt(&record, previous: name, folder: folder)
-            }
-            switch outcome {
+            // name. The holder's record is the coordinator's where it keeps one, else the
+            // lease's (`JobRunner.adopt`).
+            switch try runner.adopt(&record, previous: name, folder: folder) {
             case .resume: return true
             case .removed, .missed: return false
             }
@@ -182,8 +167,7 @@ extension Scheduler {
         // clip (else the claimed folder's removal would lose them).
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         record.sidecars = present.filter { $0 != record.input && !$0.hasPrefix(".") }.sorted()
-        record.state = .claimed
-        try runner.save(&record)
+        try runner.advance(&record, .clipClaimed, folder: folder)
         return true
     }
 

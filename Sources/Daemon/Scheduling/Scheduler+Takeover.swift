@@ -40,28 +40,28 @@ extension Scheduler {
                        in group: inout DiscardingTaskGroup) {
         let key = takeoverKey(folder.name, sighting.name.description)
         jobs[key] = .claiming
-        let runner = self.runner, leaseTimeout = config.leaseTimeout
+        let runner = self.runner
+        let candidate = TakeoverCandidate(sighting: sighting, age: age, leaseTimeout: config.leaseTimeout)
         group.addTask { [self] in
             let result: Result<JobRunner.Takeover, any Error>
             do {
-                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in
-                    try runner.takeOver(sighting, folder: folder, age: age, leaseTimeout: leaseTimeout)
-                })
+                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(candidate, folder: folder) })
             } catch {
                 result = .failure(error)
             }
-            guard let record = await self.tookOver(sighting, folder, key: key, result) else { return }
+            guard let record = await self.tookOver(candidate, folder, key: key, result) else { return }
             await self.run(record, folder)
         }
     }
 
-    /// Books a finished takeover: the job now runs under its new id, or there was nothing
-    /// (another host was first, an empty claim removed), or it failed (logged once per
-    /// cause, tried again at the next poll while the lease stays expired).
-    func tookOver(_ sighting: ClaimObserver.Sighting, _ folder: FolderConfig, key: String,
+    /// Books a finished takeover, however it was found: the job now runs under its new id,
+    /// or there was nothing (another host was first, an empty claim removed), or it failed
+    /// (logged once per cause, tried again at the next poll while the lease stays expired,
+    /// or — granted by a coordinator — once its lease runs out again).
+    func tookOver(_ candidate: TakeoverCandidate, _ folder: FolderConfig, key: String,
                   _ result: Result<JobRunner.Takeover, any Error>) -> JobRecord? {
         jobs[key] = nil
-        observers[folder.name]?.forget(sighting.name.description)
+        if let previous = candidate.previous { observers[folder.name]?.forget(previous.description) }
         defer { wakeup.signal() }
         switch result {
         case let .success(.resume(record)):
@@ -72,7 +72,7 @@ extension Scheduler {
             claimBlocked[key] = nil
             return nil
         case let .failure(error):
-            blocked(key, error, folder, "cannot take over the claim \(sighting.name) of \(sighting.lease?.owner.description ?? "an unknown holder")")
+            blocked(key, error, folder, "cannot take over \(candidate.what)")
             return nil
         }
     }
@@ -80,7 +80,7 @@ extension Scheduler {
     /// Claims `LeaseRenewer` found taken over by other hosts: a job waiting for a retry is
     /// given up now; a running one stops by itself (its render is cancelled, and its next
     /// fence fails).
-    package func claimsLost(_ lost: [LeaseKeeper.Lost]) {
+    package func claimsLost(_ lost: [LostClaim]) {
         for claim in lost {
             guard case let .waiting(record, folder, _) = jobs[claim.job] else { continue }
             jobs[claim.job] = nil
@@ -107,8 +107,8 @@ extension Scheduler {
         } catch {
             runner.logger(for: record, folder: folder).error("abandoned \(record.input): its webhook event could not be written: \(error)")
         }
-        record.state = .abandoned
-        try? store.save(&record)   // the state folder only: the claim is another host's now
+        // The state folder only (`JobStateMachine`): the claim is another host's now.
+        try? runner.advance(&record, .claimLost, folder: folder)
         var log = runner.logger(for: record, folder: folder)
         var taker = ""
         if let (name, lease) = Self.taker(of: record.id, in: folder.claimedDirectory) {

@@ -33,22 +33,21 @@ public actor Scheduler: Service {
     let logger: Logger
     let store: JobStore
     let runner: JobRunner
-    /// The claims this daemon holds, and who decides them: shared-folder leases, or the
-    /// database of `coordinator:` (`database`). Renewed by `LeaseRenewer`.
+    /// The claims this daemon holds, and whoever decides them (`ClaimCoordination`, made
+    /// from the config by `ClaimCoordinations.make`). Renewed by `LeaseRenewer`.
     package nonisolated let keeper: any ClaimCoordination
-    /// The database coordinator's side of the claims; nil without `coordinator:`.
-    package nonisolated var database: DatabaseLeases? { keeper as? DatabaseLeases }
-    /// The farm as last read from the database (`refreshFarm`), when and whether a read
+    /// The farm as last read from the coordinator (`refreshFarm`), when and whether a read
     /// is in flight.
     var farm: DaemonStatus.Farm?
     var farmRead = ContinuousClock.now - .seconds(3600)
     var farmReading = false
     /// The hosts the farm gauges have named (each reads 0 once it holds nothing).
     var farmHosts: Set<String> = []
-    /// Whether the database's schema is known to be this dropcut's (migrated at start,
-    /// or at the first claim after a start without the database).
-    var migrated = false
-    /// With `once` and a coordinator: the clips (by folder and name, NUL between) a pick left to
+    /// Whether the coordination is ready (`ClaimCoordination.prepare`: a coordinator's
+    /// schema known to be this dropcut's, at start or at the first pick after a start
+    /// without it).
+    var coordinatorReady = false
+    /// With `once` and claims assigned: the clips (by folder and name, NUL between) a pick left to
     /// others or could not claim. A run that asked again for them at every pass would never
     /// end: each pick holds its workers' slots while it is in flight.
     var passedOver: Set<String> = []
@@ -96,13 +95,7 @@ public actor Scheduler: Service {
         self.store = JobStore(stateDirectory: config.stateDirectory)
         let owner = identity ?? (try? HostIdentity.current())
             ?? HostIdentity(host: "unknown", machineID: "unknown", bootID: "unknown", pid: getpid())
-        if let coordinator = config.coordinator {
-            let database = PostgresCoordinator(conninfo: coordinator.conninfo, target: coordinator.target, host: owner.description,
-                                               notices: DatabaseLeases.noticeLogger(logger))
-            self.keeper = DatabaseLeases(database: database, owner: owner, leaseTimeout: config.leaseTimeout, logger: logger)
-        } else {
-            self.keeper = LeaseKeeper(owner: owner)
-        }
+        self.keeper = ClaimCoordinations.make(config, owner: owner, logger: logger)
         self.metrics = DaemonMetrics(version: DropcutVersion.current, workers: config.workers)
         var runner = JobRunner(store: store, logger: logger, keeper: keeper, metrics: metrics)
         // Without webhooks nothing of them exists: no folder, no thread, no connection.
@@ -133,10 +126,16 @@ public actor Scheduler: Service {
         watcher = InboxWatcher { wakeup.signal() }
         watcher?.watch(config.folders.map(\.inbox))
         defer { watcher?.stop() }
+        // WATCHDOG=1 from a thread of its own while this loop goes round (`WatchdogPinger`),
+        // besides the loop's own pings: a busy actor no longer makes them late.
+        let pinger = WatchdogPinger(notifier: notifier)
+        pinger?.start()
+        defer { pinger?.stop() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 while !stop.isRequested {
                     if notifier.watchdogInterval != nil { notifier.watchdog() }
+                    pinger?.beat()
                     dispatch(into: &group)
                     if once && jobs.isEmpty && queued.isEmpty && arriving == 0 { break }
                     await wakeup.wait(timeout: nextWait())
@@ -151,6 +150,7 @@ public actor Scheduler: Service {
                 }
                 while runningCount > 0 && !stopTimedOut {
                     if notifier.watchdogInterval != nil { notifier.watchdog() }
+                    pinger?.beat()
                     await wakeup.wait(timeout: .seconds(1))
                 }
                 if runningCount > 0 {
@@ -211,7 +211,7 @@ public actor Scheduler: Service {
         config.stopTimeout = new.stopTimeout
         config.retryDelay = new.retryDelay
         config.leaseTimeout = new.leaseTimeout
-        database?.lease = new.leaseTimeout
+        keeper.leaseTimeoutChanged(to: new.leaseTimeout)
         config.limits = new.limits
         wakeup.signal()
         return refused
@@ -247,11 +247,11 @@ public actor Scheduler: Service {
             return nil
         }
         arriving = 0
-        if let database { refreshFarm(database, into: &group) }
+        if let coordinator = keeper.farmCoordinator { refreshFarm(of: coordinator, into: &group) }
         for folder in config.folders {
             guard let settled = scan(folder) else { continue }
-            if let database {
-                dispatch(folder, settled: settled, from: database, free: &free, into: &group)
+            if keeper.assignsClaims {
+                dispatchAssigned(folder, settled: settled, free: &free, into: &group)
                 continue
             }
             // Expired claims before new clips: they are older work than anything still in
