@@ -180,13 +180,16 @@ import TestSupport
 
     /// Every module in rooms: a folder per concept and at most 12 files at the module's
     /// top, so "where is ducking computed?" is found by name (Timeline/Model/Ducking.swift);
-    /// a module of a dozen files or fewer may stay flat.
+    /// a module of a dozen files or fewer may stay flat. And no file over 500 lines: one
+    /// that long holds more than one concept.
     @Test(arguments: layers.keys.sorted())
     func moduleIsInRooms(module: String) throws {
         let files = try Self.sources().filter { $0.module == module }
         let top = files.filter { $0.path.split(separator: "/").count == 3 }
         #expect(files.count > 0, "no files in Sources/\(module)")
         #expect(top.count <= 12, "\(top.count) files at the top of Sources/\(module): \(top.map(\.path))")
+        let long = files.map { ($0.path, $0.code.lines.count) }.filter { $0.1 > 500 }
+        #expect(long.isEmpty, "files over 500 lines: \(long)")
     }
 
     /// The daemon lives in rooms by concept (Claims/, Files/, Jobs/, Worker/, Scheduling/,

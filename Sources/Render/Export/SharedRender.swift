@@ -128,21 +128,25 @@ struct SharedRender {
             throw error
         }
 
-        // One thread per output encodes; the first error stops them all.
+        // One thread per output encodes; the first error stops them all. A lone output
+        // encodes on this thread, as the compositing stage's only consumer (a thread of
+        // its own bought nothing and cost its memory).
         let stop = Stop(stages: stages)
         let done = DispatchGroup()
-        for item in running {
+        @Sendable func encode(_ item: Running) {
+            do {
+                try item.lane.run(from: item.stage, frameCount: frameCount, isCancelled: { cancelled.isCancelled || stop.isStopped },
+                                  progress: { progress(item.output, $0) })
+            } catch {
+                stop.abort(cancelled.isCancelled ? ExportError.cancelled : error)
+            }
+        }
+        for item in running.dropFirst(running.count == 1 ? 1 : 0) {
             done.enter()
             do {
                 try DetachedThread.start("dropcut-encode\(item.position)") {
                     defer { done.leave() }
-                    do {
-                        try item.lane.run(from: item.stage, frameCount: frameCount,
-                                          isCancelled: { cancelled.isCancelled || stop.isStopped },
-                                          progress: { progress(item.output, $0) })
-                    } catch {
-                        stop.abort(cancelled.isCancelled ? ExportError.cancelled : error)
-                    }
+                    encode(item)
                 }
             } catch {
                 done.leave()
@@ -154,6 +158,7 @@ struct SharedRender {
         } catch {
             stop.abort(error)
         }
+        if running.count == 1, !stop.isStopped { encode(running[0]) }
         done.wait()
         producer.stop()
         if let error = stop.error {
