@@ -120,7 +120,7 @@ let package = Package(
 
         // Test helpers shared by the test targets: temp dirs, fixture generation with the
         // ffmpeg CLI (tests only), a real journald.
-        .target(name: "TestSupport", dependencies: ["CDropcutZlib"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CDropcutZlib"], path: "Tests/TestSupport", exclude: ["webhook_receiver.py"]),
         .testTarget(name: "SupportTests", dependencies: ["DropcutSupport"]),
         .testTarget(name: "DigestTests", dependencies: ["DropcutDigest"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["DropcutSubtitles", "DropcutTimeline", "TestSupport"]),
@@ -142,8 +142,16 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: [
             "DropcutDaemon", "DropcutPipeline", "DropcutSupport", "DropcutDigest", "TestSupport", "DropcutMediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "dropcutTests", dependencies: ["dropcut", "DropcutMediaIO", "DropcutSupport", "DropcutDigest", "TestSupport"],
-                    exclude: ["sandbox_exec.py", "chromium_cdp.py", "webhook_receiver.py"]),
+        // The built tool as a user runs it: each command on real files (render, plan, probe,
+        // validate, reframe), every recipe feature rendered and read back.
+        .testTarget(name: "CommandLineTests", dependencies: ["dropcut", "DropcutMediaIO", "DropcutSupport", "DropcutDigest", "TestSupport"]),
+        // The daemon as a process, end to end: inboxes, claims, farms, the HTTP listener,
+        // webhooks, a browser on the status page, crashes and partitions.
+        .testTarget(name: "EndToEndTests", dependencies: ["dropcut", "DropcutSupport", "DropcutDigest", "TestSupport"],
+                    exclude: ["sandbox_exec.py", "chromium_cdp.py"]),
+        // The repository itself: module boundaries and rooms, the docs against the code, the
+        // scripts, the test tiers, and dropcut as a dependency of another package.
+        .testTarget(name: "RepositoryTests", dependencies: ["dropcut", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["dropcut", "DropcutDaemon", "TestSupport"]),
     ]
 )

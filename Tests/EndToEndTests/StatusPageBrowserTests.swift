@@ -8,7 +8,7 @@ import TestSupport
 /// failed one its reason, and its Retry button puts the clip back to render. The page's
 /// screenshot is kept in `.build/test-artifacts/status-page.png`.
 @Suite struct StatusPageBrowserTests {
-    static let driver = Repository.path("Tests/dropcutTests/chromium_cdp.py")
+    static let driver = Repository.path("Tests/EndToEndTests/chromium_cdp.py")
 
     static func drive(_ steps: [[String: Any]]) async throws -> [Any] {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)

@@ -6,28 +6,28 @@ import Glibc
 /// The webhook receiver the delivery tests run: `webhook_receiver.py` beside this file, a
 /// real HTTP server on 127.0.0.1 that checks each signature with Python's own hmac and
 /// logs every request as a JSON line (see the script).
-final class WebhookReceiver: @unchecked Sendable {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("webhook_receiver.py").path
+public final class WebhookReceiver: @unchecked Sendable {
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("webhook_receiver.py").path
 
     /// One request as the receiver logged it.
-    struct Request {
-        var n: Int
-        var headers: [String: String]
-        var body: String
-        var signatureValid: Bool
-        var timestampFresh: Bool
+    public struct Request {
+        public var n: Int
+        public var headers: [String: String]
+        public var body: String
+        public var signatureValid: Bool
+        public var timestampFresh: Bool
         /// How it was answered: "200", "500", "hang" (answered only after the sender gave up).
-        var answer: String
-        var id: String { headers["webhook-id"] ?? "" }
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+        public var answer: String
+        public var id: String { headers["webhook-id"] ?? "" }
+        public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
     }
 
-    let process: Process
-    let logPath: String
-    let port: Int
+    public let process: Process
+    public let logPath: String
+    public let port: Int
 
     /// Starts the receiver on `port` (0: any free port) and waits until it listens.
-    init(secret: String, logPath: String, port: Int = 0, fail: [String] = [], hang: Double = 3) async throws {
+    public init(secret: String, logPath: String, port: Int = 0, fail: [String] = [], hang: Double = 3) async throws {
         self.logPath = logPath
         let portFile = logPath + ".port"
         unlink(portFile)
@@ -50,7 +50,7 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// Every request so far, in the order received.
-    func requests() -> [Request] {
+    public func requests() -> [Request] {
         guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
@@ -61,10 +61,10 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// The requests answered 200: the deliveries.
-    func delivered() -> [Request] { requests().filter { $0.answer == "200" } }
+    public func delivered() -> [Request] { requests().filter { $0.answer == "200" } }
 
     /// SIGKILL: the receiver holds nothing, and a test process may pass SIGTERM on ignored.
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -73,12 +73,12 @@ final class WebhookReceiver: @unchecked Sendable {
     deinit { stop() }
 
     /// A new `whsec_` secret: 32 random bytes.
-    static func newSecret() -> String {
+    public static func newSecret() -> String {
         "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     }
 
     /// The config's `webhooks:` for one endpoint on this host.
-    static func settings(port: Int, secret: String, timeout: String = "1s", extra: String = "") -> String {
+    public static func settings(port: Int, secret: String, timeout: String = "1s", extra: String = "") -> String {
         """
         webhooks:
           - url: http://127.0.0.1:\(port)/hooks/dropcut

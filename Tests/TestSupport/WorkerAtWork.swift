@@ -7,19 +7,19 @@ import Glibc
 /// A daemon's worker caught at work and held there with SIGSTOP, so that what a test does
 /// next (kill the daemon, plant a file, watch a lease) surely happens mid-render: a worker
 /// merely seen at work may finish before the next line runs on a loaded machine.
-struct WorkerAtWork {
-    let pid: Int32
+public struct WorkerAtWork {
+    public let pid: Int32
     /// The claimed clip it has open: `<inbox>/.dropcut/claimed/<job>/<name>`.
-    let clip: String
+    public let clip: String
 
     /// The job whose clip it renders (its claim folder's name).
-    var job: String { ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent }
+    public var job: String { ((clip as NSString).deletingLastPathComponent as NSString).lastPathComponent }
 
     /// The claimed clip `pid` has open, or nil. Only a worker counts, and only a file in a
     /// claim folder: a child caught between posix_spawn's clone and its exec still holds its
     /// daemon's descriptors, such as the claim folder the daemon is fsyncing for another
     /// clip (a CI run caught one and took "claimed" for the job).
-    static func openClaim(of pid: Int32) -> String? {
+    public static func openClaim(of pid: Int32) -> String? {
         guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
               command.starts(with: Array("dropcut\0worker\0".utf8)) else { return nil }
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
@@ -32,7 +32,7 @@ struct WorkerAtWork {
     }
 
     /// The state letter of `pid` in /proc (`T`: stopped), or nil when it is gone.
-    static func state(of pid: Int32) -> Character? {
+    public static func state(of pid: Int32) -> Character? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         return stat[stat.index(after: close)...].split(separator: " ").first?.first
@@ -43,7 +43,7 @@ struct WorkerAtWork {
     /// it is let go and looked for again). Nil on timeout. Polls on this thread (blocking
     /// it): a worker at work is there for a moment only, and an awaited poll can resume
     /// seconds late when the parallel suite keeps every pool thread busy.
-    static func stop(childOf daemon: Int32, workingOn name: String = "/.dropcut/claimed/",
+    public static func stop(childOf daemon: Int32, workingOn name: String = "/.dropcut/claimed/",
                      timeout: Duration = .seconds(60)) -> WorkerAtWork? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -63,5 +63,5 @@ struct WorkerAtWork {
     }
 
     /// Lets it go on.
-    func resume() { kill(pid, SIGCONT) }
+    public func resume() { kill(pid, SIGCONT) }
 }

@@ -7,18 +7,18 @@ import Glibc
 /// A watched folder set up in a temporary directory (inbox, outbox, failed, archive,
 /// state) with a config file, and the real `dropcut watch` run on it: `--once`, or as a
 /// background daemon to signal and kill.
-final class DaemonHarness: @unchecked Sendable {
-    let dir: TemporaryDirectory
+public final class DaemonHarness: @unchecked Sendable {
+    public let dir: TemporaryDirectory
     /// Unique per harness: the journal entries of this test are found by DROPCUT_FOLDER.
-    let folderName: String
-    var inbox: String { dir.file("inbox") }
-    var outbox: String { dir.file("outbox") }
-    var failed: String { dir.file("failed") }
-    var archive: String { dir.file("archive") }
-    var state: String { dir.file("state") }
-    var configPath: String { dir.file("dropcut.yaml") }
+    public let folderName: String
+    public var inbox: String { dir.file("inbox") }
+    public var outbox: String { dir.file("outbox") }
+    public var failed: String { dir.file("failed") }
+    public var archive: String { dir.file("archive") }
+    public var state: String { dir.file("state") }
+    public var configPath: String { dir.file("dropcut.yaml") }
 
-    init(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
+    public init(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
          stopTimeout: Double = 10, state: String = "state", extraFolders: String = "", extraSettings: String = "") throws {
         dir = try TemporaryDirectory(prefix: "dropcut-daemon")
         folderName = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
@@ -27,7 +27,7 @@ final class DaemonHarness: @unchecked Sendable {
                         stopTimeout: stopTimeout, state: state, extraFolders: extraFolders, extraSettings: extraSettings)
     }
 
-    func writeConfig(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
+    public func writeConfig(settle: Double = 0.2, poll: Double = 0.1, workers: Int = 1, retries: Int = 2, retryDelay: Double = 0.2,
                      stopTimeout: Double = 10, state: String = "state", extraFolders: String = "", extraSettings: String = "",
                      to path: String? = nil) throws {
         let text = """
@@ -53,7 +53,7 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// A 320x240 clip with a tone, made once per harness and copied for each drop.
     private var template: String?
-    func clip(seconds: Int = 1) throws -> String {
+    public func clip(seconds: Int = 1) throws -> String {
         if let template { return template }
         let made = try Fixtures.makeClip(in: dir.path, name: "template.mp4", seconds: seconds)
         template = made
@@ -63,7 +63,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// Drops a copy of the template clip into the inbox as `name`, its mtime in the past
     /// unless `fresh` (older first; it still settles only after `settle` from first sight).
     @discardableResult
-    func drop(_ name: String, fresh: Bool = false) throws -> String {
+    public func drop(_ name: String, fresh: Bool = false) throws -> String {
         let path = (inbox as NSString).appendingPathComponent(name)
         try FileManager.default.copyItem(atPath: try clip(), toPath: path)
         if !fresh { try age(path) }
@@ -72,49 +72,49 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Writes a file into the inbox (a recipe, a broken clip), aged unless `fresh`.
     @discardableResult
-    func write(_ name: String, _ contents: String, fresh: Bool = false) throws -> String {
+    public func write(_ name: String, _ contents: String, fresh: Bool = false) throws -> String {
         let path = (inbox as NSString).appendingPathComponent(name)
         try contents.write(toFile: path, atomically: false, encoding: .utf8)
         if !fresh { try age(path) }
         return path
     }
 
-    func age(_ path: String) throws {
+    public func age(_ path: String) throws {
         let past = Date().addingTimeInterval(-60)
         try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: path)
     }
 
     /// The names in `folder`, sorted; hidden ones (the inbox's `.dropcut`, temporary
     /// outputs) only with `hidden`.
-    func files(_ folder: String, hidden: Bool = false) -> [String] {
+    public func files(_ folder: String, hidden: Bool = false) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { hidden || !$0.hasPrefix(".") }.sorted()
     }
 
     /// Everything under `<inbox>/.dropcut/claimed`.
-    func claimedLeftovers() -> [String] {
+    public func claimedLeftovers() -> [String] {
         let claimed = (inbox as NSString).appendingPathComponent(".dropcut/claimed")
         return ((FileManager.default.enumerator(atPath: claimed)?.allObjects as? [String]) ?? []).sorted()
     }
 
     /// `dropcut watch --once` on this config.
-    func runOnce(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    public func runOnce(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         try Command.run(BuildProducts.executable(named: "dropcut"), ["watch", "--once", "--config", configPath],
                         environment: environment)
     }
 
     /// The blocking `runOnce`, for a run whose time is measured (see `Command.runBlocking`).
-    func runOnceBlocking(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    public func runOnceBlocking(environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         try runOnce(environment: environment)
     }
 
     /// `runOnce`, awaited without holding a thread of the concurrency pool (`OwnThread`).
-    func runOnce(environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    public func runOnce(environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await Command.run(BuildProducts.executable(named: "dropcut"), ["watch", "--once", "--config", configPath],
                               environment: environment)
     }
 
     /// `dropcut status --json` parsed.
-    func statusJSON() throws -> [String: Any] {
+    public func statusJSON() throws -> [String: Any] {
         let result = try DropcutProcess.run(["status", "--json", "--config", configPath])
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
             throw CommandError(command: ["dropcut", "status", "--json"], status: result.status, stderr: result.stderr + result.stdout)
@@ -126,7 +126,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// harness's folder).
     /// `wrapper`: a command prefix that execs the daemon in place of itself, such as
     /// `prlimit --nofile=256:256 --` or `ip netns exec NS`: the process is still the daemon.
-    func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log",
+    public func startDaemon(environment: [String: String] = [:], config: String? = nil, log logName: String = "daemon.log",
                      wrapper: [String] = []) throws -> Daemon {
         let process = Process()
         let command = wrapper + [try BuildProducts.executable(named: "dropcut"), "watch", "--config", config ?? configPath]
@@ -148,14 +148,14 @@ final class DaemonHarness: @unchecked Sendable {
         return Daemon(process: process, logPath: logPath)
     }
 
-    var daemonLog: String { (try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8)) ?? "" }
+    public var daemonLog: String { (try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8)) ?? "" }
 
     /// Waits until `condition` holds, polling, up to `timeout`; returns whether it did.
     /// Between polls it sleeps with `Task.sleep`, which leaves the thread to other tests:
     /// the concurrency pool has only as many threads as cores, and a test that blocked one
     /// while a daemon works (or a lease runs out) would leave that core idle.
     @discardableResult
-    static func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    public static func waitUntil(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
@@ -169,7 +169,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// is free, which a busy parallel suite can delay by seconds, and the time measured would
     /// be the pool's, not the daemon's. Blocks the pool thread: use it for short waits only.
     @discardableResult
-    static func waitUntilBlocking(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
+    public static func waitUntilBlocking(_ timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
@@ -180,14 +180,14 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Sleeps on this thread (blocking it), for the few sleeps after which the test must act
     /// at once: an awaited sleep resumes only once a pool thread is free.
-    static func sleepBlocking(_ seconds: Double) {
+    public static func sleepBlocking(_ seconds: Double) {
         Thread.sleep(forTimeInterval: seconds)
     }
 
     /// `waitUntil` for a condition that itself awaits (journalctl through the async
     /// `Journald.entries`, say).
     @discardableResult
-    static func waitUntilAsync(_ timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
+    public static func waitUntilAsync(_ timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await condition() { return true }
@@ -197,22 +197,22 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// A running daemon process.
-    final class Daemon: @unchecked Sendable {
-        let process: Process
-        let logPath: String
-        init(process: Process, logPath: String) {
+    public final class Daemon: @unchecked Sendable {
+        public let process: Process
+        public let logPath: String
+        public init(process: Process, logPath: String) {
             self.process = process
             self.logPath = logPath
         }
-        var pid: Int32 { process.processIdentifier }
-        func signal(_ number: Int32) { kill(pid, number) }
+        public var pid: Int32 { process.processIdentifier }
+        public func signal(_ number: Int32) { kill(pid, number) }
         /// Waits for the exit; returns the status (128 + N when killed by signal N), or nil on timeout.
-        func wait(timeout: Duration = .seconds(30)) async -> Int32? {
+        public func wait(timeout: Duration = .seconds(30)) async -> Int32? {
             guard await DaemonHarness.waitUntil(timeout, { !process.isRunning }) else { return nil }
             return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         }
         /// `wait`, polling on this thread (see `waitUntilBlocking`: for waits that are timed).
-        func waitBlocking(timeout: Duration = .seconds(30)) -> Int32? {
+        public func waitBlocking(timeout: Duration = .seconds(30)) -> Int32? {
             guard DaemonHarness.waitUntilBlocking(timeout, { !process.isRunning }) else { return nil }
             return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         }

@@ -10,7 +10,7 @@ import TestSupport
 /// seccomp allow-list computed from the unit's own SystemCallFilter= lines, refusing the
 /// rest with EPERM as SystemCallErrorNumber= says), then runs the daemon on real clips.
 @Suite(.tags(.slow)) struct SandboxTests {
-    static let helper = Repository.path("Tests/dropcutTests/sandbox_exec.py")
+    static let helper = Repository.path("Tests/EndToEndTests/sandbox_exec.py")
 
     /// The system calls in `item`: a name, or a systemd group (`@system-service`) expanded
     /// with `systemd-analyze syscall-filter`, nested groups included.
