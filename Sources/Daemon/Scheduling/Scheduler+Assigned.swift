@@ -75,14 +75,7 @@ extension Scheduler {
                             guard let record = await self.claimed(clip, folder, key: key, claimed) else { return }
                             await self.run(record, folder)
                         case let .takeOver(candidate):
-                            let result: Result<JobRunner.Takeover, any Error>
-                            do {
-                                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(candidate, folder: folder) })
-                            } catch {
-                                result = .failure(error)
-                            }
-                            guard let record = await self.tookOver(candidate, folder, key: key, result) else { return }
-                            await self.run(record, folder)
+                            await self.takeOver(candidate, folder, key: key)
                         }
                     }
                 }

@@ -40,18 +40,23 @@ extension Scheduler {
                        in group: inout DiscardingTaskGroup) {
         let key = takeoverKey(folder.name, sighting.name.description)
         jobs[key] = .claiming
-        let runner = self.runner
         let candidate = TakeoverCandidate(sighting: sighting, age: age, leaseTimeout: config.leaseTimeout)
-        group.addTask { [self] in
-            let result: Result<JobRunner.Takeover, any Error>
-            do {
-                result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(candidate, folder: folder) })
-            } catch {
-                result = .failure(error)
-            }
-            guard let record = await self.tookOver(candidate, folder, key: key, result) else { return }
-            await self.run(record, folder)
+        group.addTask { [self] in await takeOver(candidate, folder, key: key) }
+    }
+
+    /// Takes `candidate` over off the actor, books it (`tookOver`) and runs the job it
+    /// gives — however the candidate was found (a sighting on the share, or the
+    /// coordinator's pick).
+    func takeOver(_ candidate: TakeoverCandidate, _ folder: FolderConfig, key: String) async {
+        let runner = self.runner
+        let result: Result<JobRunner.Takeover, any Error>
+        do {
+            result = .success(try await BlockingWork.run("dropcut-takeover") { _ in try runner.takeOver(candidate, folder: folder) })
+        } catch {
+            result = .failure(error)
         }
+        guard let record = tookOver(candidate, folder, key: key, result) else { return }
+        await run(record, folder)
     }
 
     /// Books a finished takeover, however it was found: the job now runs under its new id,
