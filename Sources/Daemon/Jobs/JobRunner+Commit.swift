@@ -5,9 +5,8 @@ import DropcutSupport
 /// The commit: publishing a job's output in the outbox, durable, exclusive (never replacing
 /// a file) and recorded at every step — one path for every output, and the same set
 /// commit as `dropcut render`'s (`SetCommit`, here `.neverReplace` and `.durable`, its
-/// steps saved in the record). A single output is a
-/// set of one: its one file (kind `output`) and no manifest, published as `name`,
-/// `name-1`… as it always was; a deliverable set (a recipe with `outputs:`) is several
+/// steps saved in the record). A single output is a set of one: its one file (kind
+/// `output`) and no manifest, published as `name`, `name-1`… as it always was; a deliverable set (a recipe with `outputs:`) is several
 /// files and their manifest, all or nothing.
 ///
 /// The worker renders every file under its temporary name and announces the whole set
@@ -53,9 +52,7 @@ extension JobRunner {
         guard let temporary = record.temporaryOutput, let name = record.output, let inode = record.temporaryInode else {
             throw JobFailure.permanent("job \(record.id) has no rendered output to commit", errno: nil)
         }
-        var file = DeliverableRecord(name: (name as NSString).lastPathComponent, kind: DeliverableRecord.singleOutputKind, temporary: temporary)
-        file.inode = inode
-        record.deliverables = [file]
+        record.deliverables = SetCommit.State.setOfOne(temporary: temporary, name: (name as NSString).lastPathComponent, inode: inode).entries
         record.setSuffix = nil
         record.temporaryOutput = nil
         record.temporaryInode = nil
