@@ -59,7 +59,8 @@ let package = Package(
         // SHA-256 and HMAC: OpenSSL's libcrypto behind one owner, Digest's SHA256 (every
         // dropcut process loads it already, through libcurl and libpq).
         .systemLibrary(name: "CDropcutCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // Linux calls Swift cannot make itself (variadic prctl).
+        // Linux calls Swift cannot make itself (variadic prctl; renameat2, which glibc
+        // declares only under _GNU_SOURCE): the daemon's worker and Pipeline's publishing.
         .systemLibrary(name: "CDropcutLinux", path: "Sources/CLinux"),
 
         // The low-level pieces every layer uses: threads, cancellation, a bounded queue,
@@ -93,7 +94,7 @@ let package = Package(
         .target(name: "DropcutRecipe", dependencies: ["DropcutSupport", "DropcutTimeline", "DropcutSubtitles", "CDropcutZlib", .product(name: "Yams", package: "Yams")], path: "Sources/Recipe"),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "DropcutPipeline", dependencies: [
-            "DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutRecipe", "DropcutReframe", .product(name: "Logging", package: "swift-log"),
+            "CDropcutLinux", "DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutRecipe", "DropcutReframe", .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/Pipeline"),
         .target(name: "DropcutDaemon", dependencies: [
             "CDropcutSystemd", "CDropcutLinux", "CDropcutCurl", "CDropcutLibpq", "DropcutSupport", "DropcutDigest", "DropcutRecipe", "DropcutPipeline",
@@ -138,7 +139,7 @@ let package = Package(
         // Several processes racing to take over the same expired claims (TakeoverRaceTests).
         .executableTarget(name: "TakeoverRace", dependencies: ["DropcutDaemon"], path: "Tests/TakeoverRace"),
         // Started many at once by DaemonTests: processes publishing to one name (real concurrency).
-        .executableTarget(name: "PublishRacer", dependencies: ["DropcutDaemon"], path: "Tests/PublishRacer"),
+        .executableTarget(name: "PublishRacer", dependencies: ["DropcutDaemon", "DropcutPipeline"], path: "Tests/PublishRacer"),
         .testTarget(name: "DaemonTests", dependencies: [
             "DropcutDaemon", "DropcutPipeline", "DropcutSupport", "DropcutDigest", "TestSupport", "DropcutMediaIO", "TakeoverRace", "PublishRacer", .product(name: "Logging", package: "swift-log"),
         ]),

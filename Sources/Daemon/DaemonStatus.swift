@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// What the running daemon is doing, written to `<state_dir>/status.json` (atomically, at

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 
 /// Removing a folder on sshfs while another process still reads a file in it (a daemon

@@ -2,6 +2,7 @@ import Foundation
 import DropcutSupport
 import Testing
 import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 
 /// Moves and names that never overwrite and never lose the source.

@@ -2,6 +2,7 @@ import Foundation
 import DropcutSupport
 import Testing
 @testable import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 
 /// Each way of publishing a name on its own, on real files: the fallbacks a filesystem

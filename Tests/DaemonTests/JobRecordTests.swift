@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DropcutDaemon
+import DropcutPipeline
 
 /// `JobRecord`'s bookkeeping of interrupted steps and its checks of what is read back.
 @Suite struct JobRecordTests {

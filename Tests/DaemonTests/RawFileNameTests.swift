@@ -2,6 +2,7 @@ import Foundation
 import DropcutSupport
 import Testing
 @testable import DropcutDaemon
+import DropcutPipeline
 import TestSupport
 import DropcutTimeline
 

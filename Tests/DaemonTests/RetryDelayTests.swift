@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DropcutDaemon
+import DropcutPipeline
 
 /// `Scheduler.retryDelay`: how long a job waits after a failure, and when it stops waiting
 /// and fails — every state a job can fail in, every count up to past the bound.

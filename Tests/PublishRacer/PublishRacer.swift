@@ -1,4 +1,5 @@
 import DropcutDaemon
+import DropcutPipeline
 import Foundation
 
 /// One of several processes the publishing tests start at once: in each round it writes a

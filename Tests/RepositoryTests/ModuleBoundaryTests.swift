@@ -19,7 +19,7 @@ import TestSupport
         "CDropcutFontconfig": ["DropcutRender"],
         "CDropcutRenderKernels": ["DropcutRender"],
         "CDropcutSystemd": ["DropcutDaemon"],
-        "CDropcutLinux": ["DropcutDaemon"],
+        "CDropcutLinux": ["DropcutDaemon", "DropcutPipeline"],
         "CDropcutCurl": ["DropcutDaemon"],
         "CDropcutLibpq": ["DropcutDaemon"],
         "CDropcutCrypto": ["DropcutDigest"],

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// The lease of a claim: `<inbox>/.dropcut/claimed/<name>/.lease`, a small JSON file the

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 
 /// What one daemon sees of the claims in an inbox's `.dropcut/claimed/` — its own and
 /// every other host's — and how long each lease has stayed the same, by this daemon's

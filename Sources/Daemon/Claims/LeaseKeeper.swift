@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import DropcutPipeline
 import DropcutSupport
 import Synchronization
 

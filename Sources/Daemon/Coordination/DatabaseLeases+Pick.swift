@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import DropcutPipeline
 import DropcutSupport
 
 /// What a database coordinator assigns: each host offers its inbox listing and is given

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// Moves that give a claimed file back the name it was dropped with: a clip whose name is

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// Puts a failed clip back in its inbox to be rendered again (`dropcut retry`, the status

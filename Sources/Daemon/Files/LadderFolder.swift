@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// An HLS ladder's folder as the daemon publishes it in a deliverable set (`clip/` holding

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 
 /// What a job record read back from a file may say. A record comes back from
 /// `<state_dir>/jobs/` and, inside a claim's lease, from `<inbox>/.dropcut/claimed/` —

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 
 /// What the daemon knows of one clip it claimed, written to `<state_dir>/jobs/<id>.json`
 /// before every step that changes the files, so a crash at any point can be resumed.

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// Performing what the job's state machine (`JobStateMachine`) decides: the one place a

@@ -1,4 +1,5 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
 /// The job records in `<state_dir>/jobs/`, one JSON file per job, each replaced

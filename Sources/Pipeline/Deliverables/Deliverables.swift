@@ -15,7 +15,7 @@ import DropcutDigest
 ///
 /// Planned here (`prepare`: names distinct, times within the output), rendered together
 /// by one `RenderPlan` (`SetRender`: what shares a decode is the plan's rule alone), and
-/// published (`SetPublisher`, or the daemon's durable commit). Everything is written under
+/// published (`publish`, or the daemon's commit: both the one `SetCommit`). Everything is written under
 /// hidden temporary names (`PartialOutput`) and renamed into place only when every file is
 /// complete; the manifest `{name}.dropcut.json` comes last. On any failure nothing is
 /// left, neither temporary files nor published ones.
@@ -103,7 +103,7 @@ public struct Deliverables: Sendable {
 
     /// Renders every item into `directory` under temporary names (tagged `tag`), then
     /// renames them into place, replacing what is there, and writes the manifest last
-    /// (`SetPublisher`). `progress` is called with an item's index and its progress.
+    /// (`publish`: the set commit, replacing). `progress` is called with an item's index and its progress.
     /// Returns the files as the manifest lists them (the manifest itself last). On any
     /// failure, and on cancellation, nothing is left: no temporary file, no deliverable,
     /// no manifest. (The daemon publishes a set itself, durably and never replacing a
@@ -119,7 +119,7 @@ public struct Deliverables: Sendable {
                 shared: (RenderGraph.GroupStatistics) -> Void) async throws -> [File] {
         let made = try await SetRender(deliverables: self, directory: directory, tag: tag, logger: logger).render(progress: progress)
         for group in made.groups where group.outputs.count > 1 { shared(group) }
-        return try SetPublisher(deliverables: self, directory: directory, tag: tag).publish(made.files)
+        return try publish(made.files, into: directory, tag: tag)
     }
 
     /// Deliverables rendered together, indices into `items`: the videos sharing one

@@ -12,7 +12,7 @@ import DropcutTimeline
 /// frame grid render together, each source frame decoded once, the sound mixed once; the
 /// ladders and pictures on the same grid are composited from the same frames —, and
 /// `RenderGraph` makes them. Captions are written as text. Everything is written under
-/// its temporary name (`PartialOutput`); publishing is `SetPublisher`'s.
+/// its temporary name (`PartialOutput`); publishing is `SetCommit`'s (`Deliverables.publish`).
 struct SetRender {
     let deliverables: Deliverables
     let directory: String

@@ -5,13 +5,15 @@ import DropcutMediaIO
 import DropcutPipeline
 import DropcutRecipe
 import DropcutRender
+import DropcutSupport
 
 /// `dropcut render [--recipe R] [--output PATH|DIR] [--assets DIR]... INPUT...`: renders
 /// each input through the recipe (default: the identity recipe — orientation fixed from
 /// the display matrix, source size and rate, re-encoded).
 ///
-/// Each output is written under a hidden temporary name beside its final one and renamed
-/// into place only when complete, so a failed or interrupted render leaves nothing
+/// Each output is written under a hidden temporary name beside its final one and published
+/// only when complete — a set of one through the one set commit (`SetCommit`, replacing
+/// what has the name), so a failed or interrupted render leaves nothing
 /// behind and never clobbers an earlier output with half a file.
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,11 +70,7 @@ struct RenderCommand: AsyncParsableCommand {
             }
             let partial = PartialOutput(besides: destination, tag: "\(getpid())")
             try await production.export(to: partial.path, logger: logger) { bar.update($0) }
-            guard rename(partial.path, destination) == 0 else {
-                let reason = String(cString: strerror(errno))
-                partial.remove()
-                throw RenderCommandError("\(destination): cannot move the finished render into place: \(reason)")
-            }
+            try Self.publish(partial.path, as: destination)
             return destination
         }
         interrupt.onInterrupt { task.cancel() }
@@ -124,6 +122,20 @@ struct RenderCommand: AsyncParsableCommand {
         let files = try await task.value
         // One "input -> file" line per file written, the manifest last.
         return files.map { (directory as NSString).appendingPathComponent($0.name) }.joined(separator: "\n\(input) -> ")
+    }
+
+    /// Publishes the finished render `temporary` as `destination`: a set of one through the
+    /// one set commit, replacing what has the name (as `mv` does); on a failure the
+    /// temporary file is removed.
+    static func publish(_ temporary: String, as destination: String) throws {
+        var set = SetCommit.State.setOfOne(temporary: temporary, name: (destination as NSString).lastPathComponent)
+        let commit = SetCommit(directory: (destination as NSString).deletingLastPathComponent, policy: .replace,
+                               durability: .volatile, tag: "\(getpid())")
+        do {
+            try commit.publish(&set)
+        } catch let error as SystemError {
+            throw RenderCommandError("\(destination): cannot move the finished render into place: \(String(cString: strerror(error.errno)))")
+        }
     }
 
     /// `--output` as a file, `--output` directory + recipe filename, or the recipe

@@ -41,18 +41,18 @@ import DropcutSupport
 /// rename(2) itself refuses a folder that is not empty (ENOTEMPTY), and so does rmdir(2)
 /// when a failed publish takes its reservation back. The ladder is never moved entry by
 /// entry, so no crash can leave half of one under its name.
-struct PublishPlaceholder {
+package struct PublishPlaceholder {
     /// The reserved name (bytes: a dropped name need not be UTF-8).
-    let path: [CChar]
+    package let path: [CChar]
     /// The reservation's file (or folder), to recognise it as still ours.
-    let device: UInt64
-    let inode: UInt64
+    package let device: UInt64
+    package let inode: UInt64
     /// An empty folder, reserved for a folder.
-    var isFolder = false
+    package var isFolder = false
 
     /// The modification time that marks job `tag`'s placeholders: FNV-1a of the id onto
     /// 500 million seconds from 2001-09-09 (no real output is that old and empty).
-    static func mark(tag: String) -> Int {
+    package static func mark(tag: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in tag.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return 1_000_000_000 + Int(hash % 500_000_000)
@@ -66,7 +66,7 @@ struct PublishPlaceholder {
     /// error is thrown, naming the path. A filesystem that cannot make a file without
     /// opening it (ENOSYS, ENOTSUP) is refused: an opened placeholder is not exclusive there.
     /// `folder`: the placeholder is an empty folder (mkdir), for publishing a folder.
-    static func reserve(_ path: [CChar], tag: String?, folder: Bool = false) throws(SystemError) -> PublishPlaceholder? {
+    package static func reserve(_ path: [CChar], tag: String?, folder: Bool = false) throws(SystemError) -> PublishPlaceholder? {
         // The client's cache can still say "no such file" for a moment after the server
         // refused the name (seen over sshfs with another mount creating it): asked again
         // after a pause, up to 1.5 s in all, before a refusal counts as a real one.
@@ -104,7 +104,7 @@ struct PublishPlaceholder {
     /// Whether `path` is a placeholder that job `tag` left (a crash between reserving and
     /// renaming): an empty regular file with the job's mark, seen without opening it — or,
     /// `folder`, an empty folder with the mark.
-    static func isLeftover(at path: [CChar], tag: String?, folder: Bool = false) -> Bool {
+    package static func isLeftover(at path: [CChar], tag: String?, folder: Bool = false) -> Bool {
         guard let tag else { return false }
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mtim.tv_sec == mark(tag: tag) else { return false }
@@ -113,7 +113,7 @@ struct PublishPlaceholder {
     }
 
     /// A leftover placeholder of job `tag` found at `path`, to be replaced.
-    static func leftover(at path: [CChar]) -> PublishPlaceholder? {
+    package static func leftover(at path: [CChar]) -> PublishPlaceholder? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return PublishPlaceholder(path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
@@ -121,7 +121,7 @@ struct PublishPlaceholder {
     }
 
     /// Whether the folder at `path` holds nothing (its link count says nothing over sshfs).
-    static func isEmptyFolder(_ path: [CChar]) -> Bool {
+    package static func isEmptyFolder(_ path: [CChar]) -> Bool {
         guard let stream = opendir(path) else { return false }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
@@ -138,7 +138,7 @@ struct PublishPlaceholder {
     /// removes only an empty one) and the error thrown — unless `source` is gone and the
     /// placeholder with it: the rename was done and only its answer was lost (a network
     /// filesystem's reply), which is success.
-    func replace(with source: String) throws(SystemError) {
+    package func replace(with source: String) throws(SystemError) {
         if rename(source, path) == 0 { return }
         let code = errno
         var info = stat()
@@ -152,7 +152,7 @@ struct PublishPlaceholder {
     }
 
     /// Whether anything has the name `path` (a symlink too).
-    static func exists(_ path: [CChar]) -> Bool {
+    package static func exists(_ path: [CChar]) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }

@@ -1,22 +1,11 @@
 import Foundation
+import DropcutPipeline
 import DropcutSupport
 
-/// File moves that survive a crash or power loss at any point: data and directory
-/// entries are fsynced before the step that depends on them, and nothing is ever
-/// overwritten or unlinked before its copy is safe.
-package enum DurableFiles {
-    /// fsyncs the file or directory at `path`.
-    package static func sync(_ path: String) throws(SystemError) {
-        let fd = try sys("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
-        defer { close(fd) }
-        try sys("fsync", path) { fsync(fd) }
-    }
-
-    /// fsyncs the folder holding `path`, so a rename or link into it is on disk.
-    package static func syncParent(of path: String) throws(SystemError) {
-        try sync((path as NSString).deletingLastPathComponent)
-    }
-
+/// The daemon's durable moves and writes (`DurableFiles` is Pipeline's, beside the set
+/// commit that publishes with it): originals into the archive or failed/, error files,
+/// status files — each complete and fsynced before it has its name, never replacing one.
+extension DurableFiles {
     /// Writes `data` to `path` through a hidden `.<name>.tmp-<pid>` beside it: write,
     /// fsync, rename, fsync the folder. Readers see the old or the new contents, never
     /// half. `durable: false` skips the fsyncs (still atomic for readers, not across power
@@ -69,19 +58,6 @@ package enum DurableFiles {
             unlink(temporary)
             throw error
         }
-    }
-
-    /// How many numbered names are tried before a name counts as taken for good.
-    static let maximumNumbered = 10_000
-
-    /// `name` with `-1`, `-2`... before its extension: `clip.mp4`, `clip-1.mp4`; the stem
-    /// shortened where the number would take the name past NAME_MAX (255 bytes).
-    static func numbered(_ name: String, _ n: Int) -> String {
-        guard n > 0 else { return name }
-        let ext = (name as NSString).pathExtension
-        let tail = "-\(n)" + (ext.isEmpty ? "" : ".\(ext)")
-        let stem = (name as NSString).deletingPathExtension
-        return FileName.fitting(stem, suffix: tail)
     }
 
     /// Gives the file at `source` the first free name among `name`, `name-1`, ... in
@@ -208,12 +184,6 @@ package enum DurableFiles {
             _ = futimens(output, &times)
         }
         try sys("fsync", destination) { fsync(output) }
-    }
-
-    /// Sets permission bits and group (when given) of `path`.
-    static func apply(mode: mode_t?, group: gid_t?, to path: String) throws(SystemError) {
-        if let mode { try sys("chmod", path) { chmod(path, mode) } }
-        if let group { try sys("chown", path) { chown(path, uid_t.max, group) } }
     }
 
     /// mkdir that treats an existing folder as success.

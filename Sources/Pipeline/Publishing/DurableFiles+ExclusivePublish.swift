@@ -16,14 +16,14 @@ extension DurableFiles {
     /// where that is missing too (sshfs) to an empty folder as its placeholder. A name that already holds `source` (linked before a crash) or a
     /// placeholder job `tag` left (`PublishPlaceholder`) counts as this job's own.
     /// Throws what fails otherwise, naming `path` and the call.
-    static func publishExclusively(_ source: String, as path: String, tag: String?,
+    package static func publishExclusively(_ source: String, as path: String, tag: String?,
                                    from first: PublishMethod = .link) throws(SystemError) -> Bool {
         try publishExclusively(source, as: Array(path.utf8CString), tag: tag, from: first)
     }
 
     /// `publishExclusively(_:as:tag:from:)` for a name given as bytes (a dropped name that is
     /// not UTF-8, `RawFileName.path(in:)`).
-    static func publishExclusively(_ source: String, as path: [CChar], tag: String?,
+    package static func publishExclusively(_ source: String, as path: [CChar], tag: String?,
                                    from first: PublishMethod = .link) throws(SystemError) -> Bool {
         if first <= .link {
             if link(source, path) == 0 {
@@ -65,7 +65,7 @@ extension DurableFiles {
     }
 
     /// Whether `path` is a folder itself (not a symlink to one).
-    static func isFolder(_ path: String) -> Bool {
+    package static func isFolder(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
