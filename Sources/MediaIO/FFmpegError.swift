@@ -15,7 +15,7 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     /// or cut short while it was copied, looks like.
     public let isIncompleteFile: Bool
 
-    public init(code: Int32, function: String, path: String?, streamIndex: Int? = nil, note: String? = nil,
+    package init(code: Int32, function: String, path: String?, streamIndex: Int? = nil, note: String? = nil,
                 incompleteFile: Bool = false) {
         self.code = code
         self.message = FFmpegError.text(for: code)
@@ -60,16 +60,16 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// AVERROR_INVALIDDATA: "invalid data found when processing input".
-    public static let invalidData = cff_averror_invaliddata()
+    package static let invalidData = cff_averror_invaliddata()
     /// AVERROR(EAGAIN): "output not ready, send more input". A result, never thrown.
-    public static let again = cff_averror_eagain()
+    package static let again = cff_averror_eagain()
     /// AVERROR_EOF: "no more output". A result, never thrown.
-    public static let endOfFile = cff_averror_eof()
+    package static let endOfFile = cff_averror_eof()
     /// AVERROR_ENCODER_NOT_FOUND / DECODER_NOT_FOUND / MUXER_NOT_FOUND.
-    public static let encoderNotFound = cff_averror_encoder_not_found()
-    public static let decoderNotFound = cff_averror_decoder_not_found()
-    public static let muxerNotFound = cff_averror_muxer_not_found()
-    public static let demuxerNotFound = cff_averror_demuxer_not_found()
+    package static let encoderNotFound = cff_averror_encoder_not_found()
+    package static let decoderNotFound = cff_averror_decoder_not_found()
+    package static let muxerNotFound = cff_averror_muxer_not_found()
+    package static let demuxerNotFound = cff_averror_demuxer_not_found()
 }
 
 /// The one check for FFmpeg return codes: a negative `result` throws an `FFmpegError`

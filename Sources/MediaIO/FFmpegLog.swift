@@ -7,12 +7,12 @@ import Synchronization
 /// which would interleave with dropcut's output and bypass the daemon's journal. After
 /// `route(to:)`, messages at or above the chosen level become swift-log messages on the
 /// given logger, tagged `component: ffmpeg` (the text keeps FFmpeg's `[h264 @ 0x...]` prefix).
-public enum FFmpegLog {
+package enum FFmpegLog {
     private static let destination = Mutex<Logger?>(nil)
 
     /// Sends FFmpeg's messages of `level` and above (`.error` by default: FFmpeg's
     /// warnings are mostly about the input's quirks, which it handles) to `logger`.
-    public static func route(to logger: Logger, level: Logger.Level = .error) {
+    package static func route(to logger: Logger, level: Logger.Level = .error) {
         destination.withLock { $0 = logger }
         av_log_set_level(Self.ffmpegLevel(level))
         av_log_set_callback { context, level, format, arguments in

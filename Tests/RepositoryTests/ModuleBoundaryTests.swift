@@ -37,11 +37,13 @@ import TestSupport
         record(files.flatMap(Self.importViolations))
     }
 
+    /// Public and `package` declarations alike: a `package` one is seen by every other
+    /// module of dropcut, and made public again it would be a library user's.
     @Test func publicDeclarationsNameNoCType() throws {
         let files = try Self.sources()
         // A pattern that matched nothing would pass: make sure it sees a known one.
-        let heads = files.filter { $0.path == "Sources/MediaIO/Frames/VideoFrame.swift" }.flatMap(Self.publicDeclarations).map(\.head)
-        #expect(heads.contains("public init(width: Int, height: Int, pixelFormat: PixelFormat = .yuv420p) throws(FFmpegError)"),
+        let heads = files.filter { $0.path == "Sources/MediaIO/Frames/VideoFrame.swift" }.flatMap(Self.exposedDeclarations).map(\.head)
+        #expect(heads.contains("package init(width: Int, height: Int, pixelFormat: PixelFormat = .yuv420p) throws(FFmpegError)"),
                 "\(heads)")
         record(files.flatMap(Self.publicCTypeViolations))
     }
@@ -230,12 +232,14 @@ import TestSupport
             public var type: FriBidiCharType { fatalError() }
             public var pattern: FcPattern { fatalError() }
             public func breaks() -> dropcut_line_break { fatalError() }
+            package var frame: AVFrame { fatalError() }
             """#)
         let violations = Self.importViolations(file) + Self.publicCTypeViolations(file)
-        #expect(violations.map(\.line) == [1, 1, 2, 4, 5, 13, 15, 16, 17, 18, 19, 20], "\(violations)")
+        #expect(violations.map(\.line) == [1, 1, 2, 4, 5, 13, 15, 16, 17, 18, 19, 20, 21], "\(violations)")
         #expect(violations.first?.description.hasPrefix("Sources/Render/Leak.swift:1: ") == true)
         #expect(violations.first { $0.line == 13 }?.description.contains("AVFrame") == true)
-        #expect(violations.last?.description.contains("dropcut_line_break") == true)
+        #expect(violations.first { $0.line == 20 }?.description.contains("dropcut_line_break") == true)
+        #expect(violations.last?.description.contains("AVFrame") == true)
 
         let render = SourceFile(path: "Sources/dropcut/Commands/RenderCommand.swift", module: "dropcut", text: "import DropcutDaemon\nimport DropcutPipeline\n")
         #expect(Self.layerViolations(render).map(\.line) == [1])
@@ -304,9 +308,26 @@ import TestSupport
         }
     }
 
+    /// `public`, `open` or `package` followed, after other modifiers, by what it declares:
+    /// what another module sees.
+    static var exposedDeclaration: Regex<Substring> {
+        #/(?:^|[\s(])(?:public|open|package)(?:\(set\))?\s+(?:(?:@\w+|[a-z]+(?:\([a-z]+\))?)\s+)*?(?:func|var|let|init|subscript|class|struct|enum|protocol|typealias|actor|extension|case|macro|associatedtype)\b/#
+    }
+
+    /// The public, open and package declarations' heads and their lines.
+    static func exposedDeclarations(_ file: SourceFile) -> [(line: Int, head: String)] {
+        let pattern = exposedDeclaration
+        return file.code.lines.enumerated().compactMap { index, line in
+            guard line.contains("public") || line.contains("open") || line.contains("package"),
+                  let declaration = line.firstMatch(of: pattern) else { return nil }
+            let head = file.code.declarationHead(line: index, column: declaration.range.lowerBound)
+            return (index + 1, head.trimmingCharacters(in: .whitespaces))
+        }
+    }
+
     static func publicCTypeViolations(_ file: SourceFile) -> [Violation] {
         let pattern = cName
-        return publicDeclarations(file).compactMap { line, head in
+        return exposedDeclarations(file).compactMap { line, head in
             guard let name = head.firstMatch(of: pattern) else { return nil }
             return Violation(path: file.path, line: line,
                              message: "public declaration names the C type \(name.output): \(head)")

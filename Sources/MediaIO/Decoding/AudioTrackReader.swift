@@ -9,14 +9,14 @@ import DropcutTimeline
 /// It decodes forward, keeping a window of converted samples, so steadily advancing
 /// reads decode each packet once; it seeks only to go back, or further ahead than
 /// `seekAhead` before the end. Buffers are allocated once: reading allocates nothing.
-public final class AudioTrackReader {
-    public let path: String
-    public let sampleRate: Int
-    public let channels: Int
+package final class AudioTrackReader {
+    package let path: String
+    package let sampleRate: Int
+    package let channels: Int
     /// The most samples one `withSamples` call may ask for.
-    public let maximumRead: Int
+    package let maximumRead: Int
     /// A request this many samples past the window seeks instead of decoding through.
-    public var seekAhead: Int64
+    package var seekAhead: Int64
 
     private var source: StreamDecoder
     private let trackID: TrackID
@@ -39,7 +39,7 @@ public final class AudioTrackReader {
 
     /// Opens track `trackID` (stream index + 1) of `path`, converting to `sampleRate` and
     /// `channels` (down- or up-mixed with libswresample's default matrix).
-    public init(path: String, trackID: TrackID, sampleRate: Int, channels: Int,
+    package init(path: String, trackID: TrackID, sampleRate: Int, channels: Int,
                 maximumRead: Int = 16384) throws(FFmpegError) {
         self.path = path
         self.sampleRate = sampleRate
@@ -70,7 +70,7 @@ public final class AudioTrackReader {
 
     /// Runs `body` with `count` samples from `position` on, one pointer per channel
     /// (valid only inside `body`). `count` must not exceed `maximumRead`.
-    public func withSamples(at position: Int64, count: Int,
+    package func withSamples(at position: Int64, count: Int,
                             _ body: (_ channel: Int, UnsafePointer<Float>) -> Void) throws(FFmpegError) {
         precondition(count >= 0 && count <= maximumRead, "read of \(count) samples, at most \(maximumRead)")
         try fill(position: position, count: count)

@@ -6,10 +6,10 @@ import DropcutTimeline
 /// `maxWidth` wide, in the display's shape (stored pixels widened by their aspect ratio).
 /// The decoded frame is reused, and the grey pictures are the caller's: no allocation
 /// per picture.
-public final class SketchReader {
-    public let path: String
+package final class SketchReader {
+    package let path: String
     /// The grey picture's size.
-    public let size: PixelSize
+    package let size: PixelSize
     private let source: StreamDecoder
     private let decoded: VideoFrame
     private let scaler = Scaler(filter: .bilinear)
@@ -17,7 +17,7 @@ public final class SketchReader {
     private let startTime: MediaTime
 
     /// Opens the first video track of `path`.
-    public init(path: String, maxWidth: Int = 480) throws(FFmpegError) {
+    package init(path: String, maxWidth: Int = 480) throws(FFmpegError) {
         self.path = path
         source = try StreamDecoder(path: path, kind: .video, sketch: true)
         let stream = source.stream
@@ -34,19 +34,19 @@ public final class SketchReader {
 
     /// Goes to the last keyframe at or before `seconds` from the track's first picture:
     /// the pictures before it are not decoded.
-    public func seek(to seconds: Double) throws(FFmpegError) {
+    package func seek(to seconds: Double) throws(FFmpegError) {
         guard seconds > 0, seconds.isFinite else { return }
         try source.seek(to: startTime + MediaTime(seconds: seconds, preferredTimescale: 90000))
     }
 
     /// A grey picture of `size`, for `next(into:)`.
-    public func makePicture() throws(FFmpegError) -> VideoFrame {
+    package func makePicture() throws(FFmpegError) -> VideoFrame {
         try VideoFrame(width: size.width, height: size.height, pixelFormat: .gray)
     }
 
     /// Decodes the next picture into `picture` (made by `makePicture`) and returns its
     /// time in seconds from the track's first picture; nil at the end of the track.
-    public func next(into picture: VideoFrame) throws(FFmpegError) -> Double? {
+    package func next(into picture: VideoFrame) throws(FFmpegError) -> Double? {
         guard try source.decodeNext(into: decoded.frame) else { return nil }
         let best = decoded.frame.pointee.best_effort_timestamp
         let pts = best == cff_nopts_value() ? 0 : best

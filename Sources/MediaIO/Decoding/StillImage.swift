@@ -3,13 +3,13 @@ import DropcutTimeline
 
 /// Pictures from image files — PNG (8 and 16 bit, palette, with alpha) and JPEG —
 /// decoded with libavcodec, for overlays.
-public enum StillImage {
+package enum StillImage {
     /// Decodes the first picture of the file at `path` and converts it to `format`
     /// (straight, not premultiplied, alpha for `.rgba`). Throws an `FFmpegError` naming
     /// the file when it is missing, not an image, or has no picture, or when a PNG's or
     /// JPEG's header breaks `PictureLimits` (judged before decoding, as for still clips:
     /// an overlay is decoded, converted and premultiplied whole).
-    public static func decode(_ path: String, as format: PixelFormat = .rgba) throws(FFmpegError) -> VideoFrame {
+    package static func decode(_ path: String, as format: PixelFormat = .rgba) throws(FFmpegError) -> VideoFrame {
         if StillPicture.isPicture(path) { _ = try StillPicture.checkedHeader(path) }
         let source = try StreamDecoder(path: path, kind: .video, formats: Demuxer.images)
         let decoded = try VideoFrame()

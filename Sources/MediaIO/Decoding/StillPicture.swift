@@ -11,17 +11,17 @@ import DropcutTimeline
 /// A photo's EXIF orientation tag is kept as `displayMatrix`, as a movie's display matrix
 /// is: the picture's pixels stay as stored and the composition turns them upright (the
 /// track's `preferredTransform`), exactly, as it turns a portrait phone clip.
-public final class StillPicture {
-    public let path: String
+package final class StillPicture {
+    package let path: String
     /// The picture's size in pixels (square pixels), as stored.
-    public let size: PixelSize
+    package let size: PixelSize
     /// How the picture is shown: the EXIF orientation of a JPEG (libavcodec's decoder
     /// reads the tag into the frame as a display matrix); nil when the picture is shown
     /// as stored (no tag, tag 1, a PNG).
-    public let displayMatrix: DisplayMatrix?
+    package let displayMatrix: DisplayMatrix?
     /// True when the picture has transparent or translucent pixels (PNG alpha, a palette
     /// with transparency): those show the background it is composited over.
-    public let hasAlpha: Bool
+    package let hasAlpha: Bool
     /// The decoded picture in straight RGBA, kept only when it has alpha, to composite it
     /// again if another background is asked for.
     private let straight: VideoFrame?
@@ -33,13 +33,13 @@ public final class StillPicture {
     /// The formats a still picture is recognised by: by content only (the PNG signature,
     /// the JPEG markers), never by the file's extension, so a `.png` that is not one is
     /// not opened as a picture and a photo named `.jpeg.bin` is.
-    public static let formats = ["png_pipe", "jpeg_pipe"]
+    package static let formats = ["png_pipe", "jpeg_pipe"]
 
     /// Decodes the picture at `path` and prepares it over `background`. Throws an
     /// `FFmpegError` naming the file when it is missing, not a PNG or JPEG, too large
     /// (judged from its header, before decoding: `PictureLimits`), or cannot be decoded
     /// whole (truncated, corrupt: strictly, nothing concealed).
-    public init(path: String, background: Color = .black) throws(FFmpegError) {
+    package init(path: String, background: Color = .black) throws(FFmpegError) {
         self.path = path
         let header = try Self.checkedHeader(path)
         // Decoded once: the stream is not probed (that decodes it too), the header told
@@ -91,14 +91,14 @@ public final class StillPicture {
     /// The picture as shown over `background`: the same frame every call (composited
     /// again only when a picture with alpha is asked for over another colour). It belongs
     /// to the picture; callers read it and never write it.
-    public func frame(over background: Color) throws(FFmpegError) -> VideoFrame {
+    package func frame(over background: Color) throws(FFmpegError) -> VideoFrame {
         if hasAlpha, background != self.background { try flatten(over: background) }
         return picture
     }
 
     /// True when the file at `path` is a PNG or JPEG picture by its content
     /// (`Demuxer.contentFormat(of:)`): what its extension says does not count.
-    public static func isPicture(_ path: String) -> Bool {
+    package static func isPicture(_ path: String) -> Bool {
         Demuxer.contentFormat(of: path).map(formats.contains) ?? false
     }
 
@@ -111,7 +111,7 @@ public final class StillPicture {
     /// its `ftyp` box): the FFmpeg dropcut is built on (Debian 12's 5.1) cannot decode
     /// those, and opened as a movie one reads "moov atom not found". An iPhone photo is
     /// the common case, so the message says what to do.
-    public static func refuseHEIF(_ path: String) throws(FFmpegError) {
+    package static func refuseHEIF(_ path: String) throws(FFmpegError) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 12), head.count == 12,
@@ -124,7 +124,7 @@ public final class StillPicture {
 
     /// The picture demuxer for the file at `path`, by its content (`png_pipe`, `jpeg_pipe`); an `FFmpegError`
     /// naming the file when it is not a PNG or JPEG.
-    public static func format(of path: String) throws(FFmpegError) -> String {
+    package static func format(of path: String) throws(FFmpegError) -> String {
         guard let format = Demuxer.contentFormat(of: path), formats.contains(format) else {
             throw FFmpegError(code: FFmpegError.demuxerNotFound, function: "avformat_open_input", path: path,
                               note: "not a supported picture (dropcut reads PNG and JPEG)")
@@ -136,7 +136,7 @@ public final class StillPicture {
     /// stored), codec (`png`, `mjpeg`) and orientation, or an `FFmpegError` naming the file
     /// when its header breaks a `PictureLimits` limit (which one, in words, undecoded) or
     /// it cannot be decoded (truncated, damaged).
-    public static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String, displayMatrix: DisplayMatrix?) {
+    package static func probe(_ path: String) throws(FFmpegError) -> (size: PixelSize, codec: String, displayMatrix: DisplayMatrix?) {
         let header = try checkedHeader(path)
         let picture = try StillPicture(path: path)
         return (picture.size, header.codec, picture.displayMatrix)

@@ -6,10 +6,10 @@ import DropcutTimeline
 /// time (0: the file's first presented sample, as every track's). Every time is checked:
 /// cues outside 0 to 24 hours, or that do not last, are dropped; at most
 /// `maximumCues` are read and each cue's text is at most 4096 bytes.
-public enum SubtitleTrackReader {
+package enum SubtitleTrackReader {
     /// The codecs read as text.
-    public static let textCodecs: Set<String> = ["mov_text", "webvtt", "subrip", "srt", "ass", "ssa", "text"]
-    public static let maximumCues = 100_000
+    package static let textCodecs: Set<String> = ["mov_text", "webvtt", "subrip", "srt", "ass", "ssa", "text"]
+    package static let maximumCues = 100_000
     static let maximumCueBytes = 4096
     static let maximumMilliseconds: Int64 = 86_400_000
     /// How long a cue lasts whose packet gives no end and that no later cue ends.
@@ -17,7 +17,7 @@ public enum SubtitleTrackReader {
 
     /// The cues of `path`'s first text subtitle stream. Throws `SubtitleStreamError` when it
     /// has none, `FFmpegError` when it cannot be read.
-    public static func cues(of path: String) throws -> [CaptionCue] {
+    package static func cues(of path: String) throws -> [CaptionCue] {
         let demuxer = try Demuxer(path: path)
         guard let stream = demuxer.streams.first(where: { $0.kind == .subtitle && textCodecs.contains($0.codecName) }) else {
             let others = demuxer.streams.filter { $0.kind == .subtitle }.map(\.codecName)

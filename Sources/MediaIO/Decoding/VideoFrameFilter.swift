@@ -6,7 +6,7 @@
 /// Timestamps: a filter's frames carry `pts` in the stream's time base multiplied by
 /// `timestampMultiplier` (2 for a deinterlacer, whose fields fall half way between
 /// frames, which a 1/25 s time base cannot hold).
-public protocol VideoFrameFilter: AnyObject {
+package protocol VideoFrameFilter: AnyObject {
     /// How many output ticks make one tick of the stream's time base.
     var timestampMultiplier: Int64 { get }
     /// Takes the next decoded frame (its contents may be moved out: the caller reuses the

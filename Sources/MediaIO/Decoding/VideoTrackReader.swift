@@ -13,14 +13,14 @@ import DropcutTimeline
 ///
 /// Source time 0 is the stream's first presented frame (its start time), as in
 /// `AssetProbe`.
-public final class VideoTrackReader {
-    public let path: String
-    public let streamIndex: Int
+package final class VideoTrackReader {
+    package let path: String
+    package let streamIndex: Int
     /// The shape of the stream's stored pixels (as `AssetProbe` reports it): frames are
     /// shown at their size widened by it.
-    public let pixelAspectRatio: PixelAspectRatio
+    package let pixelAspectRatio: PixelAspectRatio
     /// A request this far past the frame in hand seeks instead of decoding through.
-    public var seekAhead = MediaTime(seconds: 2)
+    package var seekAhead = MediaTime(seconds: 2)
 
     private let source: StreamDecoder
     private let timeBase: MediaTime
@@ -38,7 +38,7 @@ public final class VideoTrackReader {
     /// Opens track `trackID` (stream index + 1) of the file at `path`; its frames pass
     /// through the filter `filter` makes for the stream, when it makes one (a deinterlacer
     /// for an interlaced stream).
-    public init(path: String, trackID: TrackID,
+    package init(path: String, trackID: TrackID,
                 filter makeFilter: (StreamInfo) throws(FFmpegError) -> (any VideoFrameFilter)? = { _ in nil }) throws(FFmpegError) {
         self.path = path
         source = try StreamDecoder(path: path, trackID: trackID, kind: .video)
@@ -53,7 +53,7 @@ public final class VideoTrackReader {
     }
 
     /// The stream as the demuxer describes it (field order, pixel aspect...).
-    public var stream: StreamInfo { source.stream }
+    package var stream: StreamInfo { source.stream }
 
     /// How many packets the reader has read from its file: what its requests have cost.
     var packetsRead: Int { source.demuxer.packetsRead }
@@ -65,7 +65,7 @@ public final class VideoTrackReader {
     /// The frame shown at `sourceTime`, or nil when the track has no frames. Before the
     /// first frame it is the first frame; past the last, the last. The frame belongs to
     /// the reader and stays valid until the next call.
-    public func frame(at sourceTime: MediaTime) throws(FFmpegError) -> VideoFrame? {
+    package func frame(at sourceTime: MediaTime) throws(FFmpegError) -> VideoFrame? {
         let target = sourceTime + startTime
         // Past the last frame (no next one: the stream has ended) the last frame holds
         // without seeking: a composition longer than its video would otherwise seek and
@@ -90,7 +90,7 @@ public final class VideoTrackReader {
     /// from the first towards the second (0 ≤ weight < 1) — what frame blending mixes.
     /// `next` is nil at the last frame (weight 0). Both frames belong to the reader and
     /// stay valid until the next call.
-    public func frames(around sourceTime: MediaTime) throws(FFmpegError) -> (frame: VideoFrame, next: VideoFrame?, weight: Double)? {
+    package func frames(around sourceTime: MediaTime) throws(FFmpegError) -> (frame: VideoFrame, next: VideoFrame?, weight: Double)? {
         guard let frame = try frame(at: sourceTime) else { return nil }
         guard hasNext else { return (frame, nil, 0) }
         let start = time(of: current), gap = time(of: next) - start

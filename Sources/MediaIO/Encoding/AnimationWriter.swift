@@ -12,9 +12,9 @@ import DropcutTimeline
 /// light 4x4 ordered dithering.
 /// Owns its format context, codec context, scaler and pictures; freed in `deinit`, which
 /// also removes an unfinished file.
-public final class AnimationWriter {
-    public let path: String
-    public let size: PixelSize
+package final class AnimationWriter {
+    package let path: String
+    package let size: PixelSize
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private let codecContext: CodecContext
     private let picture: VideoFrame
@@ -35,12 +35,12 @@ public final class AnimationWriter {
     private var finished = false
 
     /// The animation formats.
-    public enum Format: String, Sendable, Hashable, CaseIterable {
+    package enum Format: String, Sendable, Hashable, CaseIterable {
         case webp
         case gif
 
         /// The format for a file name's extension (any letter case), or nil.
-        public init?(pathExtension: String) {
+        package init?(pathExtension: String) {
             self.init(rawValue: pathExtension.lowercased())
         }
 
@@ -48,14 +48,14 @@ public final class AnimationWriter {
     }
 
     /// True when this FFmpeg build has the format's encoder and muxer.
-    public static func isAvailable(_ format: Format) -> Bool {
+    package static func isAvailable(_ format: Format) -> Bool {
         avcodec_find_encoder_by_name(format.encoderName) != nil && av_guess_format(format.rawValue, nil, nil) != nil
     }
 
     /// Opens `path` for a `format` animation of `size` (even sides) at one frame per
     /// `frameDuration` (GIF counts in hundredths of a second), lasting at most `duration`
     /// (nil: as many frames as are added, each a whole `frameDuration`).
-    public init(path: String, format animation: Format, size: PixelSize, frameDuration: MediaTime,
+    package init(path: String, format animation: Format, size: PixelSize, frameDuration: MediaTime,
                 duration: MediaTime? = nil) throws(FFmpegError) {
         self.path = path
         self.size = size
@@ -116,7 +116,7 @@ public final class AnimationWriter {
     }
 
     /// Adds `frame`, scaled into the animation.
-    public func add(_ frame: VideoFrame) throws(FFmpegError) {
+    package func add(_ frame: VideoFrame) throws(FFmpegError) {
         try picture.makeWritable()
         try scaler.scale(frame, region: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height),
                          into: picture, region: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
@@ -175,7 +175,7 @@ public final class AnimationWriter {
     }
 
     /// Flushes the encoder and closes the file: complete only after this returns.
-    public func finish() throws(FFmpegError) {
+    package func finish() throws(FFmpegError) {
         guard let format, !finished else { return }
         try check(avcodec_send_frame(codecContext.pointer, nil), "avcodec_send_frame", path: path)
         try drain()

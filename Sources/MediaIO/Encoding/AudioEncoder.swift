@@ -9,17 +9,17 @@ import DropcutTimeline
 /// (`AudioFrame`) with `pts` in samples (the time base is 1/sampleRate), and every frame
 /// but the last holds exactly `frameSize` samples: AAC codes fixed blocks, and a short
 /// block in the middle would become a gap of silence.
-public final class AudioEncoder {
+package final class AudioEncoder {
     /// The stream's `CODECS` value for an HLS playlist (RFC 6381): FFmpeg's `aac` encoder
     /// writes AAC-LC (object type 2).
-    public static let codecsAttribute = "mp4a.40.2"
+    package static let codecsAttribute = "mp4a.40.2"
 
     /// What the encoder was opened with.
-    public let settings: AudioEncoderSettings
+    package let settings: AudioEncoderSettings
     /// One tick of the encoder's clock: one sample, 1/sampleRate.
-    public let timeBase: MediaTime
+    package let timeBase: MediaTime
     /// Samples per channel in each frame the encoder takes (1024 for AAC).
-    public let frameSize: Int
+    package let frameSize: Int
 
     private let codecContext: CodecContext
     var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
@@ -31,7 +31,7 @@ public final class AudioEncoder {
     /// extradata, which MP4/MOV need (`Muxer.needsGlobalHeader`). Throws an `FFmpegError`
     /// from `avcodec_open2` for a sample rate AAC does not have, no channels, or a bad bit
     /// rate.
-    public init(settings: AudioEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
+    package init(settings: AudioEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
         self.settings = settings
         guard let codec = avcodec_find_encoder_by_name("aac") else {
             throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: nil)
@@ -55,7 +55,7 @@ public final class AudioEncoder {
     ///
     /// Throws "Invalid argument" for a frame whose channel count or sample rate differs
     /// from the settings, without a pts, longer than `frameSize`, or following a short one.
-    public func send(_ frame: AudioFrame?) throws(FFmpegError) {
+    package func send(_ frame: AudioFrame?) throws(FFmpegError) {
         guard let frame else {
             if flushed { return }
             try check(avcodec_send_frame(context, nil), "avcodec_send_frame", path: nil)
@@ -73,7 +73,7 @@ public final class AudioEncoder {
     /// Fills `packet` with the next AAC packet, timestamps in samples, or says why there
     /// is none: `.needsInput` or `.endOfStream`. The first packets have negative pts: the
     /// encoder's priming delay, which the MP4 muxer hides with an edit list.
-    public func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
+    package func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
         try codecContext.receivePacket(into: packet)
     }
 }

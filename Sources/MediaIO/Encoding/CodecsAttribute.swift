@@ -8,9 +8,9 @@
 /// Pure: bytes in, text out. The parameter sets are what libx264/libx265 put in their
 /// extradata — Annex B (start codes) — or, as a container stores them, `avcC`/`hvcC`.
 /// Anything else, however short or malformed, gives nil.
-public enum CodecsAttribute {
+package enum CodecsAttribute {
     /// `avc1.PPCCLL`: profile_idc, the constraint flags and level_idc of the first SPS.
-    public static func avc(parameterSets bytes: [UInt8]) -> String? {
+    package static func avc(parameterSets bytes: [UInt8]) -> String? {
         let fields: ArraySlice<UInt8>
         if bytes.first == 1 {
             // avcC: version, then profile, compatibility, level.
@@ -27,7 +27,7 @@ public enum CodecsAttribute {
 
     /// `hvc1.[A|B|C]profile.compatibility.Llevel|Hlevel.constraints`: from the
     /// profile_tier_level of the first SPS (or of `hvcC`).
-    public static func hevc(parameterSets bytes: [UInt8]) -> String? {
+    package static func hevc(parameterSets bytes: [UInt8]) -> String? {
         // The general profile_tier_level: 12 bytes, laid out alike in hvcC (from its
         // byte 1) and in the SPS (after the NAL header and one byte of ids).
         let ptl: [UInt8]

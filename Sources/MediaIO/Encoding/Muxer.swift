@@ -16,12 +16,12 @@ import Darwin
 /// `finish()`. A cancelled export calls `abandon()`, which deletes the partial file.
 /// Packets are rescaled from the encoder's time base to the stream's and interleaved by
 /// FFmpeg, so video and audio may be drained in any order.
-public final class Muxer {
+package final class Muxer {
     /// The output file.
-    public let path: String
+    package let path: String
     /// True when the container wants codec headers in the stream parameters rather than
     /// in-band (MP4/MOV always do): pass it to the encoders' `globalHeader`.
-    public let needsGlobalHeader: Bool
+    package let needsGlobalHeader: Bool
 
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var state = State.configuring
@@ -49,7 +49,7 @@ public final class Muxer {
     /// case-insensitively: `.mp4` and `.m4v` are MP4, `.mov` is QuickTime. Any other
     /// extension throws "Muxer not found"; a file that cannot be created throws the
     /// system's reason from `avio_open`. Both name `path`.
-    public init(path: String) throws(FFmpegError) {
+    package init(path: String) throws(FFmpegError) {
         self.path = path
         guard let formatName = Self.formatName(forExtensionOf: path) else {
             throw FFmpegError(code: FFmpegError.muxerNotFound, function: "av_guess_format", path: path)
@@ -80,7 +80,7 @@ public final class Muxer {
     /// `VideoEncoderSettings.keyframeInterval`); an audio-only rendition is cut at the
     /// first packet past it. The playlist is a VOD one, written whole at `finish()`.
     /// `abandon()` leaves the files: the caller owns the folder and removes it.
-    public init(hlsPlaylist playlist: String, segmentDuration: Double) throws(FFmpegError) {
+    package init(hlsPlaylist playlist: String, segmentDuration: Double) throws(FFmpegError) {
         self.path = playlist
         guard segmentDuration.isFinite, segmentDuration > 0 else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "avformat_alloc_output_context2", path: playlist)
@@ -125,7 +125,7 @@ public final class Muxer {
     /// HEVC is tagged `hvc1` (parameter sets in the sample description), the tag Apple's
     /// players require; FFmpeg's default `hev1` does not play there.
     @discardableResult
-    public func addStream(for encoder: VideoEncoder) throws(FFmpegError) -> Int {
+    package func addStream(for encoder: VideoEncoder) throws(FFmpegError) -> Int {
         let stream = try addStream(copying: encoder.context)
         stream.pointee.avg_frame_rate = encoder.context.pointee.framerate
         if encoder.settings.codec == .hevc {
@@ -160,13 +160,13 @@ public final class Muxer {
 
     /// Adds an audio stream carrying `encoder`'s output; returns its stream index.
     @discardableResult
-    public func addStream(for encoder: AudioEncoder) throws(FFmpegError) -> Int {
+    package func addStream(for encoder: AudioEncoder) throws(FFmpegError) -> Int {
         Int(try addStream(copying: encoder.context).pointee.index)
     }
 
     /// Adds a subtitle stream carrying `encoder`'s `mov_text` packets; returns its index.
     @discardableResult
-    public func addStream(for encoder: SubtitleEncoder) throws(FFmpegError) -> Int {
+    package func addStream(for encoder: SubtitleEncoder) throws(FFmpegError) -> Int {
         Int(try addStream(copying: encoder.context).pointee.index)
     }
 
@@ -197,7 +197,7 @@ public final class Muxer {
     /// the media data when the file is finished (`movflags=+faststart`), so players can
     /// start before the whole file has arrived. `creationTime` (ISO 8601, e.g.
     /// `2024-05-01T12:34:56Z`) becomes the container's `creation_time`.
-    public func writeHeader(creationTime: String? = nil) throws(FFmpegError) {
+    package func writeHeader(creationTime: String? = nil) throws(FFmpegError) {
         guard let context, state == .configuring else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "avformat_write_header", path: path)
         }
@@ -216,7 +216,7 @@ public final class Muxer {
     /// Writes `packet`, whose timestamps are in `timeBase` (the encoder's), to stream
     /// `stream`: rescales them to the stream's time base and hands the packet to FFmpeg's
     /// interleaver, which takes its payload and leaves `packet` empty for reuse.
-    public func write(_ packet: Packet, from timeBase: MediaTime, stream: Int) throws(FFmpegError) {
+    package func write(_ packet: Packet, from timeBase: MediaTime, stream: Int) throws(FFmpegError) {
         guard let context, state == .writing, stream >= 0, stream < Int(context.pointee.nb_streams),
               timeBase.isNumeric, timeBase.value > 0, let num = Int32(exactly: timeBase.value) else {
             packet.unref()
@@ -235,7 +235,7 @@ public final class Muxer {
     /// each `send`, and once after the flush. Encoder errors come back naming this file
     /// and `stream`.
     @discardableResult
-    public func drain(_ encoder: VideoEncoder, into stream: Int) throws(FFmpegError) -> EncoderResult {
+    package func drain(_ encoder: VideoEncoder, into stream: Int) throws(FFmpegError) -> EncoderResult {
         try drain(into: stream, from: encoder.timeBase) { packet throws(FFmpegError) in
             try encoder.receivePacket(into: packet)
         }
@@ -244,7 +244,7 @@ public final class Muxer {
     /// Receives every packet `encoder` has ready and writes it to `stream`; returns
     /// `.needsInput` or, after `send(nil)`, `.endOfStream`.
     @discardableResult
-    public func drain(_ encoder: AudioEncoder, into stream: Int) throws(FFmpegError) -> EncoderResult {
+    package func drain(_ encoder: AudioEncoder, into stream: Int) throws(FFmpegError) -> EncoderResult {
         try drain(into: stream, from: encoder.timeBase) { packet throws(FFmpegError) in
             try encoder.receivePacket(into: packet)
         }
@@ -267,7 +267,7 @@ public final class Muxer {
     /// Writes the trailer (the index; with faststart, FFmpeg then moves it before the
     /// media data) and closes the file. After an error the file is closed but incomplete:
     /// `abandon()` deletes it.
-    public func finish() throws(FFmpegError) {
+    package func finish() throws(FFmpegError) {
         guard let context, state == .writing else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "av_write_trailer", path: path)
         }
@@ -283,7 +283,7 @@ public final class Muxer {
     /// Stops writing: closes the file without a trailer and deletes it. Safe at any
     /// point and more than once; after a successful `finish()` it does nothing, so a
     /// finished file is never removed.
-    public func abandon() {
+    package func abandon() {
         guard state != .finished else { return }
         release()
         state = .closed

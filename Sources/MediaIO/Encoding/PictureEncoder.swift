@@ -6,7 +6,7 @@ import DropcutTimeline
 /// BT.601 4:2:0, as JFIF readers expect), PNG (RGB, 8 bits a channel) or WebP (libwebp,
 /// 4:2:0) — for posters. Owns its `CodecContext` and `Scaler` for the one call: nothing
 /// of FFmpeg's outlives `encode`.
-public enum PictureEncoder {
+package enum PictureEncoder {
     /// The encoder libavcodec knows the format by.
     static func encoderName(_ format: PictureFormat) -> String {
         switch format {
@@ -17,12 +17,12 @@ public enum PictureEncoder {
     }
 
     /// True when this FFmpeg build has the format's encoder (WebP needs libwebp).
-    public static func canEncode(_ format: PictureFormat) -> Bool {
+    package static func canEncode(_ format: PictureFormat) -> Bool {
         avcodec_find_encoder_by_name(encoderName(format)) != nil
     }
 
     /// `frame` (any size and format the scaler reads) as the bytes of a `format` file.
-    public static func encode(_ frame: VideoFrame, as format: PictureFormat) throws(FFmpegError) -> [UInt8] {
+    package static func encode(_ frame: VideoFrame, as format: PictureFormat) throws(FFmpegError) -> [UInt8] {
         guard let codec = avcodec_find_encoder_by_name(encoderName(format)) else {
             throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder_by_name", path: nil)
         }

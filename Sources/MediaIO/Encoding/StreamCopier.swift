@@ -15,8 +15,8 @@ import DropcutTimeline
 ///
 /// Use: `addStream(to:)` before the muxer's header, then `copy(until:into:)` — packets
 /// are held one ahead, so `nextTime` says when the next one is decoded, for interleaving.
-public final class StreamCopier {
-    public let path: String
+package final class StreamCopier {
+    package let path: String
     private let demuxer: Demuxer
     private let index: Int
     private let timeBase: MediaTime
@@ -36,10 +36,10 @@ public final class StreamCopier {
     private let nalLengthSize: Int?
     private var lastDecodeTime: Int64?
     /// How many packets have been written.
-    public private(set) var packetsCopied = 0
+    package private(set) var packetsCopied = 0
 
     /// Opens track `trackID` (stream index + 1) of `path` for copying `range`.
-    public init(path: String, trackID: TrackID, range: TimeRange) throws {
+    package init(path: String, trackID: TrackID, range: TimeRange) throws {
         self.path = path
         demuxer = try Demuxer(path: path)
         index = Int(trackID) - 1
@@ -101,14 +101,14 @@ public final class StreamCopier {
 
     /// Adds the output stream, carrying the source's codec parameters; returns its index.
     @discardableResult
-    public func addStream(to muxer: Muxer) throws(FFmpegError) -> Int {
+    package func addStream(to muxer: Muxer) throws(FFmpegError) -> Int {
         let stream = try muxer.addStream(copying: demuxer, stream: index)
         outputStream = stream
         return stream
     }
 
     /// The output decode time of the next packet to copy; nil when the range is done.
-    public func nextTime() throws -> MediaTime? {
+    package func nextTime() throws -> MediaTime? {
         guard try fill() else { return nil }
         let ticks = (packet.dts ?? packet.pts ?? shift) - shift
         return timeBase.multiplied(by: ticks, dividedBy: 1)
@@ -117,7 +117,7 @@ public final class StreamCopier {
     /// Copies the packets decoded before output time `time` (all that are left when nil);
     /// returns how many.
     @discardableResult
-    public func copy(until time: MediaTime?, into muxer: Muxer) throws -> Int {
+    package func copy(until time: MediaTime?, into muxer: Muxer) throws -> Int {
         var count = 0
         while let next = try nextTime() {
             if let time, next >= time { break }
@@ -128,7 +128,7 @@ public final class StreamCopier {
     }
 
     /// Copies the next packet; false when the range is done.
-    public func copyNext(into muxer: Muxer) throws -> Bool {
+    package func copyNext(into muxer: Muxer) throws -> Bool {
         guard try fill() else { return false }
         try writeHeld(into: muxer)
         return true
@@ -189,19 +189,19 @@ public final class StreamCopier {
 /// A stream that cannot be copied as it is after all — a damaged packet, a form whose
 /// packets cannot be checked: the export encodes it instead (the decoder conceals what
 /// it can, as for any clip).
-public struct StreamCopyUnsuitable: Error, Sendable, CustomStringConvertible {
-    public let path: String
-    public let stream: Int
-    public let reason: String
+package struct StreamCopyUnsuitable: Error, Sendable, CustomStringConvertible {
+    package let path: String
+    package let stream: Int
+    package let reason: String
 
-    public var description: String { "\(path): stream \(stream) cannot be copied: \(reason)" }
+    package var description: String { "\(path): stream \(stream) cannot be copied: \(reason)" }
 }
 
 /// Where the keyframes of a track lie: read from its packets (no decoding).
-public enum KeyframeIndex {
+package enum KeyframeIndex {
     /// The source times (from the file's origin, as `AssetProbe` counts them) of every
     /// keyframe of track `trackID` (stream index + 1) of `path`, in presentation order.
-    public static func presentationTimes(path: String, trackID: TrackID) throws(FFmpegError) -> [MediaTime] {
+    package static func presentationTimes(path: String, trackID: TrackID) throws(FFmpegError) -> [MediaTime] {
         let demuxer = try Demuxer(path: path)
         let index = Int(trackID) - 1
         guard demuxer.streams.indices.contains(index) else { return [] }

@@ -4,9 +4,9 @@ import DropcutTimeline
 /// A `mov_text` (3GPP timed text) encoder: the soft subtitle stream of MP4 and MOV files,
 /// which players show or hide. Holds one `CodecContext` (freed with the encoder), in a
 /// 1/1000 s time base. Cues go in as plain text; each becomes one packet.
-public final class SubtitleEncoder {
+package final class SubtitleEncoder {
     /// One tick: a millisecond.
-    public let timeBase = MediaTime(value: 1, timescale: 1000)
+    package let timeBase = MediaTime(value: 1, timescale: 1000)
 
     private let codecContext: CodecContext
     var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
@@ -30,7 +30,7 @@ public final class SubtitleEncoder {
 
         """
 
-    public init() throws(FFmpegError) {
+    package init() throws(FFmpegError) {
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_MOV_TEXT) else {
             throw FFmpegError(code: FFmpegError.encoderNotFound, function: "avcodec_find_encoder", path: nil, note: "mov_text")
         }
@@ -52,7 +52,7 @@ public final class SubtitleEncoder {
 
     /// Encodes `cue` into `packet`: pts its start, duration its length, in milliseconds.
     /// A cue before 0 or not lasting is refused (EINVAL).
-    public func encode(_ cue: CaptionCue, into packet: Packet) throws(FFmpegError) {
+    package func encode(_ cue: CaptionCue, into packet: Packet) throws(FFmpegError) {
         guard let start = cue.timeRange.start.ticks(in: 1000), let end = cue.timeRange.end.ticks(in: 1000), start >= 0, end > start else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_encode_subtitle", path: nil)
         }

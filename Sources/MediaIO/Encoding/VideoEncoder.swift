@@ -11,11 +11,11 @@ import DropcutTimeline
 /// The time base is the frame duration, so a constant-rate stream numbers its frames
 /// 0, 1, 2... in `VideoFrame.pts`. The encoder keeps a reference to a frame it has been
 /// sent: call `VideoFrame.makeWritable()` before drawing into the same frame again.
-public final class VideoEncoder {
+package final class VideoEncoder {
     /// What the encoder was opened with.
-    public let settings: VideoEncoderSettings
+    package let settings: VideoEncoderSettings
     /// One tick of the encoder's clock: the frame duration. Packet timestamps are in it.
-    public let timeBase: MediaTime
+    package let timeBase: MediaTime
 
     private let codecContext: CodecContext
     var context: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
@@ -29,7 +29,7 @@ public final class VideoEncoder {
     /// ("Encoder not found"), or rejects the settings: an unknown preset, a size the pixel
     /// format cannot hold, an invalid frame duration, an HDR colour in fewer than 10 bits
     /// ("Invalid argument", from `avcodec_open2`).
-    public init(settings: VideoEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
+    package init(settings: VideoEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
         self.settings = settings
         let name = settings.codec.encoderName
         guard let codec = avcodec_find_encoder_by_name(name) else {
@@ -127,7 +127,7 @@ public final class VideoEncoder {
     /// The stream's `CODECS` value for an HLS playlist (RFC 6381: `avc1.640028`,
     /// `hvc1.1.6.L93.B0`), read from the parameter sets the encoder put in its extradata
     /// (opened with `globalHeader`); nil when there are none.
-    public var codecsAttribute: String? {
+    package var codecsAttribute: String? {
         guard let extradata = context.pointee.extradata, context.pointee.extradata_size > 0 else { return nil }
         let bytes = Array(UnsafeBufferPointer(start: extradata, count: Int(context.pointee.extradata_size)))
         switch settings.codec {
@@ -142,7 +142,7 @@ public final class VideoEncoder {
     ///
     /// A frame whose size or pixel format differs from the settings, or without a pts,
     /// throws "Invalid argument" (the encoders would read outside it or mistime it).
-    public func send(_ frame: VideoFrame?) throws(FFmpegError) {
+    package func send(_ frame: VideoFrame?) throws(FFmpegError) {
         guard let frame else {
             if flushed { return }
             try check(avcodec_send_frame(context, nil), "avcodec_send_frame", path: nil)
@@ -162,7 +162,7 @@ public final class VideoEncoder {
     /// Fills `packet` with the next compressed packet, timestamps in `timeBase`, or says
     /// why there is none: `.needsInput` (send another frame) or `.endOfStream` (flushed
     /// and empty). Whatever `packet` held before is released.
-    public func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
+    package func receivePacket(into packet: Packet) throws(FFmpegError) -> EncoderResult {
         let result = try codecContext.receivePacket(into: packet)
         guard result == .packet else { return result }
         // libx264/libx265 leave the duration unset, and MP4 then gives the last frame no

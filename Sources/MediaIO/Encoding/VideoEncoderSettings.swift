@@ -1,35 +1,35 @@
 import DropcutTimeline
 
 /// How to encode video: codec, picture size and format, frame rate and quality.
-public struct VideoEncoderSettings: Sendable, Hashable {
+package struct VideoEncoderSettings: Sendable, Hashable {
     /// The video codecs dropcut writes (`encoderName` gives the FFmpeg encoder of each).
-    public typealias Codec = VideoCodecID
+    package typealias Codec = VideoCodecID
 
     /// H.264 or HEVC.
-    public var codec: Codec
+    package var codec: Codec
     /// The picture size; 4:2:0 formats need even width and height.
-    public var size: PixelSize
+    package var size: PixelSize
     /// Time per frame (1/30 s for 30 fps). It is the encoder's time base, so frame
     /// `n` of a constant-rate stream has pts `n`.
-    public var frameDuration: MediaTime
+    package var frameDuration: MediaTime
     /// Constant rate factor: lower is better quality and larger files (x264: 0...51).
-    public var crf: Int
+    package var crf: Int
     /// The x264/x265 speed preset: `ultrafast` ... `veryslow`, `placebo`.
-    public var preset: String
+    package var preset: String
     /// The format of the frames sent to the encoder.
-    public var pixelFormat: PixelFormat
+    package var pixelFormat: PixelFormat
     /// What the samples mean, written into the stream (VUI) and from there the container's
     /// `colr` box: BT.709 SDR, or BT.2100 HLG (`ColorDescription.hlg`, with 10-bit
     /// `yuv420p10` frames and HEVC, which then also carries the alternative transfer
     /// characteristics SEI naming HLG).
-    public var color: ColorDescription
+    package var color: ColorDescription
     /// A keyframe (IDR, closed GOP) exactly every this many frames and nowhere else (no
     /// scene-cut keyframes): what an HLS ladder needs, so every rung can be cut into
     /// segments at the same times. nil: the encoder places keyframes as it likes.
-    public var keyframeInterval: Int?
+    package var keyframeInterval: Int?
 
     /// Settings with dropcut's recipe defaults for the quality knobs (`EncodingDefaults`).
-    public init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = EncodingDefaults.crf,
+    package init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = EncodingDefaults.crf,
                 preset: String = EncodingDefaults.preset, pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709,
                 keyframeInterval: Int? = nil) {
         self.codec = codec
@@ -45,7 +45,7 @@ public struct VideoEncoderSettings: Sendable, Hashable {
 
 extension VideoCodecID {
     /// The FFmpeg encoder name: `libx264` or `libx265`.
-    public var encoderName: String {
+    package var encoderName: String {
         switch self {
         case .h264: return "libx264"
         case .hevc: return "libx265"

@@ -3,12 +3,12 @@ internal import CDropcutFFmpeg
 /// A block of audio in planar 32-bit float (FFmpeg's `fltp`, AAC's native format),
 /// owning one `AVFrame`. Allocated once with a fixed capacity and reused, so steady-state
 /// audio processing allocates nothing.
-public final class AudioFrame {
+package final class AudioFrame {
     let frame: UnsafeMutablePointer<AVFrame>
     /// How many samples per channel the buffers hold.
-    public let capacity: Int
+    package let capacity: Int
 
-    public init(channels: Int, sampleRate: Int, capacity: Int) throws(FFmpegError) {
+    package init(channels: Int, sampleRate: Int, capacity: Int) throws(FFmpegError) {
         guard let frame = av_frame_alloc() else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
         }
@@ -40,11 +40,11 @@ public final class AudioFrame {
         av_frame_free(&doomed)
     }
 
-    public var channels: Int { Int(frame.pointee.ch_layout.nb_channels) }
-    public var sampleRate: Int { Int(frame.pointee.sample_rate) }
+    package var channels: Int { Int(frame.pointee.ch_layout.nb_channels) }
+    package var sampleRate: Int { Int(frame.pointee.sample_rate) }
 
     /// Valid samples per channel (≤ `capacity`).
-    public var sampleCount: Int {
+    package var sampleCount: Int {
         get { Int(frame.pointee.nb_samples) }
         set {
             precondition(newValue >= 0 && newValue <= capacity, "sampleCount \(newValue) outside 0...\(capacity)")
@@ -53,13 +53,13 @@ public final class AudioFrame {
     }
 
     /// Presentation time in samples (the frame's time base is 1/sampleRate).
-    public var pts: Int64? {
+    package var pts: Int64? {
         get { frame.pointee.pts == cff_nopts_value() ? nil : frame.pointee.pts }
         set { frame.pointee.pts = newValue ?? cff_nopts_value() }
     }
 
     /// Runs `body` with channel `index`'s samples (all `capacity` of them).
-    public func withChannel<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withChannel<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
         precondition(index >= 0 && index < channels, "channel \(index) of \(channels)")
         let base = frame.pointee.extended_data[index]!
         return try base.withMemoryRebound(to: Float.self, capacity: capacity) {
@@ -68,7 +68,7 @@ public final class AudioFrame {
     }
 
     /// Makes the buffers writable, copying them if an encoder still holds a reference.
-    public func makeWritable() throws(FFmpegError) {
+    package func makeWritable() throws(FFmpegError) {
         try check(av_frame_make_writable(frame), "av_frame_make_writable", path: nil)
     }
 }

@@ -8,7 +8,7 @@ import DropcutTimeline
 /// Regions let the caller crop the source and place the result anywhere in the
 /// destination without copying: plane pointers are offset, not pictures moved. For 4:2:0
 /// formats region origins should be even, or chroma lands half a pixel off.
-public final class Scaler {
+package final class Scaler {
     private struct Key: Equatable {
         var source: PixelSize, sourceFormat: AVPixelFormat, sourceFullRange: Bool, sourceMatrix: Int32
         var destination: PixelSize, destinationFormat: AVPixelFormat, destinationMatrix: Int32
@@ -19,7 +19,7 @@ public final class Scaler {
     private let flags: Int32
 
     /// The resampling filter.
-    public enum Filter: Sendable {
+    package enum Filter: Sendable {
         /// Bicubic: the ffmpeg CLI's scale default; for video frames every frame.
         case bicubic
         /// Lanczos: sharper, slower; for pictures scaled once (overlay logos).
@@ -29,7 +29,7 @@ public final class Scaler {
         case bilinear
     }
 
-    public init(filter: Filter = .bicubic) {
+    package init(filter: Filter = .bicubic) {
         switch filter {
         case .bicubic: flags = Int32(SWS_BICUBIC)
         case .lanczos: flags = Int32(SWS_LANCZOS) | Int32(SWS_ACCURATE_RND)
@@ -44,7 +44,7 @@ public final class Scaler {
     /// Scales `region` of `source` into `destinationRegion` of `destination`, converting
     /// pixel format and range (full-range JPEG-style YUV becomes video range when the
     /// destination is a video-range format).
-    public func scale(_ source: VideoFrame, region: PixelRect, into destination: VideoFrame,
+    package func scale(_ source: VideoFrame, region: PixelRect, into destination: VideoFrame,
                       region destinationRegion: PixelRect) throws(FFmpegError) {
         let sourceFormat = source.pixelFormat.rawValue, destinationFormat = destination.pixelFormat.rawValue
         let fullRange = source.isFullRange
@@ -103,7 +103,7 @@ private func withCArray<T, R>(_ tuple: inout (T, T, T, T), _ body: (UnsafeMutabl
 extension VideoFrame {
     /// True for full-range (JPEG-style, 0...255) pictures: RGB, yuvj formats, or a frame
     /// whose colour range says so.
-    public var isFullRange: Bool {
+    package var isFullRange: Bool {
         isRGB || pixelFormat.isFullRangeYUV || frame.pointee.color_range == AVCOL_RANGE_JPEG
     }
 
@@ -134,7 +134,7 @@ extension VideoFrame {
 
     /// True when the pixels use the BT.709 matrix dropcut's output is tagged with: by the
     /// frame's tag, or — untagged — by its size, as players assume (HD is BT.709, SD BT.601).
-    public var usesBT709: Bool { swscaleMatrix == SWS_CS_ITU709 }
+    package var usesBT709: Bool { swscaleMatrix == SWS_CS_ITU709 }
 
     private var isHighDefinition: Bool { width >= 1280 || height >= 720 }
 

@@ -5,7 +5,7 @@ extension VideoFrame {
     /// How the frame's samples are to be read as colour: its own tags (decoders copy the
     /// stream's VUI into every frame) with the players' defaults for what they leave out,
     /// and the HDR peak its side data states.
-    public var colorDescription: ColorDescription {
+    package var colorDescription: ColorDescription {
         let f = frame.pointee
         var description = ColorTags.description(primaries: f.color_primaries, transfer: f.color_trc, matrix: f.colorspace,
                                                 range: f.color_range, pixelFormat: AVPixelFormat(f.format))
@@ -25,7 +25,7 @@ extension VideoFrame {
     /// Tags the frame as holding `description` (primaries, transfer, matrix, range), as
     /// dropcut's HLG canvases are: swscale takes the matrix of a frame it writes from its
     /// tag, and the encoder is told the same.
-    public func setColorTags(_ description: ColorDescription) {
+    package func setColorTags(_ description: ColorDescription) {
         let tags = ColorTags.tags(of: description)
         frame.pointee.color_primaries = tags.primaries
         frame.pointee.color_trc = tags.transfer
@@ -37,7 +37,7 @@ extension VideoFrame {
     /// ones stay unset), keeping its own range: a picture repacked by swscale into this
     /// frame then keeps its matrix (swscale converts only between differing tags) while
     /// its range becomes this frame's.
-    public func copyColorTags(from other: VideoFrame) {
+    package func copyColorTags(from other: VideoFrame) {
         frame.pointee.color_primaries = other.frame.pointee.color_primaries
         frame.pointee.color_trc = other.frame.pointee.color_trc
         frame.pointee.colorspace = other.frame.pointee.colorspace
@@ -45,19 +45,19 @@ extension VideoFrame {
 
     /// True when the frame is tagged with the BT.2020 non-constant-luminance matrix (the
     /// one dropcut's HLG outputs use).
-    public var isTaggedBT2020: Bool { frame.pointee.colorspace == AVCOL_SPC_BT2020_NCL }
+    package var isTaggedBT2020: Bool { frame.pointee.colorspace == AVCOL_SPC_BT2020_NCL }
 }
 
 extension PixelFormat {
     /// 10-bit planar 4:2:0, little-endian: what HEVC Main 10 (phone HDR) decodes to.
-    public static let yuv420p10 = PixelFormat(rawValue: AV_PIX_FMT_YUV420P10LE)
+    package static let yuv420p10 = PixelFormat(rawValue: AV_PIX_FMT_YUV420P10LE)
 
     /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le).
-    public var bitDepth: Int { Int(av_pix_fmt_desc_get(rawValue)?.pointee.comp.0.depth ?? 8) }
+    package var bitDepth: Int { Int(av_pix_fmt_desc_get(rawValue)?.pointee.comp.0.depth ?? 8) }
 
     /// True for planar Y'CbCr 4:2:0 with one sample per byte (8-bit) or per
     /// little-endian 16-bit word (9–16 bits): the layouts dropcut's tone mapper reads.
-    public var isPlanarYUV420: Bool {
+    package var isPlanarYUV420: Bool {
         guard let descriptor = av_pix_fmt_desc_get(rawValue)?.pointee else { return false }
         let flags = descriptor.flags
         let excluded = UInt64(AV_PIX_FMT_FLAG_RGB) | UInt64(AV_PIX_FMT_FLAG_BE) | UInt64(AV_PIX_FMT_FLAG_BITSTREAM)
@@ -74,5 +74,5 @@ extension VideoFrame {
     /// (JPEG, H.261); otherwise it sits left (MPEG-2 and H.264's default, also when unstated).
     /// Resampling that moves chroma by other than whole blocks (the general layer warp)
     /// needs to know where each sample is.
-    public var chromaIsCentreSited: Bool { frame.pointee.chroma_location == AVCHROMA_LOC_CENTER }
+    package var chromaIsCentreSited: Bool { frame.pointee.chroma_location == AVCHROMA_LOC_CENTER }
 }

@@ -3,13 +3,13 @@ import DropcutTimeline
 
 /// A picture, owning one `AVFrame` (allocated in `init`, freed in `deinit`). Planes are
 /// reached through `withPlane`; the `AVFrame` itself never leaves MediaIO.
-public final class VideoFrame {
+package final class VideoFrame {
     let frame: UnsafeMutablePointer<AVFrame>
 
     /// A frame of `width`x`height` in `pixelFormat`, with its buffers allocated
     /// (32-byte aligned rows, as SIMD code in swscale and the encoders like), tagged
     /// video-range BT.709.
-    public init(width: Int, height: Int, pixelFormat: PixelFormat = .yuv420p) throws(FFmpegError) {
+    package init(width: Int, height: Int, pixelFormat: PixelFormat = .yuv420p) throws(FFmpegError) {
         guard let frame = av_frame_alloc() else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
         }
@@ -31,7 +31,7 @@ public final class VideoFrame {
 
     /// An empty frame for a decoder or a filter to fill (`avcodec_receive_frame`,
     /// `take(from:)` and `prepare(like:)` give it buffers).
-    public init() throws(FFmpegError) {
+    package init() throws(FFmpegError) {
         guard let frame = av_frame_alloc() else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_frame_alloc", path: nil)
         }
@@ -43,13 +43,13 @@ public final class VideoFrame {
         av_frame_free(&doomed)
     }
 
-    public var width: Int { Int(frame.pointee.width) }
-    public var height: Int { Int(frame.pointee.height) }
-    public var size: PixelSize { PixelSize(width: width, height: height) }
-    public var pixelFormat: PixelFormat { PixelFormat(rawValue: AVPixelFormat(frame.pointee.format)) }
+    package var width: Int { Int(frame.pointee.width) }
+    package var height: Int { Int(frame.pointee.height) }
+    package var size: PixelSize { PixelSize(width: width, height: height) }
+    package var pixelFormat: PixelFormat { PixelFormat(rawValue: AVPixelFormat(frame.pointee.format)) }
 
     /// The presentation timestamp in the frame's time base, as FFmpeg stores it.
-    public var pts: Int64? {
+    package var pts: Int64? {
         get { frame.pointee.pts == cff_nopts_value() ? nil : frame.pointee.pts }
         set { frame.pointee.pts = newValue ?? cff_nopts_value() }
     }
@@ -57,7 +57,7 @@ public final class VideoFrame {
     /// Runs `body` with plane `index`'s bytes (`rows × stride` of them) and its stride.
     /// Rows are `stride` bytes apart; only the first `planeWidth(index)` bytes of a row
     /// are picture.
-    public func withPlane<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer, _ stride: Int) throws -> R) rethrows -> R {
+    package func withPlane<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer, _ stride: Int) throws -> R) rethrows -> R {
         precondition(index >= 0 && index < 4, "plane index \(index) out of range")
         let stride = Int(withUnsafePointer(to: &frame.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[index] } })
         let base = withUnsafePointer(to: &frame.pointee.data) {
@@ -68,41 +68,41 @@ public final class VideoFrame {
     }
 
     /// Rows in plane `index` (chroma planes of 4:2:0 have half as many, rounded up).
-    public func planeHeight(_ index: Int) -> Int {
+    package func planeHeight(_ index: Int) -> Int {
         index == 0 || index == 3 || !pixelFormat.isChromaSubsampledVertically ? height : (height + 1) / 2
     }
 
     /// Bytes of picture in one row of plane `index` (for 8-bit planar formats).
-    public func planeWidth(_ index: Int) -> Int {
+    package func planeWidth(_ index: Int) -> Int {
         index == 0 || index == 3 || !pixelFormat.isChromaSubsampledHorizontally ? width : (width + 1) / 2
     }
 
     /// True when the decoder says the frame holds two interlaced fields.
-    public var isInterlaced: Bool { frame.pointee.interlaced_frame != 0 }
+    package var isInterlaced: Bool { frame.pointee.interlaced_frame != 0 }
     /// For an interlaced frame: true when its top field (even lines) comes first.
-    public var isTopFieldFirst: Bool { frame.pointee.top_field_first != 0 }
+    package var isTopFieldFirst: Bool { frame.pointee.top_field_first != 0 }
 
     /// True when `other` has this frame's size and pixel format (its planes line up).
-    public func hasSameShape(as other: VideoFrame) -> Bool {
+    package func hasSameShape(as other: VideoFrame) -> Bool {
         width == other.width && height == other.height && frame.pointee.format == other.frame.pointee.format
     }
 
     /// Takes `other`'s picture and properties, leaving `other` empty for the next decode
     /// (av_frame_move_ref: no pixels are copied).
-    public func take(from other: VideoFrame) {
+    package func take(from other: VideoFrame) {
         av_frame_unref(frame)
         av_frame_move_ref(frame, other.frame)
     }
 
     /// Releases the picture (a frame kept between uses holds no decoder buffer).
-    public func release() {
+    package func release() {
         av_frame_unref(frame)
     }
 
     /// Gives the frame buffers of `model`'s size and format (kept when they already fit
     /// and are this frame's own, so a steady stream allocates nothing) and `model`'s
     /// properties: colour tags, timestamps, aspect.
-    public func prepare(like model: VideoFrame) throws(FFmpegError) {
+    package func prepare(like model: VideoFrame) throws(FFmpegError) {
         let fits = frame.pointee.width == model.frame.pointee.width && frame.pointee.height == model.frame.pointee.height
             && frame.pointee.format == model.frame.pointee.format && frame.pointee.buf.0 != nil
             && av_frame_is_writable(frame) != 0
@@ -118,33 +118,33 @@ public final class VideoFrame {
 
     /// Makes the buffers writable, copying them if a decoder or encoder still holds a
     /// reference (av_frame_make_writable).
-    public func makeWritable() throws(FFmpegError) {
+    package func makeWritable() throws(FFmpegError) {
         try check(av_frame_make_writable(frame), "av_frame_make_writable", path: nil)
     }
 }
 
 /// A pixel format, as FFmpeg names it. Only the formats dropcut handles are public
 /// (`yuv420p`, `nv12`...); the FFmpeg enum stays inside MediaIO.
-public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+package struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     let rawValue: AVPixelFormat
     init(rawValue: AVPixelFormat) { self.rawValue = rawValue }
 
-    public static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P)
-    public static let yuvj420p = PixelFormat(rawValue: AV_PIX_FMT_YUVJ420P)
-    public static let nv12 = PixelFormat(rawValue: AV_PIX_FMT_NV12)
-    public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA)
-    public static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P)
+    package static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P)
+    package static let yuvj420p = PixelFormat(rawValue: AV_PIX_FMT_YUVJ420P)
+    package static let nv12 = PixelFormat(rawValue: AV_PIX_FMT_NV12)
+    package static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA)
+    package static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P)
     /// 8-bit luma only: what analysis looks at.
-    public static let gray = PixelFormat(rawValue: AV_PIX_FMT_GRAY8)
+    package static let gray = PixelFormat(rawValue: AV_PIX_FMT_GRAY8)
 
     /// The format FFmpeg calls `name` (`yuv420p10le`), nil when it knows none.
-    public static func named(_ name: String) -> PixelFormat? {
+    package static func named(_ name: String) -> PixelFormat? {
         let format = av_get_pix_fmt(name)
         return format == AV_PIX_FMT_NONE ? nil : PixelFormat(rawValue: format)
     }
 
     /// FFmpeg's name: `yuv420p`, `nv12`...
-    public var description: String { av_get_pix_fmt_name(rawValue).map { String(cString: $0) } ?? "none" }
+    package var description: String { av_get_pix_fmt_name(rawValue).map { String(cString: $0) } ?? "none" }
 
     /// The yuvj formats: full-range (JPEG) YUV by definition, whatever a frame's range says.
     var isFullRangeYUV: Bool {
@@ -153,7 +153,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// Bytes per sample when the format is planar YUV (three or four planes) of 8 to 16
     /// bits, native endian; nil for anything else (packed, semi-planar, RGB, floats).
-    public var planarYUVSampleBytes: Int? {
+    package var planarYUVSampleBytes: Int? {
         guard let descriptor = av_pix_fmt_desc_get(rawValue)?.pointee else { return nil }
         let flags = descriptor.flags
         guard flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0,

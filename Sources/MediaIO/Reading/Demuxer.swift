@@ -3,22 +3,22 @@ import DropcutTimeline
 
 /// An open media file: owns one `AVFormatContext` from `avformat_open_input` until
 /// `deinit` closes it. Reads the stream table at open.
-public final class Demuxer {
-    public let path: String
+package final class Demuxer {
+    package let path: String
     /// Every stream, in file order (some phone files put audio first).
-    public let streams: [StreamInfo]
+    package let streams: [StreamInfo]
     /// The container's duration, when known. What the header says: `AssetProbe` checks it
     /// against the packets before a composition relies on it.
-    public let duration: MediaTime?
+    package let duration: MediaTime?
     /// When the container's first sample is presented, when known.
     let startTime: MediaTime?
     /// True when FFmpeg guessed `duration` from the file size and the bitrate (an MP3
     /// without an Info header, a stream with no index): a guess, not a statement.
     let durationIsEstimated: Bool
     /// The container format's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`...).
-    public let formatName: String
+    package let formatName: String
     /// The container's `creation_time` tag (ISO 8601, as cameras and phones write it).
-    public let creationTime: String?
+    package let creationTime: String?
 
     /// The demuxers this file may be opened with, and the one it was told to use, for
     /// `reopened()`.
@@ -33,7 +33,7 @@ public final class Demuxer {
     /// (`hls`), scripts (`concat`), image sequences (`image2`), text (`tty`), devices,
     /// `lavfi` or network formats: any of those dropped into an inbox would make dropcut
     /// read other files (another folder's archive) or hosts into someone's output.
-    public static let containers = [
+    package static let containers = [
         "mov", "mp4", "m4a", "3gp", "3g2", "mj2",   // QuickTime / MP4 (one demuxer)
         "matroska", "webm", "mpegts", "mpeg", "avi", "flv", "mxf", "asf", "dv",
         "mp3", "wav", "w64", "aac", "ac3", "eac3", "flac", "ogg", "aiff", "caf", "amr",
@@ -41,7 +41,7 @@ public final class Demuxer {
 
     /// The demuxers for still pictures (overlay images): one file each — `image2` reads no
     /// sequence or pattern here (`pattern_type` none).
-    public static let images = ["image2", "png_pipe", "jpeg_pipe"]
+    package static let images = ["image2", "png_pipe", "jpeg_pipe"]
 
     /// Opens `path` and probes its streams. Throws an `FFmpegError` naming the file when it
     /// is missing, unreadable, not media, or in a format that is not in `formats`
@@ -56,7 +56,7 @@ public final class Demuxer {
     /// whole to learn its pixel format: for a still picture, whose header was already read
     /// and judged (`PictureHeader`) and which is decoded once, next. Its stream then states
     /// no size; the decoded frame does.
-    public init(path: String, formats: [String] = Demuxer.containers, format: String? = nil,
+    package init(path: String, formats: [String] = Demuxer.containers, format: String? = nil,
                 probeStreams: Bool = true) throws(FFmpegError) {
         self.path = path
         self.formats = formats

@@ -27,17 +27,17 @@ import DropcutTimeline
 /// `AssetProbe` and `dropcut probe` use it; the composition carries the answer to the
 /// render (`SourceTrack.fieldOrder`), so a clip is deinterlaced exactly when its plan ran
 /// at its field rate.
-public enum FieldOrderDetection {
+package enum FieldOrderDetection {
     /// The most packets of the stream decoded.
-    public static let packetLimit = 8
+    package static let packetLimit = 8
     /// The most packets of the file read while looking for those (other streams' packets
     /// are read past, not decoded).
-    public static let readLimit = 1024
+    package static let readLimit = 1024
 
     /// `streams` with the field order of each video stream that does not state one taken
     /// from its first frame (see the type). `demuxer` is not moved: each stream asked is
     /// read by a demuxer of its own.
-    public static func resolving(_ streams: [StreamInfo], of demuxer: Demuxer) throws(FFmpegError) -> [StreamInfo] {
+    package static func resolving(_ streams: [StreamInfo], of demuxer: Demuxer) throws(FFmpegError) -> [StreamInfo] {
         var resolved: [StreamInfo] = []
         for stream in streams { resolved.append(try self.resolved(stream, of: demuxer)) }
         return resolved
@@ -45,7 +45,7 @@ public enum FieldOrderDetection {
 
     /// `stream` (of `demuxer`'s file) with its field order taken from its first frame when
     /// it states none; as it is otherwise.
-    public static func resolved(_ stream: StreamInfo, of demuxer: Demuxer) throws(FFmpegError) -> StreamInfo {
+    package static func resolved(_ stream: StreamInfo, of demuxer: Demuxer) throws(FFmpegError) -> StreamInfo {
         guard asksFrames(stream) else { return stream }
         var stream = stream
         stream.fieldOrder = try firstFrameFieldOrder(ofStream: stream.index, in: demuxer.reopened())

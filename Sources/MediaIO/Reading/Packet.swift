@@ -6,11 +6,11 @@ internal import CDropcutFFmpeg
 /// refills it in place and the muxer hands its payload on, so steady-state encoding
 /// allocates no packets. Timestamps are in the time base of whoever filled it last
 /// (the encoder's `timeBase` after `receivePacket(into:)`).
-public final class Packet {
+package final class Packet {
     let packet: UnsafeMutablePointer<AVPacket>
 
     /// An empty packet.
-    public init() throws(FFmpegError) {
+    package init() throws(FFmpegError) {
         guard let packet = av_packet_alloc() else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_packet_alloc", path: nil)
         }
@@ -24,34 +24,34 @@ public final class Packet {
 
     /// Drops the payload reference and resets the fields, keeping the `AVPacket` itself
     /// for reuse.
-    public func unref() {
+    package func unref() {
         av_packet_unref(packet)
     }
 
     /// Presentation time, in the filler's time base; nil when unset.
-    public var pts: Int64? {
+    package var pts: Int64? {
         packet.pointee.pts == cff_nopts_value() ? nil : packet.pointee.pts
     }
 
     /// Decoding time, in the filler's time base; nil when unset.
-    public var dts: Int64? {
+    package var dts: Int64? {
         packet.pointee.dts == cff_nopts_value() ? nil : packet.pointee.dts
     }
 
     /// How long the packet lasts, in the filler's time base (0 when unknown).
-    public var duration: Int64 { packet.pointee.duration }
+    package var duration: Int64 { packet.pointee.duration }
 
     /// The stream the packet belongs to (set by the demuxer).
     var streamIndex: Int { Int(packet.pointee.stream_index) }
 
     /// Payload size in bytes (0 for an empty packet).
-    public var size: Int { Int(packet.pointee.size) }
+    package var size: Int { Int(packet.pointee.size) }
 
     /// True when the packet can be decoded on its own (a video sync point).
-    public var isKeyframe: Bool { packet.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    package var isKeyframe: Bool { packet.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 
     /// True for a sample the container leaves out of the presentation (an MP4 edit list
     /// starting after it: the frames before a cut made without re-encoding, which are
     /// decoded only as references). It is not shown and does not count toward the length.
-    public var isDiscarded: Bool { packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+    package var isDiscarded: Bool { packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }

@@ -1,81 +1,81 @@
 import DropcutTimeline
 
 /// What a container says about one of its streams, in file order.
-public struct StreamInfo: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable {
+package struct StreamInfo: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case video, audio, subtitle, data, attachment, unknown
     }
 
     /// The stream's index in the file (FFmpeg's `AVStream.index`).
-    public var index: Int
-    public var kind: Kind
+    package var index: Int
+    package var kind: Kind
     /// FFmpeg's codec name: `h264`, `hevc`, `aac`, `png`...
-    public var codecName: String
+    package var codecName: String
     /// The stream's time base as a one-tick time (1/90000 s for 90 kHz).
-    public var timeBase: MediaTime
+    package var timeBase: MediaTime
     /// The stream's duration, when the container states it.
-    public var duration: MediaTime?
+    package var duration: MediaTime?
     /// Video: frame size in pixels.
-    public var size: PixelSize?
+    package var size: PixelSize?
     /// Audio: samples per second and channel count.
-    public var sampleRate: Int?
-    public var channels: Int?
+    package var sampleRate: Int?
+    package var channels: Int?
     /// Audio: FFmpeg's name of the channel layout (`stereo`, `mono`, `5.1`).
-    public var channelLayout: String?
+    package var channelLayout: String?
     /// Video: FFmpeg's pixel format name (`yuv420p`, `yuvj420p`, `yuv420p10le`).
-    public var pixelFormat: String?
+    package var pixelFormat: String?
     /// Video: the shape of a stored pixel (the container's, else the codec's), nil when
     /// unknown or implausible: square.
-    public var pixelAspectRatio: PixelAspectRatio?
+    package var pixelAspectRatio: PixelAspectRatio?
     /// Video: how the frames' two fields were recorded; nil: progressive. As the stream says
     /// (`field_order`) — or, where it does not say (`statesFieldOrder` false), as its first
     /// decoded frame says once `FieldOrderDetection` has asked it (nil until then: unknown
     /// is taken as progressive).
-    public var fieldOrder: FieldOrder?
+    package var fieldOrder: FieldOrder?
     /// Video: false when the stream leaves its field order unknown (FFmpeg's
     /// `AV_FIELD_UNKNOWN`: DV in every container, FFV1, ProRes or VP9 where the container
     /// does not say), so that only its frames can tell; true when it states one,
     /// progressive or interlaced.
-    public var statesFieldOrder = true
+    package var statesFieldOrder = true
     /// Video: the display matrix, when the stream carries one (what `AssetProbe` turns
     /// into the track's preferredTransform).
-    public var displayMatrix: DisplayMatrix?
+    package var displayMatrix: DisplayMatrix?
     /// Video: clockwise quarter turns the display matrix asks for (0...3), after mirroring
     /// left-right when `mirrored`.
-    public var rotation: Int { displayMatrix?.clockwiseQuarterTurns ?? 0 }
-    public var mirrored: Bool { displayMatrix?.isMirrored ?? false }
+    package var rotation: Int { displayMatrix?.clockwiseQuarterTurns ?? 0 }
+    package var mirrored: Bool { displayMatrix?.isMirrored ?? false }
     /// Video: the nominal time per frame (from the stream's real base frame rate).
-    public var frameDuration: MediaTime?
+    package var frameDuration: MediaTime?
     /// Video: the average time per frame over the stream.
-    public var averageFrameDuration: MediaTime?
+    package var averageFrameDuration: MediaTime?
     /// Whether the container marks it as the default of its kind, whether it is a cover
     /// picture (an MP3's or MKV's artwork, not video), and whether FFmpeg has a decoder
     /// for it (Apple's spatial audio, APAC, has none).
-    public var isDefault = false
-    public var isAttachedPicture = false
-    public var isDecodable = true
+    package var isDefault = false
+    package var isAttachedPicture = false
+    package var isDecodable = true
     /// When the stream's first sample is presented (edit lists and B-frame delay move it
     /// off zero).
-    public var startTime: MediaTime?
+    package var startTime: MediaTime?
     /// Video: how the samples are to be read as colour, as the stream tags it (`.unknown`
     /// parts where it does not say; `ColorDescription.resolved` fills them in), with its
     /// HDR metadata and Dolby Vision configuration.
-    public var color: ColorDescription?
+    package var color: ColorDescription?
 
     /// Video: the size the picture is shown at in square pixels (`size` widened or
     /// narrowed by the pixel aspect ratio).
-    public var displaySize: PixelSize? {
+    package var displaySize: PixelSize? {
         size.map { (pixelAspectRatio ?? .square).displaySize(of: $0) }
     }
 
     /// True when the average frame rate differs from the nominal one by more than 1 %:
     /// the stream is variable frame rate (phones do this in low light).
-    public var isVariableFrameRate: Bool {
+    package var isVariableFrameRate: Bool {
         guard let nominal = frameDuration, let average = averageFrameDuration, nominal > .zero else { return false }
         return abs(average.seconds / nominal.seconds - 1) > 0.01
     }
 
-    public init(index: Int, kind: Kind, codecName: String, timeBase: MediaTime, duration: MediaTime? = nil,
+    package init(index: Int, kind: Kind, codecName: String, timeBase: MediaTime, duration: MediaTime? = nil,
                 size: PixelSize? = nil, sampleRate: Int? = nil, channels: Int? = nil) {
         self.index = index
         self.kind = kind

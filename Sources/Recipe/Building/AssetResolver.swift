@@ -42,7 +42,7 @@ public struct AssetResolver: Sendable {
     }
 
     /// The real path of `path`, written in the recipe at `recipeFile`.
-    public func resolve(_ path: String, recipeFile: String) -> Result<String, Failure> {
+    package func resolve(_ path: String, recipeFile: String) -> Result<String, Failure> {
         var escaped: String?
         for (folder, root) in searchFolders(recipeFile: recipeFile) {
             let candidate = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
@@ -63,7 +63,7 @@ public struct AssetResolver: Sendable {
 
     /// A font by file name: the asset folders first, then the system font folders
     /// (searched recursively, as fontconfig would).
-    public func resolveFont(_ name: String, recipeFile: String) -> Result<String, Failure> {
+    package func resolveFont(_ name: String, recipeFile: String) -> Result<String, Failure> {
         let local = resolve(name, recipeFile: recipeFile)
         if case .success = local { return local }
         if case .failure(.outsideAssetFolders) = local { return local }

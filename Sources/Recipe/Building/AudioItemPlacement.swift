@@ -2,15 +2,15 @@ import DropcutTimeline
 
 /// One `audio:` item as the builder placed it: its composition track and range in output
 /// time, so `plan` can list it and the music can duck under it.
-public struct AudioItemPlacement: Sendable, Hashable {
+package struct AudioItemPlacement: Sendable, Hashable {
     /// The composition audio track carrying the item.
-    public var trackID: TrackID
+    package var trackID: TrackID
     /// Where it sounds, in output time (cut at the output's end).
-    public var range: TimeRange
-    public var mode: Recipe.AudioItem.Mode
-    public var pitch: Double
+    package var range: TimeRange
+    package var mode: Recipe.AudioItem.Mode
+    package var pitch: Double
     /// Whether the music bed ducks under it.
-    public var ducksMusic: Bool
+    package var ducksMusic: Bool
     /// The file, as the composition's source track names it.
-    public var source: String
+    package var source: String
 }

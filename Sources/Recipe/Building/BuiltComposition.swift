@@ -15,15 +15,15 @@ public struct BuiltComposition: Sendable, Hashable {
     public var clipAudioTrackIDs: [TrackID]
     /// The music bed, if the recipe has music — already ducked: its volumes in
     /// `audioMix` are final.
-    public var music: MusicBed?
+    package var music: MusicBed?
     /// The recipe's `audio:` items, as placed (their volumes and pitch are in `audioMix`).
-    public var audioItems: [AudioItemPlacement] = []
+    package var audioItems: [AudioItemPlacement] = []
     /// The clips' own sound level over time, when the music ducks under it (measured for
     /// the ducking; `plan --svg` draws it).
     public var clipLevels: SoundLevels?
     /// iPhone slow-motion sidecars (`.AAE`) whose regions were applied, for `plan` and
     /// the logs to mention.
-    public var slowMotionSidecars: [SlowMotionSidecar] = []
+    package var slowMotionSidecars: [SlowMotionSidecar] = []
     /// Where the captions came from (a subtitle file, or the clip's own stream), for
     /// `plan` and the logs; nil: no captions.
     public var captionSource: String?

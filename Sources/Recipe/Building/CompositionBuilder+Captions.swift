@@ -43,7 +43,7 @@ extension CompositionBuilder {
 
     /// The clip's caption sidecar: `<stem>.srt` or `<stem>.vtt` beside it (any letter case;
     /// the exact case first, then `.srt` before `.vtt`).
-    public static func captionSidecar(besides input: String) -> String? {
+    package static func captionSidecar(besides input: String) -> String? {
         SidecarFile.path(besides: input, extensions: [SubtitleFormat.subRip.rawValue, SubtitleFormat.webVTT.rawValue])
     }
 

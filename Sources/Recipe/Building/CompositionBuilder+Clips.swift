@@ -94,7 +94,7 @@ extension CompositionBuilder {
     /// How long an iPhone slow-motion region takes to slow down and to speed up again, in
     /// source time: the seed's iPhone segment table ramps over about 0.2 s at each end
     /// (2.475 → 2.675 s in, 13.268 → 13.465 s out).
-    public static let slowMotionEdge = MediaTime(value: 1, timescale: 5)
+    package static let slowMotionEdge = MediaTime(value: 1, timescale: 5)
 
     /// A sidecar's regions (clipped to the trim) as speed ranges: the rate in the middle,
     /// ramped in steps from and back to normal speed over each edge (a quarter of the

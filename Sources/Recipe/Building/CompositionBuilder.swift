@@ -12,14 +12,14 @@ import DropcutTimeline
 /// Building is complete in one call: the media are probed through `probe` and, when the
 /// music ducks under the clips' sound, that sound is measured through `levels`, so what
 /// `build` returns is ready to render.
-public struct CompositionBuilder: Sendable {
-    public var recipe: Recipe
-    public var probe: any MediaProbing
-    public var levels: any SoundLevelMeasuring
+package struct CompositionBuilder: Sendable {
+    package var recipe: Recipe
+    package var probe: any MediaProbing
+    package var levels: any SoundLevelMeasuring
     /// Analyses clips for `fit: smart` (asked only then).
-    public var subjects: any SubjectAnalyzing
+    package var subjects: any SubjectAnalyzing
 
-    public init(recipe: Recipe, probe: any MediaProbing, levels: any SoundLevelMeasuring,
+    package init(recipe: Recipe, probe: any MediaProbing, levels: any SoundLevelMeasuring,
                 subjects: any SubjectAnalyzing = NoSubjectAnalysis()) {
         self.recipe = recipe
         self.probe = probe
@@ -48,7 +48,7 @@ public struct CompositionBuilder: Sendable {
     }
 
     /// Builds the composition for `input` (the dropped clip that `{input}` stands for).
-    public func build(input: String, date: Date = Date()) throws(CompositionBuildError) -> BuiltComposition {
+    package func build(input: String, date: Date = Date()) throws(CompositionBuildError) -> BuiltComposition {
         var sidecars: [SlowMotionSidecar] = []
         var clips = try probeClips(input: input, sidecars: &sidecars)
         let transition = clips.count > 1 && recipe.transition.kind != .cut ? recipe.transition.duration : .zero

@@ -5,10 +5,10 @@ import DropcutTimeline
 /// against (height for text). `validate` checks a recipe against its `output.size` (or the
 /// largest output when the size comes from the source); the builder checks again against
 /// the real output size.
-public enum OverlaySizeCheck {
+package enum OverlaySizeCheck {
     /// The overlays (and groups' children, laid out in their group's box) that ask for
     /// more than `OverlayLimits.largestPicture(on: output)`: a message and where the overlay is written.
-    public static func problems(in overlays: [Recipe.Overlay], output: PixelSize) -> [(message: String, location: SourceLocation)] {
+    package static func problems(in overlays: [Recipe.Overlay], output: PixelSize) -> [(message: String, location: SourceLocation)] {
         var found: [(String, SourceLocation)] = []
         check(overlays, box: Size(width: Double(output.width), height: Double(output.height)), limit: OverlayLimits.largestPicture(on: output), into: &found)
         return found

@@ -2,12 +2,12 @@ import DropcutTimeline
 
 extension Recipe {
     /// The recipe format version this dropcut reads.
-    public static let supportedVersion = 1
+    package static let supportedVersion = 1
 
     /// Decodes and checks a (possibly merged) recipe tree. Every problem is reported, in
     /// file order, with its position; asset paths are resolved through `resolver`
     /// against the folder of the file each path was written in.
-    public static func decode(_ root: RecipeNode, name: String, resolver: AssetResolver) throws(RecipeError) -> Recipe {
+    package static func decode(_ root: RecipeNode, name: String, resolver: AssetResolver) throws(RecipeError) -> Recipe {
         var reader = RecipeReader()
         var recipe = Recipe(name: name)
         guard let top = reader.fields(root, "the recipe", allowed: RecipeReference.allowedKeys(in: "")) else { throw RecipeError(reader.diagnostics) }

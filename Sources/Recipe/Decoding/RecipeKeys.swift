@@ -6,20 +6,20 @@ import DropcutTimeline
 /// The decoder takes the keys it accepts from `RecipeReference.keys` (through
 /// `RecipeReference.allowedKeys(in:)`), so a key cannot be accepted without a row here, and
 /// the reference in docs/recipes.md is generated from the same rows.
-public struct RecipeKey: Sendable, Hashable {
+package struct RecipeKey: Sendable, Hashable {
     /// Where the key lives: `output.video.crf`; `[]` marks the items of a list
     /// (`clips[].speed[].rate`).
-    public let path: String
+    package let path: String
     /// What values it takes, with their limits.
-    public let type: String
+    package let type: String
     /// What applies when the key is left out.
-    public let defaultValue: String
+    package let defaultValue: String
     /// A value, as written after `key:` in YAML; it must validate on its own (tested).
-    public let example: String
+    package let example: String
     /// What it does, in one line.
-    public let summary: String
+    package let summary: String
 
-    public init(_ path: String, _ type: String, default defaultValue: String, example: String, _ summary: String) {
+    package init(_ path: String, _ type: String, default defaultValue: String, example: String, _ summary: String) {
         self.path = path
         self.type = type
         self.defaultValue = defaultValue
@@ -28,12 +28,12 @@ public struct RecipeKey: Sendable, Hashable {
     }
 
     /// The key as written in YAML: the last component of `path`.
-    public var name: String {
+    package var name: String {
         path.split(separator: ".").last.map(String.init) ?? path
     }
 
     /// The mapping the key belongs to: `""` (the top level), `output`, `clips[]`...
-    public var section: String {
+    package var section: String {
         guard let dot = path.lastIndex(of: ".") else { return "" }
         return String(path[..<dot])
     }
@@ -41,11 +41,11 @@ public struct RecipeKey: Sendable, Hashable {
 
 /// The recipe language's keys, in the order the decoder lists them in messages ("expected
 /// one of: ..."), and the Markdown reference made from them.
-public enum RecipeReference {
+package enum RecipeReference {
     /// Every key the decoder accepts. The order within each mapping is the order of the
     /// "expected one of" lists in error messages and breaks ties between "did you mean"
     /// suggestions, so keep it when adding keys.
-    public static let keys: [RecipeKey] = [
+    package static let keys: [RecipeKey] = [
         RecipeKey("version", "`1`", default: "required", example: "1",
                   "The recipe format version; every recipe file starts with it."),
         RecipeKey("output", "mapping", default: "see `output.*`", example: "{ size: 1080x1920, fit: fill }",
@@ -391,7 +391,7 @@ public enum RecipeReference {
 
     /// The keys a mapping accepts, in the reference's order: `section` is `""` for the
     /// top level, else a key's path with `[]` for list items (`clips[]`, `overlays[].move`).
-    public static func allowedKeys(in section: String) -> [String] {
+    package static func allowedKeys(in section: String) -> [String] {
         keys.filter { $0.section == section }.map(\.name)
     }
 
@@ -402,7 +402,7 @@ public enum RecipeReference {
     /// The reference as Markdown: a table of the top-level keys, then one per section, each
     /// row with the key's type, default, an example and what it does. docs/recipes.md holds this
     /// text between `<!-- recipe-reference:begin -->` and `<!-- recipe-reference:end -->`.
-    public static func markdown() -> String {
+    package static func markdown() -> String {
         var out = "<!-- Generated from Sources/Recipe/Decoding/RecipeKeys.swift by scripts/docs: edit there, not here. -->\n"
         // The bound every time shares, said once rather than in each time's row.
         out += "\nEvery time in a recipe (seconds, `\"250ms\"`, `\"01:02:03.5\"`) is at most \(RecipeLimits.maximumTimeText).\n"

@@ -3,26 +3,26 @@ import Yams
 /// A YAML document as a tree whose every node knows the file, line and column it came
 /// from, so that errors found after merging several recipe files still point at the right
 /// file. Scalars keep whether they were plain (unquoted): `1.5` is a number, `"1.5"` is text.
-public indirect enum RecipeNode: Sendable, Hashable {
+package indirect enum RecipeNode: Sendable, Hashable {
     case scalar(String, plain: Bool, at: SourceLocation)
     case mapping([Entry], at: SourceLocation)
     case sequence([RecipeNode], at: SourceLocation)
 
     /// One `key: value` pair of a mapping.
-    public struct Entry: Sendable, Hashable {
-        public var key: String
-        public var keyLocation: SourceLocation
-        public var value: RecipeNode
+    package struct Entry: Sendable, Hashable {
+        package var key: String
+        package var keyLocation: SourceLocation
+        package var value: RecipeNode
     }
 
-    public var location: SourceLocation {
+    package var location: SourceLocation {
         switch self {
         case let .scalar(_, _, at), let .mapping(_, at), let .sequence(_, at): return at
         }
     }
 
     /// True for `~`, `null` and an empty plain scalar.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case let .scalar(text, plain, _) = self { return plain && ["", "~", "null", "Null", "NULL"].contains(text) }
         return false
     }
@@ -38,7 +38,7 @@ public indirect enum RecipeNode: Sendable, Hashable {
 
     /// Parses `yaml` read from `file`. Syntax errors, duplicate keys, anchors/aliases and
     /// non-string keys are reported with their positions.
-    public static func parse(yaml: String, file: String) throws(RecipeError) -> RecipeNode {
+    package static func parse(yaml: String, file: String) throws(RecipeError) -> RecipeNode {
         let root: Node?
         // The parser stays alive while the tree is converted: nodes only hold their
         // anchors weakly, and an anchor is how an aliased node is recognised.
@@ -123,7 +123,7 @@ public indirect enum RecipeNode: Sendable, Hashable {
     /// This node with `override`'s keys laid over it, key by key: mappings merge
     /// recursively; scalars and lists in `override` replace what was here. This is how
     /// an inbox `recipe.yaml` and a clip's sidecar refine a folder's default recipe.
-    public func merged(with override: RecipeNode) -> RecipeNode {
+    package func merged(with override: RecipeNode) -> RecipeNode {
         guard case let .mapping(base, at) = self, case let .mapping(top, _) = override else { return override }
         var entries = base
         for entry in top {

@@ -4,10 +4,10 @@ import DropcutTimeline
 /// Reads typed values out of `RecipeNode`s, collecting every problem with its position
 /// instead of stopping at the first, so a person fixing a recipe sees all of them at once.
 /// Public so other YAML files of dropcut's (the daemon's config) report mistakes the same way.
-public struct RecipeReader {
-    public private(set) var diagnostics: [RecipeDiagnostic] = []
+package struct RecipeReader {
+    package private(set) var diagnostics: [RecipeDiagnostic] = []
 
-    public init() {}
+    package init() {}
 
     /// Rewrites the messages added since `count` to name `to` where they name `from`
     /// (`output.size` -> `outputs[2].size`): `output:`'s decoder reads the entries too.
@@ -20,13 +20,13 @@ public struct RecipeReader {
         }
     }
 
-    public mutating func error(_ message: String, at location: SourceLocation) {
+    package mutating func error(_ message: String, at location: SourceLocation) {
         diagnostics.append(RecipeDiagnostic(message, at: location))
     }
 
     /// The keys of a mapping, checked against `allowed`. Unknown keys are errors with a
     /// "did you mean" suggestion; a node that is not a mapping is an error.
-    public mutating func fields(_ node: RecipeNode, _ what: String, allowed: [String]) -> Fields? {
+    package mutating func fields(_ node: RecipeNode, _ what: String, allowed: [String]) -> Fields? {
         guard case let .mapping(entries, _) = node else {
             error("\(what) must be a mapping of keys (\(allowed.joined(separator: ", "))), got \(describe(node))", at: node.location)
             return nil
@@ -49,7 +49,7 @@ public struct RecipeReader {
     }
 
     /// The items of a list (a single non-list value is an error).
-    public mutating func list(_ node: RecipeNode, _ what: String) -> [RecipeNode]? {
+    package mutating func list(_ node: RecipeNode, _ what: String) -> [RecipeNode]? {
         guard case let .sequence(items, _) = node else {
             error("\(what) must be a list, got \(describe(node))", at: node.location)
             return nil
@@ -57,7 +57,7 @@ public struct RecipeReader {
         return items
     }
 
-    public mutating func string(_ node: RecipeNode, _ what: String) -> String? {
+    package mutating func string(_ node: RecipeNode, _ what: String) -> String? {
         guard case let .scalar(text, _, _) = node, !node.isNull else {
             error("\(what) must be text, got \(describe(node))", at: node.location)
             return nil
@@ -65,7 +65,7 @@ public struct RecipeReader {
         return text
     }
 
-    public mutating func bool(_ node: RecipeNode, _ what: String) -> Bool? {
+    package mutating func bool(_ node: RecipeNode, _ what: String) -> Bool? {
         if case let .scalar(text, true, _) = node {
             if ["true", "yes", "on"].contains(text.lowercased()) { return true }
             if ["false", "no", "off"].contains(text.lowercased()) { return false }
@@ -76,7 +76,7 @@ public struct RecipeReader {
 
     /// A plain number in `range`. `1e400` and `inf` are numbers out of any finite range
     /// (the message names the range); NaN is not a number.
-    public mutating func number(_ node: RecipeNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
+    package mutating func number(_ node: RecipeNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
         guard case let .scalar(text, _, _) = node, let value = Double(text.trimmingWhitespace()), !value.isNaN else {
             error("\(what) must be a number, got \(describe(node))", at: node.location)
             return nil
@@ -91,7 +91,7 @@ public struct RecipeReader {
 
     /// A whole number in `range`. A number beyond it — also one no `Int` holds
     /// (`9223372036854775808`, `1e19`) — is reported with the range.
-    public mutating func integer(_ node: RecipeNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
+    package mutating func integer(_ node: RecipeNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
         guard case let .scalar(raw, _, _) = node, let value = Int(raw.trimmingWhitespace()) else {
             if case let .scalar(raw, _, _) = node, let number = Double(raw.trimmingWhitespace()), !number.isNaN,
                number < Double(range.lowerBound) || number > Double(range.upperBound) {
@@ -109,7 +109,7 @@ public struct RecipeReader {
     }
 
     /// One of `E`'s raw values, with a suggestion when close.
-    public mutating func choice<E: RawRepresentable & CaseIterable>(_ node: RecipeNode, _ what: String, _ type: E.Type) -> E?
+    package mutating func choice<E: RawRepresentable & CaseIterable>(_ node: RecipeNode, _ what: String, _ type: E.Type) -> E?
     where E.RawValue == String {
         let options = E.allCases.map(\.rawValue)
         guard case let .scalar(text, _, _) = node else {
@@ -127,7 +127,7 @@ public struct RecipeReader {
     /// and at most `RecipeLimits.maximumTime` (24 hours): every time of a recipe (and of the
     /// daemon's configuration) goes through here, so nothing past the bound reaches the
     /// tick arithmetic of the builder, the ramps or the renderer.
-    public mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
+    package mutating func time(_ node: RecipeNode, _ what: String, allowEnd: Bool = false) -> RecipeTime? {
         let tooLarge = "\(what) must be at most \(RecipeLimits.maximumTimeText)"
         guard case let .scalar(text, _, _) = node, let time = RecipeTime.parse(text, allowEnd: allowEnd) else {
             if case let .scalar(text, _, _) = node, let value = RecipeTime.outOfRange(text, limit: Double(RecipeLimits.maximumTimeSeconds)) {
@@ -151,7 +151,7 @@ public struct RecipeReader {
     }
 
     /// A duration in seconds that must be a number of seconds (no `end`).
-    public mutating func duration(_ node: RecipeNode, _ what: String) -> MediaTime? {
+    package mutating func duration(_ node: RecipeNode, _ what: String) -> MediaTime? {
         guard case let .seconds(value)? = time(node, what) else { return nil }
         return value
     }
@@ -211,7 +211,7 @@ public struct RecipeReader {
     }
 
     /// What a node is, for messages: `'abc'`, `a mapping`, `a list`, `nothing`.
-    public func describe(_ node: RecipeNode) -> String {
+    package func describe(_ node: RecipeNode) -> String {
         if node.isNull { return "nothing" }
         if case let .scalar(text, _, _) = node { return "'\(text)'" }
         return node.kindName
@@ -248,9 +248,9 @@ public struct RecipeReader {
 }
 
 /// The known keys of one mapping.
-public struct Fields {
-    public var entries: [String: RecipeNode.Entry]
-    public var location: SourceLocation
-    public subscript(key: String) -> RecipeNode? { entries[key]?.value }
-    public func keyLocation(_ key: String) -> SourceLocation? { entries[key]?.keyLocation }
+package struct Fields {
+    package var entries: [String: RecipeNode.Entry]
+    package var location: SourceLocation
+    package subscript(key: String) -> RecipeNode? { entries[key]?.value }
+    package func keyLocation(_ key: String) -> SourceLocation? { entries[key]?.keyLocation }
 }

@@ -17,6 +17,7 @@ extension Recipe {
             self.location = location
         }
 
+        /// What the entry makes: a movie, a poster, a preview animation, an HLS ladder or a captions file.
         public enum Kind: Sendable, Hashable {
             /// A movie, encoded as `output.video` / `output.audio` say.
             case video
@@ -45,6 +46,7 @@ extension Recipe {
 
     /// `outputs[].poster`.
     public struct Poster: Sendable, Hashable {
+        /// Which frame the poster shows: one at a given output time, or the best one measured.
         public enum Time: Sendable, Hashable {
             /// At this output time (on the frame showing then).
             case at(MediaTime)

@@ -75,13 +75,13 @@ public struct FilenameTemplate: Sendable, Hashable, CustomStringConvertible {
     /// `text` and how many characters precede it, or nil. A file name template holding
     /// one is refused where it is read: a NUL cuts the name the system sees short of the
     /// name the manifest lists, and a newline splits every log line that names the file.
-    public static func controlCharacter(in text: String) -> (scalar: Unicode.Scalar, offset: Int)? {
+    package static func controlCharacter(in text: String) -> (scalar: Unicode.Scalar, offset: Int)? {
         for (offset, scalar) in text.unicodeScalars.enumerated() where isControl(scalar) { return (scalar, offset) }
         return nil
     }
 
     /// `U+000A (a line feed)`: how a refused character is named in a message.
-    public static func describe(_ scalar: Unicode.Scalar) -> String {
+    package static func describe(_ scalar: Unicode.Scalar) -> String {
         let code = String(scalar.value, radix: 16, uppercase: true)
         let name: String
         switch scalar.value {

@@ -29,6 +29,7 @@ public struct Recipe: Sendable, Hashable {
         self.name = name
     }
 
+    /// `output:` — the file a recipe makes: its name, size, fit, rate, dynamic range, codecs and captions.
     public struct Output: Sendable, Hashable {
         public var filename = try! FilenameTemplate("{name}.dropcut.mp4")
         /// Nil: the oriented size of the first clip (fitted into `sizeBound` when set).
@@ -83,6 +84,7 @@ public struct Recipe: Sendable, Hashable {
         case source
     }
 
+    /// `output.video` — the video codec and its quality knobs.
     public struct VideoCodec: Sendable, Hashable {
         public typealias Codec = VideoCodecID
         /// H.264 unless the recipe says; an HDR output without `codec` is HEVC.
@@ -103,7 +105,9 @@ public struct Recipe: Sendable, Hashable {
         case always
     }
 
+    /// `output.audio` — the audio codec, its bit rate and the loudness target.
     public struct AudioCodec: Sendable, Hashable {
+        /// The audio codecs an output can have: AAC.
         public enum Codec: String, Sendable, Hashable, CaseIterable { case aac }
         public var codec: Codec = .aac
         /// Bits per second.
@@ -113,6 +117,7 @@ public struct Recipe: Sendable, Hashable {
         public var loudness: Double?
     }
 
+    /// `orientation:` — from the clip's display matrix, or a fixed rotation of its pixels.
     public enum Orientation: Sendable, Hashable {
         /// From the clip's display matrix.
         case auto
@@ -121,6 +126,7 @@ public struct Recipe: Sendable, Hashable {
         case degrees(Int)
     }
 
+    /// One entry of `clips:` — a source file, trimmed, sped up or slowed, its volume, transform or Ken Burns move.
     public struct Clip: Sendable, Hashable {
         /// `{input}` (the dropped clip) or a path resolved against the asset folders.
         public var source: String = "{input}"
@@ -160,20 +166,25 @@ public struct Recipe: Sendable, Hashable {
         public var location: SourceLocation
     }
 
+    /// `clips[].audio` — how a clip's sound follows its speed: pitch kept, pitch shifted with the speed, or muted.
     public enum AudioMode: String, Sendable, Hashable, CaseIterable {
         case preservePitch = "preserve-pitch"
         case varispeed
         case mute
     }
 
+    /// `transition:` — how one clip gives way to the next, and for how long.
     public struct Transition: Sendable, Hashable {
+        /// The transitions: a cut, a crossfade, a push or a wipe.
         public enum Kind: String, Sendable, Hashable, CaseIterable { case cut, crossfade, push, wipe }
         public var kind: Kind = .cut
         public var duration: MediaTime = .zero
         public var location: SourceLocation?
     }
 
+    /// One entry of `overlays:` — a picture, a picture sequence, a text or a group drawn over the video.
     public struct Overlay: Sendable, Hashable {
+        /// What the overlay draws.
         public enum Content: Sendable, Hashable {
             /// A resolved image path.
             case image(String)
@@ -196,6 +207,7 @@ public struct Recipe: Sendable, Hashable {
         /// timing: ease-in-out } ], repeat: forever, autoreverse: false } ]`: one property's
         /// keyframes, times from the start of the overlay's `during`.
         public struct Animation: Sendable, Hashable {
+            /// The property an animation changes.
             public enum Property: String, Sendable, Hashable, CaseIterable {
                 case opacity, position, scale, rotate, spin
             }
@@ -204,6 +216,7 @@ public struct Recipe: Sendable, Hashable {
                 case number(Double)
                 case point(DropcutTimeline.Point)
             }
+            /// The property's value at one time of the animation.
             public struct Keyframe: Sendable, Hashable {
                 public var at: MediaTime
                 public var value: Value
@@ -250,6 +263,7 @@ public struct Recipe: Sendable, Hashable {
         public var location: SourceLocation
     }
 
+    /// `music:` — a sound file laid under the whole output, looped, faded and ducked under the clips' sound.
     public struct Music: Sendable, Hashable {
         /// A resolved path.
         public var source: String
@@ -315,5 +329,6 @@ public struct Recipe: Sendable, Hashable {
         public var ducksMusic: Bool { duckMusic ?? (mode == .replace) }
     }
 
+    /// `original_audio:` — whether the clips' own sound is kept in the mix or muted.
     public enum OriginalAudio: String, Sendable, Hashable, CaseIterable { case keep, mute }
 }

@@ -9,24 +9,24 @@ import DropcutTimeline
 /// zlib- or raw-deflate-compressed, or not compressed at all — of the form
 /// `{ slowMotion: { rate: 0.25, regions: [ { timeRange: { start: CMTime, duration: CMTime } } ] } }`,
 /// each CMTime a dictionary of `value`, `timescale`, `flags` and `epoch`.
-public struct SlowMotionSidecar: Sendable, Hashable {
+package struct SlowMotionSidecar: Sendable, Hashable {
     /// The sidecar file it was read from.
-    public var path: String
+    package var path: String
     /// The playback rate inside the regions: 0.25 plays a 120 fps capture at 30 fps.
-    public var rate: Double
+    package var rate: Double
     /// The slowed sections, in the movie's source time, in the sidecar's order, with the
     /// sidecar's exact values and timescales.
-    public var regions: [DropcutTimeline.TimeRange]
+    package var regions: [DropcutTimeline.TimeRange]
 
     /// The rates accepted: iPhone slow motion only slows, at most down to 0.05
     /// (240 fps played at 12).
-    public static let rateRange: ClosedRange<Double> = 0.05...1
+    package static let rateRange: ClosedRange<Double> = 0.05...1
 
     /// Real sidecars are a few kilobytes; anything far larger is not one, and is not read
     /// whole into memory.
     static let maximumFileSize = 16 << 20
 
-    public init(path: String, rate: Double, regions: [DropcutTimeline.TimeRange]) {
+    package init(path: String, rate: Double, regions: [DropcutTimeline.TimeRange]) {
         self.path = path
         self.rate = rate
         self.regions = regions
@@ -37,18 +37,18 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     /// preferred; otherwise one that differs only in letter case (`CLIP.aae` for
     /// `clip.mov`), as copies through case-insensitive file systems produce. Nil when there
     /// is none or the folder cannot be listed.
-    public static func path(besides input: String) -> String? {
+    package static func path(besides input: String) -> String? {
         SidecarFile.path(besides: input, extensions: ["aae"])
     }
 
     /// Reads and parses the sidecar at `path`.
-    public init(contentsOf path: String) throws(SlowMotionSidecarError) {
+    package init(contentsOf path: String) throws(SlowMotionSidecarError) {
         let data = try Self.contents(of: path)
         try self.init(data: data, path: path)
     }
 
     /// Parses sidecar bytes; `path` names the sidecar in errors and is kept in `path`.
-    public init(data: Data, path: String) throws(SlowMotionSidecarError) {
+    package init(data: Data, path: String) throws(SlowMotionSidecarError) {
         func failure(_ cause: SlowMotionSidecarError.Cause) -> SlowMotionSidecarError {
             SlowMotionSidecarError(path: path, cause: cause)
         }

@@ -1,8 +1,8 @@
 /// Why an iPhone `.AAE` slow-motion sidecar could not be used: the sidecar's path and
 /// the precise cause, so the message alone says which file to look at and what is wrong.
-public struct SlowMotionSidecarError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SlowMotionSidecarError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong with the sidecar.
-    public enum Cause: Sendable, Hashable {
+    package enum Cause: Sendable, Hashable {
         /// The file could not be read; the system's reason.
         case unreadable(String)
         /// The file is not an XML (or binary) property list dictionary; the parser's
@@ -29,21 +29,21 @@ public struct SlowMotionSidecarError: Error, Sendable, Hashable, CustomStringCon
     }
 
     /// The sidecar file.
-    public var path: String
-    public var cause: Cause
+    package var path: String
+    package var cause: Cause
 
-    public init(path: String, cause: Cause) {
+    package init(path: String, cause: Cause) {
         self.path = path
         self.cause = cause
     }
 
     /// `IMG_1234.AAE: slowMotion.rate must be a number from 0.05 to 1 (slow motion only slows), got 2`
-    public var description: String {
+    package var description: String {
         "\(path): \(reason)"
     }
 
     /// The cause alone, without the path: `slowMotion.regions is missing: no slowed section`.
-    public var reason: String {
+    package var reason: String {
         switch cause {
         case let .unreadable(why):
             return "cannot read the slow-motion sidecar: \(why)"

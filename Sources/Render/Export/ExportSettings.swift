@@ -4,7 +4,7 @@ import DropcutTimeline
 /// How an export encodes: the codecs and their quality knobs. Picture size and frame
 /// rate come from the video composition.
 public struct ExportSettings: Sendable, Hashable {
-    public var videoCodec: VideoEncoderSettings.Codec = .h264
+    public var videoCodec: VideoCodecID = .h264
     /// SDR (8-bit BT.709) or HLG (10-bit BT.2020, HEVC only: Main 10).
     public var dynamicRange: OutputDynamicRange = .sdr
     /// x264/x265 constant rate factor.

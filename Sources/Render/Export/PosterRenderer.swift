@@ -42,7 +42,7 @@ public final class PosterRenderer {
     }
 
     /// Frame `index` composited; valid until the next call.
-    public func frame(_ index: Int) throws -> VideoFrame {
+    package func frame(_ index: Int) throws -> VideoFrame {
         guard scheduler.frameCount > 0 else { throw ExportError.invalidComposition(["the composition is empty (it lasts 0 s)"]) }
         let plan = scheduler.plan(frame: Swift.min(Swift.max(0, index), scheduler.frameCount - 1))
         var frames: [LayerPicture] = []

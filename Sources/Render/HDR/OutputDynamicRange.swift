@@ -18,7 +18,7 @@ public enum OutputDynamicRange: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The canvas and encoder format.
-    public var pixelFormat: PixelFormat {
+    package var pixelFormat: PixelFormat {
         switch self {
         case .sdr: return .yuv420p
         case .hlg: return .yuv420p10

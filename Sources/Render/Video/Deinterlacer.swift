@@ -22,10 +22,10 @@ import DropcutTimeline
 /// pictures reuse their buffers: no allocation per frame. The loops run over plain rows
 /// of integers, branch-free in the inner loop, so the compiler vectorises them. 8-bit and
 /// high-bit-depth planar YUV are handled; other layouts pass through woven.
-public final class Deinterlacer: VideoFrameFilter {
+package final class Deinterlacer: VideoFrameFilter {
     /// The field order when the frames do not say (the source's, as probed).
-    public let fieldOrder: FieldOrder
-    public let timestampMultiplier: Int64 = 2
+    package let fieldOrder: FieldOrder
+    package let timestampMultiplier: Int64 = 2
 
     private var previous: VideoFrame
     private var current: VideoFrame
@@ -39,21 +39,21 @@ public final class Deinterlacer: VideoFrameFilter {
     private var lastInterval: Int64 = 0
 
     /// Deinterlaces frames whose own flags do not say otherwise in `fieldOrder`.
-    public init(fieldOrder: FieldOrder) throws(FFmpegError) {
+    package init(fieldOrder: FieldOrder) throws(FFmpegError) {
         self.fieldOrder = fieldOrder
         previous = try VideoFrame()
         current = try VideoFrame()
         following = try VideoFrame()
     }
 
-    public func reset() {
+    package func reset() {
         previous.release(); current.release(); following.release()
         hasPrevious = false; hasCurrent = false; hasFollowing = false
         ended = false
         fieldsDone = 0
     }
 
-    public func push(_ frame: VideoFrame?) throws {
+    package func push(_ frame: VideoFrame?) throws {
         guard let frame else {
             ended = true
             return
@@ -68,7 +68,7 @@ public final class Deinterlacer: VideoFrameFilter {
         }
     }
 
-    public func pull(into output: VideoFrame) throws -> Bool {
+    package func pull(into output: VideoFrame) throws -> Bool {
         guard hasCurrent, hasFollowing || ended else { return false }
         if fieldsDone == 2 {
             advance()

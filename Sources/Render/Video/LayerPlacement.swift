@@ -12,26 +12,26 @@ import DropcutTimeline
 /// track's natural size — while the crop taken is in the frame's stored pixels; the
 /// destination's size comes from the display size, so the scaler widens (or narrows) the
 /// stored pixels to square ones on the way.
-public struct LayerPlacement: Sendable, Hashable {
+package struct LayerPlacement: Sendable, Hashable {
     /// The part of the source frame used, in stored pixels (origin even).
-    public var crop: PixelRect
-    public var orientation: Orientation
+    package var crop: PixelRect
+    package var orientation: Orientation
     /// Where the oriented crop goes on the canvas; may reach outside it (push transitions).
-    public var destination: PixelRect
+    package var destination: PixelRect
 
     /// The oriented crop's size, before any scaling.
-    public var orientedSize: PixelSize {
+    package var orientedSize: PixelSize {
         orientation.swapsAxes ? PixelSize(width: crop.height, height: crop.width) : PixelSize(width: crop.width, height: crop.height)
     }
 
-    public var needsScaling: Bool {
+    package var needsScaling: Bool {
         orientedSize.width != destination.width || orientedSize.height != destination.height
     }
 
     /// Why a layer cannot be placed by pixel moves and scaling.
-    public struct Unsupported: Error, Sendable, Hashable, CustomStringConvertible {
-        public var transform: AffineTransform
-        public var description: String {
+    package struct Unsupported: Error, Sendable, Hashable, CustomStringConvertible {
+        package var transform: AffineTransform
+        package var description: String {
             "layer transform \(transform.timelineDescription) turns by other than a multiple of 90° or shears; dropcut composites only quarter turns, mirrors, scales and moves"
         }
     }
@@ -40,7 +40,7 @@ public struct LayerPlacement: Sendable, Hashable {
     /// nil: the frame size) with crop rectangle `crop` (display pixels, `.infinite` for
     /// none) and layer transform `transform`. Nil when nothing of the frame is left after
     /// cropping, or it collapses to nothing on the canvas.
-    public static func place(frameSize: PixelSize, displaySize: PixelSize? = nil, crop: Rect,
+    package static func place(frameSize: PixelSize, displaySize: PixelSize? = nil, crop: Rect,
                              transform: AffineTransform) throws(Unsupported) -> LayerPlacement? {
         let shown = displaySize ?? frameSize
         guard shown != frameSize else { return try place(frameSize: frameSize, crop: crop, transform: transform) }

@@ -9,35 +9,35 @@ import DropcutTimeline
 /// `k + 0.5`. `inverse` maps canvas luma positions to positions in the sampled picture —
 /// the crop, after `sampledSize` pre-scaling — and `edges` is the visible area there:
 /// the exact crop, whose border the warp anti-aliases.
-public struct LayerWarp: Sendable, Hashable {
+package struct LayerWarp: Sendable, Hashable {
     /// The part of the source frame read, in stored pixels (origin even, as swscale and
     /// chroma need).
-    public var crop: PixelRect
+    package var crop: PixelRect
     /// The quarter turn or mirror the crop is first moved by (exactly, as pixels), so that
     /// what is left to warp is within an eighth of a turn of upright: a portrait phone
     /// clip's display matrix is taken out before a Ken Burns turn. The warp then reads its
     /// source along rows, where a block of canvas samples finds its taps in a few adjacent
     /// source rows instead of one row per sample.
-    public var orientation: Orientation
+    package var orientation: Orientation
     /// The size the oriented crop is brought to with swscale before warping: its own size,
     /// or smaller when the transform shrinks it by more than half (bicubic taps then
     /// would skip source pixels and alias).
-    public var sampledSize: PixelSize
+    package var sampledSize: PixelSize
     /// Canvas luma position → sampled-picture position.
-    public var inverse: AffineTransform
+    package var inverse: AffineTransform
     /// The visible area in sampled-picture coordinates.
-    public var edges: Rect
+    package var edges: Rect
     /// The canvas pixels the layer can touch (its transformed edges' bounding box, rounded
     /// out); may reach outside the canvas.
-    public var destination: PixelRect
+    package var destination: PixelRect
 
     /// The crop's size after `orientation`.
-    public var orientedSize: PixelSize {
+    package var orientedSize: PixelSize {
         orientation.swapsAxes ? PixelSize(width: crop.height, height: crop.width) : PixelSize(width: crop.width, height: crop.height)
     }
 
     /// True when swscale pre-scales the oriented crop.
-    public var prescales: Bool { sampledSize != orientedSize }
+    package var prescales: Bool { sampledSize != orientedSize }
 
     /// Shrinks beyond this per axis are taken by swscale first, leaving the warp at most
     /// this much to do.
@@ -59,7 +59,7 @@ public struct LayerWarp: Sendable, Hashable {
     /// pixels; nil: the frame size), cropped to `crop` (display pixels) and transformed by
     /// `transform` (display pixels → canvas). Nil when nothing is left: an empty crop, a
     /// singular or non-finite transform.
-    public static func make(frameSize: PixelSize, displaySize: PixelSize? = nil, crop: Rect,
+    package static func make(frameSize: PixelSize, displaySize: PixelSize? = nil, crop: Rect,
                             transform: AffineTransform) -> LayerWarp? {
         let shown = displaySize ?? frameSize
         guard shown.width > 0, shown.height > 0, frameSize.width > 0, frameSize.height > 0 else { return nil }

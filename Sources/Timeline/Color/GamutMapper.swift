@@ -10,12 +10,12 @@
 /// never crosses. A hard cut at the edge would put a crease in the conversion that the
 /// renderer's lookup table could not follow; the soft knee costs the most saturated
 /// BT.709 colours a few percent of their chroma.
-public enum GamutMapper {
+package enum GamutMapper {
     /// The share of the cube's chroma that is kept unchanged.
-    public static let threshold = 0.8
+    package static let threshold = 0.8
 
     /// `rgb` moved into `[0, ceiling]³`, hue and lightness kept.
-    public static func map(_ rgb: (Double, Double, Double), ceiling: Double) -> (Double, Double, Double) {
+    package static func map(_ rgb: (Double, Double, Double), ceiling: Double) -> (Double, Double, Double) {
         func inside(_ c: (Double, Double, Double)) -> Bool {
             min(c.0, c.1, c.2) >= -1e-9 && max(c.0, c.1, c.2) <= ceiling + 1e-9
         }

@@ -21,15 +21,15 @@ import Foundation
 ///
 /// Pure and slow (`pow`, `exp`, bisection): the renderer evaluates it only to build a
 /// lookup table per source colour description.
-public struct HDRToSDRConversion: Sendable {
-    public let source: ColorDescription
-    public let curve: ToneCurve
+package struct HDRToSDRConversion: Sendable {
+    package let source: ColorDescription
+    package let curve: ToneCurve
 
     private let toBT709: [Double]
 
     /// A conversion for `source` (an HLG or PQ description; SDR ones convert through the
     /// same steps with an SDR transfer, as identity up to rounding).
-    public init(source: ColorDescription) {
+    package init(source: ColorDescription) {
         self.source = source
         let peak: Double
         switch source.transfer {
@@ -42,14 +42,14 @@ public struct HDRToSDRConversion: Sendable {
 
     /// Converts normalised source Y' (0...1) and Cb, Cr (-0.5...0.5) into BT.709 SDR
     /// Y' (0...1.09) and Cb, Cr (-0.5...0.5).
-    public func convert(y: Double, cb: Double, cr: Double) -> (y: Double, cb: Double, cr: Double) {
+    package func convert(y: Double, cb: Double, cr: Double) -> (y: Double, cb: Double, cr: Double) {
         let rgb = convert(rgb: Self.rgb(y: y, cb: cb, cr: cr, matrix: source.matrix))
         let luma = 0.2126 * rgb.0 + 0.7152 * rgb.1 + 0.0722 * rgb.2
         return (luma, (rgb.2 - luma) / 1.8556, (rgb.0 - luma) / 1.5748)
     }
 
     /// Non-linear R'G'B' of normalised Y'CbCr by a matrix's weights.
-    public static func rgb(y: Double, cb: Double, cr: Double, matrix: ColorDescription.Matrix) -> (Double, Double, Double) {
+    package static func rgb(y: Double, cb: Double, cr: Double, matrix: ColorDescription.Matrix) -> (Double, Double, Double) {
         let (kr, kb) = matrixWeights(matrix)
         let r = y + 2 * (1 - kr) * cr, b = y + 2 * (1 - kb) * cb
         return (r, (y - kr * r - kb * b) / (1 - kr - kb), b)
@@ -57,7 +57,7 @@ public struct HDRToSDRConversion: Sendable {
 
     /// Converts the source's non-linear R'G'B' (each 0...1, clamped) into BT.709 SDR
     /// R'G'B' (each 0...1.09: above 1 are highlights in the super-white range).
-    public func convert(rgb signal: (Double, Double, Double)) -> (Double, Double, Double) {
+    package func convert(rgb signal: (Double, Double, Double)) -> (Double, Double, Double) {
         func unit(_ v: Double) -> Double { min(max(v, 0), 1) }
         let (r, g, b) = (unit(signal.0), unit(signal.1), unit(signal.2))
         // 2. Display light in cd/m², source primaries.
@@ -95,7 +95,7 @@ public struct HDRToSDRConversion: Sendable {
     }
 
     /// Kr and Kb of a Y'CbCr matrix.
-    public static func matrixWeights(_ matrix: ColorDescription.Matrix) -> (Double, Double) {
+    package static func matrixWeights(_ matrix: ColorDescription.Matrix) -> (Double, Double) {
         switch matrix {
         case .bt2020: return (0.2627, 0.0593)
         case .bt601: return (0.299, 0.114)

@@ -25,20 +25,20 @@ import Foundation
 ///
 /// Pure and slow (`pow`, `exp`, `log`): the renderer evaluates it only to build a lookup
 /// table per source colour description.
-public struct HLGConversion: Sendable {
-    public let source: ColorDescription
+package struct HLGConversion: Sendable {
+    package let source: ColorDescription
     private let toBT2020: [Double]
 
     /// A conversion for `source` (resolved: SDR, PQ or HLG; primaries BT.709, BT.601, P3
     /// or BT.2020).
-    public init(source: ColorDescription) {
+    package init(source: ColorDescription) {
         self.source = source
         toBT2020 = Self.matrix(toBT2020From: source.primaries)
     }
 
     /// Converts the source's non-linear R'G'B' (each 0...1, clamped) into HLG R'G'B' in
     /// BT.2020 primaries (each 0...1).
-    public func convert(rgb signal: (Double, Double, Double)) -> (Double, Double, Double) {
+    package func convert(rgb signal: (Double, Double, Double)) -> (Double, Double, Double) {
         func unit(_ v: Double) -> Double { v.isFinite ? min(max(v, 0), 1) : 0 }
         let (r, g, b) = (unit(signal.0), unit(signal.1), unit(signal.2))
         // 1. Display light in cd/m², source primaries.
@@ -75,13 +75,13 @@ public struct HLGConversion: Sendable {
 
     /// Converts normalised source Y' (0...1) and Cb, Cr (-0.5...0.5) into normalised HLG
     /// Y'CbCr (BT.2020 non-constant-luminance matrix).
-    public func convert(y: Double, cb: Double, cr: Double) -> (y: Double, cb: Double, cr: Double) {
+    package func convert(y: Double, cb: Double, cr: Double) -> (y: Double, cb: Double, cr: Double) {
         let rgb = convert(rgb: HDRToSDRConversion.rgb(y: y, cb: cb, cr: cr, matrix: source.matrix))
         return Self.ycbcr(bt2020: rgb)
     }
 
     /// Normalised Y'CbCr of BT.2020 R'G'B' by the BT.2020 non-constant-luminance matrix.
-    public static func ycbcr(bt2020 rgb: (Double, Double, Double)) -> (y: Double, cb: Double, cr: Double) {
+    package static func ycbcr(bt2020 rgb: (Double, Double, Double)) -> (y: Double, cb: Double, cr: Double) {
         let y = 0.2627 * rgb.0 + 0.6780 * rgb.1 + 0.0593 * rgb.2
         return (y, (rgb.2 - y) / 1.8814, (rgb.0 - y) / 1.4746)
     }

@@ -4,19 +4,19 @@ import Foundation
 /// Its hue angle stays constant where colours look the same hue — far better than CIELAB
 /// in the blues — so reducing chroma at constant Oklab hue and lightness is how dropcut
 /// brings BT.2020 colours into BT.709 without shifting them toward another hue.
-public struct Oklab: Sendable, Hashable {
-    public var lightness: Double
-    public var a: Double
-    public var b: Double
+package struct Oklab: Sendable, Hashable {
+    package var lightness: Double
+    package var a: Double
+    package var b: Double
 
-    public init(lightness: Double, a: Double, b: Double) {
+    package init(lightness: Double, a: Double, b: Double) {
         self.lightness = lightness
         self.a = a
         self.b = b
     }
 
     /// The colour of linear BT.709 RGB (values outside 0...1 allowed).
-    public init(linearBT709 rgb: (Double, Double, Double)) {
+    package init(linearBT709 rgb: (Double, Double, Double)) {
         let (r, g, b) = rgb
         let l = Self.cubeRoot(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b)
         let m = Self.cubeRoot(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b)
@@ -27,7 +27,7 @@ public struct Oklab: Sendable, Hashable {
     }
 
     /// Linear BT.709 RGB of the colour.
-    public var linearBT709: (Double, Double, Double) {
+    package var linearBT709: (Double, Double, Double) {
         let l = pow3(lightness + 0.3963377774 * a + 0.2158037573 * b)
         let m = pow3(lightness - 0.1055613458 * a - 0.0638541728 * b)
         let s = pow3(lightness - 0.0894841775 * a - 1.2914855480 * b)
@@ -37,10 +37,10 @@ public struct Oklab: Sendable, Hashable {
     }
 
     /// Chroma (distance from the grey axis).
-    public var chroma: Double { (a * a + b * b).squareRoot() }
+    package var chroma: Double { (a * a + b * b).squareRoot() }
 
     /// Hue angle in degrees, 0..<360.
-    public var hue: Double {
+    package var hue: Double {
         let degrees = atan2(b, a) * 180 / .pi
         return degrees < 0 ? degrees + 360 : degrees
     }

@@ -10,26 +10,26 @@ import Foundation
 /// what is brighter than diffuse white is compressed. The shoulder has slope 1 where it
 /// starts (no visible kink), rises monotonically and reaches `headroom` at `peak`, so
 /// highlights never clip to a flat white; past the peak it keeps rising slowly.
-public struct ToneCurve: Sendable, Hashable {
+package struct ToneCurve: Sendable, Hashable {
     /// Where the shoulder starts, relative to reference white.
-    public let knee: Double
+    package let knee: Double
     /// The source's peak, relative to reference white.
-    public let peak: Double
+    package let peak: Double
     /// What the peak maps to, relative to SDR white (1.2294 is 109 %, BT.709's
     /// super-white limit, through the BT.1886 display gamma).
-    public let headroom: Double
+    package let headroom: Double
     /// The shoulder's scale: solved so that the curve meets `headroom` at `peak`.
-    public let scale: Double
+    package let scale: Double
 
     /// SDR signal 109 % as relative display light (BT.1886, gamma 2.4): what BT.2446
     /// method C maps the HDR peak to.
-    public static let superWhiteHeadroom = pow(1.09, 2.4)
+    package static let superWhiteHeadroom = pow(1.09, 2.4)
 
     /// A curve for a source peaking at `peakLuminance` cd/m² (1000 for HLG's reference
     /// display). Peaks below the knee are raised to just above it, so the curve is always
     /// defined; the knee 0.9 puts reference white at 98–99 % of SDR white for peaks of
     /// 1000–10000 cd/m².
-    public init(peakLuminance: Double, knee: Double = 0.9, headroom: Double = ToneCurve.superWhiteHeadroom) {
+    package init(peakLuminance: Double, knee: Double = 0.9, headroom: Double = ToneCurve.superWhiteHeadroom) {
         let kneeValue = min(max(knee, 0.1), 1)
         let headroomValue = max(headroom, kneeValue + 0.01)
         let peakValue = max(peakLuminance / TransferFunction.referenceWhite, headroomValue + 0.01)
@@ -47,7 +47,7 @@ public struct ToneCurve: Sendable, Hashable {
 
     /// The SDR luminance (relative to SDR white) of HDR luminance `x` (relative to
     /// reference white).
-    public func callAsFunction(_ x: Double) -> Double {
+    package func callAsFunction(_ x: Double) -> Double {
         guard x > knee else { return max(x, 0) }
         return knee + scale * log(1 + (x - knee) / scale)
     }

@@ -3,19 +3,19 @@
 /// video instructions, and each audio track's volume curve drawn over its row — over a
 /// level envelope where one is given (the clips' sound under the ducked music).
 /// Deterministic output, so it can be diffed and tested.
-public enum TimelineSVG {
+package enum TimelineSVG {
     /// A sound's level over time, drawn shaded behind some tracks' volume curves.
-    public struct LevelEnvelope: Sendable, Hashable {
+    package struct LevelEnvelope: Sendable, Hashable {
         /// Length of one level window, from time 0.
-        public var window: MediaTime
+        package var window: MediaTime
         /// dBFS per window (−infinity for silence).
-        public var decibels: [Double]
+        package var decibels: [Double]
         /// The tracks whose rows show it.
-        public var tracks: [TrackID]
+        package var tracks: [TrackID]
         /// The level drawn at the bottom of a row (the top is 0 dBFS).
-        public var floor: Double = -60
+        package var floor: Double = -60
 
-        public init(window: MediaTime, decibels: [Double], tracks: [TrackID]) {
+        package init(window: MediaTime, decibels: [Double], tracks: [TrackID]) {
             self.window = window
             self.decibels = decibels
             self.tracks = tracks
@@ -33,7 +33,7 @@ public enum TimelineSVG {
     /// of its animations (each pass of a repeat), labelled with what they animate. The
     /// layers inside a group follow its row, indented and numbered under it (`overlay 1.2.1`),
     /// each with its own opacity (the groups' multiply it).
-    public static func render(composition: Composition, videoComposition: VideoComposition? = nil,
+    package static func render(composition: Composition, videoComposition: VideoComposition? = nil,
                               audioMix: AudioMix? = nil, title: String? = nil, envelope: LevelEnvelope? = nil,
                               overlays: [OverlayLayer] = []) -> String {
         let duration = composition.duration

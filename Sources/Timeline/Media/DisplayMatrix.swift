@@ -11,17 +11,17 @@
 /// (phones write nothing else; a matrix a hair off, or turned by another angle, is shown
 /// by the nearest one rather than refused), and the translation is recomputed so the
 /// shown picture starts at the origin (files and muxers disagree about it).
-public struct DisplayMatrix: Sendable, Hashable {
+package struct DisplayMatrix: Sendable, Hashable {
     /// The linear part, in the matrix's own units (1.0 = 65536 in the file).
-    public var a, b, c, d: Double
+    package var a, b, c, d: Double
 
-    public init(a: Double, b: Double, c: Double, d: Double) {
+    package init(a: Double, b: Double, c: Double, d: Double) {
         self.a = a; self.b = b; self.c = c; self.d = d
     }
 
     /// The matrix from its nine stored numbers (`(a, b, u, c, d, v, x, y, w)`, 16.16 fixed
     /// point for the four read here); nil when fewer than nine are given.
-    public init?(fixedPoint values: [Int32]) {
+    package init?(fixedPoint values: [Int32]) {
         guard values.count >= 9 else { return nil }
         let unit = 65536.0
         self.init(a: Double(values[0]) / unit, b: Double(values[1]) / unit, c: Double(values[3]) / unit, d: Double(values[4]) / unit)
@@ -55,14 +55,14 @@ public struct DisplayMatrix: Sendable, Hashable {
     }
 
     /// Clockwise quarter turns (0...3) after the mirror, when `isMirrored`.
-    public var clockwiseQuarterTurns: Int { nearest.turns }
+    package var clockwiseQuarterTurns: Int { nearest.turns }
 
     /// True when the matrix reflects the picture (a negative determinant): it is shown as
     /// mirrored left-right, then turned by `clockwiseQuarterTurns`.
-    public var isMirrored: Bool { nearest.mirrored }
+    package var isMirrored: Bool { nearest.mirrored }
 
     /// The exact linear part (components 0 or ±1), without translation.
-    public var exactLinearPart: AffineTransform {
+    package var exactLinearPart: AffineTransform {
         let move = nearest
         return AffineTransform(a: move.a, b: move.b, c: move.c, d: move.d, tx: 0, ty: 0)
     }
@@ -70,7 +70,7 @@ public struct DisplayMatrix: Sendable, Hashable {
     /// The matrix as an AVFoundation `preferredTransform` for a picture of `naturalSize`:
     /// the exact linear part plus the translation that puts the shown picture's top-left
     /// corner at the origin (portrait iPhone video: `[0 1 -1 0 h 0]`).
-    public func preferredTransform(naturalSize: PixelSize) -> AffineTransform {
+    package func preferredTransform(naturalSize: PixelSize) -> AffineTransform {
         let linear = exactLinearPart
         let box = linear.boundingBox(of: Size(width: Double(naturalSize.width), height: Double(naturalSize.height)))
         return linear.concatenating(AffineTransform(translationX: -box.x, y: -box.y))

@@ -1,7 +1,8 @@
 /// What an editor needs to know about a media file (AVAssetTrack's naturalSize,
-/// preferredTransform, nominalFrameRate, timeRange). MediaIO's `Asset`
+/// preferredTransform, nominalFrameRate, timeRange). MediaIO's `AssetProbe`
 /// provides it for real files; tests provide it directly, without media.
 public struct ProbedMedia: Sendable, Hashable {
+    /// The file's video stream as a composition uses it: its track, extent, sizes, orientation, rate, field order and colour.
     public struct Video: Sendable, Hashable {
         public var trackID: TrackID
         public var timeRange: TimeRange
@@ -75,6 +76,7 @@ public struct ProbedMedia: Sendable, Hashable {
         public var fieldDuration: MediaTime { frameDuration.multiplied(by: 1, dividedBy: 2) }
     }
 
+    /// The file's audio stream as a composition uses it: its track, extent, sample rate, channels and codec.
     public struct Audio: Sendable, Hashable {
         public var trackID: TrackID
         public var timeRange: TimeRange

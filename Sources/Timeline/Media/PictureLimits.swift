@@ -8,24 +8,24 @@
 /// one of 16384x6103 — inside 100 megapixels, 777 KB of file — decoded into 800 MB and
 /// took 1.77 GB and 21 s to probe. So the decoded bytes are bounded too, from the header
 /// (`PictureHeader`), before anything is decoded.
-public enum PictureLimits {
+package enum PictureLimits {
     /// The longest side, in pixels.
-    public static let maximumSide = 16_384
+    package static let maximumSide = 16_384
     /// The most pixels in all.
-    public static let maximumPixels = 100_000_000
+    package static let maximumPixels = 100_000_000
     /// The most bytes the decoder's picture may take: 100 megapixels of 8-bit RGBA (so no
     /// 8-bit picture inside the pixel limit is refused for it), 50 of 16-bit RGBA.
-    public static let maximumDecodedBytes = 400_000_000
+    package static let maximumDecodedBytes = 400_000_000
 
     /// True when a picture of `size` may be decoded.
-    public static func allow(_ size: PixelSize) -> Bool {
+    package static func allow(_ size: PixelSize) -> Bool {
         problem(size) == nil
     }
 
     /// Which limit a picture of `size`, decoded at `bytesPerPixel`, breaks, in words ("it
     /// is 65000 pixels wide, more than 16384"); nil when it breaks none. Overflow-free for
     /// any size a header can state.
-    public static func problem(_ size: PixelSize, bytesPerPixel: Int = 1) -> String? {
+    package static func problem(_ size: PixelSize, bytesPerPixel: Int = 1) -> String? {
         if size.width <= 0 { return "its width is \(size.width == 0 ? "zero" : "\(size.width)")" }
         if size.height <= 0 { return "its height is \(size.height == 0 ? "zero" : "\(size.height)")" }
         if size.width > maximumSide { return "it is \(size.width) pixels wide, more than \(maximumSide)" }
@@ -49,5 +49,5 @@ public enum PictureLimits {
     }
 
     /// What the limits are, for messages.
-    public static let description = "at most \(maximumSide) pixels a side, \(maximumPixels / 1_000_000) megapixels and \(maximumDecodedBytes / 1_000_000) MB decoded"
+    package static let description = "at most \(maximumSide) pixels a side, \(maximumPixels / 1_000_000) megapixels and \(maximumDecodedBytes / 1_000_000) MB decoded"
 }

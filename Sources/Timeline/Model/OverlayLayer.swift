@@ -25,6 +25,7 @@ public enum Anchor: String, Sendable, Hashable, CaseIterable {
 /// CALayer handed to AVVideoCompositionCoreAnimationTool: an image or a text, pinned to an
 /// anchor with a margin, shown during a time range with an opacity ramp.
 public struct OverlayLayer: Sendable, Hashable {
+    /// What the layer draws: a picture, a looping sequence of pictures, or text.
     public enum Content: Sendable, Hashable {
         /// A PNG or JPEG file.
         case image(path: String)

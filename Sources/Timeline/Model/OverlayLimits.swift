@@ -5,12 +5,12 @@
 /// output: the recipe's lengths are checked against it (`OverlaySizeCheck`), and the
 /// renderer checks what only the font or the picture tells (a long line of text, an
 /// image's height) before it allocates.
-public enum OverlayLimits {
+package enum OverlayLimits {
     /// How many times the output's side an overlay may span.
-    public static let factor = 2
+    package static let factor = 2
 
     /// The largest picture an overlay may be drawn as on an output of `output`.
-    public static func largestPicture(on output: PixelSize) -> PixelSize {
+    package static func largestPicture(on output: PixelSize) -> PixelSize {
         PixelSize(width: output.width * factor, height: output.height * factor)
     }
 }

@@ -3,7 +3,7 @@
 extension Ramp where Value == Double {
     /// A curve through `points` (time-ordered; a step is two points at one time), linear
     /// between them and holding the last value after them, as `set` and `setRamp` keyframes.
-    public init(polyline points: [(time: MediaTime, value: Double)], defaultValue: Double = 1) throws(RampError) {
+    package init(polyline points: [(time: MediaTime, value: Double)], defaultValue: Double = 1) throws(RampError) {
         self.init(defaultValue: defaultValue)
         var current = defaultValue
         for (a, b) in zip(points, points.dropFirst()) where b.time > a.time {
@@ -20,7 +20,7 @@ extension Ramp where Value == Double {
     /// This curve times `other` until `end`: exact at every corner of either curve and
     /// linear between them (where two ramps overlap, the chord of their product — within
     /// a fraction of a dB for the short fades and ducking ramps it is used for).
-    public func multiplied(by other: Ramp<Double>, until end: MediaTime) -> Ramp<Double> {
+    package func multiplied(by other: Ramp<Double>, until end: MediaTime) -> Ramp<Double> {
         let times = (breakpoints(until: end).map(\.time) + other.breakpoints(until: end).map(\.time)).sorted()
         var points: [(time: MediaTime, value: Double)] = []
         for (i, time) in times.enumerated() where i == 0 || time != times[i - 1] {

@@ -2,6 +2,7 @@
 /// window's centre (upright picture, normalised 0...1) at source times, joined by
 /// straight moves; a shot's path never runs into the next (a cut jumps).
 public struct CameraPath: Sendable, Hashable {
+    /// Where the window's centre is at one source time (seconds) of a shot.
     public struct Keyframe: Sendable, Hashable {
         public var time: Double
         public var centre: Point
@@ -11,6 +12,7 @@ public struct CameraPath: Sendable, Hashable {
         }
     }
 
+    /// One shot of the clip (source seconds) and the window's moves within it.
     public struct Shot: Sendable, Hashable {
         public var range: Range<Double>
         /// At least one; the first at the shot's start; ascending.

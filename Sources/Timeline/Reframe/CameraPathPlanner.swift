@@ -9,15 +9,15 @@ import Foundation
 ///
 /// Works per axis on a regular grid of `step` seconds: an axis the window spans whole
 /// (the height of a 16:9 clip cut to 9:16) stays centred.
-public struct CameraPathPlanner: Sendable {
-    public var window: Size
-    public var smoothness: Double
+package struct CameraPathPlanner: Sendable {
+    package var window: Size
+    package var smoothness: Double
     /// Grid spacing, seconds.
-    public var step = 0.1
+    package var step = 0.1
     /// The most grid points a clip gets (a day at 0.1 s is 864 000).
     static let maximumPoints = 1_000_000
 
-    public init(window: Size, smoothness: Double) {
+    package init(window: Size, smoothness: Double) {
         self.window = Size(width: min(max(window.width, 0), 1), height: min(max(window.height, 0), 1))
         self.smoothness = min(max(smoothness, 0), 1)
     }
@@ -32,7 +32,7 @@ public struct CameraPathPlanner: Sendable {
 
     /// The path through `analysis` (boxes already upright), following the subject
     /// `SubjectTrack` finds through each shot among what `selection` offers.
-    public func plan(_ analysis: SubjectAnalysis, selection: SubjectSelection) -> CameraPath {
+    package func plan(_ analysis: SubjectAnalysis, selection: SubjectSelection) -> CameraPath {
         var shots: [CameraPath.Shot] = []
         var sampleIndex = 0
         // The grid never holds more than `maximumPoints` (a damaged timestamp can claim

@@ -4,8 +4,8 @@ import Foundation
 /// width (or height, for a window that moves up and down) down; the crop window as a band,
 /// its centre as a line, each detection as a dot (faces red, people blue, motion grey),
 /// each cut as a dashed line.
-public enum CameraPathSVG {
-    public static func render(_ reframing: ClipReframing) -> String {
+package enum CameraPathSVG {
+    package static func render(_ reframing: ClipReframing) -> String {
         let path = reframing.cameraPath
         let vertical = path.window.width >= 0.999 && path.window.height < 0.999
         let plotWidth = 800.0, plotHeight = 200.0, left = 60.0, top = 30.0
@@ -54,7 +54,7 @@ public enum CameraPathSVG {
 
     /// SVG documents one under another, in one document (the plan's timeline, then each
     /// clip's path).
-    public static func stacked(_ documents: [String]) -> String {
+    package static func stacked(_ documents: [String]) -> String {
         var y = 0.0, width = 0.0
         var body: [String] = []
         for document in documents {

@@ -9,23 +9,23 @@
 /// over an absolute floor and either many times the recent ones or `threshold` more than
 /// them (after PySceneDetect's adaptive detector). Streaming: the previous histogram and
 /// a running mean are kept.
-public struct ShotCutDetector: Sendable {
+package struct ShotCutDetector: Sendable {
     /// How much farther than the recent distances' mean a cut's distance is, at least
     /// (or `ratio` times as far).
-    public var threshold: Double
+    package var threshold: Double
     /// The least distance that can be a cut, however still the shot was before it.
-    public var floor: Double
+    package var floor: Double
     /// How many times the recent distances' mean a cut's distance is, at least.
-    public var ratio: Double
+    package var ratio: Double
     /// The shortest shot, seconds: a flash or a fast whip does not make two cuts.
-    public var minimumShot: Double
+    package var minimumShot: Double
     private var previous: [Double] = []
     private var lastCut = 0.0
     /// The mean of the recent distances (an exponential mean over about ten pictures);
     /// nil before the second picture.
     private var recent: Double?
 
-    public init(threshold: Double = 0.5, floor: Double = 0.15, ratio: Double = 3.5, minimumShot: Double = 0.5) {
+    package init(threshold: Double = 0.5, floor: Double = 0.15, ratio: Double = 3.5, minimumShot: Double = 0.5) {
         self.threshold = threshold
         self.floor = floor
         self.ratio = ratio
@@ -34,7 +34,7 @@ public struct ShotCutDetector: Sendable {
 
     /// Feeds the histogram (bins summing to 1) of the picture at `time`; true when a new
     /// shot starts with it.
-    public mutating func isCut(histogram: [Double], at time: Double) -> Bool {
+    package mutating func isCut(histogram: [Double], at time: Double) -> Bool {
         guard previous.count == histogram.count, !histogram.isEmpty else {
             previous = histogram
             return false

@@ -5,6 +5,7 @@
 /// Its size grows with the clip by a few boxes per analysed picture (tens of bytes);
 /// the pictures themselves are never kept.
 public struct SubjectAnalysis: Sendable, Hashable {
+    /// One analysed picture: its source time (seconds) and what the detectors found in it.
     public struct Sample: Sendable, Hashable {
         public var time: Double
         public var boxes: [SubjectBox]
@@ -52,6 +53,7 @@ public protocol SubjectAnalyzing: Sendable {
 
 /// For builders that never meet `fit: smart`: asking is an error that says so.
 public struct NoSubjectAnalysis: SubjectAnalyzing {
+    /// The error thrown when `fit: smart` asks for an analysis this builder was not given.
     public struct Unavailable: Error, CustomStringConvertible {
         public var description: String { "fit: smart needs the subject analysis, which this build of the composition was not given" }
     }

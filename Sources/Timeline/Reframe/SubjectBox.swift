@@ -1,6 +1,7 @@
 /// One thing a detector found in one analysed picture, in that picture's coordinates
 /// normalised to 0...1 (so boxes do not depend on the size the analysis decoded at).
 public struct SubjectBox: Sendable, Hashable {
+    /// Which detector found the box: a face, a whole person, or motion.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case face
         case person

@@ -8,27 +8,27 @@ import Foundation
 ///
 /// Which candidate is followed is decided over the whole shot (`SubjectTrack`), not
 /// picture by picture.
-public struct SubjectSelection: Sendable, Hashable {
+package struct SubjectSelection: Sendable, Hashable {
     /// A region that could be followed in one picture, and how much it looks like the
     /// subject (bigger: more).
-    public struct Candidate: Sendable, Hashable {
-        public var rect: Rect
-        public var weight: Double
-        public init(rect: Rect, weight: Double) {
+    package struct Candidate: Sendable, Hashable {
+        package var rect: Rect
+        package var weight: Double
+        package init(rect: Rect, weight: Double) {
             self.rect = rect
             self.weight = weight
         }
-        public var centre: Point { Point(x: rect.x + rect.width / 2, y: rect.y + rect.height / 2) }
+        package var centre: Point { Point(x: rect.x + rect.width / 2, y: rect.y + rect.height / 2) }
     }
 
-    public var subject: SmartFit.Subject
+    package var subject: SmartFit.Subject
     /// The crop window as fractions of the upright picture (1 on the axis it spans).
-    public var window: Size
+    package var window: Size
     /// The most candidates a picture offers (the heaviest): 30 faces in a crowd are
     /// weighed, not all paired with the next picture's.
     static let maximumCandidates = 16
 
-    public init(subject: SmartFit.Subject, window: Size) {
+    package init(subject: SmartFit.Subject, window: Size) {
         self.subject = subject
         self.window = window
     }
@@ -38,7 +38,7 @@ public struct SubjectSelection: Sendable, Hashable {
     /// as much as a body ten times its size (a face is the person; and a detector that
     /// misses a face for a second still sees the body move); otherwise only the kind
     /// asked for.
-    public func candidates(among boxes: [SubjectBox]) -> [Candidate] {
+    package func candidates(among boxes: [SubjectBox]) -> [Candidate] {
         var weighed: [Candidate] = []
         for kind in SubjectBox.Kind.allCases where subject.follows(kind) {
             let found = boxes.filter { $0.kind == kind }
@@ -74,7 +74,7 @@ public struct SubjectSelection: Sendable, Hashable {
 
 extension Rect {
     /// The smallest rectangle holding both.
-    public func union(_ other: Rect) -> Rect {
+    package func union(_ other: Rect) -> Rect {
         let x0 = Swift.min(x, other.x), y0 = Swift.min(y, other.y)
         return Rect(x: x0, y: y0, width: Swift.max(maxX, other.maxX) - x0, height: Swift.max(maxY, other.maxY) - y0)
     }

@@ -10,7 +10,7 @@ import Foundation
 /// Found exactly by dynamic programming over the shot (Viterbi): every candidate of a
 /// picture keeps the best sequence ending in it. Work and memory grow with the pictures
 /// times the candidates of two neighbours (at most 16 each).
-public enum SubjectTrack {
+package enum SubjectTrack {
     /// What one jump of a window width costs, in pictures' worth of a typical subject
     /// (the median over the shot of each picture's heaviest candidate).
     static let switchCost = 3.0
@@ -21,7 +21,7 @@ public enum SubjectTrack {
     /// The centre followed at each time of `pictures` (which must be in time order;
     /// those without a candidate are left out), for a window `window` (fractions of the
     /// picture).
-    public static func centres(through pictures: [(time: Double, candidates: [SubjectSelection.Candidate])],
+    package static func centres(through pictures: [(time: Double, candidates: [SubjectSelection.Candidate])],
                                window: Size) -> [(time: Double, centre: Point)] {
         let seen = pictures.filter { !$0.candidates.isEmpty }
         guard !seen.isEmpty else { return [] }
