@@ -58,18 +58,34 @@ public enum Journald {
     public static func entries(matching field: String, value: String, timeout: Duration = .seconds(5)) throws -> [[String: String]] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let result = try Command.run("journalctl", ["-o", "json", "--all", "--no-pager", "\(field)=\(value)"])
+            let result = try Command.run("journalctl", ["-o", "json", "--all", "--no-pager", since, "\(field)=\(value)"])
             let expired = ContinuousClock.now >= deadline
             if result.status == 0 {
                 let entries = try parse(result.stdout)
                 if !entries.isEmpty || expired { return entries }
             } else if expired {
-                throw CommandError(command: ["journalctl", "-o", "json", "--all", "--no-pager", "\(field)=\(value)"],
+                throw CommandError(command: ["journalctl", "-o", "json", "--all", "--no-pager", since, "\(field)=\(value)"],
                                    status: result.status, stderr: result.stderr)
             }
             Thread.sleep(forTimeInterval: 0.1)
         }
     }
+
+    /// Entries since this test process started (`--since=@<seconds>`, a second early): the
+    /// journal outlives a test run, and an earlier run's daemon may have had the PID a
+    /// test now looks for (a ready line of version 0.1.0 was once found for a 0.2.0 daemon).
+    static let since: String = {
+        // /proc/self/stat's 22nd field: the start, in clock ticks after boot; /proc/stat's
+        // btime: the boot, in seconds since the epoch.
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")"),
+              let ticks = stat[stat.index(after: close)...].split(separator: " ").dropFirst(19).first.flatMap({ Double($0) }),
+              let boot = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?
+                  .split(separator: "\n").first(where: { $0.hasPrefix("btime ") })?.split(separator: " ").last.flatMap({ Double($0) })
+        else { return "--since=@0" }
+        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return "--since=@\(Int(boot + ticks / max(hertz, 1)) - 1)"
+    }()
 
     /// `entries(matching:value:timeout:)`, awaited: the polls run on a thread of their own
     /// (`OwnThread`), so the wait holds no thread of the concurrency pool.

@@ -22,14 +22,18 @@ final class RenderSound {
         let session: ExportSession
         let format: AudioFormat
         let gain: Float
+        /// Its sources opened before any encoder exists (as the ffmpeg CLI opens its
+        /// inputs first: their probing then peaks while the encoders' buffers do not).
+        let mixer: AudioMixer
         var consumers = 0
         /// Made with the first encoder, whose frame size is the mix's block.
         var shared: SharedAudioMix?
 
-        init(session: ExportSession, format: AudioFormat, gain: Float) {
+        init(session: ExportSession, format: AudioFormat, gain: Float, mixer: AudioMixer) {
             self.session = session
             self.format = format
             self.gain = gain
+            self.mixer = mixer
         }
     }
 
@@ -42,8 +46,9 @@ final class RenderSound {
     private let lead: MediaTime
 
     /// The sound of `sessions` (one per encoded output, in order), whose pictures lie at
-    /// most `lead` apart. Opens the copied streams' sources and measures each mix's
-    /// loudness when its settings ask.
+    /// most `lead` apart. Opens every source of the sound — the copied streams', each
+    /// mix's — before the caller makes any encoder, and measures each mix's loudness when
+    /// its settings ask.
     init(_ sessions: [ExportSession], lead: MediaTime, cancelled: Cancellation, logger: Logger) throws {
         self.lead = lead
         for session in sessions {
@@ -56,7 +61,9 @@ final class RenderSound {
                 let gain = try session.settings.loudnessTarget.map {
                     try Self.loudnessGain(session, format, target: $0, cancelled: cancelled, logger: logger)
                 } ?? 1
-                let mix = Mix(session: session, format: format, gain: gain)
+                let mixer = Self.mixer(session, format)
+                try mixer.openFirstSources()
+                let mix = Mix(session: session, format: format, gain: gain, mixer: mixer)
                 mix.consumers = 1
                 mixes.append(mix)
                 sources.append(.mixed(mix: mixes.count - 1, consumer: 0))
@@ -96,11 +103,9 @@ final class RenderSound {
             let mix = mixes[which]
             let encoded = try OutputEncoders.audio(settings, format: mix.format, muxer: muxer)
             if mix.shared == nil {
-                let mixer = Self.mixer(mix.session, mix.format)
-                try mixer.openFirstSources()
-                precondition(encoded.encoder.frameSize <= mixer.maximumBlock, "AAC frame of \(encoded.encoder.frameSize) samples")
+                precondition(encoded.encoder.frameSize <= mix.mixer.maximumBlock, "AAC frame of \(encoded.encoder.frameSize) samples")
                 mix.shared = try SharedAudioMix(
-                    mixer: mixer, blockSize: encoded.encoder.frameSize,
+                    mixer: mix.mixer, blockSize: encoded.encoder.frameSize,
                     totalSamples: mix.session.composition.duration.ticks(in: Int32(mix.format.sampleRate)) ?? 0,
                     gain: mix.gain, consumers: mix.consumers, lead: lead)
             }

@@ -24,9 +24,12 @@ final class FileLane: RenderLane {
         case encoded(OutputEncoders.Encoded<VideoEncoder>)
         case copied(StreamCopier)
     }
-    private let picture: Picture
-    private let audio: (any AudioOutput)?
-    private let captions: CaptionStreamStage?
+    // Let go once the file is finished (`run`): a finished lane stays listed until the
+    // whole render is made (to be removed if a later output fails), and its encoders'
+    // buffers must not add to the memory of what comes after it.
+    private var picture: Picture?
+    private var audio: (any AudioOutput)?
+    private var captions: CaptionStreamStage?
     private let frameDuration: MediaTime
     private var finished = false
 
@@ -58,6 +61,8 @@ final class FileLane: RenderLane {
     func run(from stage: FrameProducer.Output?, frameCount: Int, isCancelled: () -> Bool,
              progress: (ExportProgress) -> Void) throws {
         switch picture {
+        case nil:
+            throw ExportError.invalidComposition(["\(path) was already written"])
         case let .encoded(video):
             guard let stage else { throw ExportError.invalidComposition(["no compositing stage for \(path)"]) }
             try encode(video, from: stage, frameCount: frameCount, isCancelled: isCancelled, progress: progress)
@@ -65,6 +70,9 @@ final class FileLane: RenderLane {
             try copy(copier, frameCount: frameCount, isCancelled: isCancelled, progress: progress)
         }
         finished = true
+        picture = nil
+        audio = nil
+        captions = nil
     }
 
     /// Takes composited canvases from `stage` in order, encodes and muxes each, hands the

@@ -171,6 +171,10 @@ final class HLSLadderWriter: RenderLane {
             throw ExportError.invalidComposition(["the ladder got \(written) of \(frameCount) frames"])
         }
         made = try writeMaster(frameCount: frameCount)
+        // Finished: the encoders' buffers go now, not when the whole render is made (a
+        // finished lane stays listed until then, to be removed if a later output fails).
+        renditions = []
+        audio = nil
     }
 
     /// Stops writing: every muxer abandoned and every file of the ladder removed (the
