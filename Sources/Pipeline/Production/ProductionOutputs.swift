@@ -52,11 +52,9 @@ extension Production {
         case let .at(time):
             return FrameScheduler(composition: built.composition, videoComposition: built.videoComposition).frameIndex(at: time)
         case .best:
-            return try await BlockingWork.run("dropcut-poster") { [built, settings] cancellation in
-                var sdr = settings
-                sdr.dynamicRange = .sdr
-                let renderer = try PosterRenderer(composition: built.composition, videoComposition: built.videoComposition,
-                                                  overlays: built.overlays, settings: sdr)
+            let session = pictureSession(logger: logger)
+            return try await BlockingWork.run("dropcut-poster") { cancellation in
+                let renderer = try PosterRenderer(session: session)
                 let best = try renderer.bestFrame(candidates: RecipeLimits.posterCandidates, isCancelled: { cancellation.isCancelled })
                 logger.debug("poster best frame", metadata: [
                     "frame": "\(best.index)",

@@ -32,6 +32,12 @@ public final class PosterRenderer {
         if settings.dynamicRange != .sdr { canvas.setColorTags(settings.dynamicRange.color) }
     }
 
+    /// The pictures of `session`'s composition as it shows them (size, overlays, range).
+    package convenience init(session: ExportSession) throws {
+        try self.init(composition: session.composition, videoComposition: session.videoComposition, overlays: session.overlays,
+                      settings: session.settings)
+    }
+
     /// How many frames the video of this composition has.
     public var frameCount: Int { scheduler.frameCount }
 

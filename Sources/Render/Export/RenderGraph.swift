@@ -135,9 +135,7 @@ package final class RenderGraph: Sendable {
     private func makePictures(_ group: RenderPlan.Group, of plan: RenderPlan, cancelled: Cancellation) throws {
         for output in group.outputs {
             guard case let .pictures(tap) = plan.outputs[output].destination else { continue }
-            let session = tap.session
-            let renderer = try PosterRenderer(composition: session.composition, videoComposition: session.videoComposition,
-                                              overlays: session.overlays, settings: session.settings)
+            let renderer = try PosterRenderer(session: tap.session)
             for frame in tap.frames {
                 if cancelled.isCancelled { throw ExportError.cancelled }
                 try tap.receive(try renderer.frame(frame))
