@@ -1,6 +1,7 @@
 #ifndef DROPCUT_CLINUX_SHIM_H
 #define DROPCUT_CLINUX_SHIM_H
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -29,4 +30,10 @@ extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 static inline int dropcut_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1u << 0);
 }
+/// Pins glibc's mmap threshold at its documented default (128 KiB), which turns its
+/// dynamic adjustment off (mallopt(3); M_MMAP_THRESHOLD is a macro Swift cannot see).
+static inline int dropcut_pin_mmap_threshold(void) {
+    return mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
 #endif

@@ -13,4 +13,10 @@ struct DropcutCommand: AsyncParsableCommand {
             ProbeCommand.self, WatchCommand.self, StatusCommand.self, RetryCommand.self, WorkerCommand.self,
         ]
     )
+
+    /// Sets the process's malloc policy (`MallocPolicy`), then parses and runs the command.
+    static func main() async {
+        MallocPolicy.apply()
+        await main(nil)
+    }
 }
