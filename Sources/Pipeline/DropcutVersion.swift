@@ -1,3 +1,5 @@
+internal import CDropcutBuildInfo
+
 /// dropcut's version: the one place it is set (bump it here for a release, tag the commit
 /// with it and say what changed in CHANGELOG.md), in the lowest
 /// module both the command line and the daemon import. `dropcut
@@ -6,4 +8,13 @@
 /// they show which binary is installed and which one is still running.
 public enum DropcutVersion {
     public static let current = "0.2.0"
+
+    /// The commit the binary was built from, set at build time by Package.swift: the
+    /// environment's `DROPCUT_COMMIT` when given (a build outside git, a package), else
+    /// git's commit (12 hex digits, `-dirty` after them for a tree with changes), else
+    /// `unknown`.
+    public static let commit = String(cString: dropcut_build_commit())
+
+    /// What `dropcut --version` prints: `0.2.0 (commit 95c9290abcde)`.
+    public static var withCommit: String { "\(current) (commit \(commit))" }
 }

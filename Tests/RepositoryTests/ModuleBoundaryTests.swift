@@ -20,6 +20,7 @@ import TestSupport
         "CDropcutRenderKernels": ["DropcutRender"],
         "CDropcutSystemd": ["DropcutDaemon"],
         "CDropcutLinux": ["DropcutDaemon", "DropcutPipeline"],
+        "CDropcutBuildInfo": ["DropcutPipeline"],
         "CDropcutCurl": ["DropcutDaemon"],
         "CDropcutLibpq": ["DropcutDaemon"],
         "CDropcutCrypto": ["DropcutDigest"],
