@@ -14,7 +14,7 @@ struct ManualCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             let root = try CommandHelp.of(DropcutCommand.self)
-            let commands = [root] + (root.subcommands ?? []).filter(\.isShown)
+            let commands = [root] + root.documentedSubcommands
             let names = commands.map(ManualPage.name(of:))
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             for command in commands {

@@ -51,9 +51,9 @@ struct RenderCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let recipe = try options.loadRecipe(command: "render")
         let messages = EngineMessages(verbose: verbose, quiet: quiet)
         let logger = messages.install()
+        let recipe = try options.loadRecipe(command: "render")
         let style = progress.style(terminal: isatty(2) == 1, quiet: quiet)
         let interrupt = InterruptHandler()
         var failed = false

@@ -42,6 +42,9 @@ struct CommandHelp: Decodable {
     var fullName: String { ((superCommands ?? []) + [commandName]).joined(separator: " ") }
     /// Shown in help (hidden commands, like `worker`, are not).
     var isShown: Bool { shouldDisplay ?? true }
+    /// The subcommands that get a page: those shown, but ArgumentParser's own `help`
+    /// (`dropcut help render` is `dropcut render --help`).
+    var documentedSubcommands: [CommandHelp] { (subcommands ?? []).filter { $0.isShown && $0.commandName != "help" } }
 
     /// `command`'s tree, as `dropcut --experimental-dump-help` prints it.
     static func of<Command: ParsableCommand>(_ command: Command.Type) throws -> CommandHelp {

@@ -22,7 +22,7 @@ struct ManualPage {
         if let discussion = command.discussion, !discussion.isEmpty {
             lines += [".SH DESCRIPTION"] + Self.paragraphs(discussion)
         }
-        let subcommands = (command.subcommands ?? []).filter(\.isShown)
+        let subcommands = command.documentedSubcommands
         if !subcommands.isEmpty {
             lines.append(".SH COMMANDS")
             for subcommand in subcommands {
@@ -46,9 +46,9 @@ struct ManualPage {
     /// `.B dropcut render` and each shown argument, optional ones in brackets.
     private var synopsis: String {
         var parts = ["\\fB\(Self.escape(command.fullName))\\fR"]
-        if !(command.subcommands ?? []).filter(\.isShown).isEmpty { parts.append("\\fIcommand\\fR") }
+        if !command.documentedSubcommands.isEmpty { parts.append("\\fIcommand\\fR") }
         for argument in (command.arguments ?? []).filter(\.shouldDisplay) {
-            var part = Self.term(argument)
+            var part = Self.term(argument, separator: "|")
             if argument.isRepeating { part += " ..." }
             parts.append(argument.isOptional ? "[\(part)]" : part)
         }
@@ -56,10 +56,10 @@ struct ManualPage {
     }
 
     /// `\fB\-\-recipe\fR \fIrecipe\fR`, `\fB\-q\fR, \fB\-\-quiet\fR`, `\fIinputs\fR`.
-    private static func term(_ argument: CommandHelp.Argument) -> String {
+    private static func term(_ argument: CommandHelp.Argument, separator: String = ", ") -> String {
         let value = "\\fI\(escape(argument.valueName ?? "value"))\\fR"
         guard argument.kind != .positional else { return value }
-        let names = (argument.names ?? []).map { "\\fB\(escape($0.spelled))\\fR" }.joined(separator: ", ")
+        let names = (argument.names ?? []).map { "\\fB\(escape($0.spelled))\\fR" }.joined(separator: separator)
         return argument.kind == .option ? names + " " + value : names
     }
 
@@ -69,7 +69,10 @@ struct ManualPage {
         if let values = argument.allValues, !values.isEmpty, argument.kind == .option {
             text += " Values: " + values.joined(separator: ", ") + "."
         }
-        if let value = argument.defaultValue, !value.isEmpty, argument.kind != .flag { text += " Default: \(value)." }
+        if let value = argument.defaultValue, !value.isEmpty {
+            // A flag's default is "false", or the choice of several flags given when none is (`-y`).
+            if argument.kind != .flag { text += " Default: \(value)." } else if argument.names?.contains(where: { $0.spelled == value }) == true { text += " The default." }
+        }
         return text
     }
 

@@ -17,7 +17,7 @@ enum OverwriteChoice: String, EnumerableFlag {
 
     static func help(for value: Self) -> ArgumentHelp? {
         switch value {
-        case .overwrite: return "Replace outputs that exist (the default)."
+        case .overwrite: return "Replace outputs that exist."
         case .noOverwrite: return "Refuse an input whose output exists: an error naming the file, nothing written, exit 1."
         }
     }
