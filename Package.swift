@@ -12,14 +12,6 @@ let optimisedC: [CSetting] = development ? [.unsafeFlags(["-O2"], .when(configur
 let optimisedCXX: [CXXSetting] = development ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
 let optimisedSwift: [SwiftSetting] = development ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
 
-// The commit `dropcut --version` shows (the C target CDropcutBuildInfo holds it):
-// DROPCUT_COMMIT from the environment (a build from a tarball, a package), else git's
-// (SwiftPM reads it; "-dirty" after it for a tree with changes), else "unknown".
-let givenCommit = Context.environment["DROPCUT_COMMIT"] ?? ""
-let buildCommit = !givenCommit.isEmpty && givenCommit.count <= 64 && givenCommit.allSatisfy({ $0.isLetter || $0.isNumber || "-._+".contains($0) })
-    ? givenCommit
-    : Context.gitInformation.map { String($0.currentCommit.prefix(12)) + ($0.hasUncommittedChanges ? "-dirty" : "") } ?? "unknown"
-
 let package = Package(
     name: "dropcut",
     products: [
@@ -70,8 +62,6 @@ let package = Package(
         // Linux calls Swift cannot make itself (variadic prctl; renameat2, which glibc
         // declares only under _GNU_SOURCE): the daemon's worker and Pipeline's publishing.
         .systemLibrary(name: "CDropcutLinux", path: "Sources/CLinux"),
-        // The commit dropcut was built from, for `--version` (DropcutVersion.commit).
-        .target(name: "CDropcutBuildInfo", path: "Sources/CBuildInfo", cSettings: [.define("DROPCUT_COMMIT", to: "\"\(buildCommit)\"")]),
 
         // The low-level pieces every layer uses: threads, cancellation, a bounded queue,
         // blocking work, text files, file names, system errors. No C import.
@@ -104,8 +94,10 @@ let package = Package(
         .target(name: "DropcutRecipe", dependencies: ["DropcutSupport", "DropcutTimeline", "DropcutSubtitles", "CDropcutZlib", .product(name: "Yams", package: "Yams")], path: "Sources/Recipe"),
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "DropcutPipeline", dependencies: [
-            "CDropcutLinux", "CDropcutBuildInfo", "DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutRecipe", "DropcutReframe", .product(name: "Logging", package: "swift-log"),
-        ], path: "Sources/Pipeline"),
+            "CDropcutLinux", "DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutRecipe", "DropcutReframe", .product(name: "Logging", package: "swift-log"),
+        ], path: "Sources/Pipeline", plugins: ["BuildCommit"]),
+        // Before every build: the commit `dropcut --version` shows (DropcutVersion.commit).
+        .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
         .target(name: "DropcutDaemon", dependencies: [
             "CDropcutSystemd", "CDropcutLinux", "CDropcutCurl", "CDropcutLibpq", "DropcutSupport", "DropcutDigest", "DropcutRecipe", "DropcutPipeline",
             .product(name: "Logging", package: "swift-log"),

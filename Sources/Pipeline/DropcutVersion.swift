@@ -1,5 +1,3 @@
-internal import CDropcutBuildInfo
-
 /// dropcut's version: the one place it is set (bump it here for a release, tag the commit
 /// with it and say what changed in CHANGELOG.md), in the lowest
 /// module both the command line and the daemon import. `dropcut
@@ -9,12 +7,12 @@ internal import CDropcutBuildInfo
 public enum DropcutVersion {
     public static let current = "0.2.0"
 
-    /// The commit the binary was built from, set at build time by Package.swift: the
-    /// environment's `DROPCUT_COMMIT` when given (a build outside git, a package), else
-    /// git's commit (12 hex digits, `-dirty` after them for a tree with changes), else
-    /// `unknown`.
-    public static let commit = String(cString: dropcut_build_commit())
+    /// The commit the binary was built from, written before each build by the build tool
+    /// plugin `Plugins/BuildCommit`: the environment's `DROPCUT_COMMIT` when set (a build
+    /// outside git), else git's commit (12 hex digits, `-dirty` after them for a tree with
+    /// changes), else `unknown`.
+    public static let commit = BuildCommit.value
 
-    /// What `dropcut --version` prints: `0.2.0 (commit 95c9290abcde)`.
+    /// What `dropcut --version` prints: `0.2.0 (commit 95c9290121e7)`.
     public static var withCommit: String { "\(current) (commit \(commit))" }
 }

@@ -20,7 +20,6 @@ import TestSupport
         "CDropcutRenderKernels": ["DropcutRender"],
         "CDropcutSystemd": ["DropcutDaemon"],
         "CDropcutLinux": ["DropcutDaemon", "DropcutPipeline"],
-        "CDropcutBuildInfo": ["DropcutPipeline"],
         "CDropcutCurl": ["DropcutDaemon"],
         "CDropcutLibpq": ["DropcutDaemon"],
         "CDropcutCrypto": ["DropcutDigest"],
