@@ -13,8 +13,7 @@ struct BuildCommitPlugin: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appendingPathComponent("generated")
         let script = """
             set -u
-            out="$1/BuildCommit.swift"; root="$2"
-            commit="${DROPCUT_COMMIT:-}"
+            out="$1/BuildCommit.swift"; root="$2"; commit="$3"
             case "$commit" in *[!0-9A-Za-z._+-]*) commit="";; esac
             if [ -z "$commit" ] && command -v git >/dev/null 2>&1 && git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
               commit="$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || true)"
@@ -30,7 +29,8 @@ struct BuildCommitPlugin: BuildToolPlugin {
             printf '%s\\n' "$text" > "$out.new" && mv -f "$out.new" "$out"
             """
         return [.prebuildCommand(displayName: "dropcut's build commit", executable: URL(fileURLWithPath: "/bin/sh"),
-                                 arguments: ["-c", script, "sh", output.path, context.package.directoryURL.path],
+                                 arguments: ["-c", script, "sh", output.path, context.package.directoryURL.path,
+                                             ProcessInfo.processInfo.environment["DROPCUT_COMMIT"] ?? ""],
                                  outputFilesDirectory: output)]
     }
 }
