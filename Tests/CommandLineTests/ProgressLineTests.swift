@@ -30,6 +30,35 @@ import TestSupport
         #expect(redraws.count < 60, "\(redraws.count) redraws for 60 frames")
     }
 
+    /// A deliverable set's videos share the line: each one's percentage, never going back
+    /// (one not begun shows 0 %, not 100 %), and the figures of the one furthest behind.
+    @Test func aSetsVideosShareTheBar() async throws {
+        let set = try Fixtures.makeFile(in: dir.path, name: "set.yaml", contents: """
+            version: 1
+            output: { video: { crf: 23, preset: ultrafast } }
+            outputs:
+              - { filename: "{name}.small.mp4", size: 160x120 }
+              - { filename: "{name}.tiny.mp4", size: 96x72 }
+
+            """)
+        let out = dir.file("set")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let result = try await DropcutProcess.run(["render", "--progress", "bar", "--recipe", set, "--output", out, clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        let redraws = result.stderr.split(separator: "\r").map { $0.replacingOccurrences(of: "\u{1B}[K", with: "") }
+            .map { $0.trimmingCharacters(in: .newlines) }.filter { !$0.isEmpty }
+        var last: [String: Int] = [:]
+        for line in redraws {
+            for match in line.matches(of: #/(?<name>clip\.\w+\.mp4) (?<percent>\d+)%/#) {
+                let name = String(match.output.name), percent = Int(match.output.percent) ?? -1
+                #expect(percent >= (last[name] ?? 0), "\(name) went back: \(redraws)")
+                last[name] = percent
+            }
+        }
+        #expect(last == ["clip.small.mp4": 100, "clip.tiny.mp4": 100], "\(redraws)")
+        #expect(redraws.last?.contains(#/ · frame=60/60 fps=\d+ speed=\d+(\.\d+)?x eta=0:00:00$/#) == true, "\(redraws)")
+    }
+
     @Test func pipedItWritesALinePerTenPercent() async throws {
         let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", dir.file("out.mp4"), clip])
         try #require(result.status == 0, "\(result.stderr)")

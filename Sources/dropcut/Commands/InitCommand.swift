@@ -44,14 +44,24 @@ struct InitCommand: AsyncParsableCommand {
             printError("dropcut init: \(directory): \(error.localizedDescription)")
             throw ExitCode(1)
         }
-        let shown = directory == "." ? "" : (directory.hasSuffix("/") ? directory : directory + "/")
+        let folder = directory == "." ? "" : (directory.hasSuffix("/") ? directory : directory + "/")
+        let config = Self.shellWord(folder + Self.configName), recipe = Self.shellWord(folder + Self.recipeName)
+        let inbox = Self.shellWord(folder + Self.inboxName + "/")
         print("""
-            wrote \(shown)\(Self.configName) (the daemon's config, watching \(shown)\(Self.inboxName)/) and \(shown)\(Self.recipeName) (its recipe)
+            wrote \(config) (the daemon's config, watching \(inbox)) and \(recipe) (its recipe)
             next:
-              dropcut render --recipe \(shown)\(Self.recipeName) CLIP         # one clip, now
-              dropcut watch --config \(shown)\(Self.configName) --check       # the config's folders, or its mistakes
-              dropcut watch --config \(shown)\(Self.configName)               # then drop clips into \(shown)\(Self.inboxName)/
+              dropcut render --recipe \(recipe) CLIP         # one clip, now
+              dropcut watch --config \(config) --check       # the config's folders, or its mistakes
+              dropcut watch --config \(config)               # then drop clips into \(inbox)
             """)
+    }
+
+    /// `path` as one word a shell reads back as it is: in single quotes unless it is plain.
+    static func shellWord(_ path: String) -> String {
+        let plain = !path.isEmpty && path.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%".unicodeScalars.contains(scalar))
+        }
+        return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

@@ -121,10 +121,12 @@ final class RenderProgress: Sendable {
                                 duration: outputs[index]?.duration ?? 0, elapsed: elapsed)
     }
 
-    /// The bar: one output's, or every video's percentage and the slowest one's figures.
+    /// The bar: one output's, or every video's percentage and the figures of the slowest
+    /// one that has begun (one that has not shows 0 %).
     private func barLine(_ state: State, now: ContinuousClock.Instant) -> String {
         let counted = outputs.indices.filter { outputs[$0] != nil }
-        guard let slowest = counted.min(by: { snapshot($0, state, now: now).fraction < snapshot($1, state, now: now).fraction }) else {
+        let begun = counted.filter { state.frameCounts[$0] >= 0 }
+        guard let slowest = begun.min(by: { snapshot($0, state, now: now).fraction < snapshot($1, state, now: now).fraction }) else {
             return ""
         }
         let figures = snapshot(slowest, state, now: now)
@@ -134,7 +136,7 @@ final class RenderProgress: Sendable {
             return "\(output.label) [\(bar)] \(ProgressSnapshot.decimal(figures.percent.rounded(.down), places: 0))% \(figures.statistics)"
         }
         let parts = counted.compactMap { index in
-            outputs[index].map { "\($0.label) \(Int(snapshot(index, state, now: now).percent))%" }
+            outputs[index].map { "\($0.label) \(state.frameCounts[index] < 0 ? 0 : Int(snapshot(index, state, now: now).percent))%" }
         }
         return parts.joined(separator: " · ") + " · " + figures.statistics
     }
