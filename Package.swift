@@ -95,7 +95,9 @@ let package = Package(
         // Recipe + media -> one complete Production, rendered: what the CLI and the daemon share.
         .target(name: "DropcutPipeline", dependencies: [
             "CDropcutLinux", "DropcutSupport", "DropcutDigest", "DropcutTimeline", "DropcutSubtitles", "DropcutMediaIO", "DropcutRender", "DropcutRecipe", "DropcutReframe", .product(name: "Logging", package: "swift-log"),
-        ], path: "Sources/Pipeline"),
+        ], path: "Sources/Pipeline", plugins: ["BuildCommit"]),
+        // Before every build: the commit `dropcut --version` shows (DropcutVersion.commit).
+        .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
         .target(name: "DropcutDaemon", dependencies: [
             "CDropcutSystemd", "CDropcutLinux", "CDropcutCurl", "CDropcutLibpq", "DropcutSupport", "DropcutDigest", "DropcutRecipe", "DropcutPipeline",
             .product(name: "Logging", package: "swift-log"),

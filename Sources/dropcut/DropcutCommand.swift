@@ -7,10 +7,11 @@ struct DropcutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dropcut",
         abstract: "Turn a folder into a video-editing robot: render phone clips through recipes.",
-        version: DropcutVersion.current,
+        version: DropcutVersion.withCommit,
         subcommands: [
             RenderCommand.self, PlanCommand.self, ValidateCommand.self,
-            ProbeCommand.self, WatchCommand.self, StatusCommand.self, RetryCommand.self, WorkerCommand.self,
+            ProbeCommand.self, WatchCommand.self, StatusCommand.self, RetryCommand.self, InitCommand.self,
+            WorkerCommand.self, ManualCommand.self,
         ]
     )
 

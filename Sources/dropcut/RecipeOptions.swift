@@ -4,7 +4,7 @@ import DropcutRecipe
 /// The options `render` and `plan` share: which recipe, where its assets may come from,
 /// and the clips.
 struct RecipeOptions: ParsableArguments {
-    @Option(name: .long, help: "Recipe YAML file (default: fix orientation, keep size and rate, re-encode).")
+    @Option(name: .long, help: "Recipe YAML file (default: the identity recipe: upright, the source's size and rate; a stream needing no change is copied, not re-encoded).")
     var recipe: String?
     @Option(name: .long, help: "Directory that recipe assets may come from (repeatable).")
     var assets: [String] = []

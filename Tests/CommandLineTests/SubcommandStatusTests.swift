@@ -15,6 +15,7 @@ import TestSupport
         "watch": .real,
         "status": .real,
         "retry": .real,
+        "init": .real,
     ]
 
     /// Arguments with which a real subcommand succeeds, using inputs made in `dir`.
@@ -24,6 +25,7 @@ import TestSupport
         case "validate": return ["validate", try Fixtures.makeFile(in: dir.path, name: "r.yaml", contents: "version: 1\n")]
         case "plan": return ["plan", try Fixtures.makeClip(in: dir.path, audio: false)]
         case "render": return ["render", try Fixtures.makeClip(in: dir.path, audio: false)]
+        case "init": return ["init", dir.file("start")]
         case "watch", "status", "retry":
             try FileManager.default.createDirectory(atPath: dir.file("inbox"), withIntermediateDirectories: true)
             let config = try Fixtures.makeFile(in: dir.path, name: "dropcut.yaml", contents: """

@@ -15,7 +15,12 @@ import Glibc
         let version = DropcutVersion.current
         #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil }, "\(version)")
         let printed = try await DropcutProcess.run(["--version"])
-        #expect(printed.status == 0 && printed.stdout == version + "\n", "\(printed)")
+        #expect(printed.status == 0 && printed.stdout == "\(version) (commit \(DropcutVersion.commit))\n", "\(printed)")
+        // The commit is git's (the tests run in a clone): one of this clone's commits — the
+        // HEAD of when the binary was built, which a commit since may have moved on from.
+        let commit = try #require(DropcutVersion.commit.wholeMatch(of: #/(?<hash>[0-9a-f]{12})(-dirty)?/#), "\(DropcutVersion.commit)")
+        let known = try await Command.run("git", ["-C", Repository.path("."), "cat-file", "-e", "\(commit.output.hash)^{commit}"])
+        #expect(known.status == 0, "\(DropcutVersion.commit) is not a commit of this clone: \(known.stderr)")
 
         try Journald.ensureRunning()
         let h = try DaemonHarness()

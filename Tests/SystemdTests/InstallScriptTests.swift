@@ -73,7 +73,9 @@ import TestSupport
         }
         // The config, from the example, which names those folders.
         let config = try String(contentsOfFile: root.file("/etc/dropcut/dropcut.yaml"), encoding: .utf8)
-        #expect(config == (try String(contentsOfFile: Repository.path("systemd/dropcut.yaml.example"), encoding: .utf8)))
+        // The example's text is the binary's (DaemonConfigTemplate), written by scripts/install.
+        let example = try Command.runBlocking(BuildProducts.executable(named: "dropcut"), ["init", "--print-config"])
+        #expect(example.status == 0 && config == example.stdout)
         #expect(config.contains("inbox: /srv/dropcut/phone/inbox"))
         // The catalog database was built.
         #expect(FileManager.default.fileExists(atPath: root.file("/var/lib/systemd/catalog/database")))

@@ -10,7 +10,7 @@ import DropcutTimeline
 /// it as an SVG timeline. Nothing is rendered.
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "plan", abstract: "Print the composition a recipe builds, without rendering.")
+        commandName: "plan", abstract: "Print the composition a recipe builds and which streams would be copied, without rendering.")
 
     @OptionGroup var options: RecipeOptions
     @Option(name: .long, help: "Also draw the timeline as SVG into this file (one input only).") var svg: String?
@@ -22,6 +22,8 @@ struct PlanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // FFmpeg's own lines never come before dropcut's message (which has its detail line).
+        _ = EngineMessages(verbose: false, quiet: false).install()
         let recipe = try options.loadRecipe(command: "plan")
         var failed = false
         for input in options.inputs {

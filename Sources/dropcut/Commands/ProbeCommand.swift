@@ -21,6 +21,8 @@ struct ProbeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // FFmpeg's own lines never come before dropcut's message (which has its detail line).
+        _ = EngineMessages(verbose: false, quiet: false).install()
         if let format = SubtitleFormat(fileName: input) {
             guard !reframe else {
                 printError("dropcut probe: --reframe reads pictures: \(input) is a subtitle file")

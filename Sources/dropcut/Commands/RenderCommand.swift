@@ -7,33 +7,54 @@ import DropcutRecipe
 import DropcutRender
 import DropcutSupport
 
-/// `dropcut render [--recipe R] [--output PATH|DIR] [--assets DIR]... INPUT...`: renders
-/// each input through the recipe (default: the identity recipe — orientation fixed from
-/// the display matrix, source size and rate, re-encoded).
+/// `dropcut render [--recipe R] [--output PATH|DIR] [--assets DIR]... [--progress FORMAT]
+/// [-q] [-y|-n] INPUT...`: renders each input through the recipe (default: the identity
+/// recipe — orientation fixed from the display matrix, source size and rate; streams it
+/// changes nothing of are copied, the others encoded).
 ///
 /// Each output is written under a hidden temporary name beside its final one and published
 /// only when complete — a set of one through the one set commit (`SetCommit`, replacing
-/// what has the name), so a failed or interrupted render leaves nothing
-/// behind and never clobbers an earlier output with half a file.
+/// what has the name; with `-n` a name that exists is refused instead), so a failed or
+/// interrupted render leaves nothing behind and never clobbers an earlier output with half
+/// a file.
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "render", abstract: "Render clips through a recipe (default: fix orientation, re-encode).")
+        commandName: "render",
+        abstract: "Render clips through a recipe (default: fix orientation; copy what needs no change, encode the rest).",
+        discussion: """
+            Each output goes beside its input, named by the recipe (clip.dropcut.mp4 for the identity recipe), \
+            or to --output. An output that exists is replaced unless -n is given. Progress goes to standard error \
+            (--progress json: to standard output, one JSON object per line); "INPUT -> OUTPUT" lines to standard \
+            output. Exit status: 0 done, 1 an input failed (the cause on standard error, naming the file), \
+            130 interrupted, 64 a usage error.
+            """)
 
     @OptionGroup var options: RecipeOptions
     @Option(name: .long, help: "Output file (one input) or directory. Default: beside each input, named by the recipe.")
     var output: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "auto: a redrawn line on a terminal, a line per 10 % otherwise; bar: the redrawn line always; json: one JSON object per line on standard output; none.",
+        valueName: "format"))
+    var progress: ProgressFormat = .auto
+    @Flag(name: [.short, .long], help: "Write nothing to standard error unless something fails: no progress, no warnings.")
+    var quiet = false
+    @Flag(name: .long, help: "Also write FFmpeg's own warnings and errors to standard error as they come.")
+    var verbose = false
+    @Flag var overwrite: OverwriteChoice = .overwrite
 
     func validate() throws {
         if let output, options.inputs.count > 1, !Self.isDirectory(output) {
             throw ValidationError("--output \(output) is not a directory: with several inputs, give a directory")
         }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
+        if quiet && progress == .bar { throw ValidationError("--quiet writes no progress bar: leave out --progress bar") }
     }
 
     func run() async throws {
+        let messages = EngineMessages(verbose: verbose, quiet: quiet)
+        let logger = messages.install()
         let recipe = try options.loadRecipe(command: "render")
-        var logger = Logger(label: "dropcut")
-        logger.logLevel = .warning
-        EngineLog.route(to: logger)
+        let style = progress.style(terminal: isatty(2) == 1, quiet: quiet)
         let interrupt = InterruptHandler()
         var failed = false
         for input in options.inputs {
@@ -42,52 +63,67 @@ struct RenderCommand: AsyncParsableCommand {
                 throw ExitCode(130)
             }
             do {
-                let destination = try await render(input, recipe: recipe, logger: logger, interrupt: interrupt)
-                print("\(input) -> \(destination)")
+                let destinations = try await render(input, recipe: recipe, style: style, logger: logger, interrupt: interrupt)
+                _ = messages.heldLines()
+                // One "input -> file" line per file written, the manifest last (JSON has them as "end" objects).
+                if style != .json {
+                    for destination in destinations { print("\(input) -> \(destination)") }
+                }
             } catch ExportError.cancelled, is CancellationError {
                 printError("dropcut render: \(input): interrupted; no output written")
                 throw ExitCode(130)
             } catch {
-                // Every message names the clip (an encoder's error alone does not).
+                // Every message names the clip (an encoder's error alone does not); FFmpeg's
+                // own lines follow it, never precede it.
                 let text = "\(error)"
-                printError("dropcut render: " + (text.contains(input) ? text : "\(input): \(text)"))
+                let message = "dropcut render: " + (text.contains(input) ? text : "\(input): \(text)")
+                printError(message + messages.heldLines())
+                if style == .json { RenderProgress.failed(input: input, message: message) }
                 failed = true
             }
         }
         if failed { throw ExitCode(1) }
     }
 
-    private func render(_ input: String, recipe: Recipe, logger: Logger, interrupt: InterruptHandler) async throws -> String {
-        if !recipe.outputs.isEmpty { return try await renderDeliverables(input, recipe: recipe, logger: logger, interrupt: interrupt) }
-        let bar = ProgressBar(label: (input as NSString).lastPathComponent)
+    private func render(_ input: String, recipe: Recipe, style: RenderProgress.Style, logger: Logger,
+                        interrupt: InterruptHandler) async throws -> [String] {
+        if !recipe.outputs.isEmpty {
+            return try await renderDeliverables(input, recipe: recipe, style: style, logger: logger, interrupt: interrupt)
+        }
+        let replacing = overwrite == .overwrite
         // Probing, measuring and exporting all run in one task, so an interrupt at any
         // point cancels what is running.
-        let task = Task { () throws -> String in
+        let task = Task { () throws -> [String] in
             let production = try await Production.prepare(recipe: recipe, input: input)
             let destination = destinationPath(for: input, filename: production.outputFilename)
             if Self.sameFile(destination, input) {
                 throw RenderCommandError("\(input): the output \(destination) would overwrite the input; choose another --output or filename")
             }
+            if !replacing && Self.exists(destination) { throw RenderCommandError.exists(destination) }
+            let progress = RenderProgress(style: style, input: input, outputs: [
+                .init(label: (input as NSString).lastPathComponent, path: destination, duration: production.composition.duration.seconds),
+            ])
             let partial = PartialOutput(besides: destination, tag: "\(getpid())")
-            try await production.export(to: partial.path, logger: logger) { bar.update($0) }
-            try Self.publish(partial.path, as: destination)
-            return destination
+            do {
+                try await production.export(to: partial.path, logger: logger) { progress.update(0, $0) }
+                try Self.publish(partial.path, as: destination, replacing: replacing)
+                progress.finish(success: true)
+            } catch {
+                progress.finish(success: false)
+                throw error
+            }
+            progress.ended(0, path: destination)
+            return [destination]
         }
         interrupt.onInterrupt { task.cancel() }
         defer { interrupt.onInterrupt(nil) }
-        do {
-            let destination = try await task.value
-            bar.finish(success: true)
-            return destination
-        } catch {
-            bar.finish(success: false)
-            throw error
-        }
+        return try await task.value
     }
 
     /// A recipe with `outputs:`: every deliverable into `--output` (a directory) or beside
     /// the input, published together with the manifest last, or nothing at all.
-    private func renderDeliverables(_ input: String, recipe: Recipe, logger: Logger, interrupt: InterruptHandler) async throws -> String {
+    private func renderDeliverables(_ input: String, recipe: Recipe, style: RenderProgress.Style, logger: Logger,
+                                    interrupt: InterruptHandler) async throws -> [String] {
         let directory: String
         if let output {
             guard Self.isDirectory(output) else {
@@ -97,7 +133,8 @@ struct RenderCommand: AsyncParsableCommand {
         } else {
             directory = (input as NSString).deletingLastPathComponent
         }
-        let task = Task { () throws -> [Deliverables.File] in
+        let replacing = overwrite == .overwrite
+        let task = Task { () throws -> [String] in
             let deliverables = try await Deliverables.prepare(recipe: recipe, input: input)
             for item in deliverables.items {
                 let destination = (directory as NSString).appendingPathComponent(item.filename)
@@ -105,35 +142,54 @@ struct RenderCommand: AsyncParsableCommand {
                     throw RenderCommandError("\(input): the deliverable \(destination) would overwrite the input; choose another --output or filename")
                 }
             }
-            let progress = DeliverablesProgress(labels: deliverables.items.map { item in
-                if case .video = item.kind { return item.filename } else { return nil }
+            if !replacing {
+                for name in deliverables.items.map(\.publishedName) + [deliverables.manifestFilename] {
+                    let path = (directory as NSString).appendingPathComponent(name)
+                    if Self.exists(path) { throw RenderCommandError.exists(path) }
+                }
+            }
+            let progress = RenderProgress(style: style, input: input, outputs: deliverables.items.map { item in
+                guard case .video = item.kind else { return nil }
+                return .init(label: item.filename, path: (directory as NSString).appendingPathComponent(item.filename),
+                             duration: item.production.composition.duration.seconds)
             })
+            let files: [Deliverables.File]
             do {
-                let files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger) { progress.update($0, $1) }
+                files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger) { progress.update($0, $1) }
                 progress.finish(success: true)
-                return files
             } catch {
                 progress.finish(success: false)
                 throw error
             }
+            // The manifest last, after the items in their order.
+            let paths = files.map { (directory as NSString).appendingPathComponent($0.name) }
+            for (index, path) in paths.enumerated() { progress.ended(index < deliverables.items.count ? index : nil, path: path) }
+            return paths
         }
         interrupt.onInterrupt { task.cancel() }
         defer { interrupt.onInterrupt(nil) }
-        let files = try await task.value
-        // One "input -> file" line per file written, the manifest last.
-        return files.map { (directory as NSString).appendingPathComponent($0.name) }.joined(separator: "\n\(input) -> ")
+        return try await task.value
     }
 
     /// Publishes the finished render `temporary` as `destination`: a set of one through the
-    /// one set commit, replacing what has the name (as `mv` does); on a failure the
-    /// temporary file is removed.
-    static func publish(_ temporary: String, as destination: String) throws {
-        var set = SetCommit.State.setOfOne(temporary: temporary, name: (destination as NSString).lastPathComponent)
-        let commit = SetCommit(directory: (destination as NSString).deletingLastPathComponent, policy: .replace,
-                               durability: .volatile, tag: "\(getpid())")
+    /// one set commit, replacing what has the name (as `mv` does); or, not `replacing`,
+    /// only if nothing has the name (link(2): never replaced, even by a file that appeared
+    /// during the render). On a failure the temporary file is removed.
+    static func publish(_ temporary: String, as destination: String, replacing: Bool) throws {
         do {
+            guard replacing else {
+                if try !DurableFiles.publishExclusively(temporary, as: destination, tag: nil) {
+                    PartialOutput(path: temporary).remove()
+                    throw RenderCommandError.exists(destination)
+                }
+                return
+            }
+            var set = SetCommit.State.setOfOne(temporary: temporary, name: (destination as NSString).lastPathComponent)
+            let commit = SetCommit(directory: (destination as NSString).deletingLastPathComponent, policy: .replace,
+                                   durability: .volatile, tag: "\(getpid())")
             try commit.publish(&set)
         } catch let error as SystemError {
+            PartialOutput(path: temporary).remove()
             throw RenderCommandError("\(destination): cannot move the finished render into place: \(String(cString: strerror(error.errno)))")
         }
     }
@@ -152,6 +208,12 @@ struct RenderCommand: AsyncParsableCommand {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
+    /// Something has the name (a dangling symlink too).
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
     static func sameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
         guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
@@ -159,7 +221,13 @@ struct RenderCommand: AsyncParsableCommand {
     }
 }
 
+/// Why `dropcut render` refused or failed an input, naming the file.
 struct RenderCommandError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+
+    /// `-n`: `path` exists and is left as it is.
+    static func exists(_ path: String) -> Self {
+        Self("\(path) exists; -n/--no-overwrite leaves it as it is (nothing written; -y replaces it)")
+    }
 }

@@ -11,6 +11,10 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON.") var json = false
     @Option(name: .long, help: "How many recent failures and finished jobs to list.") var recent = 10
 
+    func validate() throws {
+        guard (0...1000).contains(recent) else { throw ValidationError("--recent \(recent): give 0 to 1000") }
+    }
+
     func run() async throws {
         let settings = try options.load(command: "status")
         let report = StatusReport(config: settings, recent: recent)

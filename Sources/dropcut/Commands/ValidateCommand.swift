@@ -12,6 +12,8 @@ struct ValidateCommand: AsyncParsableCommand {
     @Argument(help: "Recipe YAML files.") var recipes: [String]
 
     func run() async throws {
+        // FFmpeg's own lines never come before dropcut's message (which has its detail line).
+        _ = EngineMessages(verbose: false, quiet: false).install()
         let loader = RecipeLoader(resolver: AssetResolver(assetDirectories: assets))
         var failed = false
         for file in recipes {

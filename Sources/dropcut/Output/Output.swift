@@ -12,10 +12,22 @@ func printError(_ text: String) {
 
 /// Writes `text` to standard error as is (progress bars redraw with a carriage return).
 func writeStandardError(_ text: String) {
-    var line = Array(text.utf8)
+    writeAll(2, text)
+}
+
+/// Writes `text` to standard output at once, unbuffered (a JSON progress line must reach
+/// a pipe when it is written). Nothing else may `print` meanwhile: its buffered text would
+/// come out of order.
+func writeStandardOutput(_ text: String) {
+    writeAll(1, text)
+}
+
+private func writeAll(_ descriptor: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
     var offset = 0
-    while offset < line.count {
-        let written = line.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
         if written <= 0 { return }
         offset += written
     }
