@@ -13,7 +13,6 @@ import Glibc
 @Suite(.tags(.slow)) struct VersionTests {
     @Test func theVersionIsTheSameEverywhereItIsShown() async throws {
         let version = DropcutVersion.current
-        #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil }, "\(version)")
         let printed = try await DropcutProcess.run(["--version"])
         #expect(printed.status == 0 && printed.stdout == "\(version) (commit \(DropcutVersion.commit))\n", "\(printed)")
         // The commit is git's (the tests run in a clone): one of this clone's commits — the

@@ -16,13 +16,14 @@ import TestSupport
         let dir = try TemporaryDirectory(prefix: "dropcut-consumer")
         defer { withExtendedLifetime(dir) {} }
 
-        // dropcut at a tag: the version DropcutVersion says, as a release is tagged.
+        // dropcut at a tag: the release DropcutVersion says, as a release is tagged (moved
+        // to this commit when the clone has it already on an earlier one).
         let source = dir.file("dropcut")
         try await Command.runChecked("git", ["clone", "--quiet", "--no-local", Repository.root, source])
         let versionFile = try String(contentsOfFile: Repository.path("Sources/Pipeline/DropcutVersion.swift"), encoding: .utf8)
-        let version = try #require(versionFile.firstMatch(of: #/current = "(?<v>[0-9]+\.[0-9]+\.[0-9]+)"/#)?.output.v)
+        let version = try #require(versionFile.firstMatch(of: #/release = "(?<v>[0-9]+\.[0-9]+\.[0-9]+)"/#)?.output.v)
         try await Command.runChecked("git", ["-C", source, "-c", "user.name=test", "-c", "user.email=test@localhost",
-                                             "tag", "-a", String(version), "-m", "dropcut \(version)"])
+                                             "tag", "--force", "-a", String(version), "-m", "dropcut \(version)"])
 
         // The consumer: the README's example as its main.swift.
         let readme = try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
