@@ -30,7 +30,8 @@ public enum DropcutVersion {
     /// - N commits after an earlier tag (the release not tagged yet): `0.2.0~N.gHASH`
     ///   (`~` sorts before the release itself in dpkg's order, and N grows along history);
     /// - no description (a tarball, no git): `0.2.0`;
-    /// and `.dirty` after that (`+dirty` after a bare release) for a tree with changes.
+    /// and `.dirty` after that (`+0.dirty` after a bare release: after the release, before
+    /// the commit after it) for a tree with changes.
     package static func version(release: String, describe: String, dirty: Bool) -> String {
         var parts = describe.split(separator: "-", omittingEmptySubsequences: false)
         var version = release
@@ -43,7 +44,7 @@ public enum DropcutVersion {
                 version += "+\(distance).\(hash)"
             }
         }
-        if dirty { version += version == release ? "+dirty" : ".dirty" }
+        if dirty { version += version == release ? "+0.dirty" : ".dirty" }
         return version
     }
 }

@@ -3,10 +3,10 @@ import Testing
 import TestSupport
 
 /// dropcut under pieces of the sandbox of `systemd/dropcut.service`, one at a time and
-/// without systemd (ServiceUnderSystemdTests runs the whole unit under a real one):
+/// without systemd (PackageInstallTests runs the whole unit under a real one):
 /// `sandbox_exec.py` applies the kernel's PR_SET_MDWE (what newer systemd uses for
 /// MemoryDenyWriteExecute=; systemd 252 uses a seccomp filter that also refuses any
-/// PROT_EXEC mprotect, and check-service runs under that) and SystemCallFilter= (a
+/// PROT_EXEC mprotect, and scripts/check-package runs under that) and SystemCallFilter= (a
 /// seccomp allow-list computed from the unit's own SystemCallFilter= lines, refusing the
 /// rest with EPERM as SystemCallErrorNumber= says), then runs the daemon on real clips.
 @Suite(.tags(.slow)) struct SandboxTests {

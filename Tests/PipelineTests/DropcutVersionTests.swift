@@ -11,15 +11,16 @@ struct DropcutVersionTests {
         ("0.2.0", "0.2.0-3-g06b5619abcde", false, "0.2.0+3.g06b5619abcde"),
         ("0.2.0", "0.1.0-61-g06b5619abcde", false, "0.2.0~61.g06b5619abcde"),
         ("0.2.0", "0.1.0-61-g06b5619abcde", true, "0.2.0~61.g06b5619abcde.dirty"),
-        ("0.2.0", "0.2.0-0-g06b5619abcde", true, "0.2.0+dirty"),
+        ("0.2.0", "0.2.0-0-g06b5619abcde", true, "0.2.0+0.dirty"),
         ("0.2.0", "", false, "0.2.0"),
-        ("0.2.0", "", true, "0.2.0+dirty"),
+        ("0.2.0", "", true, "0.2.0+0.dirty"),
         // Not a description: the release as it is.
         ("0.2.0", "06b5619abcde", false, "0.2.0"),
         ("0.2.0", "0.2.0-x-g06b5619abcde", false, "0.2.0"),
         ("0.2.0", "0.2.0-3-06b5619abcde", false, "0.2.0"),
         ("0.2.0", "0.2.0-3-gxyz", false, "0.2.0"),
-        ("0.2.0", "0.2.0--1-g06b5619abcde", false, "0.2.0"),
+        ("0.2.0", "0.2.0-1-g", false, "0.2.0"),
+        ("0.2.0", "0.2.0-1-", false, "0.2.0"),
     ])
     func versionFromTheDescription(release: String, describe: String, dirty: Bool, expected: String) {
         #expect(DropcutVersion.version(release: release, describe: describe, dirty: dirty) == expected)

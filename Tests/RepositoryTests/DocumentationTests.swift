@@ -48,7 +48,8 @@ import TestSupport
     static let writtenNotRead: Set<String> = ["results.md"]
 
     /// Where the install puts README.md and docs/: a name under it is the repository's.
-    static let installedDocs = "/usr/local/share/doc/dropcut/"
+    /// Where the documents are installed: by scripts/install, and by the Debian package.
+    static let installedDocs = ["/usr/local/share/doc/dropcut/", "/usr/share/doc/dropcut/"]
 
     struct Finding: CustomStringConvertible {
         let file: String
@@ -120,7 +121,7 @@ import TestSupport
         #expect(findings.contains { $0.line == 5 && $0.message.contains("no-such-heading") }, "\(findings)")
         #expect(findings.contains { $0.line == 5 && $0.message.contains("nothing-here") }, "\(findings)")
 
-        let named = "// see docs/\(missing), README.md, docs/daemon.md and file://\(Self.installedDocs)docs/hdr.md\n"
+        let named = "// see docs/\(missing), README.md, docs/daemon.md and file://\(Self.installedDocs[0])docs/hdr.md\n"
         let unknown = Self.mentionFindings(in: named, of: "Sources/Made/Up.swift")
         #expect(unknown.count == 1 && unknown[0].message.contains("docs/" + missing), "\(unknown)")
     }
@@ -261,7 +262,9 @@ import TestSupport
     static func mentionFindings(in text: String, of file: String) -> [Finding] {
         mentions(in: text).compactMap { line, name in
             var relative = name
-            if let range = relative.range(of: installedDocs) { relative = String(relative[range.upperBound...]) }
+            for folder in installedDocs {
+                if let range = relative.range(of: folder) { relative = String(relative[range.upperBound...]) }
+            }
             // `../README.md` in a document under docs/ is the root's.
             while relative.hasPrefix("./") || relative.hasPrefix("../") { relative.removeFirst(relative.hasPrefix("./") ? 2 : 3) }
             let candidates = relative.contains("/") ? [relative] : [relative, "docs/" + relative]

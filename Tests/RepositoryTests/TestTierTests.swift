@@ -9,7 +9,7 @@ import TestSupport
     @Test func theFastTierSkipsExactlyWhatIsTaggedSlow() async throws {
         let tagged = try Self.taggedSlow()
         // A scan that found nothing would agree with an empty list: the known ones are seen.
-        #expect(tagged.isSuperset(of: ["SSHFSHarnessTests", "ServiceUnderSystemdTests", "ScaleOutTests", "TakeoverRaceTests"]),
+        #expect(tagged.isSuperset(of: ["SSHFSHarnessTests", "PackageInstallTests", "ScaleOutTests", "TakeoverRaceTests"]),
                 "\(tagged.sorted())")
         let listed = try await Command.run("bash", [Repository.path("scripts/test"), "--list-slow"])
         #expect(listed.status == 0, "\(listed.stderr)")
