@@ -29,6 +29,8 @@ public enum DropcutVersion {
     /// - N commits after it: `0.2.0+N.gHASH` (after 0.2.0, before anything later);
     /// - N commits after an earlier tag (the release not tagged yet): `0.2.0~N.gHASH`
     ///   (`~` sorts before the release itself in dpkg's order, and N grows along history);
+    /// - a clone without the release tags (described as `-0-gHASH`): `0.2.0~0.gHASH`, not
+    ///   the release;
     /// - no description (a tarball, no git): `0.2.0`;
     /// and `.dirty` after that (`+0.dirty` after a bare release: after the release, before
     /// the commit after it) for a tree with changes.

@@ -13,6 +13,7 @@ struct DropcutVersionTests {
         ("0.2.0", "0.1.0-61-g06b5619abcde", true, "0.2.0~61.g06b5619abcde.dirty"),
         ("0.2.0", "0.2.0-0-g06b5619abcde", true, "0.2.0+0.dirty"),
         ("0.2.0", "", false, "0.2.0"),
+        ("0.2.0", "-0-g06b5619abcde", false, "0.2.0~0.g06b5619abcde"),
         ("0.2.0", "", true, "0.2.0+0.dirty"),
         // Not a description: the release as it is.
         ("0.2.0", "06b5619abcde", false, "0.2.0"),

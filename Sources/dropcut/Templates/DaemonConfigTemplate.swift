@@ -77,9 +77,11 @@ enum DaemonConfigTemplate {
                 output_mode: "0664"         # outputs, archived originals and error files
                 # output_group: video       # the dropcut user must be in it (SupplementaryGroups= in a drop-in)
 
-              # A second pipeline: vertical posts with a logo and a ducked music bed. Copy
-              # /usr/local/share/dropcut/recipes/social-vertical.yaml to /etc/dropcut/recipes/social.yaml,
-              # put logo.png and bed.mp3 into /srv/dropcut/assets, then uncomment.
+              # A second pipeline: vertical posts with a logo and a ducked music bed. Copy the
+              # example recipe social-vertical.yaml (/usr/share/doc/dropcut/examples/ from the
+              # package, /usr/local/share/dropcut/recipes/ from scripts/install) to
+              # /etc/dropcut/recipes/social.yaml, put logo.png and bed.mp3 into /srv/dropcut/assets,
+              # then uncomment.
               # - name: social
               #   inbox: /srv/dropcut/social/inbox
               #   outbox: /srv/dropcut/social/outbox
