@@ -48,8 +48,8 @@ import TestSupport
     static let writtenNotRead: Set<String> = ["results.md"]
 
     /// Where the install puts README.md and docs/: a name under it is the repository's.
-    /// Where the documents are installed: by scripts/install, and by the Debian package.
-    static let installedDocs = ["/usr/local/share/doc/dropcut/", "/usr/share/doc/dropcut/"]
+    /// Where the Debian package installs the documents.
+    static let installedDocs = ["/usr/share/doc/dropcut/"]
 
     struct Finding: CustomStringConvertible {
         let file: String

@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func journalctlBuildsItsDatabaseAndListsEveryID() async throws {
         let root = try TemporaryDirectory(prefix: "dropcut-catalog")
-        let folder = root.file("usr/local/lib/systemd/catalog")
+        let folder = root.file("usr/lib/systemd/catalog")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Repository.path("systemd/dropcut.catalog"), toPath: folder + "/dropcut.catalog")
         let update = try await Command.run("journalctl", ["--root=\(root.path)", "--update-catalog"])

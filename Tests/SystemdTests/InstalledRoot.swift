@@ -1,46 +1,26 @@
 import Foundation
 import TestSupport
 
-/// `scripts/install` run into a temporary root (`DESTDIR`) with the debug build of
-/// dropcut, as a packager would: the tree the unit, catalog and install tests inspect.
+/// The Debian package's files unpacked into a temporary root (`dpkg-deb -x`), as the
+/// unit, catalog and package-content tests inspect them. The package is built once per
+/// test process (`scripts/package`, lintian included) from the test build linked with the
+/// Swift runtime inside (`scripts/link-static-debug`).
 final class InstalledRoot: Sendable {
     let dir: TemporaryDirectory
     var path: String { dir.path }
-    /// What the install printed.
-    let output: String
 
-    init() throws {
+    init() async throws {
         dir = try TemporaryDirectory(prefix: "dropcut-root")
-        output = try Self.install(into: dir.path)
+        try await Command.runChecked("dpkg-deb", ["-x", try await Self.package(), dir.path])
     }
 
-    /// Runs `scripts/install` (or `--uninstall`) into `root`; throws with its output when it fails.
-    @discardableResult
-    static func install(into root: String, uninstall: Bool = false) throws -> String {
-        let result = try Command.run(Repository.path("scripts/install"), uninstall ? ["--uninstall"] : [],
-                                     environment: ["DESTDIR": root,
-                                                   "DROPCUT_BINARY": try BuildProducts.executable(named: "dropcut")])
-        guard result.status == 0 else {
-            throw CommandError(command: ["scripts/install"] + (uninstall ? ["--uninstall"] : []), status: result.status,
-                               stderr: result.stderr + result.stdout)
-        }
-        return result.stdout + result.stderr
-    }
-
-    /// `install`, awaited without holding a thread of the concurrency pool (`OwnThread`).
-    @discardableResult
-    static func install(into root: String, uninstall: Bool = false) async throws -> String {
-        try await OwnThread.run { try install(into: root, uninstall: uninstall) }
+    /// The `.deb`, built once.
+    static func package() async throws -> String {
+        try await Built.shared.deb()
     }
 
     /// `relative` (an absolute path on the target system) inside the root.
     func file(_ relative: String) -> String { path + relative }
-
-    /// The target paths the install recorded in its manifest.
-    func manifest() throws -> [String] {
-        try String(contentsOfFile: file("/usr/local/share/dropcut/install-manifest"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
-    }
 
     /// Makes the root usable by `systemd-analyze --root`, as a real system would be: the
     /// host's own system units (`sysinit.target` and the rest a service depends on) and
@@ -49,11 +29,43 @@ final class InstalledRoot: Sendable {
         let target = file("/usr/lib/systemd/system")
         if FileManager.default.fileExists(atPath: target) { return }
         try FileManager.default.createDirectory(atPath: file("/usr/lib/systemd"), withIntermediateDirectories: true)
-        try await Command.runChecked("cp", ["-a", "/lib/systemd/system", target])
+        try await Command.runChecked("cp", ["-a", "/lib/systemd/system/.", target])
+        // The package's own units, where the host's were (the host may have none of dropcut's).
+        for unit in ["dropcut.service", "dropcut@.service", "dropcut.socket"] {
+            try? FileManager.default.removeItem(atPath: target + "/" + unit)
+        }
         try FileManager.default.createDirectory(atPath: file("/bin"), withIntermediateDirectories: true)
         guard let kill = Command.find("kill") else {
             throw CommandError(command: ["kill"], status: nil, stderr: "kill: not found on PATH (procps)")
         }
         try await Command.runChecked("cp", [kill, file("/bin/kill")])
+    }
+
+    /// The package, built by the first test that asks and kept for the others.
+    private actor Built {
+        static let shared = Built()
+        private var task: Task<String, Error>?
+        private var dist: TemporaryDirectory?
+
+        func deb() async throws -> String {
+            if let task { return try await task.value }
+            let dist = try TemporaryDirectory(prefix: "dropcut-dist")
+            self.dist = dist
+            let task = Task {
+                let linked = try await Command.run(Repository.path("scripts/link-static-debug"), [])
+                guard linked.status == 0 else {
+                    throw CommandError(command: ["scripts/link-static-debug"], status: linked.status, stderr: linked.stderr)
+                }
+                let binary = linked.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                let packaged = try await Command.run(Repository.path("scripts/package"), [],
+                                                     environment: ["DROPCUT_BINARY": binary, "DROPCUT_DIST": dist.path])
+                guard packaged.status == 0 else {
+                    throw CommandError(command: ["scripts/package"], status: packaged.status, stderr: packaged.stderr)
+                }
+                return packaged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            self.task = task
+            return try await task.value
+        }
     }
 }

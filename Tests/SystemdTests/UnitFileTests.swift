@@ -8,7 +8,7 @@ import TestSupport
 /// "safe", and their timeouts agree with the daemon's.
 @Suite(.serialized, .tags(.slow)) struct UnitFileTests {
     /// A config whose folders live in `dir`, and the drop-in `dropcut watch --check
-    /// --unit-drop-in` writes for it, installed where scripts/install puts it.
+    /// --unit-drop-in` writes for it, installed where an admin puts it.
     func installDropIn(in root: InstalledRoot, folders dir: TemporaryDirectory) async throws -> String {
         for name in ["in", "assets"] {
             try FileManager.default.createDirectory(atPath: dir.file(name), withIntermediateDirectories: true)
@@ -33,7 +33,7 @@ import TestSupport
     }
 
     @Test func systemdAnalyzeVerifyAcceptsBothUnitsWithTheFoldersDropIn() async throws {
-        let root = try InstalledRoot()
+        let root = try await InstalledRoot()
         try await root.addHostSystemFiles()
         let folders = try TemporaryDirectory()
         let dropIn = try await installDropIn(in: root, folders: folders)
@@ -53,10 +53,10 @@ import TestSupport
         #expect(verify.stderr.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "warnings: \(verify.stderr)")
 
         // The check can fail: without the binary ExecStart names, verify refuses the unit.
-        try FileManager.default.removeItem(atPath: root.file("/usr/local/bin/dropcut"))
+        try FileManager.default.removeItem(atPath: root.file("/usr/bin/dropcut"))
         let broken = try await Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "dropcut.service"])
         #expect(broken.status != 0)
-        #expect(broken.stderr.contains("/usr/local/bin/dropcut"))
+        #expect(broken.stderr.contains("/usr/bin/dropcut"))
     }
 
     /// `systemd-analyze security --offline=yes` rates the sandbox; 0 is best, 10 worst.
@@ -71,7 +71,7 @@ import TestSupport
     }
 
     @Test func sandboxExposureIsAtMostTwo() async throws {
-        let root = try InstalledRoot()
+        let root = try await InstalledRoot()
         try await root.addHostSystemFiles()
         #expect(try await exposure("dropcut.service", root: root) <= 2.0)
         #expect(try await exposure("dropcut@pipeline.service", root: root) <= 2.0)
@@ -80,7 +80,7 @@ import TestSupport
         #expect(try await exposure("dropcut.service", root: root) <= 2.0, "with the folders drop-in")
 
         // The score can fail: the same unit without its sandbox rates far worse.
-        let unit = root.file("/etc/systemd/system/dropcut.service")
+        let unit = root.file("/lib/systemd/system/dropcut.service")
         let bare = try String(contentsOfFile: unit, encoding: .utf8).split(separator: "\n")
             .filter { line in !["Protect", "Private", "Restrict", "SystemCall", "Capability", "NoNewPrivileges", "MemoryDeny", "LockPersonality"]
                 .contains { line.hasPrefix($0) } }
@@ -119,8 +119,8 @@ import TestSupport
             // HTTP listener's connections at most the rest (issue 45).
             #expect(unit["LimitNOFILE"].flatMap { Int($0) }.map { $0 >= 4096 } == true, "\(name): LimitNOFILE=\(unit["LimitNOFILE"] ?? "unset")")
         }
-        #expect(try directives("dropcut.service")["ExecStart"] == "/usr/local/bin/dropcut watch --config /etc/dropcut/dropcut.yaml")
-        #expect(try directives("dropcut@.service")["ExecStart"] == "/usr/local/bin/dropcut watch --config /etc/dropcut/%i.yaml")
+        #expect(try directives("dropcut.service")["ExecStart"] == "/usr/bin/dropcut watch --config /etc/dropcut/dropcut.yaml")
+        #expect(try directives("dropcut@.service")["ExecStart"] == "/usr/bin/dropcut watch --config /etc/dropcut/%i.yaml")
         #expect(try directives("dropcut@.service")["StateDirectory"] == "dropcut/%i")
     }
 }

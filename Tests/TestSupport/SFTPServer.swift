@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -174,20 +175,34 @@ public final class SFTPServer: @unchecked Sendable {
         """
     }
 
-    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    /// A TCP port free a moment ago on every address, below the kernel's ephemeral range
+    /// (`ip_local_port_range`, 32768–60999 by default) and never handed out twice by this
+    /// process. Not "bind to port 0": that port is from the ephemeral range, which the
+    /// kernel also gives to outgoing connections — any test's client, apt downloading in
+    /// the package check — so one could take it before the server bound it (seen:
+    /// systemd-socket-activate's "Failed to listen on 0.0.0.0:53195: Address already in use").
     static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw CommandError(command: ["socket"], status: nil, stderr: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
+        for _ in 0..<500 {
+            let port = UInt16.random(in: 20_000...32_000)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            if canBind(port) { return port }
         }
-        guard bound else { throw CommandError(command: ["bind 127.0.0.1:0"], status: nil, stderr: String(cString: strerror(errno))) }
-        return UInt16(bigEndian: address.sin_port)
+        throw CommandError(command: ["bind 0.0.0.0:20000-32000"], status: nil, stderr: "no free port in 500 tries")
+    }
+
+    /// The ports `freePort` gave this process, never given twice.
+    private static let handedOut = Mutex<Set<UInt16>>([])
+
+    /// Whether 0.0.0.0:`port` (and so every address) can be bound now.
+    private static func canBind(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        address.sin_addr.s_addr = 0
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     static func loopback(port: UInt16) -> sockaddr_in {
