@@ -16,7 +16,12 @@ final class InstalledRoot: Sendable {
 
     /// The `.deb`, built once.
     static func package() async throws -> String {
-        try await Built.shared.deb()
+        try await Built.shared.deb().deb
+    }
+
+    /// The binary the `.deb` was made from (the test build, linked with the runtime inside).
+    static func packagedBinary() async throws -> String {
+        try await Built.shared.deb().binary
     }
 
     /// `relative` (an absolute path on the target system) inside the root.
@@ -44,14 +49,14 @@ final class InstalledRoot: Sendable {
     /// The package, built by the first test that asks and kept for the others.
     private actor Built {
         static let shared = Built()
-        private var task: Task<String, Error>?
+        private var task: Task<(deb: String, binary: String), Error>?
         private var dist: TemporaryDirectory?
 
-        func deb() async throws -> String {
+        func deb() async throws -> (deb: String, binary: String) {
             if let task { return try await task.value }
             let dist = try TemporaryDirectory(prefix: "dropcut-dist")
             self.dist = dist
-            let task = Task {
+            let task = Task { () async throws -> (deb: String, binary: String) in
                 let linked = try await Command.run(Repository.path("scripts/link-static-debug"), [])
                 guard linked.status == 0 else {
                     throw CommandError(command: ["scripts/link-static-debug"], status: linked.status, stderr: linked.stderr)
@@ -62,7 +67,7 @@ final class InstalledRoot: Sendable {
                 guard packaged.status == 0 else {
                     throw CommandError(command: ["scripts/package"], status: packaged.status, stderr: packaged.stderr)
                 }
-                return packaged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                return (deb: packaged.stdout.trimmingCharacters(in: .whitespacesAndNewlines), binary: binary)
             }
             self.task = task
             return try await task.value

@@ -14,7 +14,7 @@ import TestSupport
         // scripts/package (lintian errors fail it) from the test build with the runtime inside.
         let deb = try await InstalledRoot.package()
         // The package carries the version the binary prints.
-        let binary = Repository.path(".build/static-debug/dropcut")
+        let binary = try await InstalledRoot.packagedBinary()
         let printed = try await Command.run(binary, ["--version"])
         let version = try #require(printed.stdout.split(separator: " ").first.map(String.init))
         #expect(deb.hasSuffix("/dropcut_\(version)_\(try await Self.architecture()).deb"), "\(deb)")
