@@ -72,6 +72,10 @@ package final class VideoTrackReader {
         // decode the last GOP again for every frame it holds.
         if hasCurrent, target < time(of: current) || (hasNext && target > time(of: current) + seekAhead) {
             try seek(to: target)
+        } else if !hasCurrent, !decoderEnded, framesDecoded == 0, target > startTime + seekAhead {
+            // A first request far into the clip (a render of a piece of the timeline): seek
+            // rather than decode everything before it.
+            try seek(to: target)
         }
         if !hasCurrent {
             hasCurrent = try decodeNext(into: current)

@@ -158,6 +158,23 @@ package final class Muxer {
         return output
     }
 
+    /// Replaces stream `stream`'s codec extradata (an H.264 `avcC` listing more parameter
+    /// sets than its source's) before the header is written.
+    package func replaceExtradata(ofStream stream: Int, with bytes: [UInt8]) throws(FFmpegError) {
+        guard let context, state == .configuring, stream >= 0, stream < Int(context.pointee.nb_streams), !bytes.isEmpty,
+              let size = Int32(exactly: bytes.count) else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "extradata", path: path, streamIndex: stream)
+        }
+        let parameters = context.pointee.streams[stream]!.pointee.codecpar!
+        guard let buffer = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_mallocz", path: path, streamIndex: stream)
+        }
+        buffer.update(from: bytes, count: bytes.count)
+        av_freep(&parameters.pointee.extradata)
+        parameters.pointee.extradata = buffer
+        parameters.pointee.extradata_size = size
+    }
+
     /// Adds an audio stream carrying `encoder`'s output; returns its stream index.
     @discardableResult
     package func addStream(for encoder: AudioEncoder) throws(FFmpegError) -> Int {

@@ -19,7 +19,8 @@ package final class StreamCopier {
     package let path: String
     private let demuxer: Demuxer
     private let index: Int
-    private let timeBase: MediaTime
+    /// The stream's time base: one tick.
+    package let timeBase: MediaTime
     /// Source ticks at output time 0 (the origin plus the range's start).
     private let shift: Int64
     private let startTicks: Int64
@@ -134,6 +135,22 @@ package final class StreamCopier {
         return true
     }
 
+    /// Moves the next packet into `target`, its timestamps in `timeBase` ticks from the
+    /// range's start (for a caller that times the packets itself: a splice); false when
+    /// the range is done.
+    package func takeNext(into target: Packet) throws -> Bool {
+        guard try fill() else { return false }
+        let raw = packet.packet
+        if raw.pointee.pts != cff_nopts_value() { raw.pointee.pts -= shift }
+        if raw.pointee.dts != cff_nopts_value() { raw.pointee.dts -= shift }
+        raw.pointee.pos = -1
+        holding = false
+        target.unref()
+        av_packet_move_ref(target.packet, raw)
+        packetsCopied += 1
+        return true
+    }
+
     private func writeHeld(into muxer: Muxer) throws(FFmpegError) {
         guard let outputStream else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "stream copy", path: path, streamIndex: index,
@@ -194,26 +211,11 @@ package struct StreamCopyUnsuitable: Error, Sendable, CustomStringConvertible {
     package let stream: Int
     package let reason: String
 
-    package var description: String { "\(path): stream \(stream) cannot be copied: \(reason)" }
-}
-
-/// Where the keyframes of a track lie: read from its packets (no decoding).
-package enum KeyframeIndex {
-    /// The source times (from the file's origin, as `AssetProbe` counts them) of every
-    /// keyframe of track `trackID` (stream index + 1) of `path`, in presentation order.
-    package static func presentationTimes(path: String, trackID: TrackID) throws(FFmpegError) -> [MediaTime] {
-        let demuxer = try Demuxer(path: path)
-        let index = Int(trackID) - 1
-        guard demuxer.streams.indices.contains(index) else { return [] }
-        let stream = demuxer.streams[index]
-        let origin = demuxer.origin(of: stream)
-        let packet = try Packet()
-        var times: [MediaTime] = []
-        while try demuxer.read(into: packet) {
-            guard Int(packet.packet.pointee.stream_index) == index, packet.isKeyframe, !packet.isDiscarded,
-                  let pts = packet.pts else { continue }
-            times.append(stream.timeBase.multiplied(by: pts, dividedBy: 1) - origin)
-        }
-        return times.sorted()
+    package init(path: String, stream: Int, reason: String) {
+        self.path = path
+        self.stream = stream
+        self.reason = reason
     }
+
+    package var description: String { "\(path): stream \(stream) cannot be copied: \(reason)" }
 }

@@ -91,15 +91,27 @@ package final class VideoEncoder {
         }
 
         let options = c.pointee.priv_data
-        if settings.codec == .h264, let fixedGOP {
-            try check(av_opt_set(options, "x264-params", fixedGOP, 0), "av_opt_set", path: nil)
+        if settings.codec == .h264 {
+            var parameters = fixedGOP.map { [$0] } ?? []
+            if let match = settings.spliceMatch {
+                // Only what the caller checked: a profile x264 makes, a level and id in range.
+                guard ["baseline", "main", "high"].contains(match.profile), (9...62).contains(match.level),
+                      (0...31).contains(match.parameterSetID), !(match.profile == "baseline" && match.cabac) else {
+                    throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_open2", path: nil)
+                }
+                parameters.append("annexb=0:sps-id=\(match.parameterSetID):cabac=\(match.cabac ? 1 : 0)")
+                try check(av_opt_set(options, "level", String(match.level), 0), "av_opt_set", path: nil)
+            }
+            if !parameters.isEmpty {
+                try check(av_opt_set(options, "x264-params", parameters.joined(separator: ":"), 0), "av_opt_set", path: nil)
+            }
         }
         try check(av_opt_set(options, "crf", String(settings.crf), 0), "av_opt_set", path: nil)
         try check(av_opt_set(options, "preset", settings.preset, 0), "av_opt_set", path: nil)
         // High profile plays everywhere 8-bit 4:2:0 does; other formats need x264's own
         // choice (High 4:2:2, High 4:4:4).
         if settings.codec == .h264, format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_NV12 {
-            try check(av_opt_set(options, "profile", "high", 0), "av_opt_set", path: nil)
+            try check(av_opt_set(options, "profile", settings.spliceMatch?.profile ?? "high", 0), "av_opt_set", path: nil)
         }
         // x265 prints its own banner and statistics to stderr, bypassing av_log (and so
         // the daemon's log level): keep only its warnings and errors.
@@ -135,6 +147,16 @@ package final class VideoEncoder {
         case .hevc: return CodecsAttribute.hevc(parameterSets: bytes)
         }
     }
+
+    /// The codec extradata the encoder was opened with (with `globalHeader`: its
+    /// parameter sets); empty when there is none.
+    package var extradata: [UInt8] {
+        guard let extradata = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: extradata, count: Int(context.pointee.extradata_size)))
+    }
+
+    /// The most frames a packet is decoded ahead of its presentation (B-frame reordering).
+    package var reorderDepth: Int { Int(context.pointee.has_b_frames) }
 
     /// Sends one frame (its `pts` in `timeBase` units, i.e. a frame number for constant
     /// rate), or nil to flush: after `send(nil)`, receive until `.endOfStream`. Flushing

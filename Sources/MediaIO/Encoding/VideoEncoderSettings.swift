@@ -27,6 +27,28 @@ package struct VideoEncoderSettings: Sendable, Hashable {
     /// scene-cut keyframes): what an HLS ladder needs, so every rung can be cut into
     /// segments at the same times. nil: the encoder places keyframes as it likes.
     package var keyframeInterval: Int?
+    /// H.264 made to sit beside a source's own pictures in one stream (smart rendering):
+    /// its profile, level and entropy coder, parameter sets under an id of their own, NAL
+    /// units length-prefixed (4 bytes) as MP4 stores them. nil: x264's High profile.
+    package var spliceMatch: SpliceMatch?
+
+    /// What H.264 pieces encoded between a source's copied pictures must match.
+    package struct SpliceMatch: Sendable, Hashable {
+        /// x264's profile name: `baseline`, `main` or `high`.
+        package var profile: String
+        /// `level_idc`: 40 is level 4.0.
+        package var level: Int
+        package var cabac: Bool
+        /// The SPS and PPS id (x264's `sps-id`, 0...31).
+        package var parameterSetID: Int
+
+        package init(profile: String, level: Int, cabac: Bool, parameterSetID: Int) {
+            self.profile = profile
+            self.level = level
+            self.cabac = cabac
+            self.parameterSetID = parameterSetID
+        }
+    }
 
     /// Settings with dropcut's recipe defaults for the quality knobs (`EncodingDefaults`).
     package init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = EncodingDefaults.crf,

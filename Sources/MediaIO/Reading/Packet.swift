@@ -38,6 +38,13 @@ package final class Packet {
         packet.pointee.dts == cff_nopts_value() ? nil : packet.pointee.dts
     }
 
+    /// Sets the timestamps (in whatever time base the packet is then written from).
+    package func retime(pts: Int64, dts: Int64, duration: Int64) {
+        packet.pointee.pts = pts
+        packet.pointee.dts = dts
+        packet.pointee.duration = duration
+    }
+
     /// How long the packet lasts, in the filler's time base (0 when unknown).
     package var duration: Int64 { packet.pointee.duration }
 

@@ -15,11 +15,14 @@ import DropcutTimeline
 /// and cut (if at all) on keyframes. The audio: one clip's sound filling the whole output, whole, at
 /// speed 1 and unity volume (no music, audio items, ducking, fades or pitch), no loudness
 /// normalisation, AAC at the rate and channel count the output would choose anyway, not cut at its start.
+/// When the video cannot be copied whole, it is spliced where it can be (smart rendering,
+/// `PassThrough+Splice.swift`): the groups of pictures of one H.264 source the output
+/// shows unchanged are copied, the rest encoded to sit beside them.
 /// `output.video.reencode: always` copies nothing.
 ///
-/// Pure: it reads the builder's composition and the probed media, and asks `keyframes`
-/// (source time of each keyframe of a file's track; nil when not known) only for a clip
-/// that is cut.
+/// Pure: it reads the builder's composition and the probed media, and asks `pictures`
+/// (where a file's track's keyframes and IDR pictures lie; nil when not known) only for a
+/// clip that is cut or could be spliced.
 public struct PassThrough: Sendable, Hashable {
     /// What happens to one kind of output stream.
     public enum Decision: Sendable, Hashable {
@@ -27,11 +30,19 @@ public struct PassThrough: Sendable, Hashable {
         case copied(StreamCopy)
         /// The stream is decoded and encoded, for these reasons (never empty).
         case encoded([String])
+        /// The video is spliced: groups of pictures copied, the rest encoded (pieces with
+        /// their reasons in the plan).
+        case spliced(VideoSplice)
         /// The output has no such stream.
         case absent
 
         public var copy: StreamCopy? {
             if case let .copied(copy) = self { return copy }
+            return nil
+        }
+
+        public var splice: VideoSplice? {
+            if case let .spliced(splice) = self { return splice }
             return nil
         }
 
@@ -52,8 +63,8 @@ public struct PassThrough: Sendable, Hashable {
     /// The decision for `built` written with `settings` (whose audio format and dynamic
     /// range are final).
     public init(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode,
-                keyframes: (String, TrackID) -> [MediaTime]? = { _, _ in nil }) {
-        video = Self.decideVideo(built: built, settings: settings, reencode: reencode, keyframes: keyframes)
+                pictures: (String, TrackID) -> SourcePictureIndex? = { _, _ in nil }) {
+        video = Self.decideVideo(built: built, settings: settings, reencode: reencode, pictures: pictures)
         audio = Self.decideAudio(built: built, settings: settings, reencode: reencode)
     }
 
@@ -61,6 +72,7 @@ public struct PassThrough: Sendable, Hashable {
     public func applied(to settings: ExportSettings) -> ExportSettings {
         var settings = settings
         settings.videoCopy = video.copy
+        settings.videoSplice = video.splice
         settings.audioCopy = audio.copy
         return settings
     }
@@ -74,6 +86,8 @@ public struct PassThrough: Sendable, Hashable {
                 return "\(kind): copied from \((copy.asset as NSString).lastPathComponent) (stream \(copy.trackID - 1))"
             case let .encoded(reasons):
                 return "\(kind): re-encoded: \(reasons.joined(separator: "; "))"
+            case let .spliced(splice):
+                return Self.lines(splice).joined(separator: "\n")
             case .absent:
                 return nil
             }
@@ -108,6 +122,7 @@ public struct PassThrough: Sendable, Hashable {
     }
 
     struct Reasons: Error {
+        static let none = Reasons([])
         var list: [String]
         init(_ list: [String]) { self.list = list }
     }
@@ -115,7 +130,27 @@ public struct PassThrough: Sendable, Hashable {
     // MARK: Video
 
     private static func decideVideo(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode,
-                                    keyframes: (String, TrackID) -> [MediaTime]?) -> Decision {
+                                    pictures: (String, TrackID) -> SourcePictureIndex?) -> Decision {
+        // Each file's index read once, and only when asked for.
+        var indexes: [String: SourcePictureIndex?] = [:]
+        let index = { (asset: String, track: TrackID) -> SourcePictureIndex? in
+            if let known = indexes[asset] { return known }
+            let read = pictures(asset, track)
+            indexes[asset] = read
+            return read
+        }
+        let whole = decideWholeVideo(built: built, settings: settings, reencode: reencode, pictures: index)
+        guard case let .encoded(reasons) = whole, reencode != .always else { return whole }
+        switch splice(built: built, settings: settings, pictures: index) {
+        case let .success(splice):
+            return .spliced(splice)
+        case let .failure(failure):
+            return .encoded(reasons + failure.list.filter { !reasons.contains($0) })
+        }
+    }
+
+    private static func decideWholeVideo(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode,
+                                         pictures: (String, TrackID) -> SourcePictureIndex?) -> Decision {
         guard let single = singleSegment(.video, in: built.composition) else { return .absent }
         var reasons: [String] = []
         if reencode == .always { reasons.append("output.video.reencode is always") }
@@ -133,14 +168,14 @@ public struct PassThrough: Sendable, Hashable {
         // Finding the keyframes reads the file: only when nothing else stands in the way.
         if reasons.isEmpty {
             reasons += cutReasons(source.timeRange, of: probed.timeRange, noun: "video",
-                                  keyframes: { keyframes(source.track.asset, source.track.trackID) })
+                                  keyframes: { pictures(source.track.asset, source.track.trackID)?.keyframes })
         }
         guard reasons.isEmpty else { return .encoded(reasons) }
         return .copied(StreamCopy(asset: source.track.asset, trackID: source.track.trackID, range: source.timeRange))
     }
 
     /// What of the source itself the output would change.
-    private static func sourceReasons(_ probed: ProbedMedia.Video, settings: ExportSettings,
+    static func sourceReasons(_ probed: ProbedMedia.Video, settings: ExportSettings,
                                       output: VideoComposition) -> [String] {
         var reasons: [String] = []
         let codec = settings.videoCodec.rawValue
@@ -225,7 +260,7 @@ public struct PassThrough: Sendable, Hashable {
         return reasons
     }
 
-    private static func rate(_ frameDuration: MediaTime) -> String {
+    static func rate(_ frameDuration: MediaTime) -> String {
         frameDuration.seconds > 0 ? String(format: "%g", (1 / frameDuration.seconds * 1000).rounded() / 1000) : "?"
     }
 

@@ -41,16 +41,17 @@ public struct Production: Sendable {
     /// `probe` and, when the music ducks under the clips, measures their sound through
     /// `levels`. Pure given those two, so tests can hand it media descriptions directly.
     ///
-    /// `keyframes` gives the keyframes' source times of a file's track, asked only when
-    /// the one clip whose video could be copied is cut (`PassThrough`); nil: not known.
+    /// `pictures` says where a file's track's keyframes and IDR pictures lie, asked only
+    /// when a clip whose video could be copied is cut or could be spliced (`PassThrough`);
+    /// nil: not known.
     public init(recipe: Recipe, input: String, date: Date = Date(), probe: any MediaProbing,
                 levels: any SoundLevelMeasuring, subjects: any SubjectAnalyzing = NoSubjectAnalysis(),
-                keyframes: (String, TrackID) -> [MediaTime]? = { _, _ in nil }) throws(CompositionBuildError) {
+                pictures: (String, TrackID) -> SourcePictureIndex? = { _, _ in nil }) throws(CompositionBuildError) {
         built = try CompositionBuilder(recipe: recipe, probe: probe, levels: levels, subjects: subjects).build(input: input, date: date)
         self.input = input
         var encoded = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
         if recipe.output.captions == .soft, let captions = built.captions { encoded.softCaptions = captions.cues }
-        passThrough = PassThrough(built: built, settings: encoded, reencode: recipe.output.video.reencode, keyframes: keyframes)
+        passThrough = PassThrough(built: built, settings: encoded, reencode: recipe.output.video.reencode, pictures: pictures)
         settings = passThrough.applied(to: encoded)
     }
 
@@ -75,7 +76,7 @@ public struct Production: Sendable {
                 if cancellation.isCancelled { throw CancellationError() }
                 do {
                     productions.append(try Production(recipe: recipe, input: input, date: date, probe: probe, levels: meter, subjects: subjects,
-                                                      keyframes: { path, track in try? KeyframeIndex.presentationTimes(path: path, trackID: track) }))
+                                                      pictures: { path, track in try? KeyframeIndex.scan(path: path, trackID: track) }))
                 } catch CompositionBuildError.cancelled {
                     throw CancellationError()
                 } catch {

@@ -37,10 +37,8 @@ extension Production {
 
     /// What the pictures show: the video in SDR, whatever the video's range.
     private func pictureSession(logger: Logger) -> ExportSession {
-        var sdr = settings
+        var sdr = settings.encodingEverything
         sdr.dynamicRange = .sdr
-        sdr.videoCopy = nil
-        sdr.audioCopy = nil
         return ExportSession(composition: built.composition, videoComposition: built.videoComposition, audioMix: built.audioMix,
                              overlays: built.overlays, settings: sdr, logger: logger)
     }

@@ -40,12 +40,9 @@ public final class ExportSession: Sendable {
 
     /// The same session with every stream encoded (none copied).
     package var encodingEverything: ExportSession {
-        guard settings.videoCopy != nil || settings.audioCopy != nil else { return self }
-        var encoded = settings
-        encoded.videoCopy = nil
-        encoded.audioCopy = nil
+        guard settings.copiesVideo || settings.audioCopy != nil else { return self }
         return ExportSession(composition: composition, videoComposition: videoComposition, audioMix: audioMix,
-                             overlays: overlays, settings: encoded, logger: logger)
+                             overlays: overlays, settings: settings.encodingEverything, logger: logger)
     }
 
     func validate() throws {

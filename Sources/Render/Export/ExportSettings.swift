@@ -31,6 +31,10 @@ public struct ExportSettings: Sendable, Hashable {
     /// and encoding (pass-through); nil: encoded. Whoever sets it has checked that the
     /// output would change none of its pixels (`PassThrough` in Pipeline).
     public var videoCopy: StreamCopy?
+    /// The video stream made of a source's groups of pictures copied as they are and
+    /// pieces encoded between them (smart rendering); nil: not spliced. Never set with
+    /// `videoCopy`.
+    public var videoSplice: VideoSplice?
     /// The audio stream's packets copied from a source instead of mixing and encoding;
     /// nil: mixed and encoded.
     public var audioCopy: StreamCopy?
@@ -38,6 +42,18 @@ public struct ExportSettings: Sendable, Hashable {
     public var softCaptions: [CaptionCue] = []
 
     public init() {}
+
+    /// Whether any of the video's packets are copied from a source (pass-through or a splice).
+    public var copiesVideo: Bool { videoCopy != nil || videoSplice != nil }
+
+    /// The same settings with every stream encoded.
+    package var encodingEverything: ExportSettings {
+        var settings = self
+        settings.videoCopy = nil
+        settings.videoSplice = nil
+        settings.audioCopy = nil
+        return settings
+    }
 
     /// The sample rates AAC can signal (ISO 14496-3 sampling frequency index).
     static let aacSampleRates: Set<Int> = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000]

@@ -50,10 +50,7 @@ public final class HLSExportSession: Sendable {
         self.videoComposition = videoComposition
         self.audioMix = audioMix
         self.overlays = overlays
-        var encoded = settings
-        encoded.videoCopy = nil
-        encoded.audioCopy = nil
-        self.settings = encoded
+        self.settings = settings.encodingEverything
         self.rungs = rungs
         self.segment = segment
         self.logger = logger

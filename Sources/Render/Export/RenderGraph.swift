@@ -148,19 +148,20 @@ package final class RenderGraph: Sendable {
                           progress: @escaping @Sendable (Int, ExportProgress) -> Void) throws -> (output: Int, lane: any RenderLane) {
         let output = group.outputs[0]
         let session = plan.outputs[output].session
-        guard case let .file(path) = plan.outputs[output].destination, let copy = session.settings.videoCopy else {
+        guard case let .file(path) = plan.outputs[output].destination, session.settings.copiesVideo else {
             throw ExportError.invalidComposition(["a copy group of no copied movie"])
         }
         let started = ContinuousClock.now
         let frameCount = FrameScheduler(composition: session.composition, videoComposition: session.videoComposition).frameCount
         // The sources before the encoders, as the ffmpeg CLI opens its inputs first.
-        let copier = try StreamCopier(path: copy.asset, trackID: copy.trackID, range: copy.range)
+        let copier = try session.settings.videoCopy.map { try StreamCopier(path: $0.asset, trackID: $0.trackID, range: $0.range) }
         let sound = try RenderSound([session], lead: session.videoComposition.frameDuration.multiplied(by: 4, dividedBy: 1),
                                     cancelled: cancelled, logger: session.logger)
         let lane = try FileLane(session, path: path, copier: copier, sound: sound, index: 0)
         session.logger.debug("export started", metadata: [
             "output": "\(path)", "size": "\(session.videoComposition.renderSize)", "frames": "\(frameCount)",
-            "video": "copied", "audio": "\(sound.describe(0))"])
+            "video": "\(session.settings.videoSplice.map { "spliced: \($0.plan.copiedFrames) of \(frameCount) frames copied" } ?? "copied")",
+            "audio": "\(sound.describe(0))"])
         do {
             try lane.run(from: nil, frameCount: frameCount, isCancelled: { cancelled.isCancelled }, progress: { progress(output, $0) })
         } catch {

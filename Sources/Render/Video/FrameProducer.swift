@@ -48,6 +48,8 @@ final class FrameProducer: @unchecked Sendable {
     }
 
     let outputs: [Output]
+    /// The output frames made, in order: all of them, or the pieces a splice encodes.
+    let frameRange: Range<Int>
     /// For each output, the output whose canvas it is scaled down from (the same picture,
     /// larger: `DecodeSharing.scalesDown`), or nil when it is composited itself.
     private let scaledFrom: [Int?]
@@ -74,8 +76,10 @@ final class FrameProducer: @unchecked Sendable {
     ///
     /// `scaledFrom` maps an output's index to the output whose canvas it is scaled down
     /// from rather than composited (one that is composited itself).
-    init(outputs: [Output], taps: [PictureTap.Stage] = [], deinterlace: Bool, scaledFrom: [Int: Int] = [:]) {
+    init(outputs: [Output], taps: [PictureTap.Stage] = [], deinterlace: Bool, scaledFrom: [Int: Int] = [:],
+         frames: Range<Int>? = nil) {
         precondition(!outputs.isEmpty)
+        frameRange = frames ?? 0..<outputs[0].scheduler.frameCount
         precondition(scaledFrom.allSatisfy { outputs.indices.contains($0.key) && scaledFrom[$0.value] == nil && $0.key != $0.value },
                      "a canvas scaled from one that is not composited")
         sources = VideoSources(deinterlace: deinterlace)
@@ -89,10 +93,10 @@ final class FrameProducer: @unchecked Sendable {
     }
 
     convenience init(scheduler: FrameScheduler, renderSize: PixelSize, overlays: OverlayRenderer, poolSize: Int, deinterlace: Bool,
-                     dynamicRange: OutputDynamicRange = .sdr) throws {
+                     dynamicRange: OutputDynamicRange = .sdr, frames: Range<Int>? = nil) throws {
         self.init(outputs: [try Output(scheduler: scheduler, renderSize: renderSize, overlays: overlays, poolSize: poolSize,
                                        dynamicRange: dynamicRange)],
-                  deinterlace: deinterlace)
+                  deinterlace: deinterlace, frames: frames)
     }
 
     /// The one output's queues (a single-output stage).
@@ -113,8 +117,8 @@ final class FrameProducer: @unchecked Sendable {
     /// Opens the readers frame 0 needs (without decoding).
     func openFirstSources() throws {
         let scheduler = outputs[0].scheduler
-        guard scheduler.frameCount > 0 else { return }
-        for layer in scheduler.plan(frame: 0).layers {
+        guard !frameRange.isEmpty else { return }
+        for layer in scheduler.plan(frame: frameRange.lowerBound).layers {
             try sources.open(track: layer.trackID, source: layer.source)
         }
     }
@@ -133,7 +137,7 @@ final class FrameProducer: @unchecked Sendable {
 
     private func produce() {
         do {
-            for index in 0..<outputs[0].scheduler.frameCount {
+            for index in frameRange {
                 // Decode first, then wait for a canvas: decoding overlaps the encoding
                 // of the previous frame even with a single canvas.
                 for output in outputs { output.scheduler.plan(frame: index, into: &output.plan) }

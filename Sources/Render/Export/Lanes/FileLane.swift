@@ -23,6 +23,7 @@ final class FileLane: RenderLane {
     private enum Picture {
         case encoded(OutputEncoders.Encoded<VideoEncoder>)
         case copied(StreamCopier)
+        case spliced(VideoSplicer)
     }
     // Let go once the file is finished (`run`): a finished lane stays listed until the
     // whole render is made (to be removed if a later output fails), and its encoders'
@@ -34,7 +35,8 @@ final class FileLane: RenderLane {
     private var finished = false
 
     /// Opens `path` for output `index` of `sound` and writes its header: the picture
-    /// copied by `copier`, or encoded as `session`'s settings say. Nothing is left at
+    /// spliced (`ExportSettings.videoSplice`), copied by `copier`, or encoded as
+    /// `session`'s settings say. Nothing is left at
     /// `path` on error.
     init(_ session: ExportSession, path: String, copier: StreamCopier?, sound: RenderSound, index: Int) throws {
         self.path = path
@@ -42,7 +44,9 @@ final class FileLane: RenderLane {
         let settings = session.settings
         muxer = try Muxer(path: path)
         do {
-            if let copier {
+            if let splice = settings.videoSplice {
+                picture = .spliced(try VideoSplicer(session, splice: splice, muxer: muxer))
+            } else if let copier {
                 _ = try copier.addStream(to: muxer)
                 picture = .copied(copier)
             } else {
@@ -68,6 +72,12 @@ final class FileLane: RenderLane {
             try encode(video, from: stage, frameCount: frameCount, isCancelled: isCancelled, progress: progress)
         case let .copied(copier):
             try copy(copier, frameCount: frameCount, isCancelled: isCancelled, progress: progress)
+        case let .spliced(splicer):
+            try splicer.run(isCancelled: isCancelled, follow: follow(until:)) {
+                progress(ExportProgress(framesWritten: min($0, frameCount), frameCount: frameCount))
+            }
+            if isCancelled() { throw ExportError.cancelled }
+            try finishFile()
         }
         finished = true
         picture = nil

@@ -19,7 +19,7 @@ enum DecodeSharing {
     /// no video copied (a copy has no decode to share). Sound copied from the same source
     /// is shared too: each output copies its packets (nothing to decode).
     static func sharesDecode(_ a: ExportSession, _ b: ExportSession) -> Bool {
-        guard a.settings.videoCopy == nil, b.settings.videoCopy == nil, a.settings.audioCopy == b.settings.audioCopy else { return false }
+        guard !a.settings.copiesVideo, !b.settings.copiesVideo, a.settings.audioCopy == b.settings.audioCopy else { return false }
         return sharesPictures(a, b) && a.audioMix == b.audioMix
             && a.settings.audioSampleRate == b.settings.audioSampleRate && a.settings.audioChannels == b.settings.audioChannels
             && a.settings.loudnessTarget == b.settings.loudnessTarget

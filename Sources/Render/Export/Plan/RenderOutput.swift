@@ -65,7 +65,7 @@ package struct RenderOutput: Sendable {
     /// picture), a ladder one per rung, pictures none.
     package var encoders: Int {
         switch destination {
-        case .file: session.settings.videoCopy == nil ? 1 : 0
+        case .file: session.settings.videoCopy == nil ? 1 : 0  // a splice encodes its pieces one by one, in its own group
         case let .ladder(ladder): ladder.rungs.count
         case .pictures: 0
         }
@@ -80,7 +80,7 @@ package struct RenderOutput: Sendable {
 
     /// Whether it copies a stream (a file with pass-through).
     var copies: Bool {
-        session.settings.videoCopy != nil || session.settings.audioCopy != nil
+        session.settings.copiesVideo || session.settings.audioCopy != nil
     }
 
     /// The same output with every stream encoded: what a copy that fails becomes.

@@ -90,7 +90,7 @@ package struct RenderPlan: Sendable {
         }
         for (index, output) in outputs.enumerated() {
             guard case .file = output.destination else { continue }
-            if output.session.settings.videoCopy != nil {
+            if output.session.settings.copiesVideo {
                 groups.append(Group(kind: .copy, outputs: [index]))
             } else if !join(index, where: {
                 encoders($0) + 1 <= maximumEncoders && DecodeSharing.sharesDecode(first($0), output.session)

@@ -1,0 +1,195 @@
+import Foundation
+import DropcutMediaIO
+import DropcutSupport
+import DropcutTimeline
+
+/// A spliced video stream (`VideoSplice`) as its `FileLane` writes it: piece by piece, the
+/// copied groups of pictures' packets as they are, and each encoded piece composited
+/// (its own `FrameProducer` over just its frames) and encoded by an encoder of its own,
+/// so it starts with an IDR picture and is flushed whole before the next copied group.
+///
+/// One stream, one description: the source's `avcC` with the encoder's SPS and PPS (under
+/// their own id) added, set before the header. Every packet is re-timed on the frame
+/// grid: presentation time its frame's, decode times one frame apart, `decodeDelay`
+/// frames behind — so `stts` is one entry whatever the joins, and no picture is decoded
+/// after it is due.
+final class VideoSplicer {
+    let stream: Int
+    private let session: ExportSession
+    private let splice: VideoSplice
+    private let muxer: Muxer
+    /// One tick of the stream (the source's time base), and a frame in ticks.
+    private let tick: MediaTime
+    private let frameTicks: Int64
+    /// Frames every decode time lies behind the frame count written so far.
+    private let decodeDelay: Int
+    private let settings: VideoEncoderSettings
+    /// The encoder's parameter sets: every piece's encoder must make these.
+    private let parameterSets: [UInt8]
+    /// Opened at `init` (their stream and parameter sets are needed before the header);
+    /// used by the first copied and the first encoded piece.
+    private var firstCopier: StreamCopier?
+    private var firstEncoder: VideoEncoder?
+    private let packet: Packet
+    /// Packets written.
+    private var written = 0
+
+    init(_ session: ExportSession, splice: VideoSplice, muxer: Muxer) throws {
+        self.session = session
+        self.splice = splice
+        self.muxer = muxer
+        guard let firstCopied = splice.plan.pieces.first(where: \.isCopied), case let .copied(_, source) = firstCopied else {
+            throw ExportError.invalidComposition(["a splice copies nothing"])
+        }
+        let copier = try StreamCopier(path: splice.asset, trackID: splice.trackID,
+                                      range: Self.sourceRange(source, of: splice, frameDuration: session.videoComposition.frameDuration))
+        stream = try copier.addStream(to: muxer)
+        firstCopier = copier
+        tick = copier.timeBase
+        let frameDuration = session.videoComposition.frameDuration
+        guard let ratio = frameDuration.ratio(to: tick), ratio.denominator == 1, ratio.numerator > 0,
+              let ticks = Int64(exactly: ratio.numerator) else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
+                                       reason: "its time base does not count whole frames")
+        }
+        frameTicks = ticks
+        settings = VideoEncoderSettings(
+            codec: .h264, size: session.videoComposition.renderSize, frameDuration: frameDuration, crf: session.settings.crf,
+            preset: session.settings.preset, pixelFormat: .yuv420p, color: .bt709, keyframeInterval: nil)
+            .matching(splice.encoding)
+        let encoder = try VideoEncoder(settings: settings, globalHeader: true)
+        parameterSets = encoder.extradata
+        firstEncoder = encoder
+        decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
+        var configuration = splice.sourceConfiguration
+        let units = AVCDecoderConfiguration.nalUnits(parameterSets, lengthSize: 4) ?? []
+        let sps = units.filter { $0.first.map { $0 & 0x1F == 7 } == true }
+        let pps = units.filter { $0.first.map { $0 & 0x1F == 8 } == true }
+        guard sps.count == 1, pps.count == 1,
+              AVCDecoderConfiguration.SequenceParameters(sps[0])?.id == splice.encoding.parameterSetID,
+              AVCDecoderConfiguration.PictureParameters(pps[0])?.id == splice.encoding.parameterSetID else {
+            throw ExportError.invalidComposition(["the encoder's parameter sets are not under id \(splice.encoding.parameterSetID)"])
+        }
+        configuration.sequenceParameterSets += sps
+        configuration.pictureParameterSets += pps
+        guard let bytes = configuration.bytes else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its avcC has no room for more parameter sets")
+        }
+        try muxer.replaceExtradata(ofStream: stream, with: bytes)
+        packet = try Packet()
+    }
+
+    /// Source times of source frames `frames`.
+    private func sourceRange(_ frames: Range<Int>) -> TimeRange {
+        Self.sourceRange(frames, of: splice, frameDuration: session.videoComposition.frameDuration)
+    }
+
+    private static func sourceRange(_ frames: Range<Int>, of splice: VideoSplice, frameDuration d: MediaTime) -> TimeRange {
+         TimeRange(start: splice.sourceStart + d.multiplied(by: Int64(frames.lowerBound), dividedBy: 1),
+                         end: splice.sourceStart + d.multiplied(by: Int64(frames.upperBound), dividedBy: 1))
+    }
+
+    /// Writes every piece in order; calls `follow` with each packet's decode time before
+    /// writing it (the lane keeps the sound up with it) and `progress` with the frames
+    /// written.
+    func run(isCancelled: () -> Bool, follow: (MediaTime) throws -> Void, progress: (Int) -> Void) throws {
+        for piece in splice.plan.pieces {
+            if isCancelled() { throw ExportError.cancelled }
+            switch piece {
+            case let .copied(output, source):
+                try copy(output: output, source: source, isCancelled: isCancelled, follow: follow, progress: progress)
+            case let .encoded(output, _):
+                try encode(output: output, isCancelled: isCancelled, follow: follow, progress: progress)
+            }
+        }
+    }
+
+    private func copy(output: Range<Int>, source: Range<Int>, isCancelled: () -> Bool, follow: (MediaTime) throws -> Void,
+                      progress: (Int) -> Void) throws {
+        let copier = try firstCopier ?? StreamCopier(path: splice.asset, trackID: splice.trackID, range: sourceRange(source))
+        firstCopier = nil
+        var count = 0
+        while try copier.takeNext(into: packet) {
+            if isCancelled() { throw ExportError.cancelled }
+            // Each picture of the group on its own frame of the grid, and no other.
+            guard let pts = packet.pts, pts % frameTicks == 0, (0..<Int64(source.count)).contains(pts / frameTicks) else {
+                throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
+                                           reason: "a picture at \(tick.multiplied(by: packet.pts ?? 0, dividedBy: 1)) s from a copied group's start is off the frame grid")
+            }
+            try write(frame: output.lowerBound + Int(pts / frameTicks), follow: follow)
+            count += 1
+            progress(written)
+        }
+        guard count == source.count else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
+                                       reason: "a copied group of \(source.count) frames has \(count) pictures")
+        }
+    }
+
+    private func encode(output: Range<Int>, isCancelled: () -> Bool, follow: (MediaTime) throws -> Void,
+                        progress: (Int) -> Void) throws {
+        let encoder = try firstEncoder ?? VideoEncoder(settings: settings, globalHeader: true)
+        firstEncoder = nil
+        guard encoder.extradata == parameterSets else {
+            throw ExportError.invalidComposition(["an encoded piece's parameter sets differ from the sample entry's"])
+        }
+        let size = session.videoComposition.renderSize
+        let producer = try FrameProducer(
+            scheduler: FrameScheduler(composition: session.composition, videoComposition: session.videoComposition),
+            renderSize: size, overlays: try OverlayRenderer(layers: session.overlays, renderSize: size, logger: session.logger),
+            poolSize: 2, deinterlace: session.settings.deinterlace, frames: output)
+        defer { producer.stop() }
+        try producer.openFirstSources()
+        try producer.start()
+        func drain() throws -> EncoderResult {
+            while true {
+                let result = try encoder.receivePacket(into: packet)
+                guard result == .packet else { return result }
+                guard let frame = packet.pts, output.contains(Int(frame)) else {
+                    throw ExportError.invalidComposition(["the encoder returned a picture outside its piece"])
+                }
+                try write(frame: Int(frame), follow: follow)
+                progress(written)
+            }
+        }
+        while let item = producer.filled.take() {
+            if isCancelled() { throw ExportError.cancelled }
+            switch item {
+            case let .frame(canvas, _):
+                try encoder.send(canvas)
+                _ = try drain()
+                producer.free.put(canvas)
+            case let .failed(error):
+                throw error
+            case .end:
+                try encoder.send(nil)
+                while try drain() != .endOfStream {}
+                return
+            }
+        }
+        throw isCancelled() ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
+    }
+
+    /// Times the packet as output frame `frame` and writes it.
+    private func write(frame: Int, follow: (MediaTime) throws -> Void) throws {
+        let decodeFrame = Int64(written - decodeDelay)
+        guard Int64(frame) >= decodeFrame else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
+                                       reason: "its pictures are reordered deeper than \(decodeDelay) frames")
+        }
+        packet.retime(pts: Int64(frame) * frameTicks, dts: decodeFrame * frameTicks, duration: frameTicks)
+        try follow(tick.multiplied(by: decodeFrame * frameTicks, dividedBy: 1))
+        try muxer.write(packet, from: tick, stream: stream)
+        written += 1
+    }
+}
+
+extension VideoEncoderSettings {
+    /// The settings made to match a splice's source.
+    func matching(_ encoding: VideoSplice.Encoding) -> VideoEncoderSettings {
+        var settings = self
+        settings.spliceMatch = SpliceMatch(profile: encoding.profile, level: encoding.level, cabac: encoding.cabac,
+                                           parameterSetID: encoding.parameterSetID)
+        return settings
+    }
+}

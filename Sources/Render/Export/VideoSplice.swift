@@ -1,0 +1,64 @@
+import DropcutTimeline
+
+/// A video stream made of one H.264 source's groups of pictures, copied packet for packet,
+/// and pieces encoded in between (smart rendering: `SmartRenderPlan`). Whoever sets it
+/// (`PassThrough` in Pipeline) has checked that the copied frames are what the output
+/// shows, and that the encoded pieces can sit beside them: the source's profile, level
+/// and entropy coder, 8-bit 4:2:0, progressive, on one constant frame grid, with a
+/// parameter-set id its own sets do not use.
+///
+/// The output's pictures are timed on the grid (a constant-rate source stays constant
+/// rate across every join: one `stts` entry), decode times a uniform sequence
+/// `reorderDepth` frames behind.
+public struct VideoSplice: Sendable, Hashable {
+    /// The source copied from.
+    public var asset: String
+    /// AVFoundation-style: stream index + 1.
+    public var trackID: TrackID
+    /// The pieces, in output frames; source frames count from `sourceStart`.
+    public var plan: SmartRenderPlan
+    /// Source time (as the composition counts it) of source frame 0.
+    public var sourceStart: MediaTime
+    /// The grid's frame: the output's and the source's.
+    public var frameDuration: MediaTime
+    /// How the encoded pieces are encoded to sit beside the copied ones.
+    public var encoding: Encoding
+    /// The most frames any copied picture is decoded ahead of its presentation.
+    public var sourceReorderDepth: Int
+    /// The source's `avcC`: the output's sample entry lists its parameter sets and the
+    /// encoded pieces' after them.
+    public var sourceConfiguration: AVCDecoderConfiguration
+
+    /// x264's settings matching the source.
+    public struct Encoding: Sendable, Hashable {
+        /// `baseline`, `main` or `high`.
+        public var profile: String
+        /// `level_idc` (40 is level 4.0).
+        public var level: Int
+        /// CABAC (Main and High) or CAVLC.
+        public var cabac: Bool
+        /// The SPS and PPS id of the encoded pieces' parameter sets, one the source's sets
+        /// do not use.
+        public var parameterSetID: Int
+
+        public init(profile: String, level: Int, cabac: Bool, parameterSetID: Int) {
+            self.profile = profile
+            self.level = level
+            self.cabac = cabac
+            self.parameterSetID = parameterSetID
+        }
+    }
+
+    public init(asset: String, trackID: TrackID, plan: SmartRenderPlan, sourceStart: MediaTime, frameDuration: MediaTime,
+                encoding: Encoding,
+                sourceReorderDepth: Int, sourceConfiguration: AVCDecoderConfiguration) {
+        self.sourceConfiguration = sourceConfiguration
+        self.asset = asset
+        self.trackID = trackID
+        self.plan = plan
+        self.sourceStart = sourceStart
+        self.frameDuration = frameDuration
+        self.encoding = encoding
+        self.sourceReorderDepth = sourceReorderDepth
+    }
+}

@@ -1,0 +1,325 @@
+/// An H.264 stream's decoder configuration as MP4 carries it (ISO/IEC 14496-15 `avcC`):
+/// the profile, level and NAL length size, and every sequence and picture parameter set
+/// the stream's pictures may refer to — read from a source's extradata, and written back
+/// with parameter sets added (a smart render's encoded pieces carry their own, under ids
+/// the source does not use, listed in the one sample entry).
+///
+/// Pure, and bounded: every count and length is checked against the bytes there are;
+/// anything malformed reads as nil.
+public struct AVCDecoderConfiguration: Sendable, Hashable {
+    public var profile: UInt8
+    public var compatibility: UInt8
+    public var level: UInt8
+    /// Bytes before each NAL unit giving its length: 1, 2 or 4.
+    public var nalLengthSize: Int
+    /// Sequence parameter sets, each a whole NAL unit (header byte first).
+    public var sequenceParameterSets: [[UInt8]]
+    /// Picture parameter sets, each a whole NAL unit.
+    public var pictureParameterSets: [[UInt8]]
+    /// What follows the picture parameter sets (the High profiles' chroma format and bit
+    /// depth), kept as it was.
+    public var trailing: [UInt8]
+
+    /// Reads an `avcC` box's payload; nil when it is not one.
+    public init?(_ bytes: [UInt8]) {
+        var reader = ByteReader(bytes)
+        guard let version = reader.byte(), version == 1, let profile = reader.byte(), let compatibility = reader.byte(),
+              let level = reader.byte(), let lengthByte = reader.byte(), let spsCountByte = reader.byte() else { return nil }
+        let lengthSize = Int(lengthByte & 3) + 1
+        guard lengthSize != 3 else { return nil }
+        var sps: [[UInt8]] = []
+        for _ in 0..<Int(spsCountByte & 0x1F) {
+            guard let unit = reader.sized() else { return nil }
+            sps.append(unit)
+        }
+        guard let ppsCount = reader.byte() else { return nil }
+        var pps: [[UInt8]] = []
+        for _ in 0..<Int(ppsCount) {
+            guard let unit = reader.sized() else { return nil }
+            pps.append(unit)
+        }
+        self.profile = profile
+        self.compatibility = compatibility
+        self.level = level
+        nalLengthSize = lengthSize
+        sequenceParameterSets = sps
+        pictureParameterSets = pps
+        trailing = reader.rest()
+    }
+
+    public init(profile: UInt8, compatibility: UInt8, level: UInt8, nalLengthSize: Int,
+                sequenceParameterSets: [[UInt8]], pictureParameterSets: [[UInt8]], trailing: [UInt8] = []) {
+        self.profile = profile
+        self.compatibility = compatibility
+        self.level = level
+        self.nalLengthSize = nalLengthSize
+        self.sequenceParameterSets = sequenceParameterSets
+        self.pictureParameterSets = pictureParameterSets
+        self.trailing = trailing
+    }
+
+    /// The box payload; nil when it cannot be written (more than 31 SPS or 255 PPS, a
+    /// parameter set longer than 65535 bytes, a length size other than 1, 2 or 4).
+    public var bytes: [UInt8]? {
+        guard [1, 2, 4].contains(nalLengthSize), sequenceParameterSets.count <= 31, pictureParameterSets.count <= 255,
+              (sequenceParameterSets + pictureParameterSets).allSatisfy({ $0.count <= 0xFFFF }) else { return nil }
+        var out: [UInt8] = [1, profile, compatibility, level, 0xFC | UInt8(nalLengthSize - 1),
+                            0xE0 | UInt8(sequenceParameterSets.count)]
+        for unit in sequenceParameterSets { out += [UInt8(unit.count >> 8), UInt8(unit.count & 0xFF)] + unit }
+        out.append(UInt8(pictureParameterSets.count))
+        for unit in pictureParameterSets { out += [UInt8(unit.count >> 8), UInt8(unit.count & 0xFF)] + unit }
+        return out + trailing
+    }
+
+    /// The sequence parameter sets as far as they are read (nil entries: unreadable).
+    public var sequenceParameters: [SequenceParameters?] { sequenceParameterSets.map(SequenceParameters.init) }
+
+    /// The picture parameter sets as far as they are read.
+    public var pictureParameters: [PictureParameters?] { pictureParameterSets.map(PictureParameters.init) }
+
+    /// The lowest id used by no sequence and no picture parameter set (x264's `sps-id`
+    /// numbers both), nil when none is free or a set is unreadable.
+    public var freeParameterSetID: Int? {
+        let sps = sequenceParameters, pps = pictureParameters
+        guard !sps.contains(nil), !pps.contains(nil) else { return nil }
+        let used = Set(sps.compactMap { $0?.id }).union(pps.compactMap { $0?.id })
+        return (0...31).first { !used.contains($0) }
+    }
+
+    /// What the smart render needs of a sequence parameter set (ITU-T H.264 7.3.2.1.1, up
+    /// to `frame_mbs_only_flag`).
+    public struct SequenceParameters: Sendable, Hashable {
+        public var profile: UInt8
+        public var constraints: UInt8
+        public var level: UInt8
+        public var id: Int
+        /// 1 is 4:2:0.
+        public var chromaFormat: Int
+        public var bitDepthLuma: Int
+        public var bitDepthChroma: Int
+        /// False for a stream that may code fields (interlaced).
+        public var frameMacroblocksOnly: Bool
+        public var widthInMacroblocks: Int
+        public var heightInMapUnits: Int
+
+        /// Reads a whole SPS NAL unit (header byte first); nil when it is not one.
+        public init?(_ unit: [UInt8]) {
+            guard unit.count >= 4, unit[0] & 0x1F == 7 else { return nil }
+            var bits = BitReader(AVCDecoderConfiguration.unescaped(unit.dropFirst()))
+            guard let profile = bits.bits(8), let constraints = bits.bits(8), let level = bits.bits(8),
+                  let id = bits.ue(), id <= 31 else { return nil }
+            self.profile = UInt8(profile)
+            self.constraints = UInt8(constraints)
+            self.level = UInt8(level)
+            self.id = id
+            chromaFormat = 1
+            bitDepthLuma = 8
+            bitDepthChroma = 8
+            if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) {
+                guard let chroma = bits.ue(), chroma <= 3 else { return nil }
+                chromaFormat = chroma
+                if chroma == 3 { guard bits.bits(1) != nil else { return nil } }
+                guard let luma = bits.ue(), luma <= 6, let chromaDepth = bits.ue(), chromaDepth <= 6,
+                      bits.bits(1) != nil, let scaling = bits.bits(1) else { return nil }
+                bitDepthLuma = luma + 8
+                bitDepthChroma = chromaDepth + 8
+                if scaling == 1 {
+                    for list in 0..<(chroma == 3 ? 12 : 8) {
+                        guard let present = bits.bits(1) else { return nil }
+                        if present == 1 { guard Self.skipScalingList(&bits, size: list < 6 ? 16 : 64) else { return nil } }
+                    }
+                }
+            }
+            guard let frameNumber = bits.ue(), frameNumber <= 12, let pocType = bits.ue(), pocType <= 2 else { return nil }
+            if pocType == 0 {
+                guard let lsb = bits.ue(), lsb <= 12 else { return nil }
+            } else if pocType == 1 {
+                guard bits.bits(1) != nil, bits.se() != nil, bits.se() != nil, let cycle = bits.ue(), cycle <= 255 else { return nil }
+                for _ in 0..<cycle { guard bits.se() != nil else { return nil } }
+            }
+            guard let references = bits.ue(), references <= 16, bits.bits(1) != nil,
+                  let width = bits.ue(), width < 1024, let height = bits.ue(), height < 1024,
+                  let frameOnly = bits.bits(1) else { return nil }
+            frameMacroblocksOnly = frameOnly == 1
+            widthInMacroblocks = width + 1
+            heightInMapUnits = height + 1
+        }
+
+        private static func skipScalingList(_ bits: inout BitReader, size: Int) -> Bool {
+            var last = 8, next = 8
+            for _ in 0..<size where next != 0 {
+                guard let delta = bits.se(), delta >= -128, delta <= 127 else { return false }
+                next = (last + delta + 256) % 256
+                last = next == 0 ? last : next
+            }
+            return true
+        }
+
+        /// x264's name for the profile, when x264 makes it in 8-bit 4:2:0.
+        public var x264Profile: String? {
+            guard chromaFormat == 1, bitDepthLuma == 8, bitDepthChroma == 8 else { return nil }
+            switch profile {
+            case 66: return "baseline"
+            case 77: return "main"
+            case 100: return "high"
+            default: return nil
+            }
+        }
+
+        /// The profile as people name it.
+        public var profileName: String {
+            switch profile {
+            case 66: constraints & 0x40 != 0 ? "Constrained Baseline" : "Baseline"
+            case 77: "Main"
+            case 88: "Extended"
+            case 100: "High"
+            case 110: "High 10"
+            case 122: "High 4:2:2"
+            case 244: "High 4:4:4 Predictive"
+            default: "profile \(profile)"
+            }
+        }
+    }
+
+    /// What the smart render needs of a picture parameter set (7.3.2.2, its first fields).
+    public struct PictureParameters: Sendable, Hashable {
+        public var id: Int
+        public var sequenceID: Int
+        /// CABAC (true) or CAVLC.
+        public var cabac: Bool
+
+        public init?(_ unit: [UInt8]) {
+            guard unit.count >= 2, unit[0] & 0x1F == 8 else { return nil }
+            var bits = BitReader(AVCDecoderConfiguration.unescaped(unit.dropFirst()))
+            guard let id = bits.ue(), id <= 255, let sequenceID = bits.ue(), sequenceID <= 31,
+                  let cabac = bits.bits(1) else { return nil }
+            self.id = id
+            self.sequenceID = sequenceID
+            self.cabac = cabac == 1
+        }
+    }
+
+    /// The RBSP of a NAL unit's payload: every emulation prevention byte (00 00 03) taken out.
+    static func unescaped(_ payload: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count)
+        var zeros = 0
+        for byte in payload {
+            if zeros >= 2 && byte == 3 {
+                zeros = 0
+                continue
+            }
+            zeros = byte == 0 ? zeros + 1 : 0
+            out.append(byte)
+        }
+        return out
+    }
+
+    /// Splits NAL units out of bytes in Annex B form (start codes 00 00 01 / 00 00 00 01)
+    /// or, with `lengthSize`, length-prefixed; nil when the lengths do not fill the bytes.
+    public static func nalUnits(_ bytes: [UInt8], lengthSize: Int?) -> [[UInt8]]? {
+        guard let lengthSize else { return annexBUnits(bytes) }
+        guard (1...4).contains(lengthSize) else { return nil }
+        var units: [[UInt8]] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard bytes.count - offset >= lengthSize else { return nil }
+            var length = 0
+            for k in 0..<lengthSize { length = length << 8 | Int(bytes[offset + k]) }
+            offset += lengthSize
+            guard length > 0, length <= bytes.count - offset else { return nil }
+            units.append(Array(bytes[offset..<(offset + length)]))
+            offset += length
+        }
+        return units
+    }
+
+    private static func annexBUnits(_ bytes: [UInt8]) -> [[UInt8]] {
+        var units: [[UInt8]] = []
+        var start: Int?
+        var i = 0
+        while i + 2 < bytes.count {
+            if bytes[i] == 0, bytes[i + 1] == 0, bytes[i + 2] == 1 {
+                if let s = start { units.append(trimmed(bytes[s..<i])) }
+                i += 3
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        if let s = start, s < bytes.count { units.append(trimmed(bytes[s...])) }
+        return units.filter { !$0.isEmpty }
+    }
+
+    /// A unit without the zero bytes before the next start code (trailing_zero_8bits).
+    private static func trimmed(_ unit: ArraySlice<UInt8>) -> [UInt8] {
+        var end = unit.endIndex
+        while end > unit.startIndex, unit[end - 1] == 0 { end -= 1 }
+        return Array(unit[unit.startIndex..<end])
+    }
+}
+
+/// Bytes read front to back, every read bounded.
+private struct ByteReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func byte() -> UInt8? {
+        guard offset < bytes.count else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// A 16-bit length, then that many bytes (not none).
+    mutating func sized() -> [UInt8]? {
+        guard let high = byte(), let low = byte() else { return nil }
+        let length = Int(high) << 8 | Int(low)
+        guard length > 0, length <= bytes.count - offset else { return nil }
+        defer { offset += length }
+        return Array(bytes[offset..<(offset + length)])
+    }
+
+    mutating func rest() -> [UInt8] {
+        defer { offset = bytes.count }
+        return Array(bytes[offset...])
+    }
+}
+
+/// Bits read most significant first, with H.264's Exp-Golomb codes; every read bounded.
+private struct BitReader {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func bits(_ count: Int) -> Int? {
+        guard count <= 32, position + count <= bytes.count * 8 else { return nil }
+        var value = 0
+        for _ in 0..<count {
+            value = value << 1 | Int(bytes[position >> 3] >> (7 - UInt8(position & 7)) & 1)
+            position += 1
+        }
+        return value
+    }
+
+    /// ue(v): at most 31 leading zeros (values below 2³²).
+    mutating func ue() -> Int? {
+        var zeros = 0
+        while true {
+            guard let bit = bits(1) else { return nil }
+            if bit == 1 { break }
+            zeros += 1
+            guard zeros <= 31 else { return nil }
+        }
+        guard let rest = bits(zeros) else { return nil }
+        return (1 << zeros) - 1 + rest
+    }
+
+    /// se(v).
+    mutating func se() -> Int? {
+        guard let k = ue() else { return nil }
+        return k & 1 == 1 ? (k + 1) / 2 : -(k / 2)
+    }
+}

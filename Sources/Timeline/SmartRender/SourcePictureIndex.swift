@@ -1,0 +1,35 @@
+/// Where a source video track's pictures lie, read from its packets without decoding:
+/// what pass-through needs to cut on keyframes and smart rendering needs to copy whole
+/// groups of pictures and re-time them on a constant grid.
+public struct SourcePictureIndex: Sendable, Hashable {
+    /// Presentation times (from the source's start, as `AssetProbe` counts them) of every
+    /// keyframe (random-access picture), ascending.
+    public var keyframes: [MediaTime]
+    /// Presentation times of the IDR pictures (H.264; for other codecs none), ascending:
+    /// where a group of pictures starts that refers to nothing before it.
+    public var idrPictures: [MediaTime]
+    /// Pictures in the track.
+    public var frameCount: Int
+    /// The one distance between consecutive pictures' presentation times; nil when they
+    /// vary (or there are fewer than two).
+    public var frameDuration: MediaTime?
+    /// Presentation time of the first picture.
+    public var firstFrame: MediaTime
+    /// The most pictures any picture is decoded ahead of its place in presentation order
+    /// (0 without reordering; 2 for x264's B-pyramid).
+    public var reorderDepth: Int
+    /// The codec configuration the track's sample entry carries (H.264: the `avcC`
+    /// payload); empty when there is none.
+    public var decoderConfiguration: [UInt8]
+
+    public init(keyframes: [MediaTime], idrPictures: [MediaTime], frameCount: Int, frameDuration: MediaTime?,
+                firstFrame: MediaTime, reorderDepth: Int, decoderConfiguration: [UInt8]) {
+        self.keyframes = keyframes
+        self.idrPictures = idrPictures
+        self.frameCount = frameCount
+        self.frameDuration = frameDuration
+        self.firstFrame = firstFrame
+        self.reorderDepth = reorderDepth
+        self.decoderConfiguration = decoderConfiguration
+    }
+}
