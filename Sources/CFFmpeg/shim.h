@@ -10,6 +10,7 @@
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
+#include <libavutil/video_enc_params.h>
 #include <libswscale/swscale.h>
 #include <libswresample/swresample.h>
 #include <errno.h>

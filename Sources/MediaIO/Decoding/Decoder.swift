@@ -16,7 +16,10 @@ final class Decoder {
     /// rows filled in green.
     /// `sketch`: decode fast and rough, for analysis — no loop filter (every picture is
     /// still decoded: a cut must be found on its frame).
-    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true, strict: Bool = false, sketch: Bool = false) throws(FFmpegError) {
+    /// `quantisers`: each frame carries the quantisers it was coded with
+    /// (`AV_FRAME_DATA_VIDEO_ENC_PARAMS`).
+    init(demuxer: Demuxer, stream index: Int, frameThreads: Bool = true, strict: Bool = false, sketch: Bool = false,
+         quantisers: Bool = false) throws(FFmpegError) {
         path = demuxer.path
         streamIndex = index
         guard let parameters = demuxer.codecParameters(ofStream: index) else {
@@ -35,6 +38,7 @@ final class Decoder {
         context.pointee.thread_count = 0
         context.pointee.thread_type = frameThreads ? FF_THREAD_FRAME | FF_THREAD_SLICE : FF_THREAD_SLICE
         if strict { context.pointee.err_recognition |= AV_EF_EXPLODE }
+        if quantisers { context.pointee.export_side_data |= Int32(AV_CODEC_EXPORT_DATA_VIDEO_ENC_PARAMS) }
         if sketch {
             context.pointee.skip_loop_filter = AVDISCARD_ALL
             context.pointee.skip_frame = AVDISCARD_NONREF

@@ -30,7 +30,7 @@ final class StreamDecoder {
     /// would conceal an error (`Decoder`): for still pictures.
     init(path: String, trackID: TrackID? = nil, kind: StreamInfo.Kind,
          formats: [String] = Demuxer.containers, format: String? = nil, probeStreams: Bool = true,
-         strict: Bool = false, sketch: Bool = false) throws(FFmpegError) {
+         strict: Bool = false, sketch: Bool = false, quantisers: Bool = false) throws(FFmpegError) {
         let demuxer = try Demuxer(path: path, formats: formats, format: format, probeStreams: probeStreams)
         let index = trackID.map { Int($0) - 1 } ?? demuxer.streams.firstIndex { $0.kind == kind } ?? -1
         guard demuxer.streams.indices.contains(index), demuxer.streams[index].kind == kind else {
@@ -39,7 +39,7 @@ final class StreamDecoder {
         }
         self.demuxer = demuxer
         streamIndex = index
-        decoder = try Decoder(demuxer: demuxer, stream: index, strict: strict, sketch: sketch)
+        decoder = try Decoder(demuxer: demuxer, stream: index, strict: strict, sketch: sketch, quantisers: quantisers)
         packet = try Packet()
     }
 

@@ -33,6 +33,20 @@ final class VideoSplicer {
     private let packet: Packet
     /// Packets written.
     private var written = 0
+    /// The encoded pieces' constant rate factor: from the source's quantisers.
+    let crf: Int
+
+    /// Frames of the first copied group whose quantisers are averaged.
+    static let quantiserSample = 60
+
+    /// x264's rate factor for pieces as fine as a source whose frames were quantised at
+    /// `mean` on average: two steps finer, because the pieces re-encode pictures already
+    /// coded once. Measured on a 720p30 x264 CRF 23 clip cut between keyframes, the
+    /// encoded frames against the source's: 43.2 dB at the source's mean, 44.8 at two
+    /// steps finer, 46.2 at four (the ffmpeg CLI re-encoding at the source's CRF: 43.5).
+    static func crf(matching mean: Double) -> Int {
+        min(51, max(0, Int((mean - 2).rounded())))
+    }
 
     init(_ session: ExportSession, splice: VideoSplice, muxer: Muxer) throws {
         self.session = session
@@ -53,8 +67,12 @@ final class VideoSplicer {
                                        reason: "its time base does not count whole frames")
         }
         frameTicks = ticks
+        let sourceQuality = try SourceQuantiser.mean(
+            path: splice.asset, trackID: splice.trackID,
+            from: Self.sourceRange(source, of: splice, frameDuration: frameDuration).start, frames: Self.quantiserSample)
+        crf = sourceQuality.map(Self.crf(matching:)) ?? session.settings.crf
         settings = VideoEncoderSettings(
-            codec: .h264, size: session.videoComposition.renderSize, frameDuration: frameDuration, crf: session.settings.crf,
+            codec: .h264, size: session.videoComposition.renderSize, frameDuration: frameDuration, crf: crf,
             preset: session.settings.preset, pixelFormat: .yuv420p, color: .bt709, keyframeInterval: nil)
             .matching(splice.encoding)
         let encoder = try VideoEncoder(settings: settings, globalHeader: true)
