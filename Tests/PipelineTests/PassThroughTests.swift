@@ -61,7 +61,14 @@ import DropcutTimeline
         var table: [String: ProbedMedia] = ["clip.mp4": clip]
         for media in extra { table[media.path] = media }
         return try Production(recipe: recipe, input: "/inbox/clip.mp4", probe: Probe(table: table), levels: Silence(),
-                              keyframes: { _, _ in keyframes }).passThrough
+                              pictures: { _, _ in keyframes.map(Self.index) }).passThrough
+    }
+
+    /// A source's index with these keyframes and nothing else known (no IDR pictures, no
+    /// spacing: never spliced).
+    static func index(_ keyframes: [MediaTime]) -> SourcePictureIndex {
+        SourcePictureIndex(keyframes: keyframes, idrPictures: [], frameCount: 0, frameDuration: nil, firstFrame: .zero,
+                           reorderDepth: 0, decoderConfiguration: [])
     }
 
     /// The video is re-encoded and one of the reasons contains `reason`.
@@ -203,7 +210,7 @@ import DropcutTimeline
                                              file: Self.media.file("cut.yaml"))
         let asked = Mutex(0)
         let production = try Production(recipe: recipe, input: "/inbox/clip.mp4", probe: Probe(table: ["clip.mp4": Self.clip()]),
-                                        levels: Silence(), keyframes: { _, _ in asked.withLock { $0 += 1 }; return nil })
+                                        levels: Silence(), pictures: { _, _ in asked.withLock { $0 += 1 }; return nil })
         #expect(production.passThrough.video.copy == nil && asked.withLock { $0 } == 0)
     }
 

@@ -1,0 +1,223 @@
+import Foundation
+import Logging
+import Testing
+@testable import DropcutPipeline
+import DropcutRecipe
+import DropcutRender
+import TestSupport
+import DropcutTimeline
+
+/// Smart rendering end to end, on real files made with the ffmpeg CLI at every kind of
+/// group of pictures the tests can make, for the three edits it exists for (a cut between
+/// keyframes, an outro appended, a logo over the first part): the copied frames decode to
+/// the source's (framemd5), the encoded ones are within 40 dB of a full render, the stream
+/// is one track with one sample entry whose `avcC` lists both parameter sets, constant
+/// rate (one decode-time step), and decodes without a word from `ffmpeg -v error`.
+@Suite(.tags(.slow)) struct SmartRenderTests {
+    /// The groups of pictures a source can have.
+    enum Source: String, CaseIterable, CustomTestStringConvertible {
+        /// x264's own: B-frames (pyramid), an IDR picture every second.
+        case closedGOP
+        /// Recovery-point I pictures with leading B-frames (`open-gop=1`): only the first
+        /// picture is an IDR, so only the whole clip is one group.
+        case openGOP
+        /// As phones record: Main profile, no B-frames, a 600 Hz track clock.
+        case phoneLike
+
+        var testDescription: String { rawValue }
+
+        var arguments: [String] {
+            switch self {
+            case .closedGOP: ["-g", "30", "-keyint_min", "30", "-sc_threshold", "0"]
+            case .openGOP: ["-g", "30", "-keyint_min", "30", "-sc_threshold", "0", "-x264-params", "open-gop=1"]
+            case .phoneLike: ["-profile:v", "main", "-bf", "0", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
+                              "-video_track_timescale", "600"]
+            }
+        }
+    }
+
+    static var quiet: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// A 4 s upright 320x240 30 fps H.264 clip tagged BT.709, with AAC sound.
+    static func clip(_ dir: TemporaryDirectory, _ kind: Source, name: String = "clip.mp4", seconds: Int = 4,
+                     pattern: String = "testsrc2") throws -> String {
+        let path = dir.file(name)
+        try Fixtures.generate(["-f", "lavfi", "-i", "\(pattern)=size=320x240:rate=30:duration=\(seconds)",
+                               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                               "-c:v", "libx264", "-preset", "veryfast", "-crf", "20"] + kind.arguments
+                              + ["-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
+                                 "-c:a", "aac", "-ac", "2"], output: path)
+        return path
+    }
+
+    static func render(_ yaml: String, _ clip: String, to output: String) async throws -> Production {
+        let recipe = try RecipeLoader().load(yaml: yaml, file: "/tmp/smart.yaml")
+        let production = try await Production.prepare(recipe: recipe, input: clip)
+        try await production.export(to: output, logger: quiet)
+        return production
+    }
+
+    static func hashes(_ path: String) throws -> [String] {
+        PassThroughRenderTests.hashes(try PassThroughRenderTests.framemd5(path, "v"))
+    }
+
+    /// Mean PSNR (Y, U, V averaged) of output frames `frames` of `a` against the same of `b`.
+    static func psnr(_ a: String, _ b: String, frames: Range<Int>) throws -> Double {
+        let trim = "trim=start_frame=\(frames.lowerBound):end_frame=\(frames.upperBound),setpts=PTS-STARTPTS"
+        let run = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", a, "-i", b, "-lavfi",
+                                             "[0:v]\(trim)[x];[1:v]\(trim)[y];[x][y]psnr", "-f", "null", "-"])
+        guard let range = run.stderr.range(of: #"average:([0-9.]+|inf)"#, options: .regularExpression) else {
+            throw CommandError(command: ["ffmpeg psnr"], status: run.status, stderr: run.stderr)
+        }
+        let value = run.stderr[range].dropFirst("average:".count)
+        return value == "inf" ? .infinity : Double(value) ?? 0
+    }
+
+    /// The checks every smart-rendered output must pass, given what was copied from where.
+    static func expectSound(_ output: String, source: String, splice: VideoSplice, full: String) throws {
+        let decode = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg -v error: \(decode.stderr)")
+        let streams = try FFprobe.streams(of: output).filter { $0.codecType == "video" }
+        #expect(streams.count == 1)
+        let rate = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                      "stream=avg_frame_rate,r_frame_rate", "-of", "csv=p=0", output])
+        #expect(rate.trimmingCharacters(in: .whitespacesAndNewlines) == "30/1,30/1")
+        // Decode times: rising by one frame each, every one (one `stts` entry).
+        let dts = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts",
+                                                     "-of", "csv=p=0", output])
+            .split(whereSeparator: \.isNewline).compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let steps = Set(zip(dts, dts.dropFirst()).map { $1 - $0 })
+        #expect(steps.count == 1 && steps.first.map { $0 > 0 } == true, "decode-time steps \(steps)")
+        // One sample entry, whose avcC lists the source's sets and the encoded pieces'.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        let stsd = try #require(find("stsd", in: bytes))
+        #expect(Array(bytes[(stsd + 8)..<(stsd + 12)]) == [0, 0, 0, 1], "stsd entry count")
+        let avcC = try #require(find("avcC", in: bytes))
+        let size = Int(bytes[avcC - 4]) << 24 | Int(bytes[avcC - 3]) << 16 | Int(bytes[avcC - 2]) << 8 | Int(bytes[avcC - 1])
+        let configuration = try #require(AVCDecoderConfiguration(Array(bytes[(avcC + 4)..<(avcC - 4 + size)])))
+        let ids = configuration.sequenceParameters.compactMap { $0?.id }
+        #expect(ids.count == 2 && Set(ids).count == 2 && ids.last == splice.encoding.parameterSetID, "SPS ids \(ids)")
+        // Copied frames are the source's; encoded ones near a full render's.
+        let out = try hashes(output), original = try hashes(source)
+        #expect(out.count == splice.plan.pieces.last?.output.upperBound)
+        for piece in splice.plan.pieces {
+            switch piece {
+            case let .copied(output, source):
+                #expect(Array(out[output]) == Array(original[source]), "copied frames \(output)")
+            case let .encoded(frames, _):
+                let quality = try psnr(output, full, frames: frames)
+                #expect(quality >= 40, "encoded frames \(frames): \(quality) dB against a full render")
+            }
+        }
+    }
+
+    static func find(_ type: String, in bytes: [UInt8]) -> Int? {
+        let tag = Array(type.utf8)
+        guard bytes.count >= 4 else { return nil }
+        return (0...(bytes.count - 4)).first { bytes[$0] == tag[0] && bytes[$0 + 1] == tag[1] && bytes[$0 + 2] == tag[2] && bytes[$0 + 3] == tag[3] }
+    }
+
+    /// Renders `yaml` both ways and checks the smart one; returns its splice (nil: the
+    /// whole video was encoded, and then it matches the full render's frames).
+    static func renderBothWays(_ yaml: String, _ clip: String, _ dir: TemporaryDirectory) async throws -> VideoSplice? {
+        let smart = dir.file("smart.mp4"), full = dir.file("full.mp4")
+        let production = try await render(yaml, clip, to: smart)
+        _ = try await render(yaml + "output: { video: { reencode: always } }\n", clip, to: full)
+        guard let splice = production.passThrough.video.splice else { return nil }
+        try expectSound(smart, source: clip, splice: splice, full: full)
+        return splice
+    }
+
+    @Test(arguments: Source.allCases) func aCutBetweenKeyframes(_ kind: Source) async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, kind)
+        let splice = try await Self.renderBothWays("version: 1\nclips: [{ trim: [0.5, end] }]\n", clip, dir)
+        if kind == .openGOP {
+            #expect(splice == nil, "an open GOP's recovery points are not IDR pictures")
+        } else {
+            #expect(splice?.plan.pieces == [.encoded(output: 0..<15, reasons: [SmartRenderPlan.partialGroupReason]),
+                                           .copied(output: 15..<105, source: 30..<120)])
+        }
+    }
+
+    @Test(arguments: Source.allCases) func anOutroAppended(_ kind: Source) async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, kind)
+        let outro = try Self.clip(dir, .closedGOP, name: "outro.mp4", seconds: 1, pattern: "testsrc")
+        let splice = try await Self.renderBothWays("version: 1\nclips: [{ source: \"{input}\" }, { source: \(outro) }]\n", clip, dir)
+        #expect(splice?.plan.pieces == [.copied(output: 0..<120, source: 0..<120),
+                                       .encoded(output: 120..<150, reasons: ["another clip is shown (outro.mp4)"])])
+    }
+
+    @Test(arguments: Source.allCases) func aLogoOverTheFirstHalfSecond(_ kind: Source) async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, kind)
+        let logo = dir.file("logo.png")
+        try await Fixtures.generate(["-f", "lavfi", "-i", "color=red:size=64x32", "-frames:v", "1"], output: logo)
+        let splice = try await Self.renderBothWays("version: 1\noverlays: [{ image: \(logo), anchor: top-right, during: [0, 0.5] }]\n",
+                                                   clip, dir)
+        if kind == .openGOP {
+            #expect(splice == nil)
+        } else {
+            #expect(splice?.plan.pieces == [.encoded(output: 0..<30, reasons: ["an overlay is drawn", SmartRenderPlan.partialGroupReason]),
+                                           .copied(output: 30..<120, source: 30..<120)])
+        }
+    }
+
+    /// What the rule cannot prove safe is encoded whole, the reason in the plan.
+    @Test func unsafeSourcesAreEncodedWholeWithTheReason() async throws {
+        let dir = try TemporaryDirectory()
+        let cut = "version: 1\nclips: [{ trim: [0.5, end] }]\n"
+        func decide(_ yaml: String, _ path: String) async throws -> PassThrough {
+            try await Production.prepare(recipe: try RecipeLoader().load(yaml: yaml, file: "/tmp/smart.yaml"), input: path).passThrough
+        }
+        func source(_ name: String, _ arguments: [String], video: String = "testsrc2=size=320x240:rate=30:duration=2") throws -> String {
+            let path = dir.file(name)
+            try Fixtures.generate(["-f", "lavfi", "-i", video] + arguments
+                                  + ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"], output: path)
+            return path
+        }
+        let interlaced = try source("interlaced.mp4", ["-vf", "tinterlace=interleave_top", "-c:v", "libx264", "-flags", "+ildct+ilme",
+                                                       "-pix_fmt", "yuv420p", "-g", "30"])
+        var decision = try await decide(cut, interlaced)
+        #expect(decision.video.splice == nil && decision.video.reasons.contains { $0.contains("interlaced") }, "\(decision.lines)")
+
+        let tenBit = try source("high10.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p10le", "-g", "30"])
+        decision = try await decide(cut, tenBit)
+        #expect(decision.video.splice == nil && decision.video.reasons.contains { $0.contains("yuv420p10le") }, "\(decision.lines)")
+
+        let hevc = try source("hevc.mp4", ["-c:v", "libx265", "-x265-params", "log-level=error:keyint=30", "-pix_fmt", "yuv420p"])
+        decision = try await decide(cut + "output: { video: { codec: hevc } }\n", hevc)
+        #expect(decision.video.splice == nil && decision.video.reasons.contains { $0.contains("smart render splices H.264 only") },
+                "\(decision.lines)")
+
+        // Frame times 1/30 s apart, then 1/20 s: variable.
+        let variable = try source("vfr.mp4", ["-vf", "setpts='if(lt(N,30),N/30,1+(N-30)/20)/TB'", "-fps_mode", "passthrough",
+                                              "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "30", "-video_track_timescale", "600"])
+        decision = try await decide(cut, variable)
+        #expect(decision.video.splice == nil
+                && decision.video.reasons.contains { $0.contains("variable") || $0.contains("not evenly spaced") }, "\(decision.lines)")
+
+        // reencode: always splices nothing.
+        let clip = try Self.clip(dir, .closedGOP)
+        decision = try await decide(cut + "output: { video: { reencode: always } }\n", clip)
+        #expect(decision.video.splice == nil && decision.video.reasons.contains("output.video.reencode is always"))
+    }
+
+    /// `plan` says it per piece.
+    @Test func thePlanNamesEveryPiece() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, .closedGOP)
+        let production = try await Production.prepare(
+            recipe: try RecipeLoader().load(yaml: "version: 1\nclips: [{ trim: [0.5, end] }]\n", file: "/tmp/smart.yaml"), input: clip)
+        #expect(production.passThrough.lines.first == """
+            video: smart render from clip.mp4 (stream 0): 90 of 105 frames copied, the rest encoded as high level 1.3
+              0.000–0.500 s: encoded (15 frames): \(SmartRenderPlan.partialGroupReason)
+              0.500–3.500 s: copied (clip.mp4 1.000–4.000 s, 90 frames)
+            """)
+    }
+}
