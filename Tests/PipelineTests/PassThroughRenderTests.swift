@@ -124,18 +124,52 @@ import DropcutTimeline
         #expect(h264.passThrough.video.reasons == ["the source's codec is hevc, the output's h264"])
     }
 
-    /// A clip that states no colour is re-encoded, and the output says BT.709 as every
-    /// SDR output of dropcut does.
-    @Test func anUntaggedClipIsReencodedAndTagged() async throws {
+    /// What the stream's SPS states (ffmpeg's `trace_headers`, the oracle), in order of the
+    /// sets: `colour_primaries/transfer_characteristics/matrix_coefficients` of each.
+    static func vuiColours(_ path: String) throws -> [String] {
+        let run = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-map", "0:v", "-c", "copy",
+                                             "-bsf:v", "trace_headers", "-frames:v", "1", "-f", "null", "-"])
+        var values: [String] = []
+        for line in run.stderr.split(separator: "\n") {
+            for field in ["colour_primaries", "transfer_characteristics", "matrix_coefficients"] where line.contains(" \(field) ") {
+                values.append(String(line.split(separator: "=").last ?? "").trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return stride(from: 0, to: values.count - 2, by: 3).map { values[$0...($0 + 2)].joined(separator: "/") }
+    }
+
+    /// A clip that states no colour is copied stating what players take it for: BT.709 for
+    /// HD, BT.601 (SMPTE 170M) for SD — in the SPS's VUI (`h264_metadata`) and the
+    /// container's `colr` — its pictures' packets the source's, byte for byte.
+    @Test(arguments: [(1280, 720, "bt709,bt709,bt709", "1/1/1"), (320, 240, "smpte170m,bt709,smpte170m", "6/1/6")])
+    func anUntaggedClipIsCopiedStatingWhatPlayersTakeItFor(_ width: Int, _ height: Int, _ probed: String, _ vui: String) async throws {
         let dir = try TemporaryDirectory()
-        let clip = try Self.clip(dir, tagged: false)
+        let clip = dir.file("untagged.mp4")
+        try await Fixtures.generate(["-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30:duration=2",
+                                     "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-pix_fmt", "yuv420p"], output: clip)
+        #expect(try Self.vuiColours(clip).isEmpty, "the fixture states a colour")
         let output = dir.file("out.mp4")
         let production = try await Self.render("version: 1\n", clip, to: output)
-        #expect(production.passThrough.video.reasons == ["the source does not state its colour (the output says BT.709)"])
-        #expect(production.passThrough.audio.copy != nil)
+        #expect(production.passThrough.video.copy?.statedColour != nil, "\(production.passThrough.lines)")
         let colour = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
                                                         "stream=color_primaries,color_transfer,color_space", "-of", "csv=p=0", output])
-        #expect(colour.trimmingCharacters(in: .whitespacesAndNewlines) == "bt709,bt709,bt709")
+        #expect(colour.trimmingCharacters(in: .whitespacesAndNewlines) == probed)
+        #expect(try Self.vuiColours(output) == [vui])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)).range(of: Data("colrnclx".utf8)) != nil)
+        #expect(Self.hashes(try Self.framemd5(output, "v", copy: true)) == Self.hashes(try Self.framemd5(clip, "v", copy: true)))
+        // Cut between keyframes, the HD clip is spliced (its sets and the encoded pieces'
+        // both stating BT.709); the SD one cannot be (its pieces would be BT.709).
+        let cut = dir.file("cut.mp4")
+        let spliced = try await Self.render("version: 1\nclips: [{ trim: [0.5, end] }]\n", clip, to: cut)
+        if height >= 720 {
+            #expect(spliced.passThrough.video.splice != nil, "\(spliced.passThrough.lines)")
+            #expect(try Self.vuiColours(cut) == ["1/1/1", "1/1/1"])
+        } else {
+            #expect(spliced.passThrough.video.splice == nil
+                    && spliced.passThrough.video.reasons.contains { $0.contains("BT.601 (SD)") }, "\(spliced.passThrough.lines)")
+        }
+        let decode = try await Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", cut, "-f", "null", "-"])
+        #expect(decode.stderr.isEmpty)
     }
 
     /// A damaged packet (a NAL length flipped past the packet's end, as DamagedPacketTests

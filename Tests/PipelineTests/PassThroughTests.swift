@@ -176,8 +176,14 @@ import DropcutTimeline
         Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color?.fullRange = true }), "not video-range BT.709")
         let bt601 = ColorDescription(primaries: .bt601, transfer: .sdr, matrix: .bt601)
         Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color = bt601 }), "not video-range BT.709")
-        // An untagged clip is shown as BT.709 by players, but the output says BT.709: re-encoded.
-        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.colorIsStated = false }), "does not state its colour")
+        // An untagged H.264 clip is copied stating what players take it for (its resolved
+        // colour: BT.709 for this HD clip); another codec is re-encoded and tagged.
+        let untagged = try Self.decide(clip: Self.clip { $0.video?.colorIsStated = false })
+        #expect(untagged.video.copy?.statedColour == .bt709, "\(untagged.lines)")
+        #expect(try Self.decide(clip: Self.clip()).video.copy?.statedColour == nil)
+        let mpeg4 = try Self.decide("version: 1\noutput: { video: { codec: hevc } }\n",
+                                    clip: Self.clip { $0.video?.colorIsStated = false; $0.video?.codec = "hevc" })
+        Self.expectVideoRefused(mpeg4, "does not state its colour")
         // An HDR output re-encodes even an SDR clip (mapped up to HLG).
         Self.expectVideoRefused(try Self.decide("version: 1\noutput: { dynamic_range: hdr }\n"), "the output is HDR")
         // HDR is never copied, into an HDR output either.

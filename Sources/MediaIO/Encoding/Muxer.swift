@@ -137,7 +137,9 @@ package final class Muxer {
     /// Adds a stream carrying the packets of stream `index` of `demuxer` as they are
     /// (`StreamCopier`): its codec parameters copied, the tag left for the container to
     /// choose (HEVC: `hvc1`, as for encoded HEVC); returns its stream index.
-    func addStream(copying demuxer: Demuxer, stream index: Int) throws(FFmpegError) -> Int {
+    /// `parameters`, when given, replace the source stream's (a filter's output).
+    func addStream(copying demuxer: Demuxer, stream index: Int,
+                   parameters: UnsafePointer<AVCodecParameters>? = nil) throws(FFmpegError) -> Int {
         guard let context, state == .configuring, let source = demuxer.stream(at: index) else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "avformat_new_stream", path: path)
         }
@@ -145,7 +147,7 @@ package final class Muxer {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "avformat_new_stream", path: path)
         }
         let output = Int(stream.pointee.index)
-        try check(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy",
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, parameters ?? UnsafePointer(source.pointee.codecpar)), "avcodec_parameters_copy",
                   path: path, stream: output)
         stream.pointee.codecpar.pointee.codec_tag = 0
         if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC {
@@ -156,6 +158,14 @@ package final class Muxer {
         stream.pointee.r_frame_rate = source.pointee.r_frame_rate
         stream.pointee.disposition = source.pointee.disposition & AV_DISPOSITION_DEFAULT
         return output
+    }
+
+    /// Stream `stream`'s codec extradata (an H.264 `avcC`), as it will be written.
+    package func extradata(ofStream stream: Int) -> [UInt8] {
+        guard let context, stream >= 0, stream < Int(context.pointee.nb_streams),
+              let parameters = context.pointee.streams[stream]?.pointee.codecpar,
+              let bytes = parameters.pointee.extradata, parameters.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(parameters.pointee.extradata_size)))
     }
 
     /// Replaces stream `stream`'s codec extradata (an H.264 `avcC` listing more parameter

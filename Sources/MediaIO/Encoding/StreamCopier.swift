@@ -38,9 +38,13 @@ package final class StreamCopier {
     private var lastDecodeTime: Int64?
     /// How many packets have been written.
     package private(set) var packetsCopied = 0
+    /// What states a colour in the stream the source leaves unstated; nil: as it is.
+    private let statement: ColourStatement?
 
-    /// Opens track `trackID` (stream index + 1) of `path` for copying `range`.
-    package init(path: String, trackID: TrackID, range: TimeRange) throws {
+    /// Opens track `trackID` (stream index + 1) of `path` for copying `range`; with
+    /// `statingColour`, the copy's parameter sets and container state that colour
+    /// (`ColourStatement`: for an untagged source).
+    package init(path: String, trackID: TrackID, range: TimeRange, statingColour: ColorDescription? = nil) throws {
         self.path = path
         demuxer = try Demuxer(path: path)
         index = Int(trackID) - 1
@@ -61,6 +65,12 @@ package final class StreamCopier {
         skippingToKeyframe = cutsStart
         packet = try Packet()
         nalLengthSize = try Self.nalLengthSize(of: demuxer, stream: index)
+        if let statingColour, let parameters = demuxer.codecParameters(ofStream: index) {
+            statement = try ColourStatement(parameters: parameters, nalLengthSize: nalLengthSize ?? 4, timeBase: stream.timeBase,
+                                            colour: statingColour, path: path)
+        } else {
+            statement = nil
+        }
         if cutsStart { try demuxer.seek(stream: index, to: origin + range.start) }
     }
 
@@ -103,7 +113,7 @@ package final class StreamCopier {
     /// Adds the output stream, carrying the source's codec parameters; returns its index.
     @discardableResult
     package func addStream(to muxer: Muxer) throws(FFmpegError) -> Int {
-        let stream = try muxer.addStream(copying: demuxer, stream: index)
+        let stream = try muxer.addStream(copying: demuxer, stream: index, parameters: statement?.outputParameters)
         outputStream = stream
         return stream
     }
@@ -194,6 +204,7 @@ package final class StreamCopier {
                 throw StreamCopyUnsuitable(path: path, stream: index,
                                            reason: "packet \(packetsCopied + 1) is damaged (its NAL unit lengths do not fill it)")
             }
+            try statement?.filter(packet)
             holding = true
             return true
         }

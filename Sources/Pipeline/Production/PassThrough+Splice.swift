@@ -33,6 +33,12 @@ extension PassThrough {
         guard let probed = built.media[track.asset]?.video, probed.trackID == track.trackID else { return .failure(.none) }
         let blocking = sourceReasons(probed, settings: settings, output: output)
         guard blocking.isEmpty else { return .failure(Reasons(blocking)) }
+        // The encoded pieces are composited in BT.709: a copy stating anything else
+        // (an untagged SD clip, taken for BT.601) would not match them.
+        let stated = statedColour(probed)
+        if let stated, stated != .bt709 {
+            return .failure(Reasons(["smart render: the untagged source is taken for \(stated.primaries == .bt601 ? "BT.601 (SD)" : "another colour"), the encoded pieces' BT.709"]))
+        }
         guard probed.codec == "h264" else {
             return .failure(Reasons(["smart render splices H.264 only (\(probed.codec ?? "unknown") cannot give the encoded pieces parameter sets of their own)"]))
         }
@@ -47,7 +53,6 @@ extension PassThrough {
         case let .success(found): encoding = found
         case let .failure(failure): return .failure(failure)
         }
-        guard let configuration = AVCDecoderConfiguration(index.decoderConfiguration) else { return .failure(.none) }
         func sourceFrame(_ time: MediaTime) -> Int? {
             guard let ratio = (time - index.firstFrame).ratio(to: d), ratio.denominator == 1, ratio.numerator >= 0,
                   ratio.numerator < Int128(index.frameCount) else { return nil }
@@ -65,7 +70,7 @@ extension PassThrough {
         let pieces = SmartRenderPlan(frames: frames, idrFrames: idr, sourceFrames: index.frameCount)
         guard pieces.copiesAny else { return .failure(.none) }
         return .success(VideoSplice(asset: track.asset, trackID: track.trackID, plan: pieces, sourceStart: index.firstFrame, frameDuration: d,
-                                    encoding: encoding, sourceReorderDepth: index.reorderDepth, sourceConfiguration: configuration))
+                                    encoding: encoding, sourceReorderDepth: index.reorderDepth, statedColour: stated))
     }
 
     /// What one output frame shows, as copying sees it.

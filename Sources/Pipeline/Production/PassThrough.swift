@@ -171,7 +171,8 @@ public struct PassThrough: Sendable, Hashable {
                                   keyframes: { pictures(source.track.asset, source.track.trackID)?.keyframes })
         }
         guard reasons.isEmpty else { return .encoded(reasons) }
-        return .copied(StreamCopy(asset: source.track.asset, trackID: source.track.trackID, range: source.timeRange))
+        return .copied(StreamCopy(asset: source.track.asset, trackID: source.track.trackID, range: source.timeRange,
+                                  statedColour: statedColour(probed)))
     }
 
     /// What of the source itself the output would change.
@@ -189,12 +190,15 @@ public struct PassThrough: Sendable, Hashable {
             reasons.append("the output is HDR (HLG, 10-bit)")
         }
         // What dropcut writes in SDR is video-range BT.709, said so in the stream: a copy
-        // is that only when the source says so itself (an untagged clip is re-encoded,
-        // and tagged, as before).
+        // is that when the source says so itself. A source that states no colour is
+        // copied stating what players take it for (`statedColour`: BT.709 for HD, BT.601
+        // for SD), in its parameter sets and the container.
         if let color = probed.color, color.isHDR {
             reasons.append("the source is HDR (\(color.dynamicRangeName)), the output SDR")
         } else if !probed.colorIsStated {
-            reasons.append("the source does not state its colour (the output says BT.709)")
+            if probed.codec != "h264" {
+                reasons.append("the source does not state its colour (the output says BT.709)")
+            }
         } else if let color = probed.color, color.primaries != .bt709 || color.transfer != .sdr || color.matrix != .bt709 || color.fullRange {
             reasons.append("the source's colour is not video-range BT.709, the output's")
         }
@@ -212,6 +216,15 @@ public struct PassThrough: Sendable, Hashable {
             reasons.append("the frame rate changes from \(rate(probed.frameDuration)) to \(rate(output.frameDuration)) fps")
         }
         return reasons
+    }
+
+    /// The colour a copy of `probed` states when the source states none: what players take
+    /// an untagged stream for (BT.709 for HD, BT.601 for SD, the range as the source's);
+    /// nil when the source states its own.
+    static func statedColour(_ probed: ProbedMedia.Video) -> ColorDescription? {
+        guard !probed.colorIsStated else { return nil }
+        return (probed.color ?? ColorDescription(primaries: .unknown, transfer: .unknown, matrix: .unknown))
+            .resolved(width: probed.encodedSize.width, height: probed.encodedSize.height)
     }
 
     /// What drawing the track into the output would change: another layer, a transform,

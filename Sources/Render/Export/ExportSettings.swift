@@ -83,10 +83,14 @@ public struct StreamCopy: Sendable, Hashable {
     /// AVFoundation-style: stream index + 1.
     public var trackID: TrackID
     public var range: TimeRange
+    /// The colour the copy states in its parameter sets and container, for a source that
+    /// states none (what players guess for it); nil: the source's own statement.
+    public var statedColour: ColorDescription?
 
-    public init(asset: String, trackID: TrackID, range: TimeRange) {
+    public init(asset: String, trackID: TrackID, range: TimeRange, statedColour: ColorDescription? = nil) {
         self.asset = asset
         self.trackID = trackID
         self.range = range
+        self.statedColour = statedColour
     }
 }

@@ -112,7 +112,7 @@ package final class RenderGraph: Sendable {
             if let statistics { made.groups.append(statistics) }
         } catch let error where group.outputs.contains(where: { plan.outputs[$0].copies })
                                 && (error is StreamCopyUnsuitable || error is OutputCheck.Failure) {
-            logger.warning("pass-through abandoned, re-encoding", metadata: [
+            logger.warning("pass-through abandoned, re-encoding: \(error)", metadata: [
                 "outputs": "\(group.outputs.map { plan.outputs[$0].describe })", "reason": "\(error)"])
             let again = plan.reencoding(group)
             let outputs = group.outputs.map { index[$0] }
@@ -154,7 +154,7 @@ package final class RenderGraph: Sendable {
         let started = ContinuousClock.now
         let frameCount = FrameScheduler(composition: session.composition, videoComposition: session.videoComposition).frameCount
         // The sources before the encoders, as the ffmpeg CLI opens its inputs first.
-        let copier = try session.settings.videoCopy.map { try StreamCopier(path: $0.asset, trackID: $0.trackID, range: $0.range) }
+        let copier = try session.settings.videoCopy.map { try StreamCopier(path: $0.asset, trackID: $0.trackID, range: $0.range, statingColour: $0.statedColour) }
         let sound = try RenderSound([session], lead: session.videoComposition.frameDuration.multiplied(by: 4, dividedBy: 1),
                                     cancelled: cancelled, logger: session.logger)
         let lane = try FileLane(session, path: path, copier: copier, sound: sound, index: 0)

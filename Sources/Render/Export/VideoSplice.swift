@@ -25,9 +25,10 @@ public struct VideoSplice: Sendable, Hashable {
     public var encoding: Encoding
     /// The most frames any copied picture is decoded ahead of its presentation.
     public var sourceReorderDepth: Int
-    /// The source's `avcC`: the output's sample entry lists its parameter sets and the
-    /// encoded pieces' after them.
-    public var sourceConfiguration: AVCDecoderConfiguration
+    /// The colour the output states, for a source that states none (what players guess
+    /// for it): the copied parameter sets are rewritten to say it, the encoded pieces say
+    /// it too. nil: the source's own (BT.709).
+    public var statedColour: ColorDescription?
 
     /// x264's settings matching the source.
     public struct Encoding: Sendable, Hashable {
@@ -51,8 +52,8 @@ public struct VideoSplice: Sendable, Hashable {
 
     public init(asset: String, trackID: TrackID, plan: SmartRenderPlan, sourceStart: MediaTime, frameDuration: MediaTime,
                 encoding: Encoding,
-                sourceReorderDepth: Int, sourceConfiguration: AVCDecoderConfiguration) {
-        self.sourceConfiguration = sourceConfiguration
+                sourceReorderDepth: Int, statedColour: ColorDescription? = nil) {
+        self.statedColour = statedColour
         self.asset = asset
         self.trackID = trackID
         self.plan = plan

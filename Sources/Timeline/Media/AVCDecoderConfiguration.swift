@@ -47,6 +47,22 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
         trailing = reader.rest()
     }
 
+    /// The configuration of parameter sets given in Annex B form (start codes: what
+    /// libavcodec's bitstream filters may leave as extradata), for a stream whose NAL
+    /// units have `nalLengthSize`-byte lengths; nil without a readable SPS.
+    public init?(annexB bytes: [UInt8], nalLengthSize: Int) {
+        let units = Self.nalUnits(bytes, lengthSize: nil) ?? []
+        let sps = units.filter { $0[0] & 0x1F == 7 }, pps = units.filter { $0[0] & 0x1F == 8 }
+        guard let first = sps.first, let parsed = SequenceParameters(first), !pps.isEmpty else { return nil }
+        self.init(profile: first[1], compatibility: first[2], level: first[3], nalLengthSize: nalLengthSize,
+                  sequenceParameterSets: sps, pictureParameterSets: pps)
+        // ISO/IEC 14496-15 5.3.3.1.2: the High profiles add chroma format and bit depths.
+        if ![66, 77, 88].contains(first[1]) {
+            trailing = [0xFC | UInt8(parsed.chromaFormat & 3), 0xF8 | UInt8((parsed.bitDepthLuma - 8) & 7),
+                        0xF8 | UInt8((parsed.bitDepthChroma - 8) & 7), 0]
+        }
+    }
+
     public init(profile: UInt8, compatibility: UInt8, level: UInt8, nalLengthSize: Int,
                 sequenceParameterSets: [[UInt8]], pictureParameterSets: [[UInt8]], trailing: [UInt8] = []) {
         self.profile = profile

@@ -56,7 +56,8 @@ final class VideoSplicer {
             throw ExportError.invalidComposition(["a splice copies nothing"])
         }
         let copier = try StreamCopier(path: splice.asset, trackID: splice.trackID,
-                                      range: Self.sourceRange(source, of: splice, frameDuration: session.videoComposition.frameDuration))
+                                      range: Self.sourceRange(source, of: splice, frameDuration: session.videoComposition.frameDuration),
+                                      statingColour: splice.statedColour)
         stream = try copier.addStream(to: muxer)
         firstCopier = copier
         tick = copier.timeBase
@@ -73,13 +74,17 @@ final class VideoSplicer {
         crf = sourceQuality.map(Self.crf(matching:)) ?? session.settings.crf
         settings = VideoEncoderSettings(
             codec: .h264, size: session.videoComposition.renderSize, frameDuration: frameDuration, crf: crf,
-            preset: session.settings.preset, pixelFormat: .yuv420p, color: .bt709, keyframeInterval: nil)
+            preset: session.settings.preset, pixelFormat: .yuv420p, color: splice.statedColour ?? .bt709, keyframeInterval: nil)
             .matching(splice.encoding)
         let encoder = try VideoEncoder(settings: settings, globalHeader: true)
         parameterSets = encoder.extradata
         firstEncoder = encoder
         decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
-        var configuration = splice.sourceConfiguration
+        // The source's sets as the copy writes them (restated, for an untagged source).
+        let extradata = muxer.extradata(ofStream: stream)
+        guard var configuration = AVCDecoderConfiguration(extradata) ?? AVCDecoderConfiguration(annexB: extradata, nalLengthSize: 4) else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its avcC cannot be read")
+        }
         let units = AVCDecoderConfiguration.nalUnits(parameterSets, lengthSize: 4) ?? []
         let sps = units.filter { $0.first.map { $0 & 0x1F == 7 } == true }
         let pps = units.filter { $0.first.map { $0 & 0x1F == 8 } == true }
@@ -124,7 +129,8 @@ final class VideoSplicer {
 
     private func copy(output: Range<Int>, source: Range<Int>, isCancelled: () -> Bool, follow: (MediaTime) throws -> Void,
                       progress: (Int) -> Void) throws {
-        let copier = try firstCopier ?? StreamCopier(path: splice.asset, trackID: splice.trackID, range: sourceRange(source))
+        let copier = try firstCopier ?? StreamCopier(path: splice.asset, trackID: splice.trackID, range: sourceRange(source),
+                                                     statingColour: splice.statedColour)
         firstCopier = nil
         var count = 0
         while try copier.takeNext(into: packet) {
