@@ -60,6 +60,39 @@ import TestSupport
         #expect(rendered + refused == 20)
     }
 
+    /// The smart render's parsers on hostile bytes: a clip cut between keyframes (so its
+    /// packets are indexed, its avcC read, its quantisers sampled and its groups copied
+    /// beside an encoded piece), mutated: rendered or refused cleanly, as any clip.
+    @Test func mutatedClipsSplicedOrFailCleanly() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("clip.mp4")
+        try await Fixtures.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3",
+                                     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3",
+                                     "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
+                                     "-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
+                                     "-c:a", "aac"], output: clip)
+        let recipe = dir.file("cut.yaml")
+        try "version: 1\nclips: [{ trim: [0.5, end] }]\n".write(toFile: recipe, atomically: true, encoding: .utf8)
+        let dropcut = try BuildProducts.executable(named: "dropcut")
+        // The unmutated clip is spliced: the parsers are on the path.
+        let plan = try await Command.run(dropcut, ["plan", "--recipe", recipe, clip])
+        #expect(plan.stdout.contains("video: smart render from clip.mp4"), "\(plan.stdout)")
+        var rendered = 0, refused = 0
+        for seed in 1...12 {
+            let ratio = Self.ratios[seed % Self.ratios.count]
+            let mutated = dir.file("m\(seed).mp4"), output = dir.file("o\(seed).mp4")
+            try await Self.mutate(clip, seed: seed, ratio: ratio, to: mutated)
+            let result = try await Command.run("timeout", ["-s", "KILL", "60", dropcut, "render", "--recipe", recipe, "--output", output, mutated])
+            let what = "seed \(seed), ratio \(ratio): status \(result.status)\n\(result.stderr.suffix(600))"
+            switch try Self.judge(result, output: output, naming: mutated, what) {
+            case true?: rendered += 1
+            case false?: refused += 1
+            case nil: break
+            }
+        }
+        #expect(rendered + refused == 12)
+    }
+
     /// The clips phones write, as issue 28 met them: an iPhone-style MOV (H.264 with a
     /// rotation matrix, AAC) and an HEVC `hvc1` MP4 with AAC, 2 s each. The CLI (5.1)
     /// writes a rotation only when copying streams, so the MOV is encoded, then copied

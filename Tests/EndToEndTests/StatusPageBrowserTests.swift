@@ -36,7 +36,8 @@ import TestSupport
         // The cause fixed where the clip now is; the Retry button brings both back.
         try "version: 1\n".write(toFile: harness.failed + "/broken.yaml", atomically: true, encoding: .utf8)
         // A long render to watch.
-        let long = try await Fixtures.makeClip(in: harness.dir.path, name: "long.mp4", width: 1280, height: 720, seconds: 30)
+        // MPEG-4 Part 2: a render, not a copy (an untagged upright H.264 clip passes through at once).
+        let long = try await Fixtures.makeClip(in: harness.dir.path, name: "long.mp4", width: 1280, height: 720, seconds: 30, videoCodec: "mpeg4")
         try FileManager.default.copyItem(atPath: long, toPath: harness.inbox + "/long.mp4")
         try harness.age(harness.inbox + "/long.mp4")
 

@@ -209,8 +209,9 @@ import DropcutTimeline
         let deliverables = try await Deliverables.prepare(recipe: recipe, input: clip)
         #expect(deliverables.renderGroups == [.init(videos: [0, 2], pictures: [3]), .init(videos: [1, 4])])
 
-        // At most four videos to a decode: their encoders all run at once.
-        let six = try DeliverablesTests.recipe("version: 1\noutputs:\n" + (1...6).map { "  - { filename: \"{name}.\($0).mp4\", size: \(80 * $0)x\(60 * $0) }\n" }.joined(), in: dir)
+        // At most four videos to a decode: their encoders all run at once. (No size is the
+        // clip's own: an untagged upright clip at its size is copied, a group of its own.)
+        let six = try DeliverablesTests.recipe("version: 1\noutputs:\n" + (1...6).map { "  - { filename: \"{name}.\($0).mp4\", size: \(80 * $0 + 16)x\(60 * $0 + 12) }\n" }.joined(), in: dir)
         #expect(try await Deliverables.prepare(recipe: six, input: clip).renderGroups == [.init(videos: [0, 1, 2, 3]), .init(videos: [4, 5])])
     }
 

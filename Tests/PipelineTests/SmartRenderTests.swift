@@ -98,7 +98,7 @@ import DropcutTimeline
         #expect(Array(bytes[(stsd + 8)..<(stsd + 12)]) == [0, 0, 0, 1], "stsd entry count")
         let avcC = try #require(find("avcC", in: bytes))
         let size = Int(bytes[avcC - 4]) << 24 | Int(bytes[avcC - 3]) << 16 | Int(bytes[avcC - 2]) << 8 | Int(bytes[avcC - 1])
-        let configuration = try #require(AVCDecoderConfiguration(Array(bytes[(avcC + 4)..<(avcC - 4 + size)])))
+        let configuration = try #require(H264DecoderConfiguration(Array(bytes[(avcC + 4)..<(avcC - 4 + size)])))
         let ids = configuration.sequenceParameters.compactMap { $0?.id }
         #expect(ids.count == 2 && Set(ids).count == 2 && ids.last == splice.encoding.parameterSetID, "SPS ids \(ids)")
         // Copied frames are the source's; encoded ones near a full render's.

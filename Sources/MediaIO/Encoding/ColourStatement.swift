@@ -57,7 +57,7 @@ final class ColourStatement {
         // The sets back in an avcC, with the source's NAL length size.
         let extradata = out.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(out.pointee.extradata_size))) } ?? []
         if extradata.first != 1 {
-            guard let configuration = AVCDecoderConfiguration(annexB: extradata, nalLengthSize: nalLengthSize),
+            guard let configuration = H264DecoderConfiguration(annexB: extradata, nalLengthSize: nalLengthSize),
                   let bytes = configuration.bytes,
                   let buffer = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
                 throw FFmpegError(code: cff_averror(EINVAL), function: "h264_metadata", path: path, note: "its parameter sets could not be read back")

@@ -22,7 +22,7 @@ package enum KeyframeIndex {
         }
         // Length-prefixed H.264 only: where the IDR pictures are is read from the NAL types.
         let lengthSize: Int? = parameters.pointee.codec_id == AV_CODEC_ID_H264
-            ? AVCDecoderConfiguration(configuration)?.nalLengthSize : nil
+            ? H264DecoderConfiguration(configuration)?.nalLengthSize : nil
         let packet = try Packet()
         var keyTicks: [Int64] = [], idrTicks: [Int64] = [], decodeOrder: [Int64] = []
         while try demuxer.read(into: packet) {

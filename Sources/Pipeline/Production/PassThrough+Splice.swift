@@ -104,7 +104,7 @@ extension PassThrough {
 
     /// x264's settings for pieces that sit beside a source with this `avcC`, or why none do.
     static func matchingEncoding(_ bytes: [UInt8]) -> Result<VideoSplice.Encoding, Reasons> {
-        guard let configuration = AVCDecoderConfiguration(bytes) else {
+        guard let configuration = H264DecoderConfiguration(bytes) else {
             return .failure(Reasons(["smart render: the source has no readable H.264 configuration (avcC)"]))
         }
         guard configuration.nalLengthSize == 4 else {

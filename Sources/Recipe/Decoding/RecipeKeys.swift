@@ -101,7 +101,7 @@ package enum RecipeReference {
         RecipeKey("output.video.preset", "an x264 preset, `ultrafast` to `placebo`", default: "`\(EncodingDefaults.preset)`", example: "medium",
                   "Encoder speed against compression."),
         RecipeKey("output.video.reencode", "`auto` or `always`", default: "`auto`", example: "always",
-                  "`auto` copies a clip's video packets as they are when the output would change no pixel of it (one upright clip, same size, rate, pixel format, colour and codec, no overlay, speed change or cut off a keyframe), and its audio packets when no sound changes (AAC, no music, audio items, gain or loudness normalisation); `plan` says which streams are copied and why the others are not. `always` re-encodes every stream."),
+                  "`auto` copies a clip's video packets as they are when the output would change no pixel of it (one upright clip, same size, rate, pixel format, colour and codec, no overlay, speed change or cut off a keyframe), else copies the groups of pictures it shows unchanged and encodes only the rest (smart render, H.264), and copies its audio packets when no sound changes (AAC, no music, audio items, gain or loudness normalisation); `plan` says which streams and pieces are copied and why the others are not. `always` re-encodes every stream."),
         RecipeKey("output.audio", "mapping", default: "see `output.audio.*`", example: "{ codec: aac, bitrate: 160k }",
                   "Audio encoding and level."),
         RecipeKey("output.audio.codec", "`aac`", default: "`aac`", example: "aac",

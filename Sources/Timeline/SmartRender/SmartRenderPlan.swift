@@ -29,7 +29,7 @@ public struct SmartRenderPlan: Sendable, Hashable {
     }
 
     /// What one output frame shows, as far as copying is concerned.
-    public enum Frame: Sendable, Hashable {
+    package enum Frame: Sendable, Hashable {
         /// Source frame `n`, pixel for pixel.
         case source(Int)
         /// Anything else, and why.
@@ -37,7 +37,7 @@ public struct SmartRenderPlan: Sendable, Hashable {
     }
 
     /// Why frames shown unchanged are encoded all the same.
-    public static let partialGroupReason = "a group of pictures is shown only in part (a cut between keyframes)"
+    package static let partialGroupReason = "a group of pictures is shown only in part (a cut between keyframes)"
 
     public let pieces: [Piece]
 
@@ -50,7 +50,7 @@ public struct SmartRenderPlan: Sendable, Hashable {
     /// the copied groups on either side of it, and a copied run starts on an IDR picture
     /// (a decoder needs nothing before it) and ends where the next IDR picture starts (no
     /// picture of it is referred to from outside it: H.264 references never cross an IDR).
-    public init(frames: [Frame], idrFrames: [Int], sourceFrames: Int) {
+    package init(frames: [Frame], idrFrames: [Int], sourceFrames: Int) {
         // The group each IDR picture starts, by its frame: its end (the next IDR or the end).
         var groupEnd: [Int: Int] = [:]
         let starts = idrFrames.filter { $0 >= 0 && $0 < sourceFrames }
@@ -103,11 +103,11 @@ public struct SmartRenderPlan: Sendable, Hashable {
     }
 
     /// Output frames copied.
-    public var copiedFrames: Int { pieces.reduce(0) { $0 + ($1.isCopied ? $1.output.count : 0) } }
+    package var copiedFrames: Int { pieces.reduce(0) { $0 + ($1.isCopied ? $1.output.count : 0) } }
 
     /// Whether any frame is copied.
-    public var copiesAny: Bool { pieces.contains { $0.isCopied } }
+    package var copiesAny: Bool { pieces.contains { $0.isCopied } }
 
     /// Whether every frame is encoded.
-    public var encodesAll: Bool { !copiesAny }
+    package var encodesAll: Bool { !copiesAny }
 }

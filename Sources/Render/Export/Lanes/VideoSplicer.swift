@@ -82,15 +82,15 @@ final class VideoSplicer {
         decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
         // The source's sets as the copy writes them (restated, for an untagged source).
         let extradata = muxer.extradata(ofStream: stream)
-        guard var configuration = AVCDecoderConfiguration(extradata) ?? AVCDecoderConfiguration(annexB: extradata, nalLengthSize: 4) else {
+        guard var configuration = H264DecoderConfiguration(extradata) ?? H264DecoderConfiguration(annexB: extradata, nalLengthSize: 4) else {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its avcC cannot be read")
         }
-        let units = AVCDecoderConfiguration.nalUnits(parameterSets, lengthSize: 4) ?? []
+        let units = H264DecoderConfiguration.nalUnits(parameterSets, lengthSize: 4) ?? []
         let sps = units.filter { $0.first.map { $0 & 0x1F == 7 } == true }
         let pps = units.filter { $0.first.map { $0 & 0x1F == 8 } == true }
         guard sps.count == 1, pps.count == 1,
-              AVCDecoderConfiguration.SequenceParameters(sps[0])?.id == splice.encoding.parameterSetID,
-              AVCDecoderConfiguration.PictureParameters(pps[0])?.id == splice.encoding.parameterSetID else {
+              H264DecoderConfiguration.SequenceParameters(sps[0])?.id == splice.encoding.parameterSetID,
+              H264DecoderConfiguration.PictureParameters(pps[0])?.id == splice.encoding.parameterSetID else {
             throw ExportError.invalidComposition(["the encoder's parameter sets are not under id \(splice.encoding.parameterSetID)"])
         }
         configuration.sequenceParameterSets += sps

@@ -6,8 +6,9 @@ import DropcutTimeline
 /// a recipe's deliverables (videos, ladders, posters, previews) are a plan of many.
 ///
 /// The rule, in the outputs' order:
-/// - a movie that copies its picture (pass-through) is a group of its own (`.copy`):
-///   nothing to decode, nothing to share;
+/// - a movie that copies its picture (pass-through), or splices it (copied groups of
+///   pictures and encoded pieces: `VideoSplice`), is a group of its own (`.copy`): nothing
+///   to decode, or only its pieces', nothing to share;
 /// - every other movie joins the first group whose first output it shares its decode
 ///   with (`DecodeSharing.sharesDecode`: the same timeline, frame grid and sound) while
 ///   that group runs fewer than `maximumEncoders` encoders; else it starts one;
@@ -32,7 +33,8 @@ package struct RenderPlan: Sendable {
             /// one of its shape), the sound mixed once per distinct mix; the encoders side
             /// by side, each on its own thread.
             case shared
-            /// A movie whose picture is copied from its source: packets, no decode.
+            /// A movie whose picture is copied from its source: packets, no decode (or, spliced,
+            /// only its encoded pieces decoded, on its own).
             case copy
             /// Pictures with no encoded output to join: their frames found and composited
             /// on their own.

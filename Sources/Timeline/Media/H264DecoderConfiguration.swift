@@ -6,22 +6,22 @@
 ///
 /// Pure, and bounded: every count and length is checked against the bytes there are;
 /// anything malformed reads as nil.
-public struct AVCDecoderConfiguration: Sendable, Hashable {
-    public var profile: UInt8
-    public var compatibility: UInt8
-    public var level: UInt8
+package struct H264DecoderConfiguration: Sendable, Hashable {
+    package var profile: UInt8
+    package var compatibility: UInt8
+    package var level: UInt8
     /// Bytes before each NAL unit giving its length: 1, 2 or 4.
-    public var nalLengthSize: Int
+    package var nalLengthSize: Int
     /// Sequence parameter sets, each a whole NAL unit (header byte first).
-    public var sequenceParameterSets: [[UInt8]]
+    package var sequenceParameterSets: [[UInt8]]
     /// Picture parameter sets, each a whole NAL unit.
-    public var pictureParameterSets: [[UInt8]]
+    package var pictureParameterSets: [[UInt8]]
     /// What follows the picture parameter sets (the High profiles' chroma format and bit
     /// depth), kept as it was.
-    public var trailing: [UInt8]
+    package var trailing: [UInt8]
 
     /// Reads an `avcC` box's payload; nil when it is not one.
-    public init?(_ bytes: [UInt8]) {
+    package init?(_ bytes: [UInt8]) {
         var reader = ByteReader(bytes)
         guard let version = reader.byte(), version == 1, let profile = reader.byte(), let compatibility = reader.byte(),
               let level = reader.byte(), let lengthByte = reader.byte(), let spsCountByte = reader.byte() else { return nil }
@@ -50,7 +50,7 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
     /// The configuration of parameter sets given in Annex B form (start codes: what
     /// libavcodec's bitstream filters may leave as extradata), for a stream whose NAL
     /// units have `nalLengthSize`-byte lengths; nil without a readable SPS.
-    public init?(annexB bytes: [UInt8], nalLengthSize: Int) {
+    package init?(annexB bytes: [UInt8], nalLengthSize: Int) {
         let units = Self.nalUnits(bytes, lengthSize: nil) ?? []
         let sps = units.filter { $0[0] & 0x1F == 7 }, pps = units.filter { $0[0] & 0x1F == 8 }
         guard let first = sps.first, let parsed = SequenceParameters(first), !pps.isEmpty else { return nil }
@@ -63,7 +63,7 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
         }
     }
 
-    public init(profile: UInt8, compatibility: UInt8, level: UInt8, nalLengthSize: Int,
+    package init(profile: UInt8, compatibility: UInt8, level: UInt8, nalLengthSize: Int,
                 sequenceParameterSets: [[UInt8]], pictureParameterSets: [[UInt8]], trailing: [UInt8] = []) {
         self.profile = profile
         self.compatibility = compatibility
@@ -76,7 +76,7 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
 
     /// The box payload; nil when it cannot be written (more than 31 SPS or 255 PPS, a
     /// parameter set longer than 65535 bytes, a length size other than 1, 2 or 4).
-    public var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         guard [1, 2, 4].contains(nalLengthSize), sequenceParameterSets.count <= 31, pictureParameterSets.count <= 255,
               (sequenceParameterSets + pictureParameterSets).allSatisfy({ $0.count <= 0xFFFF }) else { return nil }
         var out: [UInt8] = [1, profile, compatibility, level, 0xFC | UInt8(nalLengthSize - 1),
@@ -88,14 +88,14 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
     }
 
     /// The sequence parameter sets as far as they are read (nil entries: unreadable).
-    public var sequenceParameters: [SequenceParameters?] { sequenceParameterSets.map(SequenceParameters.init) }
+    package var sequenceParameters: [SequenceParameters?] { sequenceParameterSets.map(SequenceParameters.init) }
 
     /// The picture parameter sets as far as they are read.
-    public var pictureParameters: [PictureParameters?] { pictureParameterSets.map(PictureParameters.init) }
+    package var pictureParameters: [PictureParameters?] { pictureParameterSets.map(PictureParameters.init) }
 
     /// The lowest id used by no sequence and no picture parameter set (x264's `sps-id`
     /// numbers both), nil when none is free or a set is unreadable.
-    public var freeParameterSetID: Int? {
+    package var freeParameterSetID: Int? {
         let sps = sequenceParameters, pps = pictureParameters
         guard !sps.contains(nil), !pps.contains(nil) else { return nil }
         let used = Set(sps.compactMap { $0?.id }).union(pps.compactMap { $0?.id })
@@ -104,24 +104,24 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
 
     /// What the smart render needs of a sequence parameter set (ITU-T H.264 7.3.2.1.1, up
     /// to `frame_mbs_only_flag`).
-    public struct SequenceParameters: Sendable, Hashable {
-        public var profile: UInt8
-        public var constraints: UInt8
-        public var level: UInt8
-        public var id: Int
+    package struct SequenceParameters: Sendable, Hashable {
+        package var profile: UInt8
+        package var constraints: UInt8
+        package var level: UInt8
+        package var id: Int
         /// 1 is 4:2:0.
-        public var chromaFormat: Int
-        public var bitDepthLuma: Int
-        public var bitDepthChroma: Int
+        package var chromaFormat: Int
+        package var bitDepthLuma: Int
+        package var bitDepthChroma: Int
         /// False for a stream that may code fields (interlaced).
-        public var frameMacroblocksOnly: Bool
-        public var widthInMacroblocks: Int
-        public var heightInMapUnits: Int
+        package var frameMacroblocksOnly: Bool
+        package var widthInMacroblocks: Int
+        package var heightInMapUnits: Int
 
         /// Reads a whole SPS NAL unit (header byte first); nil when it is not one.
-        public init?(_ unit: [UInt8]) {
+        package init?(_ unit: [UInt8]) {
             guard unit.count >= 4, unit[0] & 0x1F == 7 else { return nil }
-            var bits = BitReader(AVCDecoderConfiguration.unescaped(unit.dropFirst()))
+            var bits = BitReader(H264DecoderConfiguration.unescaped(unit.dropFirst()))
             guard let profile = bits.bits(8), let constraints = bits.bits(8), let level = bits.bits(8),
                   let id = bits.ue(), id <= 31 else { return nil }
             self.profile = UInt8(profile)
@@ -172,7 +172,7 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
         }
 
         /// x264's name for the profile, when x264 makes it in 8-bit 4:2:0.
-        public var x264Profile: String? {
+        package var x264Profile: String? {
             guard chromaFormat == 1, bitDepthLuma == 8, bitDepthChroma == 8 else { return nil }
             switch profile {
             case 66: return "baseline"
@@ -183,7 +183,7 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
         }
 
         /// The profile as people name it.
-        public var profileName: String {
+        package var profileName: String {
             switch profile {
             case 66: constraints & 0x40 != 0 ? "Constrained Baseline" : "Baseline"
             case 77: "Main"
@@ -198,15 +198,15 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
     }
 
     /// What the smart render needs of a picture parameter set (7.3.2.2, its first fields).
-    public struct PictureParameters: Sendable, Hashable {
-        public var id: Int
-        public var sequenceID: Int
+    package struct PictureParameters: Sendable, Hashable {
+        package var id: Int
+        package var sequenceID: Int
         /// CABAC (true) or CAVLC.
-        public var cabac: Bool
+        package var cabac: Bool
 
-        public init?(_ unit: [UInt8]) {
+        package init?(_ unit: [UInt8]) {
             guard unit.count >= 2, unit[0] & 0x1F == 8 else { return nil }
-            var bits = BitReader(AVCDecoderConfiguration.unescaped(unit.dropFirst()))
+            var bits = BitReader(H264DecoderConfiguration.unescaped(unit.dropFirst()))
             guard let id = bits.ue(), id <= 255, let sequenceID = bits.ue(), sequenceID <= 31,
                   let cabac = bits.bits(1) else { return nil }
             self.id = id
@@ -233,7 +233,7 @@ public struct AVCDecoderConfiguration: Sendable, Hashable {
 
     /// Splits NAL units out of bytes in Annex B form (start codes 00 00 01 / 00 00 00 01)
     /// or, with `lengthSize`, length-prefixed; nil when the lengths do not fill the bytes.
-    public static func nalUnits(_ bytes: [UInt8], lengthSize: Int?) -> [[UInt8]]? {
+    package static func nalUnits(_ bytes: [UInt8], lengthSize: Int?) -> [[UInt8]]? {
         guard let lengthSize else { return annexBUnits(bytes) }
         guard (1...4).contains(lengthSize) else { return nil }
         var units: [[UInt8]] = []
