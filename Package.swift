@@ -123,7 +123,7 @@ let package = Package(
 
         // Test helpers shared by the test targets: temp dirs, fixture generation with the
         // ffmpeg CLI (tests only), a real journald.
-        .target(name: "TestSupport", dependencies: ["CDropcutZlib"], path: "Tests/TestSupport", exclude: ["webhook_receiver.py"]),
+        .target(name: "TestSupport", dependencies: ["CDropcutZlib"], path: "Tests/TestSupport", exclude: ["webhook_receiver.py", "chromium_playback.py"]),
         .testTarget(name: "SupportTests", dependencies: ["DropcutSupport"]),
         .testTarget(name: "DigestTests", dependencies: ["DropcutDigest"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["DropcutSubtitles", "DropcutTimeline", "TestSupport"]),
