@@ -53,7 +53,7 @@ package struct VideoEncoderSettings: Sendable, Hashable {
     /// Settings with dropcut's recipe defaults for the quality knobs (`EncodingDefaults`).
     package init(codec: Codec = .h264, size: PixelSize, frameDuration: MediaTime, crf: Int = EncodingDefaults.crf,
                 preset: String = EncodingDefaults.preset, pixelFormat: PixelFormat = .yuv420p, color: ColorDescription = .bt709,
-                keyframeInterval: Int? = nil) {
+                keyframeInterval: Int? = nil, spliceMatch: SpliceMatch? = nil) {
         self.codec = codec
         self.size = size
         self.frameDuration = frameDuration
@@ -62,6 +62,7 @@ package struct VideoEncoderSettings: Sendable, Hashable {
         self.pixelFormat = pixelFormat
         self.color = color
         self.keyframeInterval = keyframeInterval
+        self.spliceMatch = spliceMatch
     }
 }
 

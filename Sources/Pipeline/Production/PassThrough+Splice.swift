@@ -1,4 +1,5 @@
 import Foundation
+import DropcutMediaIO
 import DropcutRecipe
 import DropcutRender
 import DropcutTimeline
@@ -48,7 +49,7 @@ extension PassThrough {
         guard index.frameDuration == d else {
             return .failure(Reasons(["smart render: the source's pictures are not evenly spaced at the output's frame rate"]))
         }
-        let encoding: VideoSplice.Encoding
+        let encoding: VideoEncoderSettings.SpliceMatch
         switch matchingEncoding(index.decoderConfiguration) {
         case let .success(found): encoding = found
         case let .failure(failure): return .failure(failure)
@@ -103,7 +104,7 @@ extension PassThrough {
     }
 
     /// x264's settings for pieces that sit beside a source with this `avcC`, or why none do.
-    static func matchingEncoding(_ bytes: [UInt8]) -> Result<VideoSplice.Encoding, Reasons> {
+    static func matchingEncoding(_ bytes: [UInt8]) -> Result<VideoEncoderSettings.SpliceMatch, Reasons> {
         guard let configuration = H264DecoderConfiguration(bytes) else {
             return .failure(Reasons(["smart render: the source has no readable H.264 configuration (avcC)"]))
         }
@@ -128,7 +129,7 @@ extension PassThrough {
             return .failure(Reasons(["smart render: the source uses every parameter-set id"]))
         }
         let level = sps.map { Int($0.level) }.max() ?? 40
-        return .success(VideoSplice.Encoding(profile: profile, level: level, cabac: cabac, parameterSetID: id))
+        return .success(VideoEncoderSettings.SpliceMatch(profile: profile, level: level, cabac: cabac, parameterSetID: id))
     }
 
     /// `plan`'s lines for a spliced video: the totals, then a line per piece.

@@ -1,3 +1,4 @@
+import DropcutMediaIO
 import DropcutTimeline
 
 /// A video stream made of one H.264 source's groups of pictures, copied packet for packet,
@@ -21,8 +22,9 @@ public struct VideoSplice: Sendable, Hashable {
     public var sourceStart: MediaTime
     /// The grid's frame: the output's and the source's.
     public var frameDuration: MediaTime
-    /// How the encoded pieces are encoded to sit beside the copied ones.
-    public var encoding: Encoding
+    /// How the encoded pieces are encoded to sit beside the copied ones: the source's
+    /// profile, level and entropy coder, a parameter-set id of their own.
+    package var encoding: VideoEncoderSettings.SpliceMatch
     /// The most frames any copied picture is decoded ahead of its presentation.
     public var sourceReorderDepth: Int
     /// The colour the output states, for a source that states none (what players guess
@@ -30,28 +32,8 @@ public struct VideoSplice: Sendable, Hashable {
     /// it too. nil: the source's own (BT.709).
     public var statedColour: ColorDescription?
 
-    /// x264's settings matching the source.
-    public struct Encoding: Sendable, Hashable {
-        /// `baseline`, `main` or `high`.
-        public var profile: String
-        /// `level_idc` (40 is level 4.0).
-        public var level: Int
-        /// CABAC (Main and High) or CAVLC.
-        public var cabac: Bool
-        /// The SPS and PPS id of the encoded pieces' parameter sets, one the source's sets
-        /// do not use.
-        public var parameterSetID: Int
-
-        public init(profile: String, level: Int, cabac: Bool, parameterSetID: Int) {
-            self.profile = profile
-            self.level = level
-            self.cabac = cabac
-            self.parameterSetID = parameterSetID
-        }
-    }
-
-    public init(asset: String, trackID: TrackID, plan: SmartRenderPlan, sourceStart: MediaTime, frameDuration: MediaTime,
-                encoding: Encoding,
+    package init(asset: String, trackID: TrackID, plan: SmartRenderPlan, sourceStart: MediaTime, frameDuration: MediaTime,
+                 encoding: VideoEncoderSettings.SpliceMatch,
                 sourceReorderDepth: Int, statedColour: ColorDescription? = nil) {
         self.statedColour = statedColour
         self.asset = asset

@@ -74,8 +74,8 @@ final class VideoSplicer {
         crf = sourceQuality.map(Self.crf(matching:)) ?? session.settings.crf
         settings = VideoEncoderSettings(
             codec: .h264, size: session.videoComposition.renderSize, frameDuration: frameDuration, crf: crf,
-            preset: session.settings.preset, pixelFormat: .yuv420p, color: splice.statedColour ?? .bt709, keyframeInterval: nil)
-            .matching(splice.encoding)
+            preset: session.settings.preset, pixelFormat: .yuv420p, color: splice.statedColour ?? .bt709, keyframeInterval: nil,
+            spliceMatch: splice.encoding)
         let encoder = try VideoEncoder(settings: settings, globalHeader: true)
         parameterSets = encoder.extradata
         firstEncoder = encoder
@@ -205,15 +205,5 @@ final class VideoSplicer {
         try follow(tick.multiplied(by: decodeFrame * frameTicks, dividedBy: 1))
         try muxer.write(packet, from: tick, stream: stream)
         written += 1
-    }
-}
-
-extension VideoEncoderSettings {
-    /// The settings made to match a splice's source.
-    func matching(_ encoding: VideoSplice.Encoding) -> VideoEncoderSettings {
-        var settings = self
-        settings.spliceMatch = SpliceMatch(profile: encoding.profile, level: encoding.level, cabac: encoding.cabac,
-                                           parameterSetID: encoding.parameterSetID)
-        return settings
     }
 }
