@@ -185,6 +185,18 @@ import DropcutTimeline
         }
     }
 
+    /// A lower third in the middle: copied, encoded, copied — an encoded piece between
+    /// two copied groups, starting with its own IDR picture and followed by the source's.
+    @Test(arguments: [Source.closedGOP, .phoneLike]) func aLowerThirdInTheMiddle(_ kind: Source) async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, kind)
+        let splice = try await Self.renderBothWays(
+            "version: 1\noverlays: [{ text: \"Lower third\", anchor: bottom-left, during: [1.5, 2.5] }]\n", clip, dir)
+        #expect(splice?.plan.pieces == [.copied(output: 0..<30, source: 0..<30),
+                                       .encoded(output: 30..<90, reasons: ["an overlay is drawn", SmartRenderPlan.partialGroupReason]),
+                                       .copied(output: 90..<120, source: 90..<120)])
+    }
+
     /// What the rule cannot prove safe is encoded whole, the reason in the plan.
     @Test func unsafeSourcesAreEncodedWholeWithTheReason() async throws {
         let dir = try TemporaryDirectory()
