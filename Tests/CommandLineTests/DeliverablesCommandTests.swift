@@ -48,7 +48,9 @@ import TestSupport
     @Test func planListsEveryDeliverable() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-plan")
         defer { withExtendedLifetime(dir) {} }
-        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1)
+        // MPEG-4 Part 2: the wide video (the clip's own size) is encoded, sharing the decode,
+        // not copied (as an untagged upright H.264 clip would be).
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 1, videoCodec: "mpeg4")
         let recipe = dir.file("set.yaml")
         try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
         let result = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])

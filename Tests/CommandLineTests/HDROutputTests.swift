@@ -249,9 +249,10 @@ import TestSupport
         try await Self.render(hlg, dir.file("from-hlg.mp4"), recipe)
         try await Self.render(sdr, dir.file("from-sdr.mp4"), recipe)
         try await Self.expectHLGStream(dir.file("from-hlg.mp4"))
+        // The untagged SD clip is copied, stating what players take it for (BT.601).
         let tags = try await Self.videoTags(dir.file("from-sdr.mp4"))
         #expect(tags.codec_name == "h264" && tags.pix_fmt == "yuv420p" && tags.color_transfer == "bt709"
-                && tags.color_primaries == "bt709", "\(tags)")
+                && tags.color_primaries == "smpte170m", "\(tags)")
     }
 
     /// A recipe asking for HDR in H.264 is refused before anything is rendered, naming the

@@ -84,8 +84,9 @@ import TestSupport
 
     @Test func sigtermCancelsARenderThatOutlastsTheStopTimeoutAndTheNextStartRedoesIt() async throws {
         let h = try DaemonHarness(stopTimeout: 0.3)
-        // A long clip, so the render is still running when SIGTERM arrives.
-        let long = try await Fixtures.makeClip(in: h.dir.path, name: "long.mp4", width: 640, height: 480, seconds: 20)
+        // A long clip, so the render is still running when SIGTERM arrives: MPEG-4 Part 2,
+        // rendered (an untagged upright H.264 clip passes through at once).
+        let long = try await Fixtures.makeClip(in: h.dir.path, name: "long.mp4", width: 640, height: 480, seconds: 20, videoCodec: "mpeg4")
         try FileManager.default.moveItem(atPath: long, toPath: (h.inbox as NSString).appendingPathComponent("long.mp4"))
         try h.age((h.inbox as NSString).appendingPathComponent("long.mp4"))
         let daemon = try h.startDaemon()

@@ -183,8 +183,11 @@ import Glibc
         let h = share.harness
         let template = h.dir.file("template-\(size)-\(seconds).mp4")
         if !FileManager.default.fileExists(atPath: template) {
-            _ = try Fixtures.makeGenerated(in: h.dir.path, name: (template as NSString).lastPathComponent, seconds: seconds,
-                                           video: "testsrc2=size=\(size):rate=30", audio: "sine=frequency=440:sample_rate=48000")
+            // MPEG-4 Part 2: every drop is a render that takes its time (an untagged upright
+            // H.264 clip would pass through at once).
+            try Fixtures.generate(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-f", "lavfi",
+                                   "-i", "sine=frequency=440:sample_rate=48000", "-c:v", "mpeg4", "-c:a", "aac", "-t", "\(seconds)"],
+                                  output: template)
         }
         for name in names {
             let path = (share.inbox as NSString).appendingPathComponent(name)
