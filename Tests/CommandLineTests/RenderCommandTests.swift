@@ -483,8 +483,9 @@ import TestSupport
     @Test func peakMemoryDoesNotGrowWithClipLength() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
-        let short = try Fixtures.makeClip(in: dir.path, name: "short.mp4", width: 640, height: 360, seconds: 2)
-        let long = try Fixtures.makeClip(in: dir.path, name: "long.mp4", width: 640, height: 360, seconds: 8)
+        // MPEG-4 Part 2: decoded, composited and encoded (H.264 would pass through).
+        let short = try Fixtures.makeClip(in: dir.path, name: "short.mp4", width: 640, height: 360, seconds: 2, videoCodec: "mpeg4")
+        let long = try Fixtures.makeClip(in: dir.path, name: "long.mp4", width: 640, height: 360, seconds: 8, videoCodec: "mpeg4")
         let dropcut = try BuildProducts.executable(named: "dropcut")
 
         let shortRun = try PeakMemory.run(dropcut, ["render", "--output", dir.file("short.out.mp4"), short])

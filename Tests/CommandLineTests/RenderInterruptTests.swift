@@ -8,8 +8,9 @@ import TestSupport
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }
         // x264's slowest preset on 20 s of 640x360 keeps the render going for many
-        // seconds, so the signal surely lands mid-render.
-        let clip = try Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 20)
+        // seconds, so the signal surely lands mid-render (an MPEG-4 Part 2 clip: an
+        // untagged upright H.264 one would pass through at once).
+        let clip = try Fixtures.makeClip(in: dir.path, width: 640, height: 360, seconds: 20, videoCodec: "mpeg4")
         let recipe = try Fixtures.makeFile(in: dir.path, name: "slow.yaml", contents: "version: 1\noutput: { video: { preset: veryslow } }\n")
         let outbox = dir.path + "/outbox"
         try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)

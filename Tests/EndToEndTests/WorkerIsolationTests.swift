@@ -37,7 +37,8 @@ import Glibc
         try Journald.ensureRunning()
         let h = try DaemonHarness(settle: 0.1, poll: 0.1, retries: 2, retryDelay: 0.3)
         // A longer clip, so that its worker is there to be caught; dropped first (oldest).
-        let poison = try await Fixtures.makeClip(in: h.dir.path, name: "long.mp4", width: 640, height: 480, seconds: 8)
+        // MPEG-4 Part 2: rendered (an untagged upright H.264 clip passes through in ms).
+        let poison = try await Fixtures.makeClip(in: h.dir.path, name: "long.mp4", width: 640, height: 480, seconds: 8, videoCodec: "mpeg4")
         try FileManager.default.copyItem(atPath: poison, toPath: (h.inbox as NSString).appendingPathComponent("poison.mp4"))
         try h.age((h.inbox as NSString).appendingPathComponent("poison.mp4"))
         let good = ["good1.mp4", "good2.mp4", "good3.mp4"]
