@@ -51,11 +51,14 @@ public final class DaemonHarness: @unchecked Sendable {
         try text.write(toFile: path ?? configPath, atomically: true, encoding: .utf8)
     }
 
-    /// A 320x240 clip with a tone, made once per harness and copied for each drop.
+    /// A 320x240 clip with a tone, made once per harness and copied for each drop. Its
+    /// video is MPEG-4 Part 2, so every drop is a render that takes its time, as the
+    /// daemon's tests need (a worker to catch, a job to interrupt): an untagged upright
+    /// H.264 clip would pass through in milliseconds.
     private var template: String?
     public func clip(seconds: Int = 1) throws -> String {
         if let template { return template }
-        let made = try Fixtures.makeClip(in: dir.path, name: "template.mp4", seconds: seconds)
+        let made = try Fixtures.makeClip(in: dir.path, name: "template.mp4", seconds: seconds, videoCodec: "mpeg4")
         template = made
         return made
     }
