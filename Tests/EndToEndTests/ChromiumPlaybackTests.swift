@@ -7,7 +7,7 @@ import TestSupport
 /// shows the frame at each seek; the same file with its media data damaged — zeroed over
 /// most of the `mdat`, or cut in half — does not. A check that passed both would prove
 /// nothing about the files it is given.
-@Suite struct ChromiumPlaybackTests {
+@Suite(.tags(.slow)) struct ChromiumPlaybackTests {
     static let fps = 30.0
 
     /// A 4 s 640x360 H.264 (a keyframe every second) + AAC clip, `moov` first.

@@ -175,8 +175,9 @@ import TestSupport
         let harness = try Self.harness(port: port)
         let daemon = try harness.startDaemon()
         #expect(await Self.waitForListener(port))
-        // MPEG-4 Part 2: a render, not a copy (an untagged upright H.264 clip passes through at once).
-        let long = try await Fixtures.makeClip(in: harness.dir.path, name: "long.mp4", width: 1280, height: 720, seconds: 20, videoCodec: "mpeg4")
+        // MPEG-4 Part 2: a render, not a copy (an untagged upright H.264 clip passes through at once),
+        // long enough for several progress events however busy the machine (20 s gave two).
+        let long = try await Fixtures.makeClip(in: harness.dir.path, name: "long.mp4", width: 1280, height: 720, seconds: 45, videoCodec: "mpeg4")
         try FileManager.default.copyItem(atPath: long, toPath: harness.inbox + "/long.mp4")
         try harness.age(harness.inbox + "/long.mp4")
         var progress: [Double] = []
