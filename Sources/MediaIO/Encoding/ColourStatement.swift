@@ -92,39 +92,27 @@ final class ColourStatement {
         guard let data = raw.pointee.data, size >= 3, data[0] == 0, data[1] == 0, data[2] == 1 || (size >= 4 && data[2] == 0 && data[3] == 1) else {
             return
         }
-        // NAL units: from after each start code to the next start code (less the zero
-        // bytes before it).
-        var units: [(start: Int, end: Int)] = []
-        var i = 0, start = -1
-        while i + 2 < size {
-            if data[i] == 0, data[i + 1] == 0, data[i + 2] == 1 {
-                if start >= 0 { units.append((start, i)) }
-                i += 3
-                start = i
-            } else {
-                i += 1
-            }
-        }
-        if start >= 0 { units.append((start, size)) }
-        units = units.map { unit in
-            var end = unit.end
-            while end > unit.start, data[end - 1] == 0 { end -= 1 }
-            return (unit.start, end)
-        }.filter { $0.end > $0.start }
+        // Two walks over the units, measuring then writing: nothing allocated per packet
+        // but the new buffer.
         let maximum = nalLengthSize == 4 ? Int(Int32.max) : (1 << (8 * nalLengthSize)) - 1
-        guard units.allSatisfy({ $0.end - $0.start <= maximum }) else {
+        var total = 0, tooLong = false
+        Self.forEachUnit(data, size: size) { start, end in
+            tooLong = tooLong || end - start > maximum
+            total += nalLengthSize + end - start
+        }
+        guard !tooLong else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "h264_metadata", path: path, note: "a NAL unit is too long for its length field")
         }
-        let total = units.reduce(0) { $0 + nalLengthSize + $1.end - $1.start }
         guard let buffer = av_buffer_alloc(total + Int(AV_INPUT_BUFFER_PADDING_SIZE)), let out = buffer.pointee.data else {
             throw FFmpegError(code: cff_averror(ENOMEM), function: "av_buffer_alloc", path: path)
         }
         var offset = 0
-        for unit in units {
-            let length = unit.end - unit.start
-            for k in 0..<nalLengthSize { out[offset + k] = UInt8(truncatingIfNeeded: length >> (8 * (nalLengthSize - 1 - k))) }
-            offset += nalLengthSize
-            (out + offset).update(from: data + unit.start, count: length)
+        let lengthSize = nalLengthSize
+        Self.forEachUnit(data, size: size) { start, end in
+            let length = end - start
+            for k in 0..<lengthSize { out[offset + k] = UInt8(truncatingIfNeeded: length >> (8 * (lengthSize - 1 - k))) }
+            offset += lengthSize
+            (out + offset).update(from: data + start, count: length)
             offset += length
         }
         (out + total).initialize(repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
@@ -132,5 +120,27 @@ final class ColourStatement {
         raw.pointee.buf = buffer
         raw.pointee.data = out
         raw.pointee.size = Int32(total)
+    }
+
+    /// Calls `body` with the bounds of each NAL unit of Annex B bytes: from after its start
+    /// code to the next start code, less the zero bytes before that; empty units skipped.
+    private static func forEachUnit(_ data: UnsafeMutablePointer<UInt8>, size: Int, _ body: (Int, Int) -> Void) {
+        var i = 0, start = -1
+        while i + 2 < size {
+            if data[i] == 0, data[i + 1] == 0, data[i + 2] == 1 {
+                if start >= 0 { unit(data, from: start, to: i, body) }
+                i += 3
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        if start >= 0 { unit(data, from: start, to: size, body) }
+    }
+
+    private static func unit(_ data: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int, _ body: (Int, Int) -> Void) {
+        var end = end
+        while end > start, data[end - 1] == 0 { end -= 1 }
+        if end > start { body(start, end) }
     }
 }
