@@ -55,7 +55,14 @@ import TestSupport
         try Self.recipe.write(toFile: recipe, atomically: false, encoding: .utf8)
         let result = try await DropcutProcess.run(["plan", "--recipe", recipe, "--svg", dir.file("t.svg"), clip])
         #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let all = result.stdout.split(separator: "\n").map(String.init)
+        // Under each video, what of it is copied and what encoded, and why (as for one output).
+        for name in ["clip.vertical.mp4", "clip.wide.mp4"] {
+            let at = try #require(all.firstIndex { $0.hasPrefix("  video  \(name) ") })
+            #expect(all[at + 1].hasPrefix("    video: re-encoded: the source's codec is mpeg4, the output's h264"), "\(result.stdout)")
+            #expect(all[at + 2].hasPrefix("    audio: "), "\(result.stdout)")
+        }
+        let lines = all.filter { !$0.hasPrefix("    ") }
         #expect(Array(lines.prefix(7)) == [
             "\(clip) -> 4 deliverables from 1 decode of the clip",
             "  one decode: clip.vertical.mp4, clip.wide.mp4, clip.poster.png, clip.preview.webp",

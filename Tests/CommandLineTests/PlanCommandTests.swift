@@ -82,6 +82,24 @@ import TestSupport
     }
 
     /// The overlays' animations, spin and groups in the listing (seed 003's watermark).
+    /// A file with a second video stream (a second angle): `plan` says it is left out (the
+    /// render logs the same line), and the output carries the first, alone.
+    @Test func aSecondVideoStreamIsNamedAsLeftOut() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("angles.mp4")
+        try await Fixtures.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
+                                     "-f", "lavfi", "-i", "smptebars=size=160x120:rate=30:duration=1",
+                                     "-map", "0:v", "-map", "1:v", "-c:v", "libx264", "-preset", "ultrafast"], output: clip)
+        let plan = try await DropcutProcess.run(["plan", clip])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("video: angles.mp4 stream 1 left out (an output carries one video stream: stream 0)"), "\(plan.stdout)")
+        let output = dir.file("out.mp4")
+        let render = try await DropcutProcess.run(["render", clip, "--output", output])
+        #expect(render.status == 0, "\(render.stderr)")
+        let streams = try await Command.runChecked("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,width", "-of", "csv=p=0", output])
+        #expect(streams.split(whereSeparator: \.isNewline).map(String.init) == ["video,320"])
+    }
+
     @Test func planListsOverlayAnimations() async throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

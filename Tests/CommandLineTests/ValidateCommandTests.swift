@@ -29,6 +29,19 @@ import TestSupport
         #expect(result.stderr.contains("\(missing):1:1:"))
     }
 
+    /// A raw ESC in a value is reported at its line and column, named; a bidi override
+    /// in an output's name is refused, named.
+    @Test func controlBytesAndBidiControlsAreNamedWhereTheyAre() async throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let escape = try Fixtures.makeFile(in: dir.path, name: "escape.yaml", contents: "version: 1\noutput:\n  filename: \"x\u{1B}[2J.mp4\"\n")
+        let bidi = try Fixtures.makeFile(in: dir.path, name: "bidi.yaml", contents: "version: 1\noutput:\n  filename: \"clip\u{202E}4pm.mp4\"\n")
+        let result = try await DropcutProcess.run(["validate", escape, bidi])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(escape):3:15: the file holds the control character U+001B (ESC)"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(bidi):3:13: output.filename holds U+202E RIGHT-TO-LEFT OVERRIDE after 4 character(s)"), "\(result.stderr)")
+    }
+
     /// Issue 17: numbers that used to stop `dropcut validate` with SIGILL (status 128 + 4
     /// here) are reported like any mistake: exit status 1 and `file:line:col: message`.
     @Test func numbersPastTheirBoundsExitOneNotATrap() async throws {

@@ -14,8 +14,7 @@ import TestSupport
         var record = JobRecord(id: id, folder: "social", input: "clip.mov", sidecars: ["clip.yaml"], state: .rendering,
                                now: Date(timeIntervalSince1970: 1_800_000_000))
         record.attempts = 1
-        record.temporaryOutput = "/srv/out/.clip.dropcut.partial-\(id).mp4"
-        record.output = "clip.dropcut.mp4"
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: "/srv/out/.clip.dropcut.partial-\(id).mp4")
         return record
     }
 
@@ -92,7 +91,7 @@ import TestSupport
         (["record", "attempts"], .int(5000), "attempts 5000 are out of range"),
         (["record", "input"], .string("../../etc/passwd"), "not a plain name"),
         (["record", "sidecars"], .strings(["a/b"]), "not a plain name"),
-        (["record", "temporaryInode"], .int(-1), "not a lease"),
+        (["record", "setSuffix"], .int(-1), "set suffix -1 is out of range"),
         (["record", "elapsedMilliseconds"], .int(-5), "elapsed_ms -5 is out of range"),
         (["record", "speed"], .double(1e300), "speed is out of range"),
         (["record", "previousJobs"], .strings(["x.committing-1"]), "earlier holder that is not a job id"),

@@ -1,4 +1,7 @@
+import Foundation
 import Testing
+import TestSupport
+import DropcutSupport
 @testable import DropcutDaemon
 
 /// `ClipArrival.judge`: a clip that changed waits; one reported incomplete but unchanged
@@ -64,5 +67,47 @@ import Testing
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
+    }
+
+    /// A clip rewritten at the same size and time (a tool that restores the time stamp)
+    /// is told apart by its identity: it waits, and its render is not published.
+    @Test func aRewriteThatKeepsSizeAndTimeIsSeenByItsIdentity() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("clip.ts")
+        var bytes = [UInt8](repeating: 7, count: 300_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (claimed, head) = try ClipIdentity.read(path)
+        #expect(head.count == ClipIdentity.sampled && claimed.size == 300_000)
+        #expect(try ClipIdentity.read(path).identity == claimed, "the same file, the same identity")
+
+        // The last byte changed, the time put back as it was.
+        bytes[bytes.count - 1] = 8
+        let then = timespec(tv_sec: Int(claimed.modified / 1_000_000_000), tv_nsec: Int(claimed.modified % 1_000_000_000))
+        var times = [then, then]
+        try Data(bytes).write(to: URL(fileURLWithPath: path + ".new"))
+        #expect(rename(path + ".new", path) == 0)
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let rewritten = try ClipIdentity.read(path).identity
+        #expect(rewritten.size == claimed.size && rewritten.modified == claimed.modified)
+        #expect(rewritten.digest != claimed.digest && rewritten.inode != claimed.inode)
+
+        var arrival = ClipArrival(size: claimed.size, modified: claimed.modified)
+        arrival.identity = claimed
+        let (verdict, next) = arrival.judge(size: rewritten.size, modified: rewritten.modified, identity: rewritten, incomplete: false)
+        #expect(verdict == .grew(from: claimed.size, to: claimed.size))
+        #expect(next.identity == rewritten && next.looks == 1)
+        #expect(next.judge(size: rewritten.size, modified: rewritten.modified, identity: rewritten, incomplete: false).0 == .unchanged)
+        // Not read this time (a share away): size and time still decide, the identity kept.
+        let (unread, kept) = arrival.judge(size: claimed.size, modified: claimed.modified, identity: nil, incomplete: false)
+        #expect(unread == .unchanged && kept.identity == claimed)
+    }
+
+    @Test func aSymlinkOrFolderHasNoIdentity() throws {
+        let dir = try TemporaryDirectory()
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: dir.file("real")))
+        #expect(symlink(dir.file("real"), dir.file("link")) == 0)
+        #expect(throws: SystemError.self) { try ClipIdentity.read(dir.file("link")) }
+        #expect(throws: SystemError.self) { try ClipIdentity.read(dir.path) }
+        #expect(try ClipIdentity.read(dir.file("real")).head == [1, 2, 3])
     }
 }

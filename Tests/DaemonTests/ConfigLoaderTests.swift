@@ -240,4 +240,26 @@ import TestSupport
         let missing = errors("workers: 1\n", in: dir)
         #expect(missing.contains("folders is missing"), "\(missing)")
     }
+
+    /// A config with nothing in it is called a config (the reading is shared with recipes).
+    @Test func anEmptyConfigSaysTheConfigIsEmpty() throws {
+        let dir = try folderSet()
+        for empty in ["", "\n\n", "# folders come later\n"] {
+            #expect(errors(empty, in: dir) == "\(dir.file("dropcut.yaml")):1:1: the config is empty", "\(empty.debugDescription)")
+        }
+    }
+
+    /// An inbox that cannot be used says which of the reasons it is.
+    @Test func anUnusableInboxSaysWhy() throws {
+        let dir = try folderSet()
+        func inboxError(_ inbox: String) -> String { errors("folders: [ { inbox: \(inbox), outbox: out, failed: failed, after_success: delete } ]\n", in: dir) }
+        let missing = inboxError("nowhere")
+        #expect(missing.contains("inbox \(dir.file("nowhere")) does not exist (is its filesystem mounted?)"), "\(missing)")
+        try "not a folder".write(toFile: dir.file("file"), atomically: false, encoding: .utf8)
+        let file = inboxError("file")
+        #expect(file.contains("inbox \(dir.file("file")) exists but is a regular file, not a folder"), "\(file)")
+        let under = inboxError("file/in")
+        #expect(under.contains("inbox \(dir.file("file/in")) cannot be reached: \(dir.file("file")) is not a folder"), "\(under)")
+        #expect(inboxError("in") == "")
+    }
 }

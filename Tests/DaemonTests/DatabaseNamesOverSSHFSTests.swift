@@ -73,9 +73,7 @@ import TestSupport
                 var record = job
                 var info = stat()
                 try #require(stat(temporary, &info) == 0, "\(temporary) is not there")
-                record.output = "clip-\(round).mp4"
-                record.temporaryOutput = temporary
-                record.temporaryInode = UInt64(info.st_ino)
+                record.recordSingleOutput("clip-\(round).mp4", temporary: temporary, inode: UInt64(info.st_ino))
                 return record
             }
             let start = ContinuousClock.now + .milliseconds(30)
@@ -89,7 +87,7 @@ import TestSupport
                             var record = committing[index]
                             try host.runner.commit(&record, folder: host.folder)
                             let published = record.output ?? "(no output)"
-                            #expect(record.state == .committed && record.temporaryOutput == nil && record.deliverables == nil)
+                            #expect(record.state == .committed && record.deliverables?.first?.output == record.output)
                             #expect(access(temporaries[index], F_OK) != 0, "the temporary name is left")
                             log.entries.withLock {
                                 $0.append((round, host.name, (published as NSString).lastPathComponent, began, ContinuousClock.now))

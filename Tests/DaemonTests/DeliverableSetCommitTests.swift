@@ -118,7 +118,7 @@ import TestSupport
         let first = try #require(record.deliverables?[0].temporary)
         #expect(try DurableFiles.publishExclusively(first, as: out(names[0]), tag: holder))
         record.deliverables?[0].output = "/elsewhere/outbox/" + names[0]   // the holder's view of the share
-        record.state = .committing
+        record.store(in: .committing)
         // What `adopt` does for a committing set (the record is the lease's, its id the
         // taker's), then the commit.
         try runner.takeFinishedSet(&record, holderSet: names.map { PartialOutput(directory: folder.outbox, filename: $0, tag: holder).path },
@@ -328,44 +328,42 @@ import TestSupport
         #expect(try manifestNames(out("clip.dropcut.json")) == ["clip.video.mp4", "clip/clip.m3u8"])
     }
 
-    /// A single output rendered under job `tag`'s temporary name, committing.
+    /// A single output rendered under job `tag`'s temporary name, committing: a set of one.
     func committingSingle(tag: String? = nil) throws -> JobRecord {
         var record = JobRecord(id: id, folder: folder.name, input: "clip.mov", sidecars: [], state: .committing)
         record.attempts = 1
         let temporary = PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: tag ?? id).path
         try "rendered".write(toFile: temporary, atomically: false, encoding: .utf8)
-        record.temporaryOutput = temporary
-        record.temporaryInode = inode(temporary)
-        record.output = "clip.dropcut.mp4"
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: temporary, inode: inode(temporary))
         try store.save(&record)
         return record
     }
 
     /// A single output is a set of one through the same commit: `name`, then `name-1` when
-    /// the name is taken (never replaced), no manifest, and the record once committed in a
-    /// single output's fields as it always was.
+    /// the name is taken (never replaced), no manifest; the record keeps its set, and says
+    /// where the output went.
     @Test func aSingleOutputIsASetOfOneNumberedAsBefore() throws {
         try "someone else's".write(toFile: out("clip.dropcut.mp4"), atomically: false, encoding: .utf8)
         var record = try committingSingle()
-        let rendered = try #require(record.temporaryInode)
+        let rendered = try #require(record.deliverables?.first?.inode)
         try runner.commit(&record, folder: folder)
         #expect(record.state == .committed)
-        #expect(record.output == out("clip.dropcut-1.mp4") && record.temporaryOutput == nil && record.temporaryInode == rendered)
-        #expect(record.deliverables == nil && record.setSuffix == nil)
+        #expect(record.output == out("clip.dropcut-1.mp4") && record.setSuffix == 1)
+        #expect(record.deliverables?.count == 1 && record.deliverables?.first?.output == out("clip.dropcut-1.mp4")
+                && record.deliverables?.first?.inode == rendered)
         #expect(visible() == ["clip.dropcut-1.mp4", "clip.dropcut.mp4"])
         #expect(try String(contentsOfFile: out("clip.dropcut.mp4"), encoding: .utf8) == "someone else's")
         #expect(try String(contentsOfFile: out("clip.dropcut-1.mp4"), encoding: .utf8) == "rendered")
-        // As saved: the record a single output's commit always wrote.
+        #expect(record.outputNames == ["clip.dropcut-1.mp4"])
+        // As saved.
         let saved = try #require(store.load().records.first { $0.id == id })
-        #expect(saved.state == .committed && saved.output == record.output && saved.temporaryOutput == nil
-                && saved.temporaryInode == rendered && saved.deliverables == nil && saved.setSuffix == nil)
+        #expect(saved.state == .committed && saved.output == record.output && saved.deliverables == record.deliverables)
     }
 
-    /// Killed after its suffix was recorded (the record a set of one) and after the link:
-    /// the output is found by its inode, published once, the temporary name gone.
+    /// Killed after its suffix was recorded and after the link: the output is found by its
+    /// inode, published once, the temporary name gone.
     @Test func aSingleOutputKilledMidCommitIsPublishedOnce() throws {
         var record = try committingSingle()
-        try JobRunner.makeSetOfOne(&record)
         record.setSuffix = 0
         let temporary = try #require(record.deliverables?.first?.temporary)
         #expect(link(temporary, out("clip.dropcut.mp4")) == 0)
@@ -377,13 +375,12 @@ import TestSupport
         #expect(visible() == ["clip.dropcut.mp4"])
     }
 
-    /// A holder killed while it committed a single output as a set of one: its taker
-    /// takes it as a single output (renamed to the taker's temporary name) and publishes it.
-    @Test func aSingleOutputCommittingAsASetOfOneIsTakenAsASingleOutput() throws {
+    /// A holder killed while it committed a single output: its taker takes the set of one
+    /// (renamed to the taker's temporary name) and publishes it once.
+    @Test func aCommittingSingleOutputIsTakenOverAndPublishedOnce() throws {
         let holderID = "20261127T070000Z-bbbbbbbbbbbb"
         var holder = try committingSingle(tag: holderID)
         holder.id = holderID
-        try JobRunner.makeSetOfOne(&holder)
         holder.setSuffix = 0
         try FileManager.default.createDirectory(atPath: (folder.claimedDirectory as NSString).appendingPathComponent(id),
                                                 withIntermediateDirectories: true)
@@ -395,10 +392,41 @@ import TestSupport
             Issue.record("the committing holder's output was not taken up")
             return
         }
-        #expect(taken.state == .committing && taken.deliverables == nil)
-        #expect(taken.temporaryOutput == PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: id).path)
+        #expect(taken.state == .committing && taken.deliverables?.count == 1)
+        #expect(taken.deliverables?.first?.temporary == PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: id).path)
         try runner.commit(&taken, folder: folder)
         #expect(taken.state == .committed && taken.output == out("clip.dropcut.mp4") && taken.attempts == 1)
         #expect(visible() == ["clip.dropcut.mp4"])
+    }
+
+    /// A record written before every output was a set — a single output's
+    /// `temporaryOutput`, `temporaryInode` and `output` — is read as its set of one, and
+    /// committed as any set: rendered, committing, and published.
+    @Test func aSingleOutputsRecordOfTheOldFormIsReadAsASetOfOne() throws {
+        let temporary = PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: id).path
+        try "rendered".write(toFile: temporary, atomically: false, encoding: .utf8)
+        let old = """
+            {"id":"\(id)","folder":"social","input":"clip.mov","sidecars":[],"state":"committing",
+             "claimedAt":"2026-11-27T08:00:00Z","updatedAt":"2026-11-27T08:00:01Z","attempts":1,"recipes":["identity"],"pid":7,
+             "temporaryOutput":"\(temporary)","temporaryInode":\(inode(temporary)),"output":"clip.dropcut.mp4"}
+            """
+        var record = try JobStore.reading(json: old).get()
+        #expect(record.deliverables == [{ () -> DeliverableRecord in
+            var entry = DeliverableRecord(name: "clip.dropcut.mp4", kind: DeliverableRecord.singleOutputKind, temporary: temporary)
+            entry.inode = inode(temporary)
+            return entry
+        }()])
+        #expect(record.output == nil, "the name it would get is its set's, not a published path")
+        try runner.commit(&record, folder: folder)
+        #expect(record.state == .committed && record.output == out("clip.dropcut.mp4") && visible() == ["clip.dropcut.mp4"])
+
+        let published = """
+            {"id":"\(id)","folder":"social","input":"clip.mov","sidecars":[],"state":"done",
+             "claimedAt":"2026-11-27T08:00:00Z","updatedAt":"2026-11-27T08:00:01Z","attempts":1,"recipes":["identity"],"pid":7,
+             "temporaryInode":5,"output":"/srv/out/clip.dropcut.mp4"}
+            """
+        let done = try JobStore.reading(json: published).get()
+        #expect(done.output == "/srv/out/clip.dropcut.mp4" && done.deliverables?.first?.output == "/srv/out/clip.dropcut.mp4")
+        #expect(done.outputNames == ["clip.dropcut.mp4"])
     }
 }

@@ -56,6 +56,17 @@ import TestSupport
         #expect(climb.status == 400)
         let noToken = await router.respond(to: HTTPRequest(method: "POST", target: "/api/v1/failed/f/x.mp4/retry", headers: [], isLocalPeer: true))
         #expect(noToken.status == 403, "a retry with no token configured must be refused")
+        // Two Host headers (RFC 9112 §3.2): a 400 before the host is looked at, on the unix
+        // socket as on loopback.
+        for onLoopback in [false, true] {
+            let twice = await router.respond(to: HTTPRequest(method: "GET", target: "/api/v1/status",
+                                                             headers: [("Host", "localhost"), ("HOST", "evil.example")],
+                                                             isLocalPeer: true, onLoopback: onLoopback))
+            #expect(twice.status == 400)
+            let once = await router.respond(to: HTTPRequest(method: "GET", target: "/api/v1/status", headers: [("Host", "localhost")],
+                                                            isLocalPeer: true, onLoopback: onLoopback))
+            #expect(once.status == 200)
+        }
     }
 
     /// Heads cut into random chunks: the scanner finds the same end as in one piece, and

@@ -165,29 +165,27 @@ import DropcutSupport
         #expect(reason.contains("No such file or directory"))
     }
 
-    @Test func anInboxOnAnotherFilesystemThanAtStartIsUnavailable() throws {
-        // /dev/shm is a tmpfs; a bind-free stand-in for "the share was unmounted and the
-        // mount point is now an empty folder of the root filesystem" is a symlink swap.
+    /// A share unmounted leaves its bare mount point on the parent filesystem: unavailable,
+    /// never an empty inbox — also when it went away before the first listing (the mount
+    /// is noted when the scanner is made, at start, before the daemon says it is ready).
+    @Test(arguments: [false, true])
+    func anInboxOnAnotherMountThanAtStartIsUnavailable(unmountedBeforeTheFirstScan: Bool) async throws {
         let dir = try TemporaryDirectory()
-        let shm = try TemporaryDirectory(prefix: "dropcut-shm")
-        defer { withExtendedLifetime(shm) {} }
-        let tmpfs = "/dev/shm/dropcut-test-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: tmpfs, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: tmpfs) }
-        var a = stat(), b = stat()
-        stat(tmpfs, &a)
-        stat(shm.path, &b)
-        guard a.st_dev != b.st_dev else { return }   // same filesystem here: nothing to tell apart
-        try FileManager.default.createSymbolicLink(atPath: dir.file("inbox"), withDestinationPath: tmpfs)
-        var scanner = InboxScanner(inbox: dir.file("inbox"), settle: .seconds(1))
-        #expect(scanner.scan() == .listed(settled: [], arriving: 0))
-        try FileManager.default.removeItem(atPath: dir.file("inbox"))
-        try FileManager.default.createSymbolicLink(atPath: dir.file("inbox"), withDestinationPath: shm.path)
+        let inbox = dir.file("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        try #require(await Command.run("mount", ["-t", "tmpfs", "-o", "size=1m", "dropcut-test-inbox", inbox]).status == 0,
+                     "the tests run as root and may mount a tmpfs")
+        defer { _ = try? Command.run("umount", [inbox]) }
+        var scanner = InboxScanner(inbox: inbox, settle: .seconds(1))
+        if !unmountedBeforeTheFirstScan { #expect(scanner.scan() == .listed(settled: [], arriving: 0)) }
+        try #require(await Command.run("umount", [inbox]).status == 0)
         guard case let .unavailable(reason) = scanner.scan() else {
-            Issue.record("a different filesystem must be unavailable")
+            Issue.record("a bare mount point must be unavailable, not an empty inbox")
             return
         }
-        #expect(reason.contains("is no longer on"))
+        #expect(reason.contains("is no longer on \(inbox) but on"), "\(reason)")
+        try #require(await Command.run("mount", ["-t", "tmpfs", "-o", "size=1m", "dropcut-test-inbox", inbox]).status == 0)
+        #expect(scanner.scan() == .listed(settled: [], arriving: 0), "mounted again (a new device number) is back")
     }
 
     @Test func tenThousandIgnoredFilesAreListedWithoutStatting() throws {

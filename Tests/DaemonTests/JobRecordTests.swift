@@ -11,13 +11,16 @@ import DropcutPipeline
         return record
     }
 
-    @Test func aDaemonDeathMidRenderIsGivenBackForEver() {
+    @Test func aDaemonDeathMidRenderIsGivenBackForEver() throws {
         var record = record(.rendering)
         for _ in 0..<150 {
             #expect(record.interrupted("dropcut stopped") == nil)
-            #expect(record.state == .claimed && record.attempts == 0)
+            // Noted and given back; the state moves only by the machine's event.
+            #expect(record.state == .rendering && record.attempts == 0)
+            #expect(try record.move(by: .recovered) == [.save])
+            #expect(record.state == .claimed)
             record.attempts = 1
-            record.state = .rendering
+            record.store(in: .rendering)
         }
         // Noted each time, but the history stays bounded, so the record stays readable.
         #expect(record.history?.count == JobRecord.maximumHistory)
@@ -27,10 +30,8 @@ import DropcutPipeline
     @Test func theThirdDeathWhilePreparingQuarantines() {
         var record = record(.preparing)
         #expect(record.interrupted("dropcut stopped") == nil)
-        #expect(record.interruptedPreparations == 1 && record.attempts == 0 && record.state == .claimed)
-        record.state = .preparing
+        #expect(record.interruptedPreparations == 1 && record.attempts == 0 && record.state == .preparing)
         #expect(record.interrupted("dropcut stopped") == nil)
-        record.state = .preparing
         let reason = record.interrupted("dropcut stopped")
         #expect(reason?.hasPrefix("dropcut stopped 3 times while it was reading this clip's recipe and sidecars") == true, "\(reason ?? "nil")")
         #expect(record.interruptedPreparations == 3)
@@ -63,13 +64,13 @@ import DropcutPipeline
 
     @Test func outputsAsTheDaemonWritesThemAreKept() {
         var record = record(.committing)
-        record.output = "clip.dropcut.mp4"
-        record.temporaryOutput = "/srv/out/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4"
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: "/srv/out/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4")
         #expect(record.problem(in: "job record") == nil)
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: nil, published: "/srv/out/clip.dropcut-1.mp4")
         record.output = "/srv/out/clip.dropcut-1.mp4"
         #expect(record.problem(in: "job record") == nil)
-        record.temporaryOutput = "/srv/out/clip.mp4"
-        #expect(record.problem(in: "job record")?.contains("temporary output is not a path to a hidden file") == true)
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: "/srv/out/clip.mp4")
+        #expect(record.problem(in: "job record")?.contains("temporary file is not a path to a hidden file") == true)
     }
 
     /// A deliverable set's record: read back as written; a record written before sets
@@ -93,7 +94,9 @@ import DropcutPipeline
         old["setSuffix"] = nil
         old["output"] = "/srv/out/clip.dropcut.mp4"
         let loaded = try JSONDecoder().decode(JobRecord.self, from: JSONSerialization.data(withJSONObject: old))
-        #expect(loaded.deliverables == nil && loaded.setSuffix == nil && loaded.outputNames == ["clip.dropcut.mp4"])
+        // A single output's record of the old form is read as its set of one.
+        #expect(loaded.deliverables?.count == 1 && loaded.deliverables?.first?.output == "/srv/out/clip.dropcut.mp4")
+        #expect(loaded.setSuffix == nil && loaded.outputNames == ["clip.dropcut.mp4"])
 
         record.deliverables?[0].name = "../clip.wide.mp4"
         #expect(record.problem(in: "lease")?.contains("deliverable that is not a plain name") == true)
@@ -103,5 +106,28 @@ import DropcutPipeline
         record.deliverables?[0].temporary = nil
         record.setSuffix = -1
         #expect(record.problem(in: "lease")?.contains("set suffix -1 is out of range") == true)
+    }
+
+    /// An arrival read back is range-checked where it is parsed: a look count at Int.max
+    /// (a hostile lease) would trap when counted up, a clip identity must be one.
+    @Test func anArrivalOutOfRangeIsRefused() {
+        var record = record(.claimed)
+        var arrival = ClipArrival(size: 10, modified: 1)
+        record.arrival = arrival
+        #expect(record.problem(in: "lease") == nil)
+        for (looks, quiet, size) in [(Int.max, 0, Int64(10)), (-1, 0, 10), (0, ClipArrival.maximumQuietLooks + 1, 10), (0, 0, -1)] {
+            arrival.looks = looks
+            arrival.quietLooks = quiet
+            arrival.size = size
+            record.arrival = arrival
+            #expect(record.problem(in: "lease")?.contains("arrival") == true, "\(looks) \(quiet) \(size)")
+        }
+        arrival = ClipArrival(size: 10, modified: 1)
+        arrival.identity = ClipIdentity(device: 1, inode: 2, size: 10, modified: 1, digest: String(repeating: "a", count: 64))
+        record.arrival = arrival
+        #expect(record.problem(in: "lease") == nil)
+        arrival.identity?.digest = "../../x"
+        record.arrival = arrival
+        #expect(record.problem(in: "lease")?.contains("clip identity") == true)
     }
 }

@@ -11,8 +11,7 @@ import Testing
         var record = JobRecord(id: "20261127T010000Z-0123456789ab", folder: "social", input: "clip.mp4", sidecars: ["clip.yaml"],
                                state: .rendering)
         record.attempts = 2
-        record.output = "/srv/outbox/clip.dropcut.mp4"
-        record.temporaryOutput = "/srv/outbox/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4"
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: "/srv/outbox/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4")
         record.history = ["attempt 1: clip.mp4: the file is damaged"]
         let lease = ClaimLease(owner: HostIdentity(host: "host-a", machineID: String(repeating: "ab", count: 16), bootID: String(repeating: "cd", count: 16), pid: 42), record: record, beat: 7)
         let name = try #require(ClaimName(record.id))

@@ -60,7 +60,7 @@ import TestSupport
         #expect(keeper.heldNames(in: claimed) == ["\(Self.id).committing-1"])
         #expect(keeper.renew(logger: logger).isEmpty)
         try keeper.fence(&record, claimedDirectory: claimed)
-        record.state = .committed
+        record.store(in: .committed)
         keeper.update(record)
         #expect(try FileManager.default.contentsOfDirectory(atPath: claimed) == ["\(Self.id).committing-2"])
         var observer = ClaimObserver(claimedDirectory: claimed, leaseTimeout: .seconds(60))

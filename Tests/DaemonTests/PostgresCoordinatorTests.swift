@@ -196,7 +196,7 @@ import TestSupport
         record.farmJob = held.job
         record.epoch = held.epoch
         record.attempts = 1
-        record.temporaryInode = UInt64.max
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: "/x/.clip.dropcut.partial-\(claimID).mp4", inode: UInt64.max)
         #expect(try leases.hold(record, name: record.claim, claimedDirectory: "/x") == .renamed)
         leases.update(record)
         #expect(leases.renew(logger: Logger(label: "test")).isEmpty)
@@ -220,6 +220,69 @@ import TestSupport
         #expect(try a.offer([(clip, JobRecord.newID())], endedFor: .milliseconds(10)) == 1)
         let again = try #require(try a.claimOldest(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
         #expect(again.job == held.job && again.epoch == 3)
+    }
+
+    /// Each step of a commit stores the record in the claim's row at once (`store`: no
+    /// renewal needed), and this host restarted with its state folder's record lost reads
+    /// it back (`ownCopy`) — only from a claimed row naming that claim, held under this
+    /// host's name, its record of that job, epoch and a configured folder, range-checked:
+    /// none for another host, a folder not configured, a record out of range, or once
+    /// another host took the job over (whereupon the old holder's store is refused).
+    @Test func aCommitStepIsStoredAtOnceAndOnlyItsHostResumesFromIt() async throws {
+        let server = try await Self.migrated()
+        // As the daemon makes them: the row's holder is the host's description.
+        let holder = HostIdentity(host: "a", machineID: "m", bootID: "b", pid: 1)
+        let restarted = HostIdentity(host: "a", machineID: "m", bootID: "b", pid: 2)
+        let leases = { (owner: HostIdentity) throws in
+            DatabaseLeases(database: try Self.coordinator(server, host: owner.description), owner: owner,
+                           leaseTimeout: .milliseconds(600), logger: Logger(label: "test"))
+        }
+        let a = try leases(holder)
+        let folder = FolderConfig(name: "f", inbox: "/x/in", outbox: "/x/out", failed: "/x/failed")
+        let clip = PostgresCoordinator.Clip(folder: "f", name: "clip.mp4", size: 5, modifiedNanoseconds: 9)
+        #expect(try a.database.offer([(clip, JobRecord.newID())]) == 1)
+        let claimID = JobRecord.newID()
+        let held = try #require(try a.database.claimOldest(in: "f", lease: .milliseconds(600), claim: claimID))
+        var record = JobRecord(id: claimID, folder: "f", input: "clip.mp4", sidecars: [], state: .committing)
+        record.farmJob = held.job
+        record.epoch = held.epoch
+        #expect(try a.hold(record, name: record.claim, claimedDirectory: "/x/in/.dropcut/claimed") == .renamed)
+
+        // A step of the commit: in the row before `store` returns, no renewal between.
+        record.setSuffix = 0
+        try a.store(record)
+        let stored = try #require(try a.database.storedRecord(of: held.job).flatMap(JobStore.record(json:)))
+        #expect(stored.setSuffix == 0 && stored.state == .committing)
+
+        let copy = try #require(try leases(restarted).ownCopy(of: claimID, folders: [folder]))
+        #expect(copy.record.id == claimID && copy.record.setSuffix == 0 && copy.record.epoch == held.epoch && copy.record.farmJob == held.job)
+        #expect(copy.source == "the copy the coordinator holds")
+        #expect(try leases(HostIdentity(host: "b", machineID: "m", bootID: "b", pid: 3)).ownCopy(of: claimID, folders: [folder]) == nil,
+                "another host's claim")
+        #expect(try leases(restarted).ownCopy(of: claimID, folders: []) == nil, "a folder not configured")
+        #expect(try leases(restarted).ownCopy(of: JobRecord.newID(), folders: [folder]) == nil, "no row names that claim")
+        // A record out of range in the row (its epoch): not a copy to resume from.
+        let setup = try PostgresConnection(conninfo: server.conninfo, target: "setup")
+        try setup.execute("UPDATE dropcut_jobs SET record = jsonb_set(record, '{epoch}', '0') WHERE id = $1", [held.job])
+        #expect(try leases(restarted).ownCopy(of: claimID, folders: [folder]) == nil)
+        try setup.execute("UPDATE dropcut_jobs SET record = jsonb_set(record, '{epoch}', $2::jsonb) WHERE id = $1",
+                          [held.job, String(held.epoch)])
+        #expect(try leases(restarted).ownCopy(of: claimID, folders: [folder]) != nil)
+
+        // Taken over: the old holder's store is refused, and the claim is no longer its.
+        try await Task.sleep(for: .milliseconds(800))
+        let b = try Self.coordinator(server, host: "b (pid 3)")
+        let taken = try #require(try b.takeOverExpired(in: "f", lease: .seconds(30), claim: JobRecord.newID()))
+        #expect(taken.previousClaim == claimID)
+        do {
+            record.setSuffix = 1
+            try a.store(record)
+            Issue.record("a taken-over holder's record was stored")
+        } catch let failure as JobFailure {
+            guard case .lost = failure else { Issue.record("\(failure)"); return }
+        }
+        #expect(try b.storedRecord(of: held.job).flatMap(JobStore.record(json:))?.setSuffix == 0)
+        #expect(try leases(restarted).ownCopy(of: claimID, folders: [folder]) == nil)
     }
 
     /// A holder archived its clip and removed its claim folder while the database was away,
@@ -379,8 +442,7 @@ import TestSupport
                                state: .committing)
         record.farmJob = "20261127T005959Z-00000000abcd"
         record.epoch = 3
-        record.temporaryOutput = "/srv/outbox/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4"
-        record.temporaryInode = 77
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: "/srv/outbox/.clip.dropcut.partial-20261127T010000Z-0123456789ab.mp4", inode: 77)
         let seed = Array(JobStore.json(record).utf8)
         #expect(try JobStore.reading(json: String(decoding: seed, as: UTF8.self)).get().epoch == 3)
         let alphabet = Array("\"\\/.{}[]:,-0123456789eE+ nulltruex2F".utf8) + [0, 0xFF]

@@ -22,6 +22,9 @@ struct PublishRace {
     struct Outcome {
         /// Rounds in which at least two racers were publishing at the same moment.
         var overlappingRounds = 0
+        /// Of those, the rounds whose every file ended whole under a name of its own: the
+        /// promise kept where it was put to the test.
+        var overlappingRoundsHeld = 0
         var seconds = 0.0
     }
 
@@ -66,6 +69,7 @@ struct PublishRace {
         for round in 0..<rounds {
             let published = results[round] ?? []
             #expect(published.count == racers, "round \(round): \(published.count) of \(racers) published", sourceLocation: sourceLocation)
+            var held = published.count == racers
             // Each publisher starts at the bare name and only passes taken ones: the
             // racers of a round hold exactly its first `racers` names, one each.
             let ext = folders ? "" : ".mp4"
@@ -74,6 +78,7 @@ struct PublishRace {
             do {
                 #expect(Set(published.map(\.name)) == names, "round \(round): \(published.map(\.name).sorted())",
                         sourceLocation: sourceLocation)
+                if Set(published.map(\.name)) != names { held = false }
                 for entry in published {
                     let path = (truth as NSString).appendingPathComponent(folders ? entry.name + "/clip.m3u8" : entry.name)
                     let expected = PublishRacer.contents(racer: entry.racer, round: round)
@@ -81,16 +86,21 @@ struct PublishRace {
                     let holder = found.map { String(decoding: $0.prefix { $0 != 10 }, as: UTF8.self) } ?? "nothing"
                     #expect(found == expected, "round \(round): \(entry.name), published by racer \(entry.racer), holds \(holder)",
                             sourceLocation: sourceLocation)
+                    if found != expected { held = false }
                     if folders {
                         // The whole folder, nothing merged into it.
                         let inside = try? FileManager.default.contentsOfDirectory(atPath: (truth as NSString).appendingPathComponent(entry.name))
                         #expect(inside?.sorted() == ["120p", "clip.m3u8"], "round \(round): \(entry.name) holds \(inside ?? [])",
                                 sourceLocation: sourceLocation)
+                        if inside?.sorted() != ["120p", "clip.m3u8"] { held = false }
                     }
                 }
             }
             let sorted = published.sorted { $0.began < $1.began }
-            if zip(sorted, sorted.dropFirst()).contains(where: { $1.began < $0.ended }) { outcome.overlappingRounds += 1 }
+            if zip(sorted, sorted.dropFirst()).contains(where: { $1.began < $0.ended }) {
+                outcome.overlappingRounds += 1
+                if held { outcome.overlappingRoundsHeld += 1 }
+            }
         }
         // Nothing else: no placeholder, lock or temporary file left, nothing lost.
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: truth))

@@ -13,9 +13,8 @@ import DropcutPipeline
         var record = JobRecord(id: "j", folder: "f", input: "clip.mp4", sidecars: [], state: state)
         record.attempts = attempts
         record.finishRetries = finishRetries
-        record.temporaryOutput = temporary ? "/out/.clip.mp4.partial-j" : nil
+        if temporary { record.recordSingleOutput("clip.mp4", temporary: "/out/.clip.partial-j.mp4") }
         if let set {
-            record.temporaryOutput = nil
             record.deliverables = [DeliverableRecord(name: "a.mp4", kind: "video", temporary: "/out/.a.mp4.partial-j"),
                                    DeliverableRecord(name: "a.dropcut.json", kind: DeliverableRecord.manifestKind, temporary: "/out/.a.dropcut.json.partial-j")]
             if set { record.deliverables?[0].output = "/out/a.mp4" }

@@ -43,7 +43,6 @@ import TestSupport
     func holderJob(_ state: JobRecord.State, fences: Int = 0, rendered: Bool = false) throws -> JobRecord {
         var record = JobRecord(id: aID, folder: folder.name, input: "clip.mov", sidecars: [], state: state)
         record.attempts = 1
-        record.output = "clip.dropcut.mp4"
         if fences > 0 { record.claimName = ClaimName(job: aID, fences: fences).description }
         let claim = (folder.claimedDirectory as NSString).appendingPathComponent(record.claim.description)
         try FileManager.default.createDirectory(atPath: claim, withIntermediateDirectories: true)
@@ -53,8 +52,7 @@ import TestSupport
             try "the render".write(toFile: temporary, atomically: true, encoding: .utf8)
             var info = stat()
             stat(temporary, &info)
-            record.temporaryOutput = temporary
-            record.temporaryInode = UInt64(info.st_ino)
+            record.recordSingleOutput("clip.dropcut.mp4", temporary: temporary, inode: UInt64(info.st_ino))
         }
         try a.store.save(&record)
         #expect(try a.runner.keeper.hold(record, name: record.claim, claimedDirectory: folder.claimedDirectory) == .renamed)
@@ -87,7 +85,7 @@ import TestSupport
 
         // A committed holder (its output out) does not archive the taker's clip either.
         var committed = record
-        committed.state = .committed
+        committed.store(in: .committed)
         await #expect(throws: JobFailure.self) {
             try await a.runner.resume(&committed, folder: folder, limits: WorkerLimits()) { _ in }
         }
@@ -105,8 +103,8 @@ import TestSupport
             return
         }
         #expect(record.state == .committing && record.previousJobs == [aID])
-        #expect(record.temporaryOutput == PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: record.id).path)
-        let theirs = try #require(holder.temporaryOutput)
+        #expect(record.deliverables?.first?.temporary == PartialOutput(directory: folder.outbox, filename: "clip.dropcut.mp4", tag: record.id).path)
+        let theirs = try #require(holder.deliverables?.first?.temporary)
         #expect(link(theirs, (folder.outbox as NSString).appendingPathComponent("late.mp4")) == -1 && errno == ENOENT,
                 "the holder's late link finds its file gone")
 
@@ -125,9 +123,8 @@ import TestSupport
     /// holder's job id, and publishes it once.
     @Test func aTakerFindsTheHoldersOutputThroughAnotherViewOfTheShare() async throws {
         var holder = try holderJob(.committing, fences: 1, rendered: true)
-        let name = (try #require(holder.temporaryOutput) as NSString).lastPathComponent
-        holder.temporaryOutput = "/mnt/elsewhere/outbox/" + name
-        holder.temporaryInode = 123_456_789
+        let name = (try #require(holder.deliverables?.first?.temporary) as NSString).lastPathComponent
+        holder.recordSingleOutput("clip.dropcut.mp4", temporary: "/mnt/elsewhere/outbox/" + name, inode: 123_456_789)
         a.runner.keeper.update(holder)
         guard case var .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
@@ -142,10 +139,10 @@ import TestSupport
     /// A holder that published its output before it went away: the taker only archives.
     @Test func aTakerOfACommittedClaimOnlyArchives() async throws {
         var holder = try holderJob(.committing, fences: 2, rendered: true)
-        let published = try DurableFiles.linkUnique(try #require(holder.temporaryOutput), into: folder.outbox, name: "clip.dropcut.mp4")
-        holder.state = .committed
+        let published = try DurableFiles.linkUnique(try #require(holder.deliverables?.first?.temporary), into: folder.outbox, name: "clip.dropcut.mp4")
+        holder.store(in: .committed)
         holder.output = published
-        holder.temporaryOutput = nil
+        holder.recordSingleOutput("clip.dropcut.mp4", temporary: nil, inode: holder.deliverables?.first?.inode, published: published)
         a.runner.keeper.update(holder)
         guard case var .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
@@ -157,18 +154,33 @@ import TestSupport
         #expect(visible(dir.file("archive")) == ["clip.mov"])
     }
 
+    /// What the holder's renders left in the outbox and the taker did not take is removed
+    /// at the takeover (its claim is the taker's now); another job's temporary file stays.
+    @Test func aTakerRemovesTheHoldersLeftoversAndNoOneElses() throws {
+        _ = try holderJob(.committed)
+        let stray = PartialOutput(directory: folder.outbox, filename: "clip.poster.png", tag: aID).path
+        let strangers = PartialOutput(directory: folder.outbox, filename: "other.mp4", tag: "20261123T114200Z-cccccccccccc").path
+        for path in [stray, strangers] { try "left".write(toFile: path, atomically: true, encoding: .utf8) }
+        guard case .resume = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
+            Issue.record("not resumed")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: stray))
+        #expect(FileManager.default.fileExists(atPath: strangers))
+    }
+
     /// Mid-render: the render ran in the holder's worker, so the holder's death is no
     /// strike against the clip (the attempt is given back, and noted), the holder's
     /// partial output goes, and it renders again.
     @Test func aTakerOfARenderingClaimGivesTheAttemptBackAndRendersAgain() throws {
         var holder = try holderJob(.rendering, rendered: true)
-        holder.temporaryInode = nil
+        holder.deliverables?[0].inode = nil
         a.runner.keeper.update(holder)
         guard case let .resume(record) = try b.runner.takeOver(TakeoverCandidate(sighting: try sighting(), age: .seconds(61), leaseTimeout: .seconds(60)), folder: folder) else {
             Issue.record("not resumed")
             return
         }
-        #expect(record.state == .claimed && record.attempts == 0 && record.temporaryOutput == nil)
+        #expect(record.state == .claimed && record.attempts == 0 && record.deliverables == nil)
         #expect(record.history == ["attempt 1: interrupted: host-a (pid \(getpid())) stopped renewing its lease while its worker was rendering (not counted against the clip)"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.outbox) == [], "the holder's partial output removed")
         // Its lease now names the taker, with the record it resumes from.

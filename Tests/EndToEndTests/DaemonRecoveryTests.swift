@@ -46,19 +46,19 @@ import Glibc
         // b: killed mid-render: a partial output lies in the outbox.
         _ = try claimed("b-job", "b.mp4")
         try "half a render".write(toFile: out(".b-job.partial.mp4"), atomically: true, encoding: .utf8)
-        try record("b-job", "b.mp4", .rendering) { $0.temporaryOutput = out(".b-job.partial.mp4"); $0.attempts = 1 }
+        try record("b-job", "b.mp4", .rendering) { $0.recordSingleOutput("b.dropcut.mp4", temporary: out(".b-job.partial.mp4")); $0.attempts = 1 }
         // c: killed between link and unlink of the temporary name: both names exist.
         _ = try claimed("c-job", "c.mp4")
         try "rendered c".write(toFile: out(".c-job.partial.mp4"), atomically: true, encoding: .utf8)
         try #require(link(out(".c-job.partial.mp4"), out("c.dropcut.mp4")) == 0)
         try record("c-job", "c.mp4", .committing) {
-            $0.temporaryOutput = out(".c-job.partial.mp4"); $0.temporaryInode = inode(out("c.dropcut.mp4")); $0.output = "c.dropcut.mp4"
+            $0.recordSingleOutput("c.dropcut.mp4", temporary: out(".c-job.partial.mp4"), inode: inode(out("c.dropcut.mp4")))
         }
         // d: killed after the link and the unlink, before the record said so.
         _ = try claimed("d-job", "d.mp4")
         try "rendered d".write(toFile: out("d.dropcut.mp4"), atomically: true, encoding: .utf8)
         try record("d-job", "d.mp4", .committing) {
-            $0.temporaryOutput = out(".d-job.partial.mp4"); $0.temporaryInode = inode(out("d.dropcut.mp4")); $0.output = "d.dropcut.mp4"
+            $0.recordSingleOutput("d.dropcut.mp4", temporary: out(".d-job.partial.mp4"), inode: inode(out("d.dropcut.mp4")))
         }
         // e: committed, killed before archiving.
         _ = try claimed("e-job", "e.mp4")

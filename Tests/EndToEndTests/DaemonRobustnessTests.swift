@@ -146,6 +146,50 @@ import Glibc
         #expect(h.claimedLeftovers() == [])
     }
 
+    /// A Matroska or MPEG-TS copy that pauses for longer than `settle`: unlike an MP4 (whose
+    /// missing index stops its render), the half that arrived renders cleanly — and was
+    /// published as the clip, the whole original archived behind it. Its container gives
+    /// the cut away (`ContainerTail`: the Matroska segment ends past the file, the file
+    /// ends inside a transport packet), so the clip is looked at again, and rendered whole
+    /// once the copy completes. The race is checked: the clip was claimed mid-copy.
+    @Test(arguments: ["mkv", "ts"])
+    func aPausedMatroskaOrTransportStreamCopyIsRenderedWhole(container: String) async throws {
+        let h = try DaemonHarness(settle: 1, retries: 0)
+        // 2 s, so that half of it (1 s) is told apart from the whole.
+        let made = try await Fixtures.makeClip(in: h.dir.path, name: "whole.\(container)", seconds: 2, videoCodec: "mpeg4")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: made))
+        let path = (h.inbox as NSString).appendingPathComponent("clip.\(container)")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        // Where a copy in 128 KiB pieces (cp's) pauses: not on a packet's boundary.
+        var cut = whole.count / 2
+        if cut % 188 == 0 { cut += 100 }
+        #expect(whole.prefix(cut).withUnsafeBytes { write(fd, $0.baseAddress, cut) } == cut)
+        let daemon = try h.startDaemon()
+        // Claimed while the writer is paused, then paused two settles more (three in all,
+        // at least): the pause is longer than settle, yet within the quiet looks.
+        let claimed = DaemonHarness.waitUntilBlocking(.seconds(60)) { !FileManager.default.fileExists(atPath: path) }
+        DaemonHarness.sleepBlocking(2)
+        let rest = whole.count - cut
+        #expect(whole.suffix(rest).withUnsafeBytes { write(fd, $0.baseAddress, rest) } == rest)
+        close(fd)
+        let archived = (h.archive as NSString).appendingPathComponent("clip.\(container)")
+        let done = await DaemonHarness.waitUntil(.seconds(60)) { FileManager.default.fileExists(atPath: archived) }
+        daemon.signal(SIGTERM)
+        _ = await daemon.wait()
+        try #require(claimed, "never claimed mid-copy: no race")
+        #expect(done, "\(h.daemonLog)")
+        let said = container == "mkv" ? "its Matroska segment ends at byte" : "it ends inside an MPEG-TS packet"
+        #expect(h.daemonLog.contains(said) && h.daemonLog.contains("looking again"), "\(h.daemonLog)")
+        #expect(h.files(h.outbox) == ["clip.dropcut.mp4"])
+        let output = (h.outbox as NSString).appendingPathComponent("clip.dropcut.mp4")
+        let duration = try FFprobe.format(of: output).duration.flatMap(Double.init)
+        #expect(duration.map { abs($0 - 2) < 0.1 } == true, "rendered whole, not the half that had arrived: \(String(describing: duration)) s")
+        #expect(FileManager.default.contents(atPath: archived) == whole)
+        #expect(h.files(h.failed) == [])
+        #expect(h.claimedLeftovers() == [])
+    }
+
     /// A clip cut short for good (half an MP4, never completed): after `settle`s of looking
     /// it fails, its error file saying how to avoid it; nothing is published.
     @Test func aClipCutShortForGoodFailsSayingHowToAvoidIt() async throws {

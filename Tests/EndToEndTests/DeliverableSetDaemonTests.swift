@@ -79,8 +79,8 @@ import Glibc
     /// each rendered file and none for the manifest: its creation is a real ENOSPC): the
     /// manifest is written before any file is published, so nothing of the set is ever
     /// visible without it; each failed commit is counted and the wait doubles (0.1 s,
-    /// 0.2 s); after `retries + 1` tries the clip goes to failed/ with the cause, and the
-    /// outbox holds nothing.
+    /// 0.2 s); after `retries + 1` tries the clip goes to failed/ with the cause and every
+    /// try listed, and the outbox holds nothing.
     @Test func aFullDiskAtTheManifestIsCountedBackedOffAndFailedWithNothingVisible() async throws {
         let h = try DaemonHarness(retries: 2, retryDelay: 0.1)
         let recipe = h.dir.file("set.yaml")
@@ -102,6 +102,13 @@ import Glibc
         #expect(h.files(h.failed) == ["clip.mp4", "clip.mp4.error.txt"])
         let reason = try String(contentsOfFile: (h.failed as NSString).appendingPathComponent("clip.mp4.error.txt"), encoding: .utf8)
         #expect(reason.contains("No space left on device"), "\(reason)")
+        // The error file lists every try the journal shows: the render, then three
+        // publishing tries, and counts them so.
+        let listed = reason.components(separatedBy: "\n").filter { $0.hasPrefix("  attempt ") || $0.hasPrefix("  publishing, try ") }
+        #expect(listed.map { $0.prefix(while: { $0 != ":" }) } == ["  attempt 1", "  publishing, try 1", "  publishing, try 2", "  publishing, try 3"],
+                "\(reason)")
+        #expect(listed.dropFirst().allSatisfy { $0.contains("No space left on device") }, "\(reason)")
+        #expect(reason.contains("Attempts: 1 render, then 3 tries of the steps after it\n"), "\(reason)")
         #expect(h.files(h.outbox, hidden: true) == [], "\(h.files(h.outbox, hidden: true))")
         #expect(h.claimedLeftovers() == [])
     }

@@ -22,34 +22,34 @@ import Glibc
     static let forgeries: [Forgery] = [
         Forgery(clip: "dropped.mp4", reason: "dropped name that is not a plain name") { record, _ in
             record.dropped = ["dropped.mp4": "../../elsewhere/x.mp4"]
-            record.state = .committed
+            record.store(in: .committed)
         },
         Forgery(clip: "escaped.mp4", reason: "dropped name that is not a plain name") { record, _ in
             record.dropped = ["escaped.mp4": "..\\x2F..\\x2Felsewhere\\x2Fx.mp4"]
-            record.state = .failing
+            record.store(in: .failing)
         },
         Forgery(clip: "absolute.mp4", reason: "dropped name that is not a plain name") { record, elsewhere in
             record.dropped = ["absolute.mp4": elsewhere + "/x.mp4"]
-            record.state = .committed
+            record.store(in: .committed)
         },
         Forgery(clip: "dotdot.mp4", reason: "dropped name that is not a plain name") { record, _ in
             record.dropped = ["dotdot.mp4": ".."]
-            record.state = .committed
+            record.store(in: .committed)
         },
         Forgery(clip: "sidecar.mp4", reason: "lists a file that is not a plain name") { record, _ in
             record.sidecars = ["../../../elsewhere/x.yaml"]
         },
         Forgery(clip: "output.mp4", reason: "output is not a path to a file") { record, _ in
             record.output = "../../elsewhere/out.mp4"
-            record.state = .committing
+            record.store(in: .committing)
         },
-        Forgery(clip: "temporary.mp4", reason: "temporary output is not a path to a hidden file") { record, elsewhere in
-            record.temporaryOutput = elsewhere + "/../elsewhere/.x.mp4"
-            record.state = .committing
+        Forgery(clip: "temporary.mp4", reason: "temporary file is not a path to a hidden file") { record, elsewhere in
+            record.recordSingleOutput("x.mp4", temporary: elsewhere + "/../elsewhere/.x.mp4")
+            record.store(in: .committing)
         },
         Forgery(clip: "previous.mp4", reason: "earlier holder that is not a job id") { record, _ in
             record.previousJobs = ["../../elsewhere/x"]
-            record.state = .committed
+            record.store(in: .committed)
         },
         Forgery(clip: "attempts.mp4", reason: "attempts -1 are out of range") { record, _ in
             record.attempts = -1
@@ -154,7 +154,7 @@ import Glibc
         try FileManager.default.copyItem(atPath: try h.clip(), toPath: (claimed as NSString).appendingPathComponent("clip.mp4"))
         var record = JobRecord(id: "victim-job", folder: h.folderName, input: "clip.mp4", sidecars: [], state: .rendering)
         record.attempts = 1
-        record.temporaryOutput = victim
+        record.recordSingleOutput("clip.dropcut.mp4", temporary: victim)
         try store.save(&record)
 
         let result = try await h.runOnce()

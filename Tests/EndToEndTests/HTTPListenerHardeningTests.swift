@@ -45,7 +45,8 @@ import Glibc
 
     /// DNS rebinding: a loopback listener without a token answers only names of this
     /// machine and the configured ones; 421 (RFC 9110 §7.4) for any other, the page and
-    /// login included. Also absolute-form targets (their authority is the host checked).
+    /// login included; a second Host header is a 400. Also absolute-form targets (their
+    /// authority is the host checked).
     @Test func rebindingHostsAreRefusedAndLocalNamesAnswered() async throws {
         let port = try HTTPExchange.freePort()
         let harness = try DaemonHarness(settle: 0.2, poll: 0.1, retries: 0,
@@ -66,6 +67,13 @@ import Glibc
         // No Host at all in HTTP/1.1: 400 (RFC 9112 §3.2).
         let noHost = try Self.raw(Array("GET /api/v1/status HTTP/1.1\r\nconnection: close\r\n\r\n".utf8), port: port)
         #expect(noHost.response?.status == 400)
+        // Two Host headers: 400 (RFC 9112 §3.2), whichever comes first and whatever they
+        // say — a good name first once let the second through.
+        for (first, second) in [("localhost", "evil.example"), ("evil.example", "localhost"), ("127.0.0.1:\(port)", "127.0.0.1:\(port)")] {
+            let twice = try Self.get("/api/v1/status", host: first, port: port, headers: [("Host", second)])
+            #expect(twice.response?.status == 400, "Host \(first) then \(second): \(twice.response?.status ?? 0)")
+            #expect(twice.response?.text.contains("one Host header") == true)
+        }
         // Absolute form: accepted, its authority checked instead of the Host header.
         let absolute = try Self.get("http://127.0.0.1:\(port)/metrics", host: "evil.example", port: port)
         #expect(absolute.response?.status == 200 && absolute.response?.text.contains("dropcut_build_info") == true,

@@ -83,6 +83,30 @@ import DropcutTimeline
         #expect(stream.frameDuration == MediaTime(value: 1, timescale: 30))
         let constant = try #require(try Demuxer(path: try Fixtures.makeClip(in: dir.path, name: "cfr.mp4")).streams.first)
         #expect(!constant.isVariableFrameRate)
+        // A 3 s 29.97 fps clip on a 600 Hz clock, remuxed: its average rate counts 90 frames
+        // over 89 frames' span (30.29 fps, 1.05 % off) and it is still constant.
+        let stamped = dir.file("stamped.mp4"), remuxed = dir.file("remuxed.mp4")
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=3",
+                                          "-r", "30000/1001", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-video_track_timescale", "600", stamped])
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-i", stamped, "-c", "copy", remuxed])
+        let short = try #require(try Demuxer(path: remuxed).streams.first)
+        let average = try #require(short.averageFrameDuration)
+        #expect(abs(1 / average.seconds / (30000.0 / 1001) - 1) > 0.01, "the fixture's average is not off by more than 1 %")
+        #expect(!short.isVariableFrameRate)
+    }
+
+    /// A second video stream is named as left out; the first (the default) is used.
+    @Test func otherVideoStreamsAreListed() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let clip = dir.file("angles.mp4")
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=1",
+                                          "-f", "lavfi", "-i", "smptebars=size=96x64:rate=10:duration=1",
+                                          "-map", "0:v", "-map", "1:v", "-c:v", "libx264", "-preset", "ultrafast", clip])
+        let media = try AssetProbe().probe(clip)
+        #expect(media.video?.trackID == 1 && media.video?.encodedSize == PixelSize(width: 160, height: 120))
+        #expect(media.otherVideoStreams == [1])
+        #expect(try AssetProbe().probe(try Fixtures.makeClip(in: dir.path, name: "one.mp4")).otherVideoStreams.isEmpty)
     }
 
     @Test func unreadableFilesThrowNamingThePath() throws {

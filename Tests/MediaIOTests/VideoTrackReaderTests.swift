@@ -28,6 +28,34 @@ import DropcutTimeline
         return Int((mean(0) / 4).rounded()) + 60 * Int(((mean(1) - 64) / 32).rounded())
     }
 
+    /// 29.97 fps stamped by a 600 Hz clock (20 ticks apart, now and then 21; about half
+    /// the frames a fraction of a tick after their place on the grid): asked at each place,
+    /// the reader gives that place's frame — none shown twice, none left out — and a time
+    /// a little more than an eighth of a frame before a frame's stamp is still the frame before.
+    @Test func aPhoneClocksLateStampsAreTheFramesOfTheirPlaces() throws {
+        let dir = try TemporaryDirectory()
+        defer { withExtendedLifetime(dir) {} }
+        let path = dir.file("stamped.mp4")
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi",
+                                          "-i", "color=black:s=64x64:r=30000/1001:d=4,format=yuv420p,geq=lum='4*mod(N,60)':cb='64+32*floor(N/60)':cr=128",
+                                          "-c:v", "libx264", "-qp", "0", "-bf", "2", "-g", "12", "-pix_fmt", "yuv420p",
+                                          "-video_track_timescale", "600", path])
+        let ntsc = MediaTime(value: 1001, timescale: 30000)
+        let reader = try VideoTrackReader(path: path, trackID: 1)
+        var late = 0
+        for n in 0..<119 {
+            let place = ntsc.multiplied(by: Int64(n), dividedBy: 1)
+            if place.convertScale(600, rounding: .toNearestOrAwayFromZero) > place { late += 1 }
+            let frame = try #require(try reader.frame(at: place))
+            #expect(Self.number(frame) == n, "place \(n)")
+        }
+        #expect(late > 30, "the fixture stamps frames after their places: \(late)")
+        // Frame 1 is stamped at 20/600 s: a sixth of a frame before that, frame 0 shows.
+        let early = MediaTime(value: 20, timescale: 600) - ntsc.multiplied(by: 1, dividedBy: 6)
+        let before = try #require(try reader.frame(at: early))
+        #expect(Self.number(before) == 0)
+    }
+
     @Test func sequentialRequestsReturnEachFrameInOrder() throws {
         let dir = try TemporaryDirectory()
         defer { withExtendedLifetime(dir) {} }

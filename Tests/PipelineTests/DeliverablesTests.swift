@@ -11,7 +11,8 @@ import DropcutTimeline
 
 /// `outputs:` rendered: every deliverable written, read back by ffprobe and ffmpeg,
 /// posters as the video shows them, `best` measured, all or nothing, the manifest last.
-@Suite struct DeliverablesTests {
+/// (Slow tier: 17 s of CPU; `SharedPreparationTests` below stays in the fast one.)
+@Suite(.tags(.slow)) struct DeliverablesTests {
     static let logger = Logger(label: "dropcut-test")
 
     /// A 3 s clip and its deliverables: two small videos, rendered in that order, then the

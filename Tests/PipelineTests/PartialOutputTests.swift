@@ -26,4 +26,17 @@ import TestSupport
         file.remove()
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
+
+    /// The tag read back from every name the scheme makes (long stems cut, no extension,
+    /// a stem holding `.partial-` itself), and from no other name.
+    @Test func theTagIsReadBackFromTheNamesTheSchemeMakes() {
+        let id = "20261127T010000Z-0123456789ab"
+        for filename in ["clip.dropcut.mp4", "clip", "a.partial-b.mp4", String(repeating: "é", count: 200) + ".mov", "clip.dropcut.json"] {
+            let name = (PartialOutput(directory: "/o", filename: filename, tag: id).path as NSString).lastPathComponent
+            #expect(PartialOutput.tag(ofName: name) == id, "\(name)")
+        }
+        for name in ["clip.mp4", ".hidden.mp4", "clip.partial-x.mp4", ".clip.partial-", ".clip.partial-.mp4"] {
+            #expect(PartialOutput.tag(ofName: name) == nil, "\(name)")
+        }
+    }
 }

@@ -102,7 +102,8 @@ import DropcutTimeline
         }
     }
 
-    /// HEVC is copied into an HEVC output, tagged `hvc1` as dropcut's own HEVC is.
+    /// HEVC is copied into an HEVC output, tagged `hvc1` as dropcut's own HEVC is, and
+    /// into an output whose recipe names no codec.
     @Test func hevcIsCopiedIntoAnHEVCOutput() async throws {
         let dir = try TemporaryDirectory()
         let clip = dir.file("hevc.mp4")
@@ -119,9 +120,15 @@ import DropcutTimeline
         let tag = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_tag_string",
                                                      "-of", "csv=p=0", output])
         #expect(tag.trimmingCharacters(in: .whitespacesAndNewlines) == "hvc1")
-        // Into the default H.264 output it is re-encoded.
-        let h264 = try await Self.render("version: 1\n", clip, to: dir.file("h264.mp4"))
+        // A recipe that names no codec keeps it too; one that names H.264 has it re-encoded.
+        let kept = try await Self.render("version: 1\n", clip, to: dir.file("kept.mp4"))
+        #expect(kept.passThrough.lines == ["video: copied from hevc.mp4 (stream 0)"])
+        #expect(try Self.framemd5(dir.file("kept.mp4"), "v") == source)
+        let h264 = try await Self.render("version: 1\noutput: { video: { codec: h264 } }\n", clip, to: dir.file("h264.mp4"))
         #expect(h264.passThrough.video.reasons == ["the source's codec is hevc, the output's h264"])
+        // Where the video is encoded (an overlay over it), an unnamed codec is H.264.
+        let drawn = try await Self.render("version: 1\noverlays: [{ text: hello }]\n", clip, to: dir.file("drawn.mp4"))
+        #expect(drawn.settings.videoCodec == .h264 && drawn.passThrough.video.copy == nil)
     }
 
     /// What the stream's SPS states (ffmpeg's `trace_headers`, the oracle), in order of the
@@ -157,17 +164,12 @@ import DropcutTimeline
         #expect(try Self.vuiColours(output) == [vui])
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)).range(of: Data("colrnclx".utf8)) != nil)
         #expect(Self.hashes(try Self.framemd5(output, "v", copy: true)) == Self.hashes(try Self.framemd5(clip, "v", copy: true)))
-        // Cut between keyframes, the HD clip is spliced (its sets and the encoded pieces'
-        // both stating BT.709); the SD one cannot be (its pieces would be BT.709).
+        // Cut between keyframes, it is spliced: its sets and the encoded pieces' both state
+        // what players take it for (the SD one's pieces converted into BT.601).
         let cut = dir.file("cut.mp4")
         let spliced = try await Self.render("version: 1\nclips: [{ trim: [0.5, end] }]\n", clip, to: cut)
-        if height >= 720 {
-            #expect(spliced.passThrough.video.splice != nil, "\(spliced.passThrough.lines)")
-            #expect(try Self.vuiColours(cut) == ["1/1/1", "1/1/1"])
-        } else {
-            #expect(spliced.passThrough.video.splice == nil
-                    && spliced.passThrough.video.reasons.contains { $0.contains("BT.601 (SD)") }, "\(spliced.passThrough.lines)")
-        }
+        #expect(spliced.passThrough.video.splice != nil, "\(spliced.passThrough.lines)")
+        #expect(try Self.vuiColours(cut) == [vui, vui])
         let decode = try await Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", cut, "-f", "null", "-"])
         #expect(decode.stderr.isEmpty)
     }

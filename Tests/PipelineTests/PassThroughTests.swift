@@ -134,10 +134,32 @@ import DropcutTimeline
         Self.expectVideoRefused(try Self.decide("version: 1\nclips: [{ transform: [{ at: 0, scale: 1.5 }] }]\n"), "moved, scaled or turned")
     }
 
-    @Test func anOrientationFixIsNeeded() throws {
-        let rotated = Self.clip { $0.video?.preferredTransform = AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 720, ty: 0) }
-        Self.expectVideoRefused(try Self.decide(clip: rotated), "orientation fix")
-        // And an orientation the recipe forces on an upright clip turns it.
+    /// With `orientation: keep`, a quarter turn or a mirror is kept by a whole copy (the
+    /// display matrix goes with the packets), every one of the eight; by default (`auto`)
+    /// it is drawn upright, and so is a turn by any other angle; an orientation the recipe
+    /// asks for turns the pixels.
+    @Test func aQuarterTurnIsKeptByAWholeCopyAndOtherTurnsAreDrawn() throws {
+        for turns in 0..<4 {
+            for mirrored in [false, true] {
+                var matrix = AffineTransform(quarterTurns: turns)
+                if mirrored { matrix = AffineTransform(scaleX: -1, y: 1).concatenating(matrix) }
+                let stored = PixelSize(width: 1280, height: 720)
+                let upright = turns % 2 == 1 ? PixelSize(width: 720, height: 1280) : stored
+                // As the probe gives it: the translation that keeps the frame at the origin.
+                let corners = [Point(x: 0, y: 0), Point(x: 1280, y: 0), Point(x: 0, y: 720), Point(x: 1280, y: 720)].map(matrix.apply)
+                matrix.tx = -corners.map(\.x).min()!
+                matrix.ty = -corners.map(\.y).min()!
+                let clip = Self.clip { $0.video?.preferredTransform = matrix; $0.video?.encodedSize = stored }
+                let decision = try Self.decide("version: 1\norientation: keep\n", clip: clip)
+                #expect(decision.video.copy?.orientation == matrix, "\(turns) turns, mirrored \(mirrored): \(decision.lines); upright \(upright)")
+                if matrix != .identity {
+                    #expect(decision.lines.first?.contains("its display matrix kept (shown ") == true, "\(decision.lines)")
+                    Self.expectVideoRefused(try Self.decide(clip: clip), "orientation fix")
+                }
+            }
+        }
+        let tilted = Self.clip { $0.video?.preferredTransform = AffineTransform(a: 0.98, b: 0.17, c: -0.17, d: 0.98, tx: 0, ty: 0) }
+        Self.expectVideoRefused(try Self.decide("version: 1\norientation: keep\n", clip: tilted), "orientation fix")
         #expect(try Self.decide("version: 1\norientation: 90\n").video.copy == nil)
     }
 
@@ -149,8 +171,14 @@ import DropcutTimeline
         Self.expectVideoRefused(try Self.decide("version: 1\noutput: { fps: 25 }\n"), "the frame rate changes from 30 to 25 fps")
     }
 
-    @Test func aVariableRateIsConverted() throws {
-        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.isVariableFrameRate = true }), "variable")
+    /// A whole copy keeps the packets' times: a variable rate stays as it was — unless the
+    /// recipe asks for a constant rate (`output.fps`), even the clip's own nominal one.
+    @Test func aVariableRateIsKeptByAWholeCopyUnlessARateIsAskedFor() throws {
+        let variable = Self.clip { $0.video?.isVariableFrameRate = true }
+        #expect(try Self.decide(clip: variable).video.copy != nil)
+        Self.expectVideoRefused(try Self.decide("version: 1\noutput: { fps: 30 }\n", clip: variable),
+                                "the source's frame rate is variable, the output's constant (output.fps)")
+        #expect(try Self.decide("version: 1\noutput: { fps: 30 }\n").video.copy != nil, "a constant-rate clip at its own rate")
     }
 
     @Test func anInterlacedClipIsRefused() throws {
@@ -173,9 +201,12 @@ import DropcutTimeline
 
     @Test func otherColourIsConverted() throws {
         Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color = .hlg }), "the source is HDR (HLG)")
-        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color?.fullRange = true }), "not video-range BT.709")
+        // SDR in any colour it states is copied stating it: full range (yuvj420p too), BT.601, Display P3.
+        #expect(try Self.decide(clip: Self.clip { $0.video?.color?.fullRange = true; $0.video?.pixelFormat = "yuvj420p" }).video.copy != nil)
         let bt601 = ColorDescription(primaries: .bt601, transfer: .sdr, matrix: .bt601)
-        Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.color = bt601 }), "not video-range BT.709")
+        #expect(try Self.decide(clip: Self.clip { $0.video?.color = bt601 }).video.copy != nil)
+        let p3 = ColorDescription(primaries: .p3, transfer: .sdr, matrix: .bt709)
+        #expect(try Self.decide(clip: Self.clip { $0.video?.color = p3 }).video.copy != nil)
         // An untagged H.264 clip is copied stating what players take it for (its resolved
         // colour: BT.709 for this HD clip); another codec is re-encoded and tagged.
         let untagged = try Self.decide(clip: Self.clip { $0.video?.colorIsStated = false })
@@ -222,10 +253,15 @@ import DropcutTimeline
 
     @Test func theCodecMustBeTheOutputs() throws {
         Self.expectVideoRefused(try Self.decide(clip: Self.clip { $0.video?.codec = "mpeg4" }), "codec is mpeg4, the output's h264")
-        // HEVC is copied only into an HEVC output.
+        // HEVC is copied into an HEVC output, and into one whose recipe names no codec (the
+        // output then is HEVC); a recipe naming H.264 has it encoded.
         let hevc = Self.clip { $0.video?.codec = "hevc" }
-        Self.expectVideoRefused(try Self.decide(clip: hevc), "codec is hevc, the output's h264")
+        Self.expectVideoRefused(try Self.decide("version: 1\noutput: { video: { codec: h264 } }\n", clip: hevc), "codec is hevc, the output's h264")
         #expect(try Self.decide("version: 1\noutput: { video: { codec: hevc } }\n", clip: hevc).video.copy != nil)
+        #expect(try Self.decide(clip: hevc).video.copy != nil)
+        // Unnamed, where the video is encoded anyway, the codec stays H.264 and says so.
+        let drawn = try Self.decide("version: 1\noverlays: [{ text: hi }]\n", clip: hevc)
+        #expect(drawn.video.copy == nil && drawn.video.reasons.contains { $0.contains("codec is hevc, the output's h264") })
     }
 
     @Test func severalClipsOrATransitionAreComposited() throws {

@@ -69,6 +69,39 @@ import TestSupport
         #expect(try Self.listing(dir) == ["clip.dropcut-1.json", "clip.poster-1.png", "clip.wide-1.mp4"])
     }
 
+    /// `dropcut render -n`: a name taken when its file is published (here the second of
+    /// the set, so the first is already out) fails the whole commit, naming that name; the
+    /// file that has it is untouched, and what was published is taken back with every
+    /// temporary file.
+    @Test func refuseExistingFailsTheWholeSetOnATakenNameAndTakesBackWhatItPublished() throws {
+        let dir = try TemporaryDirectory()
+        var state = try Self.renderedSet(in: dir, tag: "7")
+        try Self.write("someone else's", dir.file("clip.poster.png"))
+        var published: [String] = []
+        #expect {
+            try SetCommit(directory: dir.path, policy: .refuseExisting, durability: .volatile, tag: "7")
+                .publish(&state, manifest: Self.manifest, step: { step in
+                    published += step.entries.compactMap(\.output).filter { !published.contains($0) }
+                })
+        } throws: { error in
+            guard let refused = error as? SetCommitError else { return false }
+            return refused.nameExists && refused.path == dir.file("clip.poster.png")
+        }
+        #expect(published == [dir.file("clip.wide.mp4")], "the race happened: the first file was out before the second was refused")
+        #expect(try Self.listing(dir) == ["clip.poster.png"])
+        #expect(Self.read(dir.file("clip.poster.png")) == "someone else's")
+    }
+
+    @Test func refuseExistingPublishesAFreeSetUnderItsOwnNames() throws {
+        let dir = try TemporaryDirectory()
+        var state = try Self.renderedSet(in: dir, tag: "7")
+        try SetCommit(directory: dir.path, policy: .refuseExisting, durability: .volatile, tag: "7")
+            .publish(&state, manifest: Self.manifest)
+        #expect(state.suffix == 0)
+        #expect(try Self.listing(dir) == ["clip.dropcut.json", "clip.poster.png", "clip.wide.mp4"])
+        #expect(Self.read(dir.file("clip.dropcut.json")) == "clip.wide.mp4\nclip.poster.png")
+    }
+
     @Test func replaceRenamesOverAFileAndAnEarlierLaddersFolder() throws {
         let dir = try TemporaryDirectory()
         try Self.write("old video", dir.file("clip.wide.mp4"))

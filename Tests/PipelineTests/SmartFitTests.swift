@@ -14,7 +14,8 @@ import DropcutReframe
 /// the 9:16 window, holds still while the subject does, never moves across a cut, and
 /// falls back to the middle with nothing to follow. Each score is printed beside what a
 /// centre crop (`fit: fill`) scores on the same frames.
-@Suite struct SmartFitTests {
+/// (Slow tier: 20 s of CPU, the fast tier's largest; `fit: smart` end to end is in ReframeCommandTests too.)
+@Suite(.tags(.slow)) struct SmartFitTests {
     static func production(_ clip: String, in dir: TemporaryDirectory, output: String = "{ size: 1080x1920, fit: smart }") async throws -> Production {
         let file = dir.file("smart-\(UUID().uuidString).yaml")
         try "version: 1\noutput: \(output)\n".write(toFile: file, atomically: false, encoding: .utf8)

@@ -43,11 +43,11 @@ import DropcutTimeline
         return logger
     }
 
-    /// A 4 s upright 320x240 30 fps H.264 clip tagged BT.709, with AAC sound.
+    /// A 4 s upright 320x240 H.264 clip at `rate` (30 fps) tagged BT.709, with AAC sound.
     static func clip(_ dir: TemporaryDirectory, _ kind: Source, name: String = "clip.mp4", seconds: Int = 4,
-                     pattern: String = "testsrc2") throws -> String {
+                     pattern: String = "testsrc2", rate: String = "30") throws -> String {
         let path = dir.file(name)
-        try Fixtures.generate(["-f", "lavfi", "-i", "\(pattern)=size=320x240:rate=30:duration=\(seconds)",
+        try Fixtures.generate(["-f", "lavfi", "-i", "\(pattern)=size=320x240:rate=\(rate):duration=\(seconds)",
                                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
                                "-c:v", "libx264", "-preset", "veryfast", "-crf", "20"] + kind.arguments
                               + ["-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
@@ -86,7 +86,10 @@ import DropcutTimeline
         #expect(streams.count == 1)
         let rate = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
                                                       "stream=avg_frame_rate,r_frame_rate", "-of", "csv=p=0", output])
-        #expect(rate.trimmingCharacters(in: .whitespacesAndNewlines) == "30/1,30/1")
+        // The source's rate, stated exactly (30000/1001 for 29.97).
+        let d = splice.frameDuration
+        let fraction = try #require(MediaTime(value: 1, timescale: 1).ratio(to: d))
+        #expect(rate.trimmingCharacters(in: .whitespacesAndNewlines) == "\(fraction.numerator)/\(fraction.denominator),\(fraction.numerator)/\(fraction.denominator)")
         // Decode times: rising by one frame each, every one (one `stts` entry).
         let dts = try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts",
                                                      "-of", "csv=p=0", output])
@@ -103,7 +106,7 @@ import DropcutTimeline
         let ids = configuration.sequenceParameters.compactMap { $0?.id }
         #expect(ids.count == 2 && Set(ids).count == 2 && ids.last == splice.encoding.parameterSetID, "SPS ids \(ids)")
         // It plays in a real browser to its end, and a seek into every piece shows a frame.
-        let seeks = splice.plan.pieces.map { (Double($0.output.lowerBound) + Double($0.output.count) / 2) / 30 }
+        let seeks = splice.plan.pieces.map { (Double($0.output.lowerBound) + Double($0.output.count) / 2) * d.seconds }
         let playback = try ChromiumPlayback.check(file: output, seekTimes: seeks)
         #expect(playback.seeks.count == seeks.count)
         if !playback.playedCleanly {
@@ -113,7 +116,7 @@ import DropcutTimeline
             // the same source times.
             let sourceSeeks = splice.plan.pieces.compactMap { piece -> Double? in
                 guard case let .copied(output, source) = piece else { return nil }
-                return (Double(source.lowerBound) + Double(output.count) / 2) / 30
+                return (Double(source.lowerBound) + Double(output.count) / 2) * d.seconds
             }
             let original = try ChromiumPlayback.check(file: source, seekTimes: sourceSeeks)
             #expect(!original.playedCleanly, "the source plays in Chromium, the smart render does not: \(playback)")
@@ -155,6 +158,10 @@ import DropcutTimeline
         let splice = try await Self.renderBothWays("version: 1\nclips: [{ trim: [0.5, end] }]\n", clip, dir)
         if kind == .openGOP {
             #expect(splice == nil, "an open GOP's recovery points are not IDR pictures")
+            // and the plan says so, not only "cut not on a keyframe".
+            let recipe = try RecipeLoader().load(yaml: "version: 1\nclips: [{ trim: [0.5, end] }]\n", file: "/tmp/smart.yaml")
+            let reasons = try await Production.prepare(recipe: recipe, input: clip).passThrough.video.reasons
+            #expect(reasons.contains { $0.contains("only IDR picture is its first (an open GOP") }, "\(reasons)")
         } else {
             #expect(splice?.plan.pieces == [.encoded(output: 0..<15, reasons: [SmartRenderPlan.partialGroupReason]),
                                            .copied(output: 15..<105, source: 30..<120)])
@@ -197,6 +204,50 @@ import DropcutTimeline
                                        .copied(output: 90..<120, source: 90..<120)])
     }
 
+    /// Times mean frames (`FrameGrid`): a cut at a time no frame starts at — 2.5 s at 29.97
+    /// fps (frame 75 starts at 2.5025 s), 1.1 s at 25 fps (frame 28 at 1.12 s) — keeps the
+    /// frames from the next one on, as `ffmpeg -ss` does, and splices: the frames before the
+    /// next keyframe are encoded, the rest copied. The output's frames are the ones `ffmpeg
+    /// -ss` gives (≥ 40 dB; the copied ones exact). (A phone's 29.97 on a 600 Hz clock is
+    /// not on this grid: its times are rounded to 1/600 s — a variable rate, issue 57.)
+    @Test(arguments: [("30000/1001", "2.5", 75), ("25", "1.1", 28), ("25", "1.3", 33)])
+    func aCutBetweenTwoFramesKeepsTheNextFrameOnAndSplices(rate: String, cut: String, firstFrame: Int) async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, .closedGOP, rate: rate)
+        let splice = try #require(try await Self.renderBothWays("version: 1\nclips: [{ trim: [\(cut), end] }]\n", clip, dir),
+                                  "a cut between two frames is spliced")
+        let keyframes = 30   // an IDR picture every 30 frames
+        let nextKey = (firstFrame + keyframes - 1) / keyframes * keyframes
+        let frames = try Self.hashes(clip).count
+        #expect(splice.plan.pieces == [.encoded(output: 0..<(nextKey - firstFrame), reasons: [SmartRenderPlan.partialGroupReason]),
+                                      .copied(output: (nextKey - firstFrame)..<(frames - firstFrame), source: nextKey..<frames)])
+        // What ffmpeg -ss shows from that time on, frame for frame.
+        let reference = dir.file("ss.mp4")
+        try await Fixtures.generate(["-ss", cut, "-i", clip, "-an", "-fps_mode", "passthrough", "-c:v", "libx264", "-qp", "0"], output: reference)
+        let count = try Self.hashes(dir.file("smart.mp4")).count
+        #expect(try Self.hashes(reference).count == count, "as many frames as ffmpeg -ss keeps")
+        #expect(try Self.psnr(dir.file("smart.mp4"), reference, frames: 0..<count) >= 40)
+    }
+
+    /// The same through `dropcut plan` and `dropcut render`, as a user runs them.
+    @Test func dropcutRenderSplicesA2997ClipCutAt2_5Seconds() async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try Self.clip(dir, .closedGOP, rate: "30000/1001")
+        let recipe = dir.file("recipe.yaml")
+        try "version: 1\nclips: [{ trim: [2.5, end] }]\n".write(toFile: recipe, atomically: true, encoding: .utf8)
+        let plan = try await DropcutProcess.run(["plan", clip, "--recipe", recipe])
+        #expect(plan.status == 0 && plan.stdout.contains("video: smart render from clip.mp4 (stream 0): 30 of 45 frames copied"), "\(plan)")
+        let output = dir.file("out.mp4")
+        let render = try await DropcutProcess.run(["render", clip, "--recipe", recipe, "--output", output])
+        #expect(render.status == 0, "\(render)")
+        let reference = dir.file("ss.mp4")
+        try await Fixtures.generate(["-ss", "2.5", "-i", clip, "-an", "-fps_mode", "passthrough", "-c:v", "libx264", "-qp", "0"], output: reference)
+        let out = try Self.hashes(output), ss = try Self.hashes(reference)
+        #expect(out.count == 45 && ss.count == 45)
+        #expect(Array(out[15...]) == Array(try Self.hashes(clip)[90...]), "the copied frames are the source's own")
+        #expect(try Self.psnr(output, reference, frames: 0..<45) >= 40)
+    }
+
     /// What the rule cannot prove safe is encoded whole, the reason in the plan.
     @Test func unsafeSourcesAreEncodedWholeWithTheReason() async throws {
         let dir = try TemporaryDirectory()
@@ -230,6 +281,14 @@ import DropcutTimeline
         decision = try await decide(cut, variable)
         #expect(decision.video.splice == nil
                 && decision.video.reasons.contains { $0.contains("variable") || $0.contains("not evenly spaced") }, "\(decision.lines)")
+
+        // Two short ranges, neither holding a whole group of pictures: the plan says that
+        // is why, not only that the video combines two tracks.
+        let grouped = try Self.clip(dir, .closedGOP, name: "grouped.mp4")
+        decision = try await decide("version: 1\nclips: [{ trim: [0.5, 1.2] }, { source: \"{input}\", trim: [2.1, 2.9] }]\n", grouped)
+        #expect(decision.video.splice == nil
+                && decision.video.reasons.contains { $0.hasPrefix("smart render: no group of pictures (IDR to IDR) is shown whole") }
+                && decision.video.reasons.contains { $0.contains(SmartRenderPlan.partialGroupReason) }, "\(decision.lines)")
 
         // reencode: always splices nothing.
         let clip = try Self.clip(dir, .closedGOP)

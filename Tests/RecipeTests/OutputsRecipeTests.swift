@@ -116,6 +116,14 @@ import DropcutTimeline
         ("- { filename: \"{name}.a\\nb.mp4\" }", "4:17: outputs[0].filename holds the control character U+000A (a line feed) after 8 character(s); a file name cannot hold control characters"),
         ("- { filename: \"a\\e[31m.mp4\" }", "4:17: outputs[0].filename holds the control character U+001B (ESC) after 1 character(s); a file name cannot hold control characters"),
         ("- { filename: \"a\\x85.mp4\" }", "4:17: outputs[0].filename holds the control character U+0085 after 1 character(s); a file name cannot hold control characters"),
+        // Line separators and bidi controls: a name that reads as another file (a
+        // RIGHT-TO-LEFT OVERRIDE shows the rest of the name reversed), or splits its log lines.
+        ("- { filename: \"clip\\u202E4pm.mp4\" }", "4:17: outputs[0].filename holds U+202E RIGHT-TO-LEFT OVERRIDE after 4 character(s); a file name cannot hold line separators or bidi controls"),
+        ("- { filename: \"a\\u2028b.mp4\" }", "4:17: outputs[0].filename holds U+2028 LINE SEPARATOR after 1 character(s)"),
+        ("- { filename: \"a\\u2029b.mp4\" }", "4:17: outputs[0].filename holds U+2029 PARAGRAPH SEPARATOR after 1 character(s)"),
+        ("- { filename: \"\\u2066a.mp4\" }", "4:17: outputs[0].filename holds U+2066 LEFT-TO-RIGHT ISOLATE after 0 character(s)"),
+        ("- { filename: \"a.mp4\\u200F\" }", "4:17: outputs[0].filename holds U+200F RIGHT-TO-LEFT MARK after 5 character(s)"),
+        ("- { filename: \"a\\u061Cb.mp4\" }", "4:17: outputs[0].filename holds U+061C ARABIC LETTER MARK after 1 character(s)"),
         ("- { filename: a.mp4, size: 17x16 }", "4:30: outputs[0].size must have even width and height for 4:2:0 video (got 17x16)"),
         ("- { filename: a.mp4, video: { crf: 99 } }", "4:38: outputs[0].video.crf must be between 0 and 51 (got 99)"),
         ("- { filename: a.mp4, sise: 720p }", "4:24: unknown key 'sise' in outputs[0]; did you mean 'size'?"),

@@ -55,7 +55,7 @@ import DropcutTimeline
             "5:30: output.video.crf must be between 0 and 51 (got 60)",
             "5:42: output.video.preset must be one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo (got 'veryfst'); did you mean 'veryfast'?",
             "6:21: output.audio.bitrate must be between 32k and 512k (got 5k)",
-            "7:14: orientation must be auto, 0, 90, 180 or 270; got '45'",
+            "7:14: orientation must be auto, keep, 0, 90, 180 or 270; got '45'",
         ])
     }
 

@@ -65,6 +65,30 @@ import DropcutTimeline
         #expect(problems("version: 1\noutput: { filename: \"{name}\\t.mp4\" }\n") == [
             "2:21: output.filename holds the control character U+0009 (a tab) after 6 character(s); a file name cannot hold control characters",
         ])
+        // Every line separator and bidi control, named, in `output:` as in `outputs:`.
+        for (code, name) in LayoutCharacter.names {
+            let hex = String(code, radix: 16, uppercase: true)
+            let escaped = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            #expect(problems("version: 1\noutput: { filename: \"a\(escaped).mp4\" }\n") == [
+                "2:21: output.filename holds U+\(String(repeating: "0", count: 4 - hex.count) + hex) \(name) after 1 character(s); "
+                    + "a file name cannot hold line separators or bidi controls (the name would not read as the file it is)",
+            ])
+        }
+        // Characters near them are names like any other.
+        for text in ["a\\u2027.mp4", "a\\u202F.mp4", "a\\u2065.mp4", "a\\u206A.mp4", "a\\u200D.mp4", "caf\\u00E9.mp4"] {
+            #expect(problems("version: 1\noutput: { filename: \"\(text)\" }\n") == ["(valid)"], "\(text)")
+        }
+    }
+
+    /// A raw control byte (NUL, ESC) in a file is refused by the YAML reader before any key
+    /// is read: reported where it is, not at 1:1, and named.
+    @Test func rawControlBytesAreReportedWhereTheyAre() {
+        #expect(problems("version: 1\noutput: { filename: \"a\u{1B}[31m.mp4\" }\n") == [
+            "2:23: the file holds the control character U+001B (ESC), which YAML does not allow (only tab, line feed and carriage return); remove it",
+        ])
+        // CR LF line ends count once; columns count characters, not bytes (é is two).
+        #expect(problems("version: 1\r\n# é\r\noutput: { filename: é\u{0}.mp4 }\r\n").first?.hasPrefix("3:22: the file holds the control character U+0000 (NUL)") == true)
+        #expect(problems("version: 1\routput:\r  filename: \"\u{7}\"\r").first?.hasPrefix("3:14: the file holds the control character U+0007") == true)
     }
 
     /// What fills a placeholder never puts a control character into a name: each is

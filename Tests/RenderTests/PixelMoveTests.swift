@@ -49,6 +49,22 @@ import DropcutTimeline
         }
     }
 
+    /// Each orientation's inverse puts every pixel of every small shape back where it was
+    /// (what a spliced clip's encoded pieces are stored with: turned back from upright).
+    @Test(arguments: Orientation.allCases) func theInverseUndoesEachOrientation(_ orientation: Orientation) {
+        for (w, h) in [(1, 1), (2, 3), (5, 4), (7, 9)] {
+            for x in 0..<w {
+                for y in 0..<h {
+                    let (u, v) = Self.expectedPosition(orientation, x: x, y: y, w: w, h: h)
+                    let (ow, oh) = orientation.swapsAxes ? (h, w) : (w, h)
+                    let back = Self.expectedPosition(orientation.inverse, x: u, y: v, w: ow, h: oh)
+                    #expect(back == (x, y), "\(orientation) then \(orientation.inverse) on \(w)x\(h)")
+                }
+            }
+        }
+        #expect(orientation.inverse.inverse == orientation)
+    }
+
     @Test func quarterTurnsAndMirrorsAreRecognisedFromTheirTransforms() {
         let size = PixelSize(width: 320, height: 240)
         let expected: [Orientation] = [.identity, .rotate90, .rotate180, .rotate270]

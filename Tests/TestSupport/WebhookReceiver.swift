@@ -37,15 +37,21 @@ public final class WebhookReceiver: @unchecked Sendable {
                              "--port-file", portFile, "--fail", fail.joined(separator: ","), "--hang", "\(hang)"]
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // Looked for once more after the deadline: on a loaded machine one sleep can outlast
+        // it, and the receiver may have listened long since.
         let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
+        while true {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let chosen = Int(text) {
                 self.port = chosen
                 return
             }
+            if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        process.terminate()
+        // SIGKILL, as `stop` does (SIGTERM may be ignored, inherited so): a receiver left
+        // running holds the test process's output open, and `swift test` waits on it.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
         throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: portFile])
     }
 

@@ -19,55 +19,47 @@ import DropcutSupport
 ///
 /// What they hand out is the same whichever decides: a `ClaimTicket` to claim a clip
 /// with, a `TakeoverCandidate` to take an expired claim over with, a `LostClaim` for a
-/// claim a renewal found gone. The scheduler and the job runner never ask which one it is;
-/// they ask what it does (`assignsClaims`).
+/// claim a renewal found gone. The scheduler and the job runner never ask which one it is.
+/// Where work comes from differs (`WorkSource`: hosts racing on the share, or a
+/// coordinator that assigns it — `ClaimAssignment`, which only a coordinator is); what a
+/// claim is, once held, does not: every requirement here is something both do.
 package protocol ClaimCoordination: AnyObject, Sendable {
     /// Who holds the claims.
     var owner: HostIdentity { get }
 
-    /// Whether claims are assigned (`pick`) before any file moves — a coordinator decides
-    /// which host takes which clip and which expired claim. False: hosts race for each clip
-    /// by renaming it, and judge each other's leases on the share (`ClaimObserver`).
-    var assignsClaims: Bool { get }
-
-    /// Makes the coordination ready before anything is claimed (a database's schema,
-    /// created, migrated and checked). Throws `DaemonError` when it can never be used as
-    /// it is (the daemon does not start on it); any other error means it is away now, and
-    /// it is made ready at the first `pick` instead.
-    func prepare() throws
-
-    /// With `assignsClaims`: offers this host's listing of `folder`'s settled clips and
-    /// takes up to `slots` pieces of work — expired claims first (older work; none with
-    /// `takeOver` false, as `watch --once` leaves them to others), then the oldest clips.
-    /// Throws when the coordinator cannot be reached (claiming waits for it).
-    func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool) throws -> [ClaimOffer]
-
-    /// Whether the coordinator was away at the last statement (always false on a share).
-    var isUnreachable: Bool { get }
-
-    /// A reload changed `lease_timeout`.
-    func leaseTimeoutChanged(to timeout: Duration)
-
-    /// The coordinator's name in the status, where it keeps a farm-wide view of the jobs
-    /// (`farm`); nil: no such view.
-    var farmCoordinator: String? { get }
-
-    /// Every host's jobs, the `recent` last ended ones too (with `farmCoordinator`).
-    func farm(recent: Int) throws -> [FarmJob]
-
-    /// The record the holder of a claim taken over as job `record` last stored with the
-    /// coordinator, to resume from — or why there is none; nil where the record is read from
-    /// the lease in the claim folder instead (crash recovery of a takeover).
-    func storedRecord(of record: JobRecord) throws -> Result<JobRecord, MissingRecord>?
+    /// The record the holder of a claim taken over as job `record` (its folder, in
+    /// `claimDirectory`, renamed from `previous`) left to resume from, and who that holder
+    /// was — or why there is none: the coordinator's stored record where it keeps one,
+    /// else the lease the claim folder brought along.
+    func holderRecord(of record: JobRecord, previous: ClaimName, claimDirectory: String) throws
+        -> (record: Result<JobRecord, MissingRecord>, owner: String)
 
     /// Starts holding the claim of `record`, in folder `name` of `claimedDirectory`, and
     /// renewing its lease. `.lost` when it is not this host's to hold (taken over, or
     /// removed as an empty claim by another host's start-up); nothing is held then.
     func hold(_ record: JobRecord, name: ClaimName, claimedDirectory: String) throws -> ClaimRename.Outcome
 
-    /// The job's newest record, for a taker to resume from. A failure is left to the next
-    /// renewal and to the fence, which decide whether the claim is still held.
+    /// The job's newest record, for a taker to resume from, kept as soon as it costs no
+    /// wait: a share writes it into the lease at once (durably), a coordinator at the next
+    /// renewal (a save on the scheduler's actor never waits for a database that does not
+    /// answer). A failure is left to the next renewal and to the fence, which decide
+    /// whether the claim is still held.
     func update(_ record: JobRecord)
+
+    /// The job's newest record, kept durably before this returns: what each step of a
+    /// commit needs (`JobRunner.recordCommitStep`). After a kill between two steps, a
+    /// taker — or this host, its own record cut short or gone (`ownCopy`) — resumes from
+    /// the step the outbox shows, never from one before it. Throws `JobFailure.lost` when
+    /// the claim is no longer this host's, or what kept the record from being stored (the
+    /// step fails, and is retried). A claim not held (released) has nothing to keep.
+    func store(_ record: JobRecord) throws
+
+    /// The copy of job `id`'s record this host kept with its claim (`update`, `store`), for
+    /// crash recovery when the state folder's record is unreadable or gone, and where it
+    /// was — or nil: no claim of `id` held by this host (a claim another host took over is
+    /// that host's), or a copy that cannot be read or is out of range (read as a record of
+    /// the state folder is). Throws when the coordinator cannot be asked.
+    func ownCopy(of id: String, folders: [FolderConfig]) throws -> RecordCopy?
 
     /// Renews every lease held; returns the claims found lost, whose renders are cancelled.
     func renew(logger: Logger) -> [LostClaim]

@@ -97,6 +97,17 @@ package struct ClaimLease: Codable, Sendable, Hashable {
         return (decode(data, name: name), fingerprint(of: data))
     }
 
+    /// The record the lease of the claim folder `directory` (renamed from `name`) holds,
+    /// and who wrote it — or why there is none: what a taker resumes from on a share.
+    package static func holderRecord(claimDirectory directory: String, name: ClaimName)
+        -> (record: Result<JobRecord, MissingRecord>, owner: String) {
+        switch read(claimDirectory: directory, name: name).reading {
+        case let .lease(lease): (.success(lease.record), lease.owner.description)
+        case .missing: (.failure(MissingRecord("it has no lease")), "its holder")
+        case let .unreadable(why): (.failure(MissingRecord(why)), "its holder")
+        }
+    }
+
     /// Decodes and range-checks a lease read from `name`'s folder.
     static func decode(_ data: Data, name: ClaimName) -> Reading {
         let decoder = JSONDecoder()

@@ -5,7 +5,8 @@ import DropcutSupport
 import Synchronization
 
 /// The claims this daemon holds in shared inboxes, and their leases (`ClaimLease`): it
-/// writes each lease when the claim is made, at every step of the job (`update`) and at
+/// writes each lease when the claim is made, at every step of the job (`update`, and
+/// `store` for a commit's steps: the same durable write, its failure thrown) and at
 /// every renewal (`renew`, from `LeaseRenewer`), and it fences (`fence`) before every
 /// irreversible step. It is the one place that knows each claim folder's current name.
 ///
@@ -48,26 +49,11 @@ package final class LeaseKeeper: ClaimCoordination {
         self.owner = owner
     }
 
-    // What a share leaves to the hosts themselves: no one assigns claims (each clip goes
-    // to the host whose rename wins, each expired claim to the taker whose rename wins,
-    // `ClaimObserver` and `ClaimTakeover`), there is nothing to prepare or to be away, no
-    // farm-wide view, and a holder's record is in its lease.
-
-    /// False: hosts race for each clip by renaming it.
-    package var assignsClaims: Bool { false }
-    /// Nothing to prepare: the claimed folders are made with the inboxes.
-    package func prepare() {}
-    /// Nothing is assigned (`assignsClaims` is false).
-    package func pick(_ folder: FolderConfig, listed: [SettledClip], slots: Int, takeOver: Bool) -> [ClaimOffer] { [] }
-    /// A share is not a coordinator that can be away: its folders' own errors say so.
-    package var isUnreachable: Bool { false }
-    /// Leases are judged by each observer's own `lease_timeout` (`ClaimObserver`).
-    package func leaseTimeoutChanged(to timeout: Duration) {}
-    /// No farm-wide view: each host sees the claims in the inboxes.
-    package var farmCoordinator: String? { nil }
-    package func farm(recent: Int) -> [FarmJob] { [] }
-    /// Nil: the holder's record is the lease in the claim folder.
-    package func storedRecord(of record: JobRecord) -> Result<JobRecord, MissingRecord>? { nil }
+    /// On a share the holder's record is the lease its claim folder brought along.
+    package func holderRecord(of record: JobRecord, previous: ClaimName, claimDirectory: String)
+        -> (record: Result<JobRecord, MissingRecord>, owner: String) {
+        ClaimLease.holderRecord(claimDirectory: claimDirectory, name: previous)
+    }
 
     private func held(_ id: String) -> Held? {
         claims.withLock { $0[id] }
@@ -94,23 +80,66 @@ package final class LeaseKeeper: ClaimCoordination {
         return .renamed
     }
 
-    /// Writes the job's new record into its lease, durably (a taker resumes from it). A
-    /// failure is left to the next renewal and to the fence, which decide whether the
-    /// claim is still held.
+    /// Writes the job's new record into its lease, durably (a taker resumes from it): the
+    /// same write as `store`, its failure left to the next renewal and to the fence,
+    /// which decide whether the claim is still held.
     package func update(_ record: JobRecord) {
+        try? store(record)
+    }
+
+    /// Writes the job's new record into its lease, durably, or throws: `JobFailure.lost`
+    /// when the claim folder is gone (a taker renamed it away), else the write's error.
+    package func store(_ record: JobRecord) throws {
         guard let held = held(record.id) else { return }
-        held.state.withLock { state in
-            guard state.lost == nil, !state.released else { return }
+        try held.state.withLock { state throws in
+            if let lost = state.lost { throw JobFailure.lost(lost) }
+            guard !state.released else { return }
             var lease = state.lease
             lease.record = record
             lease.record.claimName = state.name.fences == 0 ? nil : state.name.description
             lease.beat &+= 1
             let directory = (held.claimedDirectory as NSString).appendingPathComponent(state.name.description)
-            if (try? lease.write(in: directory, durable: true)) != nil {
-                state.lease = lease
-                state.renewed = .now
+            do throws(SystemError) {
+                try lease.write(in: directory, durable: true)
+            } catch {
+                if let lost = Self.lose(&state, after: error, directory: directory, in: held.claimedDirectory) {
+                    throw JobFailure.lost(lost)
+                }
+                throw error
+            }
+            state.lease = lease
+            state.renewed = .now
+        }
+    }
+
+    /// The claim marked lost, and its render stopped, when a write into its folder failed
+    /// because the folder is gone (another host renamed it to its own job id): the reason,
+    /// or nil when the folder is still there (the error is another one's).
+    private static func lose(_ state: inout State, after error: SystemError, directory: String, in claimedDirectory: String) -> String? {
+        var info = stat()
+        guard error.errno == ENOENT && lstat(directory, &info) != 0 && errno == ENOENT else { return nil }
+        let silent = ContinuousClock.now - state.renewed
+        let reason = "its claim \(state.name) is gone from \(claimedDirectory): another host took it over; "
+            + "this host's last renewal of its lease was \(seconds(silent)) ago"
+        state.lost = reason
+        state.render?.cancel()
+        return reason
+    }
+
+    /// This host's record of job `id` as its claim's lease holds it — in a claim folder of
+    /// one of `folders`, under the job's name (a fence's too), written by this host (the
+    /// state folder is this host's: a lease another host wrote is that host's claim).
+    package func ownCopy(of id: String, folders: [FolderConfig]) -> RecordCopy? {
+        for folder in folders {
+            for name in ClaimName.entries(of: id, in: folder.claimedDirectory).reversed() {
+                let directory = (folder.claimedDirectory as NSString).appendingPathComponent(name.description)
+                guard case let .lease(lease) = ClaimLease.read(claimDirectory: directory, name: name).reading,
+                      lease.record.id == id, lease.record.folder == folder.name,
+                      lease.owner.host == owner.host, lease.owner.machineID == owner.machineID else { continue }
+                return RecordCopy(record: lease.record, source: "the copy in its claim's lease")
             }
         }
+        return nil
     }
 
     /// Renews every lease held (a new beat; not fsynced: it only has to be seen to
@@ -133,13 +162,8 @@ package final class LeaseKeeper: ClaimCoordination {
                     state.renewed = .now
                     state.failure = nil
                 } catch {
-                    var info = stat()
-                    if error.errno == ENOENT && lstat(directory, &info) != 0 && errno == ENOENT {
-                        let silent = ContinuousClock.now - state.renewed
-                        state.lost = "its claim \(state.name) is gone from \(held.claimedDirectory): another host took it over; "
-                            + "this host's last renewal of its lease was \(Self.seconds(silent)) ago"
-                        state.render?.cancel()
-                        lost.append(LostClaim(job: id, reason: state.lost!))
+                    if let reason = Self.lose(&state, after: error, directory: directory, in: held.claimedDirectory) {
+                        lost.append(LostClaim(job: id, reason: reason))
                     } else if state.failure != "\(error.errno)" {
                         state.failure = "\(error.errno)"
                         var log = logger

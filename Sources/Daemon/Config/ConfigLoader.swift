@@ -33,7 +33,7 @@ public enum ConfigLoader {
     package static func load(yaml: String, path: String) throws(ConfigError) -> DaemonConfig {
         let root: RecipeNode
         do {
-            root = try RecipeNode.parse(yaml: yaml, file: path)
+            root = try RecipeNode.parse(yaml: yaml, file: path, document: "config")
         } catch {
             throw ConfigError(diagnostics: error.diagnostics)
         }
@@ -106,7 +106,7 @@ public enum ConfigLoader {
             for item in items {
                 guard let text = reader.string(item, "assets") else { continue }
                 let dir = absolute(text, base: base)
-                if !isDirectory(dir) { reader.error("asset folder \(dir) does not exist or is not a folder", at: item.location) }
+                if let problem = FolderCheck.reachProblem(dir) { reader.error("asset folder \(dir) \(problem)", at: item.location) }
                 folder.assets.append(dir)
             }
         }
@@ -128,8 +128,8 @@ public enum ConfigLoader {
             }
         }
 
-        if let at = f["inbox"]?.location, !isDirectory(inbox) {
-            reader.error("inbox \(inbox) does not exist or is not a folder (is its filesystem mounted?)", at: at)
+        if let at = f["inbox"]?.location, let problem = FolderCheck.reachProblem(inbox) {
+            reader.error("inbox \(inbox) \(problem)", at: at)
         }
         if let node = f["recipe"], let text = reader.string(node, "recipe") {
             let file = absolute(text, base: base)
@@ -241,11 +241,6 @@ public enum ConfigLoader {
     static func absolute(_ path: String, base: String) -> String {
         let joined = path.hasPrefix("/") ? path : (base as NSString).appendingPathComponent(path)
         return (joined as NSString).standardizingPath
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
     /// The real path of `path`, or of its nearest existing ancestor plus the rest (folders

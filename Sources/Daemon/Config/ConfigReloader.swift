@@ -38,6 +38,10 @@ public struct ConfigReloader: Service {
         log[metadataKey: "DROPCUT_CONFIG"] = "\(path)"
         do {
             let config = try ConfigLoader.load(path)
+            // As at start (`FolderCheck`): a folder added or changed that the daemon cannot
+            // use would fail every clip of it.
+            let problems = FolderCheck(config: config).problems()
+            if !problems.isEmpty { throw DaemonError(problems.joined(separator: "\n")) }
             let refused = try await scheduler.apply(config)
             if !refused.isEmpty {
                 // Named, with what stays in force: a key that seemed applied but was not is
@@ -51,6 +55,6 @@ public struct ConfigReloader: Service {
             log.error("config reload failed; keeping the previous config:\n\(error)",
                       metadata: ["MESSAGE_ID": "\(MessageID.configRejected.rawValue)"])
         }
-        notifier.ready(status: await scheduler.summary)
+        notifier.ready(status: scheduler.summary)
     }
 }

@@ -5,12 +5,9 @@ import DropcutSupport
 
 /// What a database coordinator assigns: each host offers its inbox listing and is given
 /// its share — expired jobs to take over, then the oldest queued clips — before any file
-/// moves (`ClaimCoordination.pick`); and the clips stranded in `.dropcut/claimed/` with no
+/// moves (`ClaimAssignment.pick`); and the clips stranded in `.dropcut/claimed/` with no
 /// job left to account for them go back to the inbox.
-extension DatabaseLeases {
-    /// True: the database assigns every claim and takeover.
-    package var assignsClaims: Bool { true }
-
+extension DatabaseLeases: ClaimAssignment {
     /// Creates, migrates and checks the schema before anything is claimed: a schema the
     /// database refuses (`CoordinatorSchema.Refused`) stops the daemon's start; a database
     /// away is logged (once) and migrated at the first pick once it answers.

@@ -10,7 +10,9 @@ import Synchronization
 ///   statement (`PostgresCoordinator.claimOldest`); only then is the clip renamed into
 ///   its claim folder, so no two hosts ever race for one rename.
 /// - A lease is a deadline in the database's clock, renewed every third of
-///   `lease_timeout` with the job's newest record.
+///   `lease_timeout` with the job's newest record. Each step of a commit stores the
+///   record at once (`store`), so the row never says less than the outbox shows: a taker,
+///   or this host with its state folder's record lost, resumes from it (`ownCopy`).
 /// - A fence records the step under the job's epoch in one statement: refused when a
 ///   taker moved the epoch on (the job is then lost here), and, while the database is
 ///   away, waited for up to `lease_timeout`, then retried as a transient failure.
@@ -141,7 +143,7 @@ package final class DatabaseLeases: ClaimCoordination {
     package func leaseTimeoutChanged(to timeout: Duration) { lease = timeout }
 
     /// The database, as the status names it: it keeps every host's jobs (`farm`).
-    package var farmCoordinator: String? { database.target }
+    package var farmCoordinator: String { database.target }
 
     /// Logs a notice or warning the server sent (never stderr): warnings as warnings, the
     /// rest at debug level.
@@ -235,14 +237,27 @@ package final class DatabaseLeases: ClaimCoordination {
         return PostgresCoordinator.Clip(folder: held.folder, name: held.clip, size: Int64(info.st_size), modifiedNanoseconds: nanoseconds)
     }
 
+    /// The holder's record as the database stored it (`storedRecord`); for a claim without
+    /// a farm job (one the database did not assign: claimed before it was configured), the
+    /// lease its claim folder brought along, as on a share.
+    package func holderRecord(of record: JobRecord, previous: ClaimName, claimDirectory: String) throws
+        -> (record: Result<JobRecord, MissingRecord>, owner: String) {
+        if let stored = try storedRecord(of: record) { return (stored, "its holder") }
+        return ClaimLease.holderRecord(claimDirectory: claimDirectory, name: previous)
+    }
+
     /// The record the holder of the job `record` took over last stored in the database:
     /// none means it stopped before its first renewal, before anything irreversible, and
     /// the job is rendered again, as a takeover does (`TakeoverCandidate.init(_:lease:)`).
-    package func storedRecord(of record: JobRecord) throws -> Result<JobRecord, MissingRecord>? {
+    func storedRecord(of record: JobRecord) throws -> Result<JobRecord, MissingRecord>? {
         guard let job = record.farmJob else { return nil }
         let stored = try database.storedRecord(of: job)
-        var fresh = record
-        fresh.state = .claimed
+        // As a claim just made: the clip in the claim folder, nothing of it rendered.
+        var fresh = JobRecord(id: record.id, folder: record.folder, input: record.input, sidecars: record.sidecars, state: .claimed)
+        fresh.dropped = record.dropped
+        fresh.arrival = record.arrival
+        fresh.farmJob = record.farmJob
+        fresh.epoch = record.epoch
         return stored.map(JobStore.reading(json:)) ?? .success(fresh)
     }
 
@@ -257,6 +272,42 @@ package final class DatabaseLeases: ClaimCoordination {
             state.record = record
             state.stored = false
         }
+    }
+
+    /// Stores the record in the claim's row at once (`PostgresCoordinator.store`: under the
+    /// epoch this host holds, refused once another host took the job over), waiting for a
+    /// database that does not answer as a fence does. A row gone with its table is put back
+    /// as this host's claim, as a renewal does.
+    package func store(_ record: JobRecord) throws {
+        guard let claim = claims.withLock({ $0[record.id] }) else { return }
+        let (held, lost, released) = claim.state.withLock { ($0.held, $0.lost, $0.released) }
+        if let lost { throw JobFailure.lost(lost) }
+        if released { return }
+        let json = JobStore.json(record)
+        let lease = self.lease
+        try waitingForTheDatabase(record, held, operation: "store", what: "the record of its \(record.state.rawValue) step") {
+            do {
+                try database.store(record: json, for: held)
+            } catch PostgresCoordinator.Refusal.epochMoved(_, _) {
+                // Taken over — or its row lost with its table: put back if nobody has it.
+                try renewOrAdopt(held, record, claimedDirectory: claim.claimedDirectory, lease: lease, json: json)
+            }
+        }
+        claim.state.withLock { $0.record = record; $0.stored = true }
+    }
+
+    /// The record the claim row of job `id` holds, while this host holds it: the row that
+    /// names `id` as its current claim (a takeover names its taker's), claimed by a
+    /// holder of this host's name (its process may be an earlier one), and a record that
+    /// reads back as one (range-checked as the state folder's are) of that job, epoch and
+    /// folder, a folder of `folders`.
+    package func ownCopy(of id: String, folders: [FolderConfig]) throws -> RecordCopy? {
+        guard let row = try reach("recover", { try database.claimedRow(claim: id) }),
+              HostIdentity.name(of: row.host) == owner.host, let json = row.held.record,
+              case let .success(record) = JobStore.reading(json: json),
+              record.id == id, record.farmJob == row.held.job, record.epoch == row.held.epoch,
+              record.folder == row.held.folder, folders.contains(where: { $0.name == record.folder }) else { return nil }
+        return RecordCopy(record: record, source: "the copy the coordinator holds")
     }
 
     package func renew(logger: Logger) -> [LostClaim] {

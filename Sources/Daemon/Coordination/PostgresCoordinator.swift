@@ -342,6 +342,20 @@ package final class PostgresCoordinator: @unchecked Sendable {   // a lock seria
         if changed != 1 { throw Refusal.epochMoved(job: held.job, held: held.epoch) }
     }
 
+    /// The job whose current claim is `claim` while it is claimed, with its holder as the
+    /// row names it; nil when no claimed row names that claim.
+    package func claimedRow(claim: String) throws -> (held: Held, host: String)? {
+        let rows = try locked { db in
+            try db.query("""
+                SELECT id, folder, clip_name, epoch, step, record::text, claim, host
+                FROM dropcut_jobs WHERE claim = $1 AND state = 'claimed'
+                """, [claim])
+        }
+        guard let row = rows.first, row.count == 8, let host = row[7], let held = Self.held(Array(row.prefix(7))),
+              held.epoch > 0, held.claim == claim else { return nil }
+        return (held, host)
+    }
+
     /// The record stored for `job` (JSON), or nil when none is.
     package func storedRecord(of job: String) throws -> String? {
         try locked { db in try db.query("SELECT record::text FROM dropcut_jobs WHERE id = $1", [job]).first?.first ?? nil }

@@ -33,6 +33,10 @@ package final class APIRouter: Sendable {
     }
 
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
+        // RFC 9112 §3.2: more than one Host header is a 400, whatever the values — the
+        // host check reads one, and a proxy in front may have routed by another.
+        let hostHeaders = request.headers.filter { $0.name == "host" }.count
+        if hostHeaders > 1 { return .text(400, "a request has one Host header, this one has \(hostHeaders)") }
         guard let segments = request.segments else { return .text(400, "the path must be a plain absolute path (no . or .. segments, no encoded / or NUL)") }
         let method = request.method
         // Reached on loopback: only names of this machine (DNS rebinding), before anything
@@ -133,7 +137,7 @@ package final class APIRouter: Sendable {
            let path = inOutbox(poster.publishedPath), let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 {
             return Self.jpeg(remember(id, [UInt8](data)))
         }
-        let video = set.isEmpty ? record.output : set.first { $0.kind == "video" }?.publishedPath
+        let video = set.first { $0.kind == "video" || $0.isSingleOutput }?.publishedPath
         guard let path = inOutbox(video) else { return .text(404, "job \(id) has no output in its outbox to show") }
         do {
             // In a worker process, as renders are: a decoder crash ends that process only.

@@ -6,8 +6,17 @@ import Foundation
 /// its own index says it should, or a file that kept growing. Such a clip is not failed:
 /// it waits, its attempt given back, and is rendered once it has settled again.
 ///
+/// The same look guards the commit: a clip whose bytes changed between its claim and the
+/// end of its render (`ClipIdentity`: file, size, time, a hash of its ends) is not
+/// published — the render is discarded and the clip waits to settle again. And a clip
+/// that ends before its own container says it does (`ClipEnding`: inside an MPEG-TS
+/// packet, before its Matroska segment's end) — a copy paused, for longer than `settle`,
+/// in the middle of a format that renders from whatever arrived — is looked at again
+/// like one its render found incomplete; if it stays so it is rendered as it is.
+///
 /// What is recorded (`JobRecord.arrival`) is the clip's size and modification time as
-/// last seen; the decision is pure (`judge`), its inputs read by `JobRunner`.
+/// last seen, and its identity once claimed; the decision is pure (`judge`), its inputs
+/// read by `JobRunner`.
 package struct ClipArrival: Codable, Sendable, Hashable {
     /// The clip's size in bytes and modification time in nanoseconds, as last seen.
     package var size: Int64
@@ -19,6 +28,9 @@ package struct ClipArrival: Codable, Sendable, Hashable {
     /// changed, each time given one more `settle` to change: at `maximumQuietLooks` it
     /// fails (a file cut short for good), so a copy may pause that many settles and more.
     package var quietLooks: Int = 0
+    /// The claimed clip's identity as last seen (first at claim). Nil: records written
+    /// before it existed, or a clip that could not be read.
+    package var identity: ClipIdentity?
 
     package init(size: Int64, modified: Int64) {
         self.size = size
@@ -43,11 +55,14 @@ package struct ClipArrival: Codable, Sendable, Hashable {
         case gaveUp
     }
 
-    /// Judges the clip now `size` bytes modified at `modified`, after a render that
-    /// reported it incomplete (`incomplete`) or not; returns the verdict and what to record.
-    package func judge(size: Int64, modified: Int64, incomplete: Bool) -> (Verdict, ClipArrival) {
+    /// Judges the clip now `size` bytes modified at `modified` (and `identity`, when it
+    /// could be read), after a render that reported it incomplete (`incomplete`) or not;
+    /// returns the verdict and what to record.
+    package func judge(size: Int64, modified: Int64, identity: ClipIdentity? = nil, incomplete: Bool) -> (Verdict, ClipArrival) {
         var next = self
-        if size != self.size || modified != self.modified {
+        next.identity = identity ?? self.identity
+        let rewritten = identity != nil && self.identity != nil && identity != self.identity
+        if size != self.size || modified != self.modified || rewritten {
             next.size = size
             next.modified = modified
             next.looks += 1

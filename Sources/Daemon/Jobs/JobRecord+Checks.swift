@@ -63,9 +63,6 @@ extension JobRecord {
             return "the \(source)'s speed is out of range"
         }
         if let output, !Self.isFilePath(output) { return "the \(source)'s output is not a path to a file" }
-        if let temporaryOutput, !Self.isFilePath(temporaryOutput) || !(temporaryOutput as NSString).lastPathComponent.hasPrefix(".") {
-            return "the \(source)'s temporary output is not a path to a hidden file"
-        }
         if let deliverables {
             guard (1...Self.maximumDeliverables).contains(deliverables.count) else {
                 return "the \(source) lists \(deliverables.count) deliverables (1 to \(Self.maximumDeliverables))"
@@ -80,6 +77,17 @@ extension JobRecord {
                 if let temporary = file.temporary, !Self.isFilePath(temporary) || !(temporary as NSString).lastPathComponent.hasPrefix(".") {
                     return "the \(source)'s deliverable temporary file is not a path to a hidden file"
                 }
+            }
+        }
+        if let arrival {
+            // Counted up and compared as they are read back: a look count at Int.max would trap.
+            guard arrival.size >= 0, (0...ClipArrival.maximumLooks + 1).contains(arrival.looks),
+                  (0...ClipArrival.maximumQuietLooks).contains(arrival.quietLooks) else {
+                return "the \(source)'s arrival (size \(arrival.size), looks \(arrival.looks), quiet looks \(arrival.quietLooks)) is out of range"
+            }
+            if let identity = arrival.identity,
+               identity.size < 0 || identity.digest.utf8.count != 64 || !identity.digest.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+                return "the \(source)'s clip identity is not one (a size and a SHA-256 in hex)"
             }
         }
         if let setSuffix, !(0..<DurableFiles.maximumNumbered).contains(setSuffix) {

@@ -16,12 +16,12 @@ package struct JobRecord: Codable, Sendable, Hashable {
         /// here may have been brought down by the clip: such deaths are counted
         /// (`interruptedPreparations`), and bounded.
         case preparing
-        /// Rendering into `temporaryOutput` in the outbox — in a worker process, so a
+        /// Rendering its set's temporary files in the outbox — in a worker process, so a
         /// daemon that dies now says nothing about the clip: it is no strike against it.
         case rendering
         /// A transient failure: waiting until `retryAt` to render again.
         case waiting
-        /// `temporaryOutput` (or every file of a set: `deliverables`) is complete and
+        /// Every file of its set (`deliverables`) is complete and
         /// fsynced; being linked to its final name(s).
         case committing
         /// The output is at `output`; the original is being archived or deleted.
@@ -46,7 +46,9 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// that did not fit — by claimed name: the archive and failed/ give them back their
     /// bytes. Nil or missing: every name is as dropped.
     package var dropped: [String: String]?
-    package var state: State
+    /// Where the job is: changed only by the state machine's transitions (`move(by:)`), so
+    /// no step, takeover or recovery can put a record where the machine would not.
+    package fileprivate(set) var state: State
     package var claimedAt: Date
     package var updatedAt: Date
     /// Renders started (1 for the first), counted before anything of the job is read; an
@@ -64,13 +66,15 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// failed/), counted for their backoff: the render's `attempts` no longer move there.
     /// Nil: none.
     package var finishRetries: Int?
-    package var temporaryOutput: String?
-    /// The finished temporary output's inode: finds its final name after a crash mid-commit.
-    package var temporaryInode: UInt64?
+    /// What the job published, once it did: its single output's path, or its set's
+    /// manifest's.
     package var output: String?
-    /// A recipe with `outputs:`: every file of the set, the manifest last (`temporaryOutput`,
-    /// `temporaryInode` and `output` then stay nil until the set is published, when
-    /// `output` is the manifest's path). Nil or missing: a single output.
+    /// Every output is a set: the files the worker renders under their temporary names
+    /// (announced before it writes one), each one's inode once sealed and its published
+    /// path once published, a recipe's `outputs:` with their manifest last, a single
+    /// output a set of one (kind `output`, no manifest). Nil: nothing rendered yet.
+    /// Records written before every output was a set (a single output's
+    /// `temporaryOutput`, `temporaryInode` and `output`) are read as a set of one.
     package var deliverables: [DeliverableRecord]?
     /// The number every name of the set gets (`-1`, `-2`...; 0: the names as they are),
     /// recorded before the first file is published so that a crash resumes with the same
@@ -109,13 +113,11 @@ package struct JobRecord: Codable, Sendable, Hashable {
     package var epoch: Int64?
 
     /// Whether nothing of the output is published yet although it is rendered: a job
-    /// `committing` whose single output still has its temporary name, or none of whose
-    /// set's files has a published name. Such a commit that keeps failing may still fail
+    /// `committing` none of whose set's files has a published name. Such a commit that keeps failing may still fail
     /// the job (nothing is left half-visible); a published output never does.
     package var isCommittingUnpublished: Bool {
-        guard state == .committing else { return false }
-        if let set = deliverables { return set.allSatisfy { $0.output == nil } }
-        return temporaryOutput != nil
+        guard state == .committing, let set = deliverables else { return false }
+        return set.allSatisfy { $0.output == nil }
     }
 
     package init(id: String, folder: String, input: String, sidecars: [String], state: State, now: Date = Date()) {
@@ -151,6 +153,26 @@ package struct JobRecord: Codable, Sendable, Hashable {
         note("attempt \(attempts): \(outcome)")
     }
 
+    /// The step after the render this job is at, as messages name it; nil while it renders.
+    package var finishStep: String? {
+        switch state {
+        case .committing: return "publishing"
+        case .committed: return "archiving"
+        case .failing: return "moving it to failed/"
+        default: return nil
+        }
+    }
+
+    /// Adds to `history` what ended a try of the step after the render (`finishStep`), the
+    /// try numbered as `finishRetries` will count it; before the first, that the render
+    /// itself succeeded — so the error file lists every try the journal shows.
+    package mutating func recordFinishTry(_ outcome: String) {
+        guard let step = finishStep else { return }
+        let tried = finishRetries ?? 0
+        if tried == 0 { note("attempt \(attempts): rendered") }
+        note("\(step), try \(tried + 1): \(outcome)")
+    }
+
     /// The most lines `history` keeps. Daemon deaths mid-render are noted but not counted,
     /// so without a bound a daemon killed again and again would grow the record past what
     /// a record read back may hold (`maximumListed`) and make it unreadable.
@@ -169,8 +191,9 @@ package struct JobRecord: Codable, Sendable, Hashable {
     /// (whatever `retries` is: these are not renders).
     package static let maximumInterruptedPreparations = 3
 
-    /// Puts a job whose daemon stopped without ending its step (`who`: "dropcut stopped",
-    /// or "<host> stopped renewing its lease") back to `claimed`, to be rendered again. A
+    /// Notes that the daemon of a job stopped without ending its step (`who`: "dropcut
+    /// stopped", or "<host> stopped renewing its lease"), before the job is recovered
+    /// (`JobStateMachine.Event.recovered`: back to `claimed`, to be rendered again). A
     /// render stopped with its daemon is not counted against the clip: it ran in a worker,
     /// and an OOM kill of the daemon, `systemctl kill`, a power cut or an upgrade say
     /// nothing about the clip. A death while the daemon itself read the clip's files (`preparing`) is
@@ -181,14 +204,12 @@ package struct JobRecord: Codable, Sendable, Hashable {
         case .rendering:
             note("attempt \(attempts): interrupted: \(who) while its worker was rendering (not counted against the clip)")
             attempts = max(0, attempts - 1)
-            state = .claimed
             return nil
         case .preparing:
             let count = min(max(0, interruptedPreparations ?? 0) + 1, Self.maximumInterruptedPreparations)
             interruptedPreparations = count
             note("attempt \(attempts): interrupted: \(who) while it was reading the clip's recipe and sidecars (\(count) of \(Self.maximumInterruptedPreparations))")
             attempts = max(0, attempts - 1)
-            state = .claimed
             guard count < Self.maximumInterruptedPreparations else {
                 return "\(who) \(count) times while it was reading this clip's recipe and sidecars, before any render: quarantined so that it cannot bring dropcut down again"
             }
@@ -219,4 +240,72 @@ package struct JobRecord: Codable, Sendable, Hashable {
 
     /// The claim folder's current name.
     package var claim: ClaimName { claimName.flatMap(ClaimName.init) ?? ClaimName(job: id) }
+}
+
+extension JobRecord {
+    /// Moves the record by `event` as the state machine says (`JobStateMachine.transition`)
+    /// and returns the actions to perform, in order; a refused event changes nothing. The
+    /// one place a record's state changes (`JobRunner.advance` performs the actions).
+    package mutating func move(by event: JobStateMachine.Event) throws(JobStateMachine.Refusal) -> [JobStateMachine.Action] {
+        let transition = try JobStateMachine.transition(from: state, on: event)
+        state = transition.state
+        return transition.actions
+    }
+}
+
+// In this file: the decoder sets `state`, whose setter is this file's alone.
+/// Reading a job record back — from the state folder, a lease, the coordinator — as every
+/// output is now: a set. A record written before that (a single output's
+/// `temporaryOutput`, `temporaryInode` and `output`: the name it would get while
+/// rendering or committing, its path once published) is read as the set of one it was.
+extension JobRecord {
+    /// The single-output keys of records written before every output was a set.
+    private enum SingleOutputKeys: String, CodingKey {
+        case temporaryOutput, temporaryInode
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let keys = try decoder.container(keyedBy: CodingKeys.self)
+        id = try keys.decode(String.self, forKey: .id)
+        folder = try keys.decode(String.self, forKey: .folder)
+        input = try keys.decode(String.self, forKey: .input)
+        sidecars = try keys.decode([String].self, forKey: .sidecars)
+        dropped = try keys.decodeIfPresent([String: String].self, forKey: .dropped)
+        state = try keys.decode(State.self, forKey: .state)
+        claimedAt = try keys.decode(Date.self, forKey: .claimedAt)
+        updatedAt = try keys.decode(Date.self, forKey: .updatedAt)
+        attempts = try keys.decode(Int.self, forKey: .attempts)
+        interruptedPreparations = try keys.decodeIfPresent(Int.self, forKey: .interruptedPreparations)
+        history = try keys.decodeIfPresent([String].self, forKey: .history)
+        retryAt = try keys.decodeIfPresent(Date.self, forKey: .retryAt)
+        finishRetries = try keys.decodeIfPresent(Int.self, forKey: .finishRetries)
+        output = try keys.decodeIfPresent(String.self, forKey: .output)
+        deliverables = try keys.decodeIfPresent([DeliverableRecord].self, forKey: .deliverables)
+        setSuffix = try keys.decodeIfPresent(Int.self, forKey: .setSuffix)
+        arrival = try keys.decodeIfPresent(ClipArrival.self, forKey: .arrival)
+        unreadableSidecars = try keys.decodeIfPresent([String].self, forKey: .unreadableSidecars)
+        recipes = try keys.decode([String].self, forKey: .recipes)
+        error = try keys.decodeIfPresent(String.self, forKey: .error)
+        elapsedMilliseconds = try keys.decodeIfPresent(Int.self, forKey: .elapsedMilliseconds)
+        speed = try keys.decodeIfPresent(Double.self, forKey: .speed)
+        pid = try keys.decode(Int32.self, forKey: .pid)
+        previousJobs = try keys.decodeIfPresent([String].self, forKey: .previousJobs)
+        endedAtMilliseconds = try keys.decodeIfPresent(Int64.self, forKey: .endedAtMilliseconds)
+        claimName = try keys.decodeIfPresent(String.self, forKey: .claimName)
+        farmJob = try keys.decodeIfPresent(String.self, forKey: .farmJob)
+        epoch = try keys.decodeIfPresent(Int64.self, forKey: .epoch)
+        guard deliverables == nil else { return }
+        let single = try decoder.container(keyedBy: SingleOutputKeys.self)
+        let temporary = try single.decodeIfPresent(String.self, forKey: .temporaryOutput)
+        let inode = try single.decodeIfPresent(UInt64.self, forKey: .temporaryInode)
+        guard let name = output.map({ ($0 as NSString).lastPathComponent }) else { return }
+        if let temporary {
+            // Rendering or committing: `output` was the name it would get.
+            recordSingleOutput(name, temporary: temporary, inode: inode)
+            output = nil
+        } else if state == .committed || state == .done {
+            // Published: `output` is where.
+            recordSingleOutput(name, temporary: nil, inode: inode, published: output)
+        }
+    }
 }

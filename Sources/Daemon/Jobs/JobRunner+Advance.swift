@@ -9,9 +9,7 @@ extension JobRunner {
     /// event (`JobStateMachine.Refusal`) changes nothing; an action that fails (a save)
     /// leaves the record in its new state, as the files will be found.
     func advance(_ record: inout JobRecord, _ event: JobStateMachine.Event, folder: FolderConfig) throws {
-        let transition = try JobStateMachine.transition(from: record.state, on: event)
-        record.state = transition.state
-        for action in transition.actions {
+        for action in try record.move(by: event) {
             switch action {
             case .countAttempt:
                 record.attempts += 1

@@ -59,10 +59,10 @@ extension JobRunner {
                     // output gets in this outbox.
                     guard Self.isPlainName(output),
                           temporary == PartialOutput(directory: folder.outbox, filename: output, tag: request.job).path else { return }
-                    // Recorded at once: a daemon that crashes now still finds and removes it.
+                    // Recorded at once, as a set of one: a daemon that crashes now still finds
+                    // and removes it.
                     box.record.withLock { record in
-                        record.temporaryOutput = temporary
-                        record.output = output   // the name it will get (a suffix may follow)
+                        record.recordSingleOutput(output, temporary: temporary)
                         try? save(&record)
                     }
                 case let .renderingSet(files, manifest, duration):
@@ -92,8 +92,6 @@ extension JobRunner {
         }
         record = box.record.withLock { $0 }
         if let reported = exit.failure(limits: limits) {
-            if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
-            record.temporaryOutput = nil
             removeSetTemporaries(&record, folder: folder)
             if case .cancelled? = exit.stoppedBy {
                 if let lost = keeper.lostReason(record.id) { throw JobFailure.lost(lost) }
@@ -121,36 +119,13 @@ extension JobRunner {
             // Rendered from a file that changed meanwhile: not the clip as it will be.
             try await offPool(&record, "dropcut-arrival") { try checkArrival(&$0, folder: folder, incomplete: false) }
         } catch {
-            if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
-            record.temporaryOutput = nil
             removeSetTemporaries(&record, folder: folder)
             throw error
         }
-        if record.deliverables != nil {
-            guard case let .finished(milliseconds, speed)? = exit.outcome else {
-                throw JobFailure.transient("the worker reported success without an output", errno: nil)
-            }
-            try await offPool(&record, "dropcut-sync") { try syncSet(&$0, folder: folder, milliseconds: milliseconds, speed: speed) }
-            return
-        }
-        guard let temporary = record.temporaryOutput, case let .finished(milliseconds, speed)? = exit.outcome else {
+        guard record.deliverables != nil, case let .finished(milliseconds, speed)? = exit.outcome else {
             throw JobFailure.transient("the worker reported success without an output", errno: nil)
         }
-        try await offPool(&record, "dropcut-sync") { record in
-            // A regular file, not a symlink the worker left there (apply follows links).
-            var own = stat()
-            guard lstat(temporary, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG else {
-                throw JobFailure.transient("the worker's output \(temporary) is missing or not a regular file", errno: nil)
-            }
-            try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)
-            try DurableFiles.sync(temporary)
-            var info = stat()
-            try sys("stat", temporary) { stat(temporary, &info) }
-            record.temporaryInode = UInt64(info.st_ino)
-            record.elapsedMilliseconds = max(0, milliseconds)
-            record.speed = speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }   // NaN would not encode
-            try advance(&record, .rendered, folder: folder)
-        }
+        try await offPool(&record, "dropcut-sync") { try syncSet(&$0, folder: folder, milliseconds: milliseconds, speed: speed) }
     }
 
     /// Whether `path` (a record's temporary output) is a hidden file of this job in the
@@ -175,8 +150,6 @@ extension JobRunner {
     /// partial output, lists the recipes, marks it `rendering`, and returns what the
     /// worker is told.
     private func beginAttempt(_ record: inout JobRecord, folder: FolderConfig, limits: WorkerLimits) throws -> WorkerRequest {
-        if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
-        record.temporaryOutput = nil
         removeSetTemporaries(&record, folder: folder)
         // Before the attempt is counted: a share that is away is not the clip's fault.
         try mounts.require(folder.outbox, role: "outbox")

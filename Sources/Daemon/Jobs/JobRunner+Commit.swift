@@ -5,16 +5,18 @@ import DropcutSupport
 /// The commit: publishing a job's output in the outbox, durable, exclusive (never replacing
 /// a file) and recorded at every step — one path for every output, and the same set
 /// commit as `dropcut render`'s (`SetCommit`, here `.neverReplace` and `.durable`, its
-/// steps saved in the record). A single output is a set of one: its one file (kind
-/// `output`) and no manifest, published as `name`, `name-1`… as it always was; a deliverable set (a recipe with `outputs:`) is several
-/// files and their manifest, all or nothing.
+/// steps saved in the record). Every output is a set: a single output is a set of one (its
+/// one file, kind `output`, and no manifest, published as `name`, `name-1`…); a
+/// deliverable set (a recipe with `outputs:`) is several files and their manifest, all or
+/// nothing.
 ///
 /// The worker renders every file under its temporary name and announces the whole set
 /// first (`WorkerEvent.renderingSet`), so the record knows every name before one is
 /// written. Once the worker is done each file is fsynced and its inode recorded
 /// (`committing`). Then the set gets one suffix for all its names (`setSuffix`: the first
 /// `n` at which every name, `-n` before its extension, is free — so the manifest and its
-/// files stay matched; 0 is the names as they are), recorded before anything is published;
+/// files stay matched; 0 is the names as they are), recorded before anything is published
+/// (each step's record kept durably by the coordination too: `recordCommitStep`);
 /// the manifest, listing the names the files get, is written (complete, fsynced) before
 /// any of them is published — a disk that is full fails the commit there, with nothing of
 /// the set visible —; each file is published exclusively under its name
@@ -29,46 +31,10 @@ import DropcutSupport
 /// before it was published (nothing dropcut does) takes the published ones back and the
 /// clip is rendered again.
 extension JobRunner {
-    /// Publishes the job's output (see the extension's comment), from wherever a crash
-    /// left it: a set, or a single output as a set of one.
+    /// Publishes the job's set (see the extension's comment), from wherever a crash left it.
     func commit(_ record: inout JobRecord, folder: FolderConfig) throws {
-        if record.deliverables == nil { try Self.makeSetOfOne(&record) }
         try publishSet(&record, folder: folder)
-        if let single = record.deliverables?.first, single.isSingleOutput {
-            // Back to a single output's fields, as the record of a published output always
-            // had them (`output`, `temporaryInode`), before the record says committed.
-            record.output = single.output
-            record.temporaryOutput = nil
-            record.temporaryInode = single.inode
-            record.deliverables = nil
-            record.setSuffix = nil
-        }
         try advance(&record, .published, folder: folder)
-    }
-
-    /// A single output's record (`temporaryOutput`, `output`: its name, `temporaryInode`)
-    /// as a set of one: its file, of kind `output`, and no manifest.
-    static func makeSetOfOne(_ record: inout JobRecord) throws {
-        guard let temporary = record.temporaryOutput, let name = record.output, let inode = record.temporaryInode else {
-            throw JobFailure.permanent("job \(record.id) has no rendered output to commit", errno: nil)
-        }
-        record.deliverables = SetCommit.State.setOfOne(temporary: temporary, name: (name as NSString).lastPathComponent, inode: inode).entries
-        record.setSuffix = nil
-        record.temporaryOutput = nil
-        record.temporaryInode = nil
-        record.output = nil
-    }
-
-    /// `makeSetOfOne` undone: a single output a holder was committing as a set of one,
-    /// back in a single output's fields as its render left them (its temporary file, its
-    /// inode, its name), for a taker to find it as it finds any single output.
-    static func unmakeSetOfOne(_ record: inout JobRecord) {
-        guard let set = record.deliverables, set.count == 1, let file = set.first, file.isSingleOutput else { return }
-        record.temporaryOutput = file.temporary
-        record.temporaryInode = file.inode
-        record.output = file.name
-        record.deliverables = nil
-        record.setSuffix = nil
     }
 
     /// Publishes every file of the set under one suffix through the one set commit
@@ -131,9 +97,7 @@ extension JobRunner {
         }, manifest: { files, names in
             try Self.manifest(of: files, names: names, input: input)
         }, step: { state in
-            record.deliverables = state.entries
-            record.setSuffix = state.suffix
-            try save(&record)
+            try recordCommitStep(state, in: &record)
         })
         record.deliverables = state.entries
         record.setSuffix = state.suffix

@@ -2,10 +2,10 @@ import Foundation
 import DropcutPipeline
 import DropcutSupport
 
-/// A deliverable set (a recipe with `outputs:`) from the worker's word to its commit: the
-/// set it announces, checked and recorded whole before it writes a file; its temporary
-/// files removed when a render does not finish; each file sealed (fsynced, its inode
-/// recorded) once the worker is done. Publishing it is the commit every output takes
+/// A job's set — a recipe's `outputs:` and their manifest, or a single output as a set of
+/// one — from the worker's word to its commit: the set it announces, checked and recorded
+/// whole before it writes a file; its temporary files removed when a render does not
+/// finish; each file sealed (fsynced, its inode recorded) once the worker is done. Publishing it is the commit every output takes
 /// (`JobRunner+Commit`).
 extension JobRunner {
     /// The set a worker announced, checked like any input (a worker taken over by a hostile
@@ -54,10 +54,6 @@ extension JobRunner {
     /// recorded.
     func syncSet(_ record: inout JobRecord, folder: FolderConfig, milliseconds: Int, speed: Double?) throws {
         guard var set = record.deliverables else { return }
-        // A worker that also announced a single output (it never does) gets nothing of it published.
-        if let single = record.temporaryOutput { PartialOutput(path: single).remove() }
-        record.temporaryOutput = nil
-        record.output = nil
         for index in set.indices where !set[index].isManifest {
             guard let temporary = set[index].temporary else {
                 throw JobFailure.transient("the worker's set has no file for \(set[index].name)", errno: nil)
@@ -71,7 +67,8 @@ extension JobRunner {
             guard lstat(temporary, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG else {
                 throw JobFailure.transient("the worker's output \(temporary) is missing or not a regular file", errno: nil)
             }
-            guard let file = set[index].file, file.bytes == Int64(own.st_size) else {
+            // A set's files are described for its manifest; a single output has none.
+            guard set[index].isSingleOutput || set[index].file?.bytes == Int64(own.st_size) else {
                 throw JobFailure.transient("the worker did not describe \(set[index].name) as it is on disk", errno: nil)
             }
             try DurableFiles.apply(mode: folder.outputMode, group: folder.outputGroup, to: temporary)

@@ -33,7 +33,7 @@ extension JobRunner {
         try advance(&record, .archived, folder: folder)
         var log = logger(for: record, folder: folder)
         if let output = record.output { log[metadataKey: "DROPCUT_OUTPUT"] = "\(output)" }
-        if let set = record.deliverables {
+        if let set = record.deliverables, set.count > 1 {
             // Every file of a set, the manifest last (DROPCUT_OUTPUT is the manifest).
             // A ladder's is its master playlist in its folder, as the manifest lists it.
             log[metadataKey: "DROPCUT_OUTPUTS"] = "\(set.compactMap(\.publishedPath).joined(separator: ","))"
@@ -52,19 +52,28 @@ extension JobRunner {
     /// with the reason to the failed folder — after a fence: a host whose claim was taken
     /// over must not move the clip another host now renders.
     func fail(_ record: inout JobRecord, folder: FolderConfig, failure: JobFailure) throws {
-        // A commit that kept failing before anything was published: its output never was.
-        if record.isCommittingUnpublished && record.deliverables == nil { record.output = nil }
-        if let leftover = record.temporaryOutput { PartialOutput(path: leftover).remove() }
-        record.temporaryOutput = nil
         removeSetTemporaries(&record, folder: folder)
         // Named before the fence: it renames the claimed folder the reason's paths are in.
         let reason = namedAsDropped(failure.reason, record, folder)
         try fence(&record, folder: folder, before: .fail)
         record.error = reason
+        // A step after the render that failed for good: its last try, listed and counted
+        // with the retried ones.
+        if record.state == .committing || record.state == .committed {
+            record.recordFinishTry(reason)
+            record.finishRetries = (record.finishRetries ?? 0) + 1
+        }
         try advance(&record, .failureDecided, folder: folder)
         var log = logger(for: record, folder: folder)
         if let code = failure.errno { log[metadataKey: "ERRNO"] = "\(code)" }
         try finishFailure(&record, folder: folder, logger: log)
+    }
+
+    /// "1", or "1 render, then 3 tries of the steps after it" when the render succeeded
+    /// and what came after (publishing, archiving) failed.
+    static func attemptCount(_ record: JobRecord) -> String {
+        guard let tries = record.finishRetries, tries > 0 else { return "\(record.attempts)" }
+        return "\(record.attempts) render\(record.attempts == 1 ? "" : "s"), then \(tries) tr\(tries == 1 ? "y" : "ies") of the steps after it"
     }
 
     func finishFailure(_ record: inout JobRecord, folder: FolderConfig, logger log: Logger? = nil) throws {
@@ -96,7 +105,7 @@ extension JobRunner {
 
             Folder:   \(folder.name) (inbox \(folder.inbox))
             Job:      \(record.id)
-            Attempts: \(record.attempts)
+            Attempts: \(Self.attemptCount(record))
             Recipes:  \(record.recipes.isEmpty ? "(not loaded)" : record.recipes.joined(separator: ", "))
             Failed:   \(ISO8601DateFormatter().string(from: Date()))
 

@@ -75,7 +75,8 @@ extension JobRunner {
                 _ = try ClaimRename.rename(name.path(in: folder.inbox), to: claimedPath(record, folder, clip),
                                            describedAs: (folder.inbox as NSString).appendingPathComponent(clip))
             }
-            let (found, owner) = candidate.stored.map { ($0, "its holder") } ?? leaseRecord(record, previous: previous, folder: folder)
+            let (found, owner) = candidate.stored.map { ($0, "its holder") }
+                ?? ClaimLease.holderRecord(claimDirectory: claimedDirectory(record, folder), name: previous)
             outcome = try adopt(&record, found: found, owner: owner, previous: previous.job, folder: folder)
             if case .removed = outcome {
                 // Nothing left to do (a finished job's leftover, an empty claim): the job
@@ -140,19 +141,8 @@ extension JobRunner {
     /// archived. Without a readable record, what was done with the clip is unknown: it goes
     /// to the failed folder with that reason (never rendered twice).
     func adopt(_ record: inout JobRecord, previous: ClaimName, folder: FolderConfig) throws -> Takeover {
-        let (found, owner) = try keeper.storedRecord(of: record).map { ($0, "its holder") }
-            ?? leaseRecord(record, previous: previous, folder: folder)
+        let (found, owner) = try keeper.holderRecord(of: record, previous: previous, claimDirectory: claimedDirectory(record, folder))
         return try adopt(&record, found: found, owner: owner, previous: previous.job, folder: folder)
-    }
-
-    /// The record in the lease the claim folder `<record.id>` brought from `previous`, and
-    /// who wrote it — or why there is none.
-    func leaseRecord(_ record: JobRecord, previous: ClaimName, folder: FolderConfig) -> (Result<JobRecord, MissingRecord>, String) {
-        switch ClaimLease.read(claimDirectory: claimedDirectory(record, folder), name: previous).reading {
-        case let .lease(lease): (.success(lease.record), lease.owner.description)
-        case .missing: (.failure(MissingRecord("it has no lease")), "its holder")
-        case let .unreadable(why): (.failure(MissingRecord(why)), "its holder")
-        }
     }
 
     /// `adopt` with the holder's record as found (a lease's, or the coordinator's) — or why
@@ -162,13 +152,12 @@ extension JobRunner {
         let directory = claimedDirectory(record, folder)
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
         let id = record.id, previousJobs = record.previousJobs, farmJob = record.farmJob, epoch = record.epoch
+        // Without the holder's record: failed once this host holds the claim.
+        var unknown: String?
         switch found {
         case let .success(holder):
             record = holder   // its error too: a failing job's reason
             record.previousJobs = previousJobs
-            // A single output its holder was committing as a set of one is taken as a
-            // single output, as it always was (`takeFinishedOutput`).
-            Self.unmakeSetOfOne(&record)
         case let .failure(missing):
             guard let clip = files.first(where: { !InboxScanner.sidecarExtensions.contains(($0 as NSString).pathExtension.lowercased()) })
                     ?? files.first else {
@@ -176,8 +165,7 @@ extension JobRunner {
             }
             record.input = clip
             record.sidecars = files.filter { $0 != clip }
-            record.state = .failing
-            record.error = "its claim was taken over from job \(previous), and \(missing.reason), so what was done with it is unknown; it was not rendered again"
+            unknown = "its claim was taken over from job \(previous), and \(missing.reason), so what was done with it is unknown; it was not rendered again"
         }
         record.farmJob = farmJob
         record.epoch = epoch
@@ -192,16 +180,14 @@ extension JobRunner {
             store.remove(id)
             return .missed
         }
-        // The holder's temporary output as this host sees it: the same name in this host's
-        // outbox (the holder's path may be another view of the same share, a mount point
-        // elsewhere). The name carries the holder's job id, so a file of that name can only
-        // be its own; where the outbox is the holder's own disk, there is none here.
-        let partial = record.temporaryOutput.flatMap { path -> String? in
-            guard let output = record.output, JobRunner.isPlainName((output as NSString).lastPathComponent) else { return nil }
-            let here = PartialOutput(directory: folder.outbox, filename: (output as NSString).lastPathComponent, tag: previous).path
-            return (path as NSString).lastPathComponent == (here as NSString).lastPathComponent ? here : nil
+        if let unknown {
+            record.error = unknown
+            try advance(&record, .failureDecided, folder: folder)
         }
-        // A set's files as this host sees them, under the holder's names (see `partial`).
+        // The holder's set as this host sees it: the same names in this host's outbox (the
+        // holder's paths may be another view of the same share, a mount point elsewhere).
+        // The names carry the holder's job id, so files of those names can only be its
+        // own; where the outbox is the holder's own disk, there are none here.
         let holderSet = record.deliverables.map { set in
             set.map { PartialOutput(directory: folder.outbox, filename: $0.publishedName, tag: previous).path }
         }
@@ -217,100 +203,70 @@ extension JobRunner {
                 return try removeClaim(&record, folder, "an empty claim (its holder stopped before moving the clip into it); removed it")
             }
             record.sidecars = files.filter { $0 != record.input }
-            record.state = .claimed
+            try advance(&record, .adopted(.toRender), folder: folder)
         case .renderAgain:
-            if let partial { PartialOutput(path: partial).remove() }
-            record.temporaryOutput = nil
-            record.state = .claimed
+            try advance(&record, .adopted(.toRender), folder: folder)
         case .interruptedAttempt:
-            if let partial { PartialOutput(path: partial).remove() }
-            record.temporaryOutput = nil
             // As a step the daemon did not survive (`JobRecord.interrupted`): a render in
             // the holder's worker is no strike against the clip; a holder that stopped
             // while reading the clip's files counts, bounded, so a clip that brings every
             // host down in turn still ends in failed/.
             if let reason = record.interrupted("\(owner) stopped renewing its lease") {
                 record.error = reason
-                record.state = .failing
+                try advance(&record, .failureDecided, folder: folder)
+            } else {
+                try advance(&record, .recovered, folder: folder)
             }
-        case .publish where record.deliverables != nil:
-            try takeFinishedSet(&record, holderSet: holderSet ?? [], folder: folder)
         case .publish:
-            try takeFinishedOutput(&record, partial: partial, folder: folder)
+            try takeFinishedSet(&record, holderSet: holderSet ?? [], folder: folder)
         case .finishAsItStopped:
-            // Nothing of the holder's temporary output is needed any more (and a path read
-            // from a lease is never removed).
-            record.temporaryOutput = nil
+            // Nothing of the holder's temporary files is needed any more (they go below;
+            // a path read from a lease is never removed).
+            break
         case .remove:
             return try removeClaim(&record, folder, "its holder had finished the job (\(record.state.rawValue)); removed its claim")
         }
+        // What the holder's renders left here that was not taken (an abandoned render, a
+        // committed job's leftovers) is nobody's now: its claim is this job's.
+        PartialOutput.removeAll(taggedWith: [previous], in: folder.outbox)
         if ![.committed, .failing].contains(record.state) && !files.contains(record.input) {
             // Whatever is left of it (sidecars) goes to failed/ with the reason.
             record.error = "its claim was taken over from job \(previous), but the clip \(record.input) is not in it"
-            record.state = .failing
+            try advance(&record, .failureDecided, folder: folder)
         }
         try save(&record)
         return .resume(record)
     }
 
-    /// A committing holder's output: published already (an outbox entry has its inode —
-    /// where this host sees the inodes the holder saw), or complete under the holder's
-    /// temporary name here — then it is renamed to this job's temporary name before it is
-    /// published (a holder still about to link it by that name finds it gone), and looked
-    /// for once more — or not to be seen here: rendered again.
-    private func takeFinishedOutput(_ record: inout JobRecord, partial: String?, folder: FolderConfig) throws {
-        let name = (record.output as NSString?)?.lastPathComponent ?? ""
-        if let inode = record.temporaryInode, let partial, let linked = Self.entry(withInode: inode, in: folder.outbox, besides: partial) {
-            unlink(partial)
-            record.output = linked
-            record.temporaryOutput = nil
-            record.state = .committed
+    /// A committing holder's set — a single output's set of one too: each file (or ladder
+    /// folder) published already (found by its inode) keeps its name, its manifest too;
+    /// each one still under the holder's temporary name here is renamed to this job's (a
+    /// holder still about to publish it finds it gone); a manifest not yet published is
+    /// written again by `commit`. A file out of this host's sight renders the set again: at
+    /// once when nothing of it is published, else `commit` takes the published ones back
+    /// first.
+    func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
+        guard var set = record.deliverables, set.count == holderSet.count else {
+            try outOfSight(&record, folder: folder)
             return
         }
-        var info = stat()
-        if let partial, lstat(partial, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-            // Committing: the holder's worker had finished it and the holder fsynced it.
-            let mine = PartialOutput(directory: folder.outbox, filename: name, tag: record.id).path
-            if try ClaimRename.rename(partial, to: mine) == .renamed, lstat(mine, &info) == 0 {
-                let inode = UInt64(info.st_ino)   // as this host sees it
-                if let linked = Self.entry(withInode: inode, in: folder.outbox, besides: mine) {
-                    // It linked it between the two looks.
-                    unlink(mine)
-                    record.output = linked
-                    record.temporaryOutput = nil
-                    record.state = .committed
-                } else {
-                    record.temporaryOutput = mine
-                    record.temporaryInode = inode
-                }
-                return
-            }
-        }
-        // Not a render that failed: its output is out of this host's sight. So it is no
-        // strike against the clip either (with `retries: 0` it would fail unrendered).
-        record.temporaryOutput = nil
-        record.temporaryInode = nil
-        record.note("attempt \(record.attempts): rendered, but its output is out of this host's sight (not counted against the clip)")
-        record.attempts = max(0, record.attempts - 1)
-        record.state = .claimed
-    }
-
-    /// A committing holder's set: each file (or ladder folder) published already (found by its
-    /// inode) keeps its name; each one still under the holder's temporary name here is renamed to this
-    /// job's (a holder still about to publish it finds it gone); the manifest is written
-    /// again by `commit`. A file out of this host's sight makes `commit` take the
-    /// published ones back and render the set again.
-    func takeFinishedSet(_ record: inout JobRecord, holderSet: [String], folder: FolderConfig) throws {
-        guard var set = record.deliverables, set.count == holderSet.count else { return }
         for (index, holder) in holderSet.enumerated() {
             let mine = PartialOutput(directory: folder.outbox, filename: set[index].publishedName, tag: record.id).path
             // The holder's paths may be another view of the share: names only are kept.
             set[index].output = set[index].output.map { (folder.outbox as NSString).appendingPathComponent(($0 as NSString).lastPathComponent) }
             set[index].temporary = mine
             if set[index].isManifest {
-                set[index].output = nil   // written again for the names the set gets
-                set[index].inode = nil
                 unlink(holder)
+                // Published already — the commit's last act, which no record says — it is
+                // kept, found by its inode as a file is: written again, the new one would
+                // find its name taken by it and the set would go to the next suffix,
+                // leaving it naming files no longer there.
+                if let inode = set[index].inode, let published = Self.entry(withInode: inode, in: folder.outbox, besides: holder) {
+                    set[index].output = published
+                } else {
+                    set[index].output = nil   // written again for the names the set gets
+                    set[index].inode = nil
+                }
                 continue
             }
             if let inode = set[index].inode, let linked = Self.entry(withInode: inode, in: folder.outbox, besides: holder) {
@@ -327,6 +283,27 @@ extension JobRunner {
             }
         }
         record.deliverables = set
+        let missing = set.contains { entry in
+            guard !entry.isManifest, entry.output == nil, let temporary = entry.temporary else { return false }
+            var info = stat()
+            return lstat(temporary, &info) != 0
+        }
+        // Nothing of it published, and not all of it here: rendered again. (With a file
+        // published, the commit takes it back and the set is rendered again.)
+        if missing && set.allSatisfy({ $0.output == nil }) {
+            for entry in set { if let temporary = entry.temporary { PartialOutput(path: temporary).remove() } }
+            try outOfSight(&record, folder: folder)
+        }
+    }
+
+    /// A committing holder's output out of this host's sight (its own outbox): rendered
+    /// again. Not a render that failed, so no strike against the clip either (with
+    /// `retries: 0` it would fail unrendered).
+    private func outOfSight(_ record: inout JobRecord, folder: FolderConfig) throws {
+        record.deliverables = nil
+        record.setSuffix = nil
+        record.note("attempt \(record.attempts): rendered, but its output is out of this host's sight (not counted against the clip)")
+        try advance(&record, .adopted(.outOfSight), folder: folder)
     }
 
     /// Ends a taken-over claim that holds nothing to do: its folder and this job's record go.

@@ -52,26 +52,22 @@ extension JobRunner {
     }
 
     /// Every published file once: a set's as the worker described them (the manifest
-    /// hashed here), else the one output, probed and hashed here. A file that cannot be
+    /// hashed here), a single output probed and hashed here. A file that cannot be
     /// read is still listed, by its path and kind: the job is done either way.
     static func outputs(of record: JobRecord) -> [WebhookEvent.Output] {
-        if let set = record.deliverables {
-            return set.compactMap { entry in
-                guard let path = entry.publishedPath else { return nil }
-                if let file = entry.file {
-                    return WebhookEvent.Output(path: path, kind: entry.kind, bytes: file.bytes, duration: file.duration,
-                                               width: file.width, height: file.height, sha256: file.sha256)
-                }
-                return WebhookEvent.Output(path: path, kind: entry.kind, bytes: try? FileSize.bytes(at: path),
-                                           sha256: try? SHA256.hex(ofFile: path))
+        (record.deliverables ?? []).compactMap { entry in
+            guard let path = entry.publishedPath else { return nil }
+            if let file = entry.file {
+                return WebhookEvent.Output(path: path, kind: entry.kind, bytes: file.bytes, duration: file.duration,
+                                           width: file.width, height: file.height, sha256: file.sha256)
             }
+            // A single output (described by nobody: it has no manifest), probed here.
+            if entry.isSingleOutput, let file = try? OutputDescription.describe(path) {
+                return WebhookEvent.Output(path: path, kind: file.kind, bytes: file.bytes, duration: file.duration,
+                                           width: file.width, height: file.height, sha256: file.sha256)
+            }
+            return WebhookEvent.Output(path: path, kind: entry.isSingleOutput ? "video" : entry.kind, bytes: try? FileSize.bytes(at: path),
+                                       sha256: try? SHA256.hex(ofFile: path))
         }
-        guard let path = record.output else { return [] }
-        guard let file = try? OutputDescription.describe(path) else {
-            return [WebhookEvent.Output(path: path, kind: "video", bytes: try? FileSize.bytes(at: path),
-                                        sha256: try? SHA256.hex(ofFile: path))]
-        }
-        return [WebhookEvent.Output(path: path, kind: file.kind, bytes: file.bytes, duration: file.duration,
-                                    width: file.width, height: file.height, sha256: file.sha256)]
     }
 }

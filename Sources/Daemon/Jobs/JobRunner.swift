@@ -34,11 +34,26 @@ struct JobRunner: Sendable {
         (folder.claimedDirectory as NSString).appendingPathComponent(record.claim.description)
     }
 
-    /// Saves the record in the state folder, then in the claim's lease: what another host
-    /// resumes the job from if it takes the claim over.
+    /// Saves the record in the state folder, then hands it to the coordination
+    /// (`ClaimCoordination.update`: the claim's lease at once, a coordinator's row at its
+    /// next renewal): what another host resumes the job from if it takes the claim over.
     func save(_ record: inout JobRecord) throws(SystemError) {
         try store.save(&record)
         keeper.update(record)
+    }
+
+    /// A step of the set commit (`SetCommit`'s `step`) recorded: the record says where the
+    /// commit is, in the state folder and, durably before the next step, in the
+    /// coordination (`ClaimCoordination.store`: the lease, or the coordinator's row) — so
+    /// a kill between two steps leaves the step the outbox shows to whoever resumes the job,
+    /// this host with its own record cut short or gone included. Throws what kept it from
+    /// being recorded (`JobFailure.lost`: the claim is another host's now); the commit
+    /// stops there.
+    func recordCommitStep(_ state: SetCommit.State, in record: inout JobRecord) throws {
+        record.deliverables = state.entries
+        record.setSuffix = state.suffix
+        try store.save(&record)
+        try keeper.store(record)
     }
 
     /// Proves the claim is still this daemon's just before an irreversible step
@@ -152,6 +167,8 @@ struct JobRunner: Sendable {
         if let kept = record.dropped?.filter({ ([record.input] + record.sidecars).contains($0.key) }) {
             record.dropped = kept.isEmpty ? nil : kept
         }
+        // What the clip is as claimed: a render is published only if it is still so then.
+        record.arrival?.identity = try? ClipIdentity.read(destination).identity
         try DurableFiles.sync(directory)
         try DurableFiles.sync(folder.inbox)
         try advance(&record, .clipClaimed, folder: folder)

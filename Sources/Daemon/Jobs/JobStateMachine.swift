@@ -11,10 +11,14 @@
 ///     any unfinished ─claimLost→ abandoned
 ///     a render (claiming…waiting) ─retryScheduled→ waiting; a later step stays, its retry counted
 ///     preparing, rendering ─interruptedByShutdown→ claimed, the attempt given back
+///     a render (claiming…waiting) ─recovered→ claimed (preparing, rendering) or as it was
+///     a render ─adopted(.toRender)→ claimed; committing ─adopted(.published)→ committed
+///     committing ─adopted(.outOfSight)→ claimed, the attempt given back
 ///
 /// Decisions that depend on the files (which output was found, whether a takeover's clip
-/// is there: `JobRunner.adopt`) stay with the runner; the states they lead to are checked
-/// by the same transitions where a step of the job takes them.
+/// is there: `JobRunner.adopt`) stay with the runner; what they found is an event here
+/// (`recovered`, `adopted`), so a takeover or a recovery moves a record only where the
+/// machine allows — `JobRecord.move(by:)` is the one place a state changes.
 package enum JobStateMachine {
     package typealias State = JobRecord.State
 
@@ -45,12 +49,30 @@ package enum JobStateMachine {
         case interruptedByShutdown
         /// Another host took the claim over: the job is given up here.
         case claimLost
+        /// Found mid-render with nobody rendering it — by this daemon's start after it
+        /// stopped, or by a taker from its holder's record (`JobRecord.interrupted` noted
+        /// it): rendered again from the claimed copy.
+        case recovered
+        /// A taker made its holder's record its own (`JobRunner.adopt`), as the files showed.
+        case adopted(Adoption)
+
+        /// What a taker found of its holder's job.
+        package enum Adoption: Sendable, Hashable, CaseIterable {
+            /// Nothing of the render is left to use (or the holder was moving the clip in):
+            /// rendered (again) from the claimed clip.
+            case toRender
+            /// The holder's output was found published: only the original is left to archive.
+            case published
+            /// The holder had rendered its output, but it is out of this host's sight (its
+            /// own outbox): rendered again, the attempt given back (it was no failure).
+            case outOfSight
+        }
 
         package static let allCases: [Event] = [
             .clipClaimed, .attemptStarted, .workerStarted, .rendered, .outputVanished, .published, .archived,
             .failureDecided, .movedToFailed, .retryScheduled(transient: true), .retryScheduled(transient: false),
-            .interruptedByShutdown, .claimLost,
-        ]
+            .interruptedByShutdown, .claimLost, .recovered,
+        ] + Adoption.allCases.map(Event.adopted)
     }
 
     /// An effect of a transition, for `JobRunner.advance` to perform in the order given.
@@ -143,6 +165,19 @@ package enum JobStateMachine {
         case .claimLost:
             guard unfinished else { throw refused }
             return Transition(.abandoned, [.saveLocally])
+        case .recovered:
+            guard renderStates.contains(state) else { throw refused }
+            // What the worker had written is gone; a job not yet in its attempt stays as it was.
+            return Transition(state == .preparing || state == .rendering ? .claimed : state, [.save])
+        case .adopted(.toRender):
+            guard renderStates.contains(state) else { throw refused }
+            return Transition(.claimed, [.save])
+        case .adopted(.published):
+            guard state == .committing else { throw refused }
+            return Transition(.committed, [.save])
+        case .adopted(.outOfSight):
+            guard state == .committing else { throw refused }
+            return Transition(.claimed, [.giveBackAttempt, .save])
         }
     }
 

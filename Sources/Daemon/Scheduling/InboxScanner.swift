@@ -60,13 +60,17 @@ package struct InboxScanner: Sendable {
     /// When the soonest of the files still arriving will have settled if it stays as it is
     /// (nil: none arriving), so the scheduler can look again right then.
     package private(set) var nextSettle: ContinuousClock.Instant?
-    /// The inbox's mount point at the first good listing: another one later means the
-    /// share was unmounted (an empty mount point is not an empty inbox).
+    /// The inbox's mount point when the scanner was made (at start, before the daemon
+    /// says it is ready) or at the last good listing: another one later means the share
+    /// was unmounted (an empty mount point is not an empty inbox). Noted at once, not at
+    /// the first listing: a share unmounted between start and that listing would
+    /// otherwise be taken for the inbox's own place.
     private var mountPoint: String?
 
     package init(inbox: String, settle: Duration) {
         self.inbox = inbox
         self.settle = settle
+        mountPoint = try? FolderMounts.mountPoint(of: inbox)
     }
 
     static let skippedSuffixes = [".part", ".crdownload", ".tmp", "~", ".partial"]

@@ -9,12 +9,7 @@ extension Scheduler {
 
     /// Starts the waiting jobs whose time has come, oldest claim first.
     func startDueRetries(free: inout Int, into group: inout DiscardingTaskGroup) {
-        let now = ContinuousClock.now
-        let due = jobs.compactMap { id, phase -> (JobRecord, FolderConfig)? in
-            if case let .waiting(record, folder, until) = phase, until <= now { return (record, folder) }
-            return nil
-        }.sorted { $0.0.claimedAt < $1.0.claimedAt }
-        for (record, folder) in due where free > 0 && !stop.isRequested {
+        for (record, folder) in jobs.due(at: .now) where free > 0 && !loop.isStopping {
             jobs[record.id] = .running(record, progress: 0, started: Date())
             group.addTask { [self] in await self.run(record, folder) }
             free -= 1
@@ -49,26 +44,24 @@ extension Scheduler {
     /// Lists one inbox: the clips settled in it, or nil when it cannot be read (logged
     /// once per cause; an unreadable inbox is never taken for an empty one).
     func scan(_ folder: FolderConfig) -> [SettledClip]? {
-        guard var scanner = scanners[folder.name] else { return nil }
         let clock = ContinuousClock(), began = clock.now
-        let listing = scanner.scan()
+        guard let listing = inboxes.scan(folder.name) else { return nil }
         metrics.inboxScanned(folder: folder.name, in: clock.now - began)
-        scanners[folder.name] = scanner
         switch listing {
         case let .unavailable(reason):
-            if unavailable[folder.name] != reason {
+            if inboxes.unavailable[folder.name] != reason {
                 var log = logger
                 log[metadataKey: "DROPCUT_FOLDER"] = "\(folder.name)"
                 log.error("\(reason); not treating it as empty, will retry", metadata: ["MESSAGE_ID": "\(MessageID.inboxUnavailable.rawValue)"])
-                if once { failures += 1 }
+                if once { tally.failures += 1 }
             }
-            unavailable[folder.name] = reason
+            inboxes.unavailable[folder.name] = reason
             return nil
         case let .listed(settled, arrivingHere):
-            if unavailable.removeValue(forKey: folder.name) != nil {
+            if inboxes.unavailable.removeValue(forKey: folder.name) != nil {
                 logger.notice("inbox \(folder.inbox) is readable again", metadata: ["DROPCUT_FOLDER": "\(folder.name)"])
             }
-            arriving += arrivingHere
+            inboxes.arriving += arrivingHere
             return settled
         }
     }
@@ -103,7 +96,7 @@ extension Scheduler {
     /// `stoppingNote` instead and returns nil: stopping starts nothing more, the clip stays
     /// claimed (its record says so) and its job runs at the next start, as after a crash.
     func start(_ record: JobRecord, _ folder: FolderConfig, ifStopping stoppingNote: String) -> JobRecord? {
-        if stop.isRequested {
+        if loop.isStopping {
             runner.logger(for: record, folder: folder).notice("\(record.input): \(stoppingNote)")
             return nil
         }
@@ -118,10 +111,10 @@ extension Scheduler {
     func blocked(_ key: String, _ error: any Error, _ folder: FolderConfig, _ what: String) {
         let system = error as? SystemError
         let cause = system.map { "\($0.function): \($0.errno)" } ?? "\(error)"
-        if claimBlocked[key]?.error != cause {
+        if jobs.blocked[key]?.error != cause {
             logger.error("\(what): \(error)", metadata: ["DROPCUT_FOLDER": "\(folder.name)", "ERRNO": "\(system?.errno ?? 0)"])
         }
-        claimBlocked[key] = (until: .now + config.pollInterval, error: cause)
+        jobs.blocked[key] = (until: .now + config.pollInterval, error: cause)
     }
 
     /// Books a finished claim: the job is now running under its id, or the clip went to
@@ -130,20 +123,20 @@ extension Scheduler {
     func claimed(_ clip: SettledClip, _ folder: FolderConfig, key: String,
                  _ result: Result<JobRecord?, any Error>) -> JobRecord? {
         jobs[key] = nil
-        defer { wakeup.signal() }
+        defer { loop.signal() }
         switch result {
         case let .success(record?):
-            scanners[folder.name]?.forget(clip.name)
-            claimBlocked[key] = nil
+            inboxes.forget(clip.name, in: folder.name)
+            jobs.blocked[key] = nil
             return start(record, folder, ifStopping: "claimed as the daemon stops; it is rendered at the next start")
         case .success(nil):
-            scanners[folder.name]?.forget(clip.name)   // another process claimed it first
-            claimBlocked[key] = nil
+            inboxes.forget(clip.name, in: folder.name)   // another process claimed it first
+            jobs.blocked[key] = nil
             return nil
         case let .failure(error):
             blocked(key, error, folder, "cannot claim \(clip.name)")
             // --once must end: an unclaimable file is a failure, not work left.
-            if once { failures += 1 }
+            if once { tally.failures += 1 }
             return nil
         }
     }
@@ -205,32 +198,30 @@ extension Scheduler {
     }
 
     func progress(_ id: String, _ fraction: Double) {
-        guard case let .running(record, _, started) = jobs[id] else { return }
-        jobs[id] = .running(record, progress: fraction, started: started)
-        publish(force: false)
+        if jobs.progress(id, fraction) { publish() }
     }
 
     /// The worker started writing an output `duration` seconds long: the status's speed
     /// counts from now.
     func renderingStarted(_ id: String, duration: Double) {
         guard case .running = jobs[id] else { return }
-        renderings[id] = (duration, ContinuousClock.now)
+        jobs.renderings[id] = (duration, ContinuousClock.now)
     }
 
     func finished(_ finalRecord: JobRecord, _ folder: FolderConfig, _ outcome: Outcome) {
         var record = finalRecord
-        jobs[record.id] = nil
-        renderings[record.id] = nil
-        if case .retry = outcome {} else { waitingFor[record.id] = nil }
+        var retrying = false
+        if case .retry = outcome { retrying = true }
+        jobs.ended(record.id, retrying: retrying)
         defer {
-            publish(force: true)
-            wakeup.signal()
+            publish(urgent: true)
+            loop.signal()
         }
         let log = runner.logger(for: record, folder: folder)
         countMetrics(record, folder, outcome)
         switch outcome {
         case .done:
-            completed += 1
+            tally.completed += 1
         case .cancelled:
             // Not the clip's fault: a render's attempt is given back (`JobStateMachine`).
             try? runner.advance(&record, .interruptedByShutdown, folder: folder)
@@ -245,29 +236,32 @@ extension Scheduler {
             var transient = false
             if case .transient = failure { transient = true }
             record.retryAt = Date().addingTimeInterval(delay.seconds)
+            // Listed with the render's attempts (saved by the advance): the error file
+            // of a clip that fails later shows every try.
+            if pastRender && transient { record.recordFinishTry(runner.namedAsDropped(failure.reason, record, folder)) }
             try? runner.advance(&record, .retryScheduled(transient: transient), folder: folder)
             if case .unavailable = failure, once {
                 // --once must end: the clip stays claimed (its record says so) and is
                 // taken up by the next start.
                 log.error("\(record.input): \(failure.reason); it stays claimed until the next start")
-                failures += 1
+                tally.failures += 1
                 return
             }
             if case .arriving = failure {
-                waitingFor[record.id] = nil
+                jobs.waitingFor[record.id] = nil
                 log.notice("\(failure.reason) (look \(record.arrival?.looks ?? 0) of \(ClipArrival.maximumLooks), every \(delay))",
                            metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
             } else if case .unavailable = failure {
                 // Logged once per job and cause while the folder stays away.
-                if waitingFor[record.id] != failure.reason {
+                if jobs.waitingFor[record.id] != failure.reason {
                     log.warning("\(record.input): \(failure.reason); looking again every \(delay)",
                                 metadata: ["MESSAGE_ID": "\(MessageID.jobRetry.rawValue)"])
                 }
-                waitingFor[record.id] = failure.reason
+                jobs.waitingFor[record.id] = failure.reason
             } else {
-                waitingFor[record.id] = nil
+                jobs.waitingFor[record.id] = nil
                 let count = pastRender
-                    ? "\(record.state == .committing ? "publishing" : record.state == .committed ? "archiving" : "moving it to failed/"), try \(record.finishRetries ?? 0)"
+                    ? "\(record.finishStep ?? "finishing"), try \(record.finishRetries ?? 0)"
                         + (record.isCommittingUnpublished ? " of \(folder.retries + 1)" : "")
                     : "attempt \(record.attempts) of \(folder.retries + 1)"
                 log.warning("\(record.input): \(runner.namedAsDropped(failure.reason, record, folder)); retrying in \(delay) (\(count))",
@@ -275,7 +269,7 @@ extension Scheduler {
             }
             jobs[record.id] = .waiting(record, folder, until: .now + delay)
         case .failed:
-            failures += 1
+            tally.failures += 1
         case let .abandoned(reason):
             abandon(record, folder, because: reason)
         case let .failedToMove(error):
@@ -283,7 +277,7 @@ extension Scheduler {
                 // --once must end: the clip stays claimed, and the next start finishes
                 // moving it (its record says `failing`).
                 log.critical("\(record.input): cannot move it to the failed folder: \(error); it stays claimed until the next start")
-                failures += 1
+                tally.failures += 1
             } else {
                 log.critical("\(record.input): cannot move it to the failed folder: \(error); trying again later")
                 jobs[record.id] = .waiting(record, folder, until: .now + config.retryDelay)

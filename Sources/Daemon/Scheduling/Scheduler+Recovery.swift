@@ -8,25 +8,15 @@ extension Scheduler {
     func prepare() throws {
         try DurableFiles.makeDirectories(config.stateDirectory)
         try store.prepare()
-        let lockPath = (config.stateDirectory as NSString).appendingPathComponent("lock")
-        let fd = try sys("open", lockPath) { open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            throw DaemonError("another dropcut is already using the state folder \(config.stateDirectory) (\(lockPath) is locked); give each daemon its own state_dir")
-        }
-        lockDescriptor = fd
-        for folder in config.folders {
-            try prepare(folder)
-            scanners[folder.name] = InboxScanner(inbox: folder.inbox, settle: config.settle)
-            observers[folder.name] = ClaimObserver(claimedDirectory: folder.claimedDirectory, leaseTimeout: config.leaseTimeout)
-        }
+        lock = try StateFolderLock(stateDirectory: config.stateDirectory)
+        for folder in config.folders { try prepare(folder) }
+        inboxes.configure(config.folders, settle: config.settle, leaseTimeout: config.leaseTimeout)
         // The coordination made ready before anything is claimed (a coordinator's schema,
         // checked against what its migrations make): never "ready" on one that is not. A
         // coordinator away at start is logged (once) and made ready at the first pick
         // once it answers; one that can never be used stops the start (`DaemonError`).
         do {
-            try keeper.prepare()
-            coordinatorReady = true
+            try assignment?.prepare()
         } catch let refused as DaemonError {
             throw refused
         } catch {}
@@ -57,8 +47,63 @@ extension Scheduler {
     /// another host while this one was down, and is abandoned here. Claimed folders left
     /// empty by a crash mid-claim are removed.
     func recover() throws {
-        let (records, unreadable) = store.load()
-        for bad in unreadable { quarantine(bad) }
+        let loaded = store.load()
+        var records = loaded.records
+        for bad in loaded.unreadable {
+            // The durable evidence left of it: the copy of its record the coordination
+            // keeps with its claim (a share's lease, a coordinator's row: written at every
+            // step of a commit before the next). Only without one is what was done with
+            // the clip unknown.
+            let copy: RecordCopy?
+            do {
+                copy = try keeper.ownCopy(of: bad.id, folders: config.folders)
+            } catch {
+                // Left as it is, not quarantined: the coordinator may hold its copy.
+                logger.error("job record \(bad.path) cannot be read (\(bad.reason)), and the coordinator cannot be asked for its copy: \(error); left for the next start (other hosts take its claim over if it lasts)",
+                             metadata: ["DROPCUT_JOB": "\(bad.id)"])
+                continue
+            }
+            guard var copy else {
+                quarantine(bad)
+                continue
+            }
+            logger.warning("job record \(bad.path) cannot be read (\(bad.reason)); resumed from \(copy.source) (the unreadable one set aside as \((bad.path as NSString).lastPathComponent).unreadable)",
+                           metadata: ["DROPCUT_JOB": "\(bad.id)"])
+            store.setAside(bad)
+            try store.save(&copy.record)
+            records.append(copy.record)
+        }
+        // A claim of this host's whose record is gone altogether (deleted, a state folder
+        // restored from a backup): resumed from its copy too, not left for a takeover. (A
+        // claim folder another host holds has no copy of this host's: passed by.)
+        let known = Set(records.map(\.id)).union(loaded.unreadable.map(\.id))
+        // The coordinator away: the claims after the first it could not answer for are not
+        // asked about either (said once; another host's, most of them, in a shared inbox).
+        var unanswered: (count: Int, error: any Error)?
+        for folder in config.folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.claimedDirectory)) ?? []
+            for job in Set(names.compactMap { ClaimName($0)?.job }).subtracting(known).sorted() {
+                if unanswered != nil {
+                    unanswered?.count += 1
+                    continue
+                }
+                let copy: RecordCopy?
+                do {
+                    copy = try keeper.ownCopy(of: job, folders: [folder])
+                } catch {
+                    unanswered = (1, error)
+                    continue
+                }
+                guard var copy, copy.record.folder == folder.name else { continue }
+                logger.warning("job \(job) has no record in \(config.stateDirectory); resumed from \(copy.source)",
+                               metadata: ["DROPCUT_JOB": "\(job)", "DROPCUT_FOLDER": "\(folder.name)"])
+                try store.save(&copy.record)
+                records.append(copy.record)
+            }
+        }
+        if let unanswered {
+            logger.error("the coordinator cannot be asked whether \(unanswered.count) claim folder(s) with no record in \(config.stateDirectory) are this host's: \(unanswered.error); left for the next start (other hosts take this host's over if it lasts)")
+        }
         for var record in records {
             guard let folder = config.folder(named: record.folder) else {
                 if !record.isFinished {
@@ -102,10 +147,6 @@ extension Scheduler {
             }
             switch record.state {
             case .claiming, .claimed, .preparing, .rendering, .waiting:
-                if let partial = record.temporaryOutput, runner.isOwnPartialOutput(partial, record, folder) {
-                    PartialOutput(path: partial).remove()
-                }
-                record.temporaryOutput = nil
                 runner.removeSetTemporaries(&record, folder: folder)
                 let was = record.state
                 // The daemon stopped without ending this step (killed, crashed, the machine
@@ -119,7 +160,7 @@ extension Scheduler {
                     jobs[record.id] = .waiting(record, folder, until: .now)
                     continue
                 }
-                try runner.save(&record)
+                try runner.advance(&record, .recovered, folder: folder)
                 log.notice("recovering \(record.input): rendering it again from its claimed copy (was \(was.rawValue); attempts so far: \(record.attempts))")
                 jobs[record.id] = .waiting(record, folder, until: .now)
             case .committing, .committed, .failing:
@@ -136,6 +177,7 @@ extension Scheduler {
                 rmdir((folder.claimedDirectory as NSString).appendingPathComponent(name))
             }
         }
+        sweepOrphanPartials(records)
         store.prune()
     }
 

@@ -17,18 +17,18 @@ extension Scheduler {
     /// this daemon's clock — while a worker is free, as it claims clips. Never its own,
     /// and not with `--once`, which does not watch long enough to judge a lease.
     func observeClaims(_ folder: FolderConfig, free: inout Int, into group: inout DiscardingTaskGroup) {
-        guard var observer = observers[folder.name] else { return }
+        guard var observer = inboxes.observers[folder.name] else { return }
         let now = ContinuousClock.now
         let sightings = observer.observe(now: now)
-        observers[folder.name] = observer
+        inboxes.observers[folder.name] = observer
         if once { return }
         let held = keeper.heldNames(in: folder.claimedDirectory)
         for sighting in sightings where observer.isExpired(sighting, now: now) {
             let entry = sighting.name.description
             let key = takeoverKey(folder.name, entry)
             if held.contains(entry) || jobs[sighting.name.job] != nil || jobs[key] != nil { continue }
-            if let blocked = claimBlocked[key], blocked.until > now { continue }
-            guard free > 0 && !stop.isRequested else { return }
+            if let blocked = jobs.blocked[key], blocked.until > now { continue }
+            guard free > 0 && !loop.isStopping else { return }
             startTakeover(sighting, folder, age: observer.age(of: sighting, now: now), in: &group)
             free -= 1
         }
@@ -66,15 +66,15 @@ extension Scheduler {
     func tookOver(_ candidate: TakeoverCandidate, _ folder: FolderConfig, key: String,
                   _ result: Result<JobRunner.Takeover, any Error>) -> JobRecord? {
         jobs[key] = nil
-        if let previous = candidate.previous { observers[folder.name]?.forget(previous.description) }
-        defer { wakeup.signal() }
+        if let previous = candidate.previous { inboxes.observers[folder.name]?.forget(previous.description) }
+        defer { loop.signal() }
         switch result {
         case let .success(.resume(record)):
-            claimBlocked[key] = nil
+            jobs.blocked[key] = nil
             metrics.tookOver(folder: folder.name)
             return start(record, folder, ifStopping: "taken over as the daemon stops; it is resumed at the next start")
         case .success(.removed), .success(.missed):
-            claimBlocked[key] = nil
+            jobs.blocked[key] = nil
             return nil
         case let .failure(error):
             blocked(key, error, folder, "cannot take over \(candidate.what)")
@@ -88,10 +88,9 @@ extension Scheduler {
     package func claimsLost(_ lost: [LostClaim]) {
         for claim in lost {
             guard case let .waiting(record, folder, _) = jobs[claim.job] else { continue }
-            jobs[claim.job] = nil
-            waitingFor[claim.job] = nil
+            jobs.ended(claim.job, retrying: false)
             abandon(record, folder, because: claim.reason)
-            publish(force: true)
+            publish(urgent: true)
         }
     }
 
@@ -103,8 +102,6 @@ extension Scheduler {
         let published = record.state == .committed
         metrics.abandoned(folder: folder.name)
         keeper.release(record.id)
-        if let partial = record.temporaryOutput { PartialOutput(path: partial).remove() }
-        record.temporaryOutput = nil
         runner.removeSetTemporaries(&record, folder: folder)
         record.error = reason
         do {
@@ -123,7 +120,7 @@ extension Scheduler {
         // Published before the claim was lost (the one window fencing leaves: see
         // docs/scale-out.md, "Fencing"): the taker finds the output by its inode and only archives.
         let done = published
-            ? "its output \(record.deliverables == nil ? record.output ?? "?" : record.outputNames.joined(separator: ", ")) was published before, the original is left to that host"
+            ? "its output \(record.outputNames.isEmpty ? "?" : record.outputNames.joined(separator: ", ")) was published before, the original is left to that host"
             : "nothing of it was published, archived or moved by this host"
         log.warning("abandoned \(record.input): \(reason)\(taker); \(done)",
                     metadata: ["MESSAGE_ID": "\(MessageID.jobAbandoned.rawValue)"])
@@ -146,7 +143,7 @@ extension Scheduler {
     func claimStatuses() -> [DaemonStatus.Claim] {
         let held = keeper.heldJobs
         return config.folders.flatMap { folder -> [DaemonStatus.Claim] in
-            guard let observer = observers[folder.name] else { return [] }
+            guard let observer = inboxes.observers[folder.name] else { return [] }
             return observer.sightings.map { sighting in
                 DaemonStatus.Claim(folder: folder.name, sighting: sighting, mine: held.contains(sighting.name.job))
             }

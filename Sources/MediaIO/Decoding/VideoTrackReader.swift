@@ -3,7 +3,10 @@ import DropcutTimeline
 
 /// Reads the frames of one video track, by source time: `frame(at:)` returns the frame
 /// whose presentation interval `[pts, next pts)` covers the time — decided exactly from
-/// timestamps in the stream's time base, never by counting frames.
+/// timestamps in the stream's time base, never by counting frames; in a constant-rate
+/// stream a frame stamped at most an eighth of a frame after its place on the grid
+/// (`FrameGrid.stampTolerance`: a phone's clock rounding the stamp to its ticks) counts
+/// from its place.
 ///
 /// It decodes forward and keeps the two frames around the request, so a composition
 /// asking for steadily increasing times (any speed, held frames, repeats) decodes each
@@ -34,6 +37,9 @@ package final class VideoTrackReader {
     private let filter: (any VideoFrameFilter)?
     private let decoded: VideoFrame
     private var decoderEnded = false
+    /// A constant-rate stream's frame grid (nil for a variable rate): a frame stamped a
+    /// little after its place on it is shown from its place.
+    private let grid: FrameGrid?
 
     /// Opens track `trackID` (stream index + 1) of the file at `path`; its frames pass
     /// through the filter `filter` makes for the stream, when it makes one (a deinterlacer
@@ -50,6 +56,11 @@ package final class VideoTrackReader {
         next = try VideoFrame()
         decoded = try VideoFrame()
         filter = try makeFilter(source.stream)
+        // A phone's clock rounds each frame's time to its ticks: a frame stamped a fraction
+        // of a tick after its place on the grid is still the frame of that place, or a
+        // composition asking for the place would show the frame before it twice.
+        let origin = startTime, stream = source.stream
+        grid = stream.isVariableFrameRate ? nil : stream.frameDuration.flatMap { FrameGrid(origin: origin, frameDuration: $0) }
     }
 
     /// The stream as the demuxer describes it (field order, pixel aspect...).
@@ -83,7 +94,7 @@ package final class VideoTrackReader {
             hasNext = try decodeNext(into: next)
         }
         // Step forward while the following frame starts at or before the target.
-        while hasNext, time(of: next) <= target {
+        while hasNext, shownFrom(next) <= target {
             swap(&current, &next)
             hasNext = try decodeNext(into: next)
         }
@@ -101,6 +112,15 @@ package final class VideoTrackReader {
         let offset = sourceTime + startTime - start
         guard gap > .zero, offset > .zero else { return (frame, next, 0) }
         return (frame, next, min(offset.seconds / gap.seconds, 1))
+    }
+
+    /// When a frame starts to be shown: its stamp, or in a constant-rate stream its place
+    /// on the grid when it is stamped after that place by at most `FrameGrid.stampTolerance`
+    /// (a phone's clock rounding to its ticks; a stamp on the grid is its place).
+    private func shownFrom(_ frame: VideoFrame) -> MediaTime {
+        let stamp = time(of: frame)
+        guard let grid, let place = grid.frame(stampedAt: stamp) else { return stamp }
+        return min(stamp, grid.start(ofFrame: place))
     }
 
     /// A frame's presentation time in the stream (best-effort timestamp: FFmpeg's guess

@@ -1,3 +1,5 @@
+import DropcutTimeline
+
 /// The `CODECS` value of an HLS playlist (RFC 6381, with ISO/IEC 14496-15 Annex E for
 /// HEVC) read from a video encoder's parameter sets: `avc1.640028`, `hvc1.2.4.L123.B0`.
 ///
@@ -18,7 +20,7 @@ package enum CodecsAttribute {
             fields = bytes[1..<4]
         } else {
             guard let sps = nalUnits(bytes).first(where: { !$0.isEmpty && $0[$0.startIndex] & 0x1F == 7 }) else { return nil }
-            let payload = unescaped(sps.dropFirst(1), limit: 3)
+            let payload = EmulationPrevention.removed(sps.dropFirst(1), limit: 3)
             guard payload.count >= 3 else { return nil }
             fields = payload[0..<3]
         }
@@ -36,7 +38,7 @@ package enum CodecsAttribute {
             ptl = Array(bytes[1..<13])
         } else {
             guard let sps = nalUnits(bytes).first(where: { $0.count >= 2 && ($0[$0.startIndex] >> 1) & 0x3F == 33 }) else { return nil }
-            let payload = unescaped(sps.dropFirst(2), limit: 13)
+            let payload = EmulationPrevention.removed(sps.dropFirst(2), limit: 13)
             guard payload.count >= 13 else { return nil }
             ptl = Array(payload[1..<13])
         }
@@ -75,23 +77,6 @@ package enum CodecsAttribute {
             units.append(bytes[start..<end])
         }
         return units
-    }
-
-    /// The first `limit` bytes of a NAL unit's payload with its emulation prevention
-    /// bytes (the `03` of `00 00 03`) removed.
-    static func unescaped(_ payload: ArraySlice<UInt8>, limit: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        var zeros = 0
-        for byte in payload {
-            if out.count == limit { break }
-            if zeros >= 2 && byte == 3 {
-                zeros = 0
-                continue
-            }
-            out.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return out
     }
 
     private static func hex(_ byte: UInt8, uppercase: Bool, width: Int) -> String {

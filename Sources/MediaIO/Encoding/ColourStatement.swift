@@ -103,23 +103,17 @@ final class ColourStatement {
         guard !tooLong else {
             throw FFmpegError(code: cff_averror(EINVAL), function: "h264_metadata", path: path, note: "a NAL unit is too long for its length field")
         }
-        guard let buffer = av_buffer_alloc(total + Int(AV_INPUT_BUFFER_PADDING_SIZE)), let out = buffer.pointee.data else {
-            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_buffer_alloc", path: path)
-        }
-        var offset = 0
         let lengthSize = nalLengthSize
-        Self.forEachUnit(data, size: size) { start, end in
-            let length = end - start
-            for k in 0..<lengthSize { out[offset + k] = UInt8(truncatingIfNeeded: length >> (8 * (lengthSize - 1 - k))) }
-            offset += lengthSize
-            (out + offset).update(from: data + start, count: length)
-            offset += length
+        try packet.replacePayload(count: total) { out in
+            var offset = 0
+            Self.forEachUnit(data, size: size) { start, end in
+                let length = end - start
+                for k in 0..<lengthSize { out[offset + k] = UInt8(truncatingIfNeeded: length >> (8 * (lengthSize - 1 - k))) }
+                offset += lengthSize
+                (out.baseAddress! + offset).update(from: data + start, count: length)
+                offset += length
+            }
         }
-        (out + total).initialize(repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
-        av_buffer_unref(&raw.pointee.buf)
-        raw.pointee.buf = buffer
-        raw.pointee.data = out
-        raw.pointee.size = Int32(total)
     }
 
     /// Calls `body` with the bounds of each NAL unit of Annex B bytes: from after its start

@@ -157,7 +157,30 @@ package final class Muxer {
         stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
         stream.pointee.r_frame_rate = source.pointee.r_frame_rate
         stream.pointee.disposition = source.pointee.disposition & AV_DISPOSITION_DEFAULT
+        // The display matrix goes with the packets (AVFoundation's passthrough keeps a
+        // track's preferredTransform): a phone's sideways-stored clip, copied, is still
+        // shown upright.
+        var size = 0
+        if let matrix = av_stream_get_side_data(source, AV_PKT_DATA_DISPLAYMATRIX, &size), size == 36,
+           let copy = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size) {
+            copy.update(from: matrix, count: size)
+        }
         return output
+    }
+
+    /// Times stream `stream` (a copy's) in ticks of `tick` and at `frameDuration` a frame,
+    /// before the header is written: a splice whose pictures are laid on a frame grid the
+    /// source's clock cannot count (29.97 fps in 1/600 s ticks) is written in one that can.
+    package func retime(stream: Int, tick: MediaTime, frameDuration: MediaTime) throws(FFmpegError) {
+        guard let context, state == .configuring, stream >= 0, stream < Int(context.pointee.nb_streams),
+              tick.isNumeric, tick.value > 0, let num = Int32(exactly: tick.value),
+              frameDuration.isNumeric, frameDuration.value > 0, let frame = Int32(exactly: frameDuration.value) else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "time_base", path: path, streamIndex: stream)
+        }
+        let target = context.pointee.streams[stream]!
+        target.pointee.time_base = AVRational(num: num, den: tick.timescale)
+        target.pointee.avg_frame_rate = AVRational(num: frameDuration.timescale, den: frame)
+        target.pointee.r_frame_rate = target.pointee.avg_frame_rate
     }
 
     /// Stream `stream`'s codec extradata (an H.264 `avcC`), as it will be written.
@@ -166,6 +189,17 @@ package final class Muxer {
               let parameters = context.pointee.streams[stream]?.pointee.codecpar,
               let bytes = parameters.pointee.extradata, parameters.pointee.extradata_size > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: bytes, count: Int(parameters.pointee.extradata_size)))
+    }
+
+    /// Stream `stream`'s colour code points as its codec parameters state them (nil: no
+    /// such stream).
+    package func colourCodePoints(ofStream stream: Int) -> ColourCodePoints? {
+        guard let context, stream >= 0, stream < Int(context.pointee.nb_streams),
+              let parameters = context.pointee.streams[stream]?.pointee.codecpar else { return nil }
+        let p = parameters.pointee
+        return ColourCodePoints(primaries: Int(p.color_primaries.rawValue), transfer: Int(p.color_trc.rawValue),
+                                matrix: Int(p.color_space.rawValue),
+                                fullRange: p.color_range == AVCOL_RANGE_JPEG || PixelFormat(rawValue: AVPixelFormat(p.format)).isFullRangeYUV)
     }
 
     /// Replaces stream `stream`'s codec extradata (an H.264 `avcC` listing more parameter

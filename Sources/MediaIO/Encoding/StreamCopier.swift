@@ -96,18 +96,9 @@ package final class StreamCopier {
     /// would conceal and a copy would hand on.
     private func packetIsWhole() -> Bool {
         guard let lengthSize = nalLengthSize else { return true }
-        let size = Int(packet.packet.pointee.size)
-        guard let data = packet.packet.pointee.data, size > 0 else { return false }
-        var offset = 0
-        while offset < size {
-            guard size - offset >= lengthSize else { return false }
-            var length = 0
-            for i in 0..<lengthSize { length = length << 8 | Int(data[offset + i]) }
-            offset += lengthSize
-            guard length > 0, length <= size - offset else { return false }
-            offset += length
+        return packet.withPayload { bytes in
+            !bytes.isEmpty && H264DecoderConfiguration.forEachUnit(bytes, lengthSize: lengthSize) { _ in true }
         }
-        return true
     }
 
     /// Adds the output stream, carrying the source's codec parameters; returns its index.

@@ -75,6 +75,16 @@ package final class VideoEncoder {
         c.pointee.colorspace = tags.matrix
         c.pointee.color_primaries = tags.primaries
         c.pointee.color_trc = tags.transfer
+        if let points = settings.colourCodePoints {
+            // Only values ISO/IEC 23091-2 defines (0...255; the libraries' enums reach 22).
+            guard (0...255).contains(points.primaries), (0...255).contains(points.transfer), (0...255).contains(points.matrix) else {
+                throw FFmpegError(code: cff_averror(EINVAL), function: "avcodec_open2", path: nil)
+            }
+            c.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(points.primaries))
+            c.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(points.transfer))
+            c.pointee.colorspace = AVColorSpace(rawValue: UInt32(points.matrix))
+            c.pointee.color_range = points.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        }
         c.pointee.thread_count = 0  // one thread per core, chosen by the encoder
         if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
 
@@ -109,8 +119,10 @@ package final class VideoEncoder {
         try check(av_opt_set(options, "crf", String(settings.crf), 0), "av_opt_set", path: nil)
         try check(av_opt_set(options, "preset", settings.preset, 0), "av_opt_set", path: nil)
         // High profile plays everywhere 8-bit 4:2:0 does; other formats need x264's own
-        // choice (High 4:2:2, High 4:4:4).
-        if settings.codec == .h264, format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_NV12 {
+        // choice (High 4:2:2, High 4:4:4), and so does `crf: 0`, which is lossless: x264
+        // codes it only in High 4:4:4 Predictive and refuses "high" outright.
+        if settings.codec == .h264, settings.crf > 0 || settings.spliceMatch != nil,
+           format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_NV12 {
             try check(av_opt_set(options, "profile", settings.spliceMatch?.profile ?? "high", 0), "av_opt_set", path: nil)
         }
         // x265 prints its own banner and statistics to stderr, bypassing av_log (and so

@@ -23,6 +23,9 @@ package struct VideoEncoderSettings: Sendable, Hashable {
     /// `yuv420p10` frames and HEVC, which then also carries the alternative transfer
     /// characteristics SEI naming HLG).
     package var color: ColorDescription
+    /// The code points the stream states instead of `color`'s own (which names BT.470 BG
+    /// and SMPTE 170M alike): a copied source's, for pieces encoded beside it. nil: `color`'s.
+    package var colourCodePoints: ColourCodePoints?
     /// A keyframe (IDR, closed GOP) exactly every this many frames and nowhere else (no
     /// scene-cut keyframes): what an HLS ladder needs, so every rung can be cut into
     /// segments at the same times. nil: the encoder places keyframes as it likes.

@@ -40,6 +40,10 @@ public struct AssetProbe: MediaProbing {
             media.undecodableVideoCodecs = demuxer.streams
                 .filter { $0.kind == .video && !$0.isAttachedPicture && !$0.isDecodable }.map(\.codecName)
         }
+        // Pictures the output leaves out, said by `plan` and the render's log: an output
+        // has one video stream.
+        media.otherVideoStreams = demuxer.streams
+            .filter { $0.kind == .video && $0.size != nil && !$0.isAttachedPicture && $0.index != video?.index }.map(\.index)
         return media
     }
 

@@ -33,43 +33,52 @@ package enum KeyframeIndex {
         }
         func time(_ ticks: Int64) -> MediaTime { stream.timeBase.multiplied(by: ticks, dividedBy: 1) - origin }
         let presentation = decodeOrder.sorted()
-        var step: Int64?
-        var regular = presentation.count >= 2
-        for k in presentation.indices.dropFirst() {
-            let gap = presentation[k] - presentation[k - 1]
-            if step == nil { step = gap }
-            if gap != step || gap <= 0 { regular = false; break }
-        }
+        let frameDuration = Self.frameDuration(presentation, timeBase: stream.timeBase, nominal: stream.frameDuration)
         // How far ahead of its place each picture is decoded: its decode position less its
-        // presentation position (pictures have distinct times on a regular grid).
+        // presentation position (pictures have distinct places on a grid).
         var depth = 0
-        if regular, let step, let first = presentation.first {
+        if let frameDuration, let first = presentation.first, let grid = FrameGrid(origin: .zero, frameDuration: frameDuration) {
             for (k, pts) in decodeOrder.enumerated() {
-                depth = max(depth, k - Int((pts - first) / step))
+                guard let place = grid.frame(stampedAt: stream.timeBase.multiplied(by: pts - first, dividedBy: 1)) else { continue }
+                depth = max(depth, k - Int(clamping: place))
             }
         }
         return SourcePictureIndex(
             keyframes: keyTicks.sorted().map(time), idrPictures: idrTicks.sorted().map(time), frameCount: decodeOrder.count,
-            frameDuration: regular ? step.map { stream.timeBase.multiplied(by: $0, dividedBy: 1) } : nil,
+            frameDuration: frameDuration,
             firstFrame: presentation.first.map(time) ?? .zero, reorderDepth: depth, decoderConfiguration: configuration)
+    }
+
+    /// The one frame duration the pictures (presentation times in `timeBase` ticks, in
+    /// order) lie on: the step between every two, or — when the steps differ, as a phone's
+    /// clock rounds each time to its ticks — the stream's nominal one (`r_frame_rate`), when
+    /// every picture is within an eighth of a frame of its place on that grid (`FrameGrid.stampTolerance`). nil when neither.
+    static func frameDuration(_ presentation: [Int64], timeBase: MediaTime, nominal: MediaTime?) -> MediaTime? {
+        guard presentation.count >= 2 else { return nil }
+        let step = presentation[1] - presentation[0]
+        if step > 0, presentation.indices.dropFirst().allSatisfy({ presentation[$0] - presentation[$0 - 1] == step }) {
+            return timeBase.multiplied(by: step, dividedBy: 1)
+        }
+        guard let nominal, let grid = FrameGrid(origin: .zero, frameDuration: nominal) else { return nil }
+        let first = presentation[0]
+        for (k, pts) in presentation.enumerated() where grid.frame(stampedAt: timeBase.multiplied(by: pts - first, dividedBy: 1)) != Int64(k) {
+            return nil
+        }
+        return nominal
     }
 
     /// Whether the packet holds an IDR picture (a NAL unit of type 5), its length prefixes
     /// walked in place.
     static func isIDR(_ packet: Packet, lengthSize: Int) -> Bool {
-        guard let data = packet.packet.pointee.data else { return false }
-        let size = packet.size
-        var offset = 0
-        while offset + lengthSize < size {
-            var length = 0
-            for k in 0..<lengthSize { length = length << 8 | Int(data[offset + k]) }
-            offset += lengthSize
-            guard length > 0, length <= size - offset else { return false }
-            let type = data[offset] & 0x1F
-            if type == 5 { return true }
-            if type == 1 { return false }
-            offset += length
+        // The first slice says: IDR (5) or not (1); a damaged walk before it, not an IDR.
+        var idr = false
+        _ = packet.withPayload { bytes in
+            H264DecoderConfiguration.forEachUnit(bytes, lengthSize: lengthSize) { unit in
+                guard let type = unit.first.map({ $0 & 0x1F }), type == 5 || type == 1 else { return true }
+                idr = type == 5
+                return false
+            }
         }
-        return false
+        return idr
     }
 }

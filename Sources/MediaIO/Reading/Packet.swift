@@ -54,6 +54,39 @@ package final class Packet {
     /// Payload size in bytes (0 for an empty packet).
     package var size: Int { Int(packet.pointee.size) }
 
+    /// Calls `body` with the payload as it is, in place (no copy): empty for an empty packet.
+    package func withPayload<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: packet.pointee.data, count: packet.pointee.data == nil ? 0 : size))
+    }
+
+    /// Replaces the payload with `count` bytes that `fill` writes into a buffer of the
+    /// packet's own (zero padding after them, as FFmpeg's readers require); timestamps,
+    /// flags and side data stay. The one way dropcut changes a packet's bytes (a copied
+    /// stream's restated colour, a repeated `idr_pic_id` rewritten): the old payload, which
+    /// may be shared with the demuxer, is left as it was and released.
+    package func replacePayload(count: Int, fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) throws(FFmpegError) {
+        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard count >= 0, count <= Int(Int32.max) - padding else {
+            throw FFmpegError(code: cff_averror(EINVAL), function: "av_buffer_alloc", path: nil, note: "a packet of \(count) bytes")
+        }
+        guard let buffer = av_buffer_alloc(count + padding), let data = buffer.pointee.data else {
+            throw FFmpegError(code: cff_averror(ENOMEM), function: "av_buffer_alloc", path: nil)
+        }
+        fill(UnsafeMutableBufferPointer(start: data, count: count))
+        (data + count).initialize(repeating: 0, count: padding)
+        av_buffer_unref(&packet.pointee.buf)
+        packet.pointee.buf = buffer
+        packet.pointee.data = data
+        packet.pointee.size = Int32(count)
+    }
+
+    /// Replaces the payload with `bytes` (see `replacePayload(count:fill:)`).
+    package func replacePayload(with bytes: [UInt8]) throws(FFmpegError) {
+        try replacePayload(count: bytes.count) { out in
+            _ = out.initialize(from: bytes)
+        }
+    }
+
     /// True when the packet can be decoded on its own (a video sync point).
     package var isKeyframe: Bool { packet.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 

@@ -68,11 +68,15 @@ package struct StreamInfo: Sendable, Hashable {
         size.map { (pixelAspectRatio ?? .square).displaySize(of: $0) }
     }
 
-    /// True when the average frame rate differs from the nominal one by more than 1 %:
-    /// the stream is variable frame rate (phones do this in low light).
+    /// True when the average frame rate differs from the nominal one by more than 1 % and
+    /// more than one frame in the stream's length makes: the stream is variable frame rate
+    /// (phones do this in low light). The average of a short clip whose container leaves
+    /// its last frame's duration out (frames over the span of one fewer) is off by that one
+    /// frame — 1.1 % in a 3 s clip — and not variable for it.
     package var isVariableFrameRate: Bool {
         guard let nominal = frameDuration, let average = averageFrameDuration, nominal > .zero else { return false }
-        return abs(average.seconds / nominal.seconds - 1) > 0.01
+        let oneFrame = duration.map { $0 > .zero ? nominal.seconds / $0.seconds : 0 } ?? 0
+        return abs(average.seconds / nominal.seconds - 1) > 0.01 + oneFrame
     }
 
     package init(index: Int, kind: Kind, codecName: String, timeBase: MediaTime, duration: MediaTime? = nil,

@@ -103,23 +103,25 @@ public struct Deliverables: Sendable {
 
     /// Renders every item into `directory` under temporary names (tagged `tag`), then
     /// renames them into place, replacing what is there, and writes the manifest last
-    /// (`publish`: the set commit, replacing). `progress` is called with an item's index and its progress.
+    /// (`publish`: the set commit, replacing). Not `replacing`, a name that exists when
+    /// its file is published — even one that appeared during the render — fails the
+    /// whole set and is left as it is. `progress` is called with an item's index and its progress.
     /// Returns the files as the manifest lists them (the manifest itself last). On any
     /// failure, and on cancellation, nothing is left: no temporary file, no deliverable,
     /// no manifest. (The daemon publishes a set itself, durably and never replacing a
     /// name: `renderTemporaries` and `manifest`.)
-    public func render(into directory: String, tag: String, logger: Logger,
+    public func render(into directory: String, tag: String, logger: Logger, replacing: Bool = true,
                        progress: @escaping @Sendable (Int, ExportProgress) -> Void = { _, _ in }) async throws -> [File] {
-        try await render(into: directory, tag: tag, logger: logger, progress: progress, shared: { _ in })
+        try await render(into: directory, tag: tag, logger: logger, replacing: replacing, progress: progress, shared: { _ in })
     }
 
     /// `render`, telling `shared` what each render of several outputs decoded (tests).
-    func render(into directory: String, tag: String, logger: Logger,
+    func render(into directory: String, tag: String, logger: Logger, replacing: Bool = true,
                 progress: @escaping @Sendable (Int, ExportProgress) -> Void,
                 shared: (RenderGraph.GroupStatistics) -> Void) async throws -> [File] {
         let made = try await SetRender(deliverables: self, directory: directory, tag: tag, logger: logger).render(progress: progress)
         for group in made.groups where group.outputs.count > 1 { shared(group) }
-        return try publish(made.files, into: directory, tag: tag)
+        return try publish(made.files, into: directory, tag: tag, replacing: replacing)
     }
 
     /// Deliverables rendered together, indices into `items`: the videos sharing one

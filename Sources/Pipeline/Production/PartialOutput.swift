@@ -24,6 +24,28 @@ public struct PartialOutput: Sendable, Hashable {
         path = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
     }
 
+    /// The tag of a temporary output's file name (`.<stem>.partial-<tag>` and the
+    /// extension; tags hold no dot), nil for any other name.
+    package static func tag(ofName name: String) -> String? {
+        guard name.hasPrefix("."), let marker = name.range(of: ".partial-", options: .backwards) else { return nil }
+        let tag = name[marker.upperBound...].prefix { $0 != "." }
+        return tag.isEmpty ? nil : String(tag)
+    }
+
+    /// Removes every temporary output in `directory` tagged with one of `tags`; returns
+    /// their names.
+    @discardableResult
+    package static func removeAll(taggedWith tags: Set<String>, in directory: String) -> [String] {
+        guard !tags.isEmpty else { return [] }
+        var removed: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            guard let tag = tag(ofName: name), tags.contains(tag) else { continue }
+            PartialOutput(path: (directory as NSString).appendingPathComponent(name)).remove()
+            removed.append(name)
+        }
+        return removed.sorted()
+    }
+
     /// The temporary name beside `destination`.
     public init(besides destination: String, tag: String) {
         self.init(directory: (destination as NSString).deletingLastPathComponent,

@@ -12,12 +12,13 @@ import DropcutTimeline
 /// copy needs of a source (`sourceReasons`: the output's codec, size, rate, pixel
 /// format and colour, upright, progressive, constant rate, square pixels), and besides:
 /// H.264 whose NAL units have 4-byte lengths (what x264 writes), in a profile x264 makes
-/// (Constrained Baseline, Main, High; 8-bit 4:2:0), its pictures on the output's frame
+/// (Constrained Baseline, Main, High; 8-bit 4:2:0, in any SDR colour it states: the
+/// encoded pieces are converted into it and say so), its pictures on the output's frame
 /// grid, one entropy coder, a parameter-set id it leaves free. An output frame shows a
 /// source frame unchanged when it draws that one layer alone at speed 1, with no
 /// transform, crop or fade and no overlay (nor burnt-in caption) over it.
 extension PassThrough {
-    static func splice(built: BuiltComposition, settings: ExportSettings,
+    static func splice(built: BuiltComposition, settings: ExportSettings, keeping: Keeping,
                        pictures: (String, TrackID) -> SourcePictureIndex?) -> Result<VideoSplice, Reasons> {
         let composition = built.composition, output = built.videoComposition
         let d = output.frameDuration
@@ -32,13 +33,17 @@ extension PassThrough {
         guard let track = shown.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key.asset > $1.key.asset) })?.key
         else { return .failure(.none) }
         guard let probed = built.media[track.asset]?.video, probed.trackID == track.trackID else { return .failure(.none) }
-        let blocking = sourceReasons(probed, settings: settings, output: output)
+        let blocking = sourceReasons(probed, settings: settings, output: output, copy: .pieces(keeping))
         guard blocking.isEmpty else { return .failure(Reasons(blocking)) }
-        // The encoded pieces are composited in BT.709: a copy stating anything else
-        // (an untagged SD clip, taken for BT.601) would not match them.
+        // With `orientation: keep`, the matrix the copied pictures keep (sourceReasons has
+        // checked it is a quarter turn or a mirror): the layer drawn through it is the
+        // source unchanged.
+        let orientation = keeping.displayMatrix ? probed.preferredTransform : .identity
+        // The encoded pieces state the colour the copied ones do: the source's own, or for
+        // an untagged one what players take it for (BT.601 for SD, BT.709 for HD).
         let stated = statedColour(probed)
-        if let stated, stated != .bt709 {
-            return .failure(Reasons(["smart render: the untagged source is taken for \(stated.primaries == .bt601 ? "BT.601 (SD)" : "another colour"), the encoded pieces' BT.709"]))
+        guard let colour = stated ?? probed.color else {
+            return .failure(Reasons(["smart render: the source's colour is not known"]))
         }
         guard probed.codec == "h264" else {
             return .failure(Reasons(["smart render splices H.264 only (\(probed.codec ?? "unknown") cannot give the encoded pieces parameter sets of their own)"]))
@@ -59,24 +64,40 @@ extension PassThrough {
                   ratio.numerator < Int128(index.frameCount) else { return nil }
             return Int(ratio.numerator)
         }
-        let idr = index.idrPictures.compactMap(sourceFrame)
+        // An IDR picture's own stamp may stray from its place by a fraction of a frame (a
+        // phone's clock rounds each time to its ticks).
+        let stamps = FrameGrid(origin: index.firstFrame, frameDuration: d)
+        let idr = index.idrPictures.compactMap { stamp in
+            stamps?.frame(stampedAt: stamp).flatMap { Int(exactly: $0) }.flatMap { (0..<index.frameCount).contains($0) ? $0 : nil }
+        }
         let scheduler = FrameScheduler(composition: composition, videoComposition: output)
         var frames: [SmartRenderPlan.Frame] = []
         frames.reserveCapacity(scheduler.frameCount)
         var plan = scheduler.plan(frame: 0)
         for i in 0..<scheduler.frameCount {
             scheduler.plan(frame: i, into: &plan)
-            frames.append(classify(plan, track: track, built: built, sourceFrame: sourceFrame))
+            frames.append(classify(plan, track: track, orientation: orientation, built: built, sourceFrame: sourceFrame))
         }
         let pieces = SmartRenderPlan(frames: frames, idrFrames: idr, sourceFrames: index.frameCount)
-        guard pieces.copiesAny else { return .failure(.none) }
+        guard pieces.copiesAny else {
+            // Why no group of pictures could be copied, in the plan's own words.
+            if idr.count <= 1, index.keyframes.count > 1 {
+                return .failure(Reasons(["smart render: the source's only IDR picture is its first (an open GOP: its other "
+                                         + "keyframes' leading pictures refer back across them), so no later group can be copied"]))
+            }
+            var why: [String] = []
+            for case let .encoded(_, reasons) in pieces.pieces { why += reasons.filter { !why.contains($0) } }
+            return .failure(Reasons(["smart render: no group of pictures (IDR to IDR) is shown whole and unchanged"
+                                     + (why.isEmpty ? "" : " (\(why.joined(separator: "; ")))")]))
+        }
         return .success(VideoSplice(asset: track.asset, trackID: track.trackID, plan: pieces, sourceStart: index.firstFrame, frameDuration: d,
-                                    encoding: encoding, sourceReorderDepth: index.reorderDepth, statedColour: stated))
+                                    encoding: encoding, sourceReorderDepth: index.reorderDepth, colour: colour, statedColour: stated,
+                                    orientation: orientation))
     }
 
     /// What one output frame shows, as copying sees it.
-    private static func classify(_ plan: FramePlan, track: SourceTrack, built: BuiltComposition,
-                                 sourceFrame: (MediaTime) -> Int?) -> SmartRenderPlan.Frame {
+    private static func classify(_ plan: FramePlan, track: SourceTrack, orientation: DropcutTimeline.AffineTransform,
+                                 built: BuiltComposition, sourceFrame: (MediaTime) -> Int?) -> SmartRenderPlan.Frame {
         if let overlay = built.overlays.first(where: { $0.timeRange.contains(plan.time) }) {
             if case .captions = overlay.content { return .changed("captions are burnt in") }
             return .changed("an overlay is drawn")
@@ -89,7 +110,7 @@ extension PassThrough {
             return .changed(layer.source.isStillImage ? "a still picture is shown (\(name))" : "another clip is shown (\(name))")
         }
         if layer.opacity < 1 { return .changed("the picture's opacity changes (a fade)") }
-        if layer.transform != .identity { return .changed("the picture is moved, scaled or turned") }
+        if layer.transform != orientation { return .changed("the picture is moved, scaled or turned") }
         let size = built.videoComposition.renderSize
         if !layer.crop.isInfinite, !(layer.crop.x <= 0 && layer.crop.y <= 0 && layer.crop.maxX >= Double(size.width)
                                      && layer.crop.maxY >= Double(size.height)) {
@@ -136,8 +157,9 @@ extension PassThrough {
     static func lines(_ splice: VideoSplice) -> [String] {
         let name = (splice.asset as NSString).lastPathComponent
         let total = splice.plan.pieces.last?.output.upperBound ?? 0
+        let kept = splice.orientation == .identity ? "" : ", its display matrix kept (\(turn(splice.orientation)))"
         var lines = ["video: smart render from \(name) (stream \(splice.trackID - 1)): \(splice.plan.copiedFrames) of \(total) frames copied, "
-                     + "the rest encoded as \(splice.encoding.profile) level \(String(format: "%.1f", Double(splice.encoding.level) / 10))"]
+                     + "the rest encoded as \(splice.encoding.profile) level \(String(format: "%.1f", Double(splice.encoding.level) / 10))\(kept)"]
         let d = splice.frameDuration
         func seconds(_ frame: Int) -> String { String(format: "%.3f", d.multiplied(by: Int64(frame), dividedBy: 1).seconds) }
         for piece in splice.plan.pieces {

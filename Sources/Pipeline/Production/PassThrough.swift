@@ -8,11 +8,13 @@ import DropcutTimeline
 /// render's log.
 ///
 /// A stream is copied only when the output would change nothing of it. The video: one
-/// clip filling the whole output from one source track, at speed 1, upright (no display
-/// matrix), square pixels, at its stored size, at its own rate (not variable, not
-/// interlaced), 8-bit 4:2:0 SDR stating video-range BT.709 (what the output states), in
-/// the output's codec, drawn with no transform, crop, fade or other layer and no overlay,
-/// and cut (if at all) on keyframes. The audio: one clip's sound filling the whole output, whole, at
+/// clip filling the whole output from one source track, at speed 1, square pixels, at its
+/// own size (with `orientation: keep`, as shown: a quarter-turned or mirrored clip keeps
+/// its display matrix, as AVFoundation's passthrough keeps `preferredTransform`), at its own rate (a variable
+/// one kept: the packets keep their times; not interlaced), 8-bit 4:2:0 SDR in whatever
+/// colour it states (Display P3, full range, BT.601: kept as stated), in the output's
+/// codec, drawn with no transform but its orientation, no crop, fade, other layer or
+/// overlay, and cut (if at all) on keyframes. The audio: one clip's sound filling the whole output, whole, at
 /// speed 1 and unity volume (no music, audio items, ducking, fades or pitch), no loudness
 /// normalisation, AAC at the rate and channel count the output would choose anyway, not cut at its start.
 /// When the video cannot be copied whole, it is spliced where it can be (smart rendering,
@@ -54,6 +56,9 @@ public struct PassThrough: Sendable, Hashable {
 
     public var video: Decision
     public var audio: Decision
+    /// What of the sources shown no output stream carries, a line each: a file's other
+    /// video streams (a second angle, a depth track), named rather than dropped silently.
+    public var leftOut: [String] = []
 
     public init(video: Decision, audio: Decision) {
         self.video = video
@@ -62,10 +67,38 @@ public struct PassThrough: Sendable, Hashable {
 
     /// The decision for `built` written with `settings` (whose audio format and dynamic
     /// range are final).
-    public init(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode,
+    /// What of a clip a whole copy may keep as it is, where the recipe leaves it so.
+    public struct Keeping: Sendable, Hashable {
+        /// `orientation: keep`: a quarter-turned or mirrored clip keeps its display matrix
+        /// instead of being encoded upright.
+        public var displayMatrix: Bool
+        /// No `output.fps`: a variable frame rate stays variable (the packets keep their
+        /// times); with one, the output is on that constant grid.
+        public var variableRate: Bool
+
+        public init(displayMatrix: Bool = false, variableRate: Bool = true) {
+            self.displayMatrix = displayMatrix
+            self.variableRate = variableRate
+        }
+    }
+
+    public init(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode, keeping: Keeping = Keeping(),
                 pictures: (String, TrackID) -> SourcePictureIndex? = { _, _ in nil }) {
-        video = Self.decideVideo(built: built, settings: settings, reencode: reencode, pictures: pictures)
+        video = Self.decideVideo(built: built, settings: settings, reencode: reencode, keeping: keeping, pictures: pictures)
         audio = Self.decideAudio(built: built, settings: settings, reencode: reencode)
+        leftOut = Self.leftOut(built)
+    }
+
+    /// `leftOut`'s lines: for each file the video shows with other video streams,
+    /// `video: clip.mov stream 2 left out (…)`.
+    static func leftOut(_ built: BuiltComposition) -> [String] {
+        let shown = Set(built.composition.tracks(of: .video).flatMap { $0.segments.compactMap { $0.source?.track.asset } })
+        return built.media.keys.sorted().filter(shown.contains).compactMap { path in
+            guard let media = built.media[path], let used = media.video, !media.otherVideoStreams.isEmpty else { return nil }
+            let streams = media.otherVideoStreams.map { "stream \($0)" }.joined(separator: ", ")
+            return "video: \((path as NSString).lastPathComponent) \(streams) left out (an output carries one video stream: "
+                + "stream \(used.trackID - 1))"
+        }
     }
 
     /// The settings with the copies filled in.
@@ -80,10 +113,15 @@ public struct PassThrough: Sendable, Hashable {
     /// One line per stream: `video: copied from clip.mp4 (stream 0)`, `audio: re-encoded:
     /// a music bed is mixed in`.
     public var lines: [String] {
+        decisionLines + leftOut
+    }
+
+    private var decisionLines: [String] {
         [("video", video), ("audio", audio)].compactMap { kind, decision in
             switch decision {
             case let .copied(copy):
-                return "\(kind): copied from \((copy.asset as NSString).lastPathComponent) (stream \(copy.trackID - 1))"
+                let upright = copy.orientation == .identity ? "" : ", its display matrix kept (\(Self.turn(copy.orientation)))"
+                return "\(kind): copied from \((copy.asset as NSString).lastPathComponent) (stream \(copy.trackID - 1))\(upright)"
             case let .encoded(reasons):
                 return "\(kind): re-encoded: \(reasons.joined(separator: "; "))"
             case let .spliced(splice):
@@ -91,6 +129,19 @@ public struct PassThrough: Sendable, Hashable {
             case .absent:
                 return nil
             }
+        }
+    }
+
+    /// A display matrix in words: how players turn or mirror the stored picture.
+    static func turn(_ t: DropcutTimeline.AffineTransform) -> String {
+        switch (t.a, t.b, t.c, t.d) {
+        case (0, 1, -1, 0): "shown turned 90° clockwise"
+        case (-1, 0, 0, -1): "shown turned 180°"
+        case (0, -1, 1, 0): "shown turned 90° anticlockwise"
+        case (-1, 0, 0, 1): "shown mirrored left to right"
+        case (1, 0, 0, -1): "shown mirrored top to bottom"
+        case (0, 1, 1, 0), (0, -1, -1, 0): "shown turned a quarter and mirrored"
+        default: t.timelineDescription
         }
     }
 
@@ -130,7 +181,7 @@ public struct PassThrough: Sendable, Hashable {
     // MARK: Video
 
     private static func decideVideo(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode,
-                                    pictures: (String, TrackID) -> SourcePictureIndex?) -> Decision {
+                                    keeping: Keeping, pictures: (String, TrackID) -> SourcePictureIndex?) -> Decision {
         // Each file's index read once, and only when asked for.
         var indexes: [String: SourcePictureIndex?] = [:]
         let index = { (asset: String, track: TrackID) -> SourcePictureIndex? in
@@ -139,9 +190,9 @@ public struct PassThrough: Sendable, Hashable {
             indexes[asset] = read
             return read
         }
-        let whole = decideWholeVideo(built: built, settings: settings, reencode: reencode, pictures: index)
+        let whole = decideWholeVideo(built: built, settings: settings, reencode: reencode, keeping: keeping, pictures: index)
         guard case let .encoded(reasons) = whole, reencode != .always else { return whole }
-        switch splice(built: built, settings: settings, pictures: index) {
+        switch splice(built: built, settings: settings, keeping: keeping, pictures: index) {
         case let .success(splice):
             return .spliced(splice)
         case let .failure(failure):
@@ -150,7 +201,7 @@ public struct PassThrough: Sendable, Hashable {
     }
 
     private static func decideWholeVideo(built: BuiltComposition, settings: ExportSettings, reencode: Recipe.Reencode,
-                                         pictures: (String, TrackID) -> SourcePictureIndex?) -> Decision {
+                                         keeping: Keeping, pictures: (String, TrackID) -> SourcePictureIndex?) -> Decision {
         guard let single = singleSegment(.video, in: built.composition) else { return .absent }
         var reasons: [String] = []
         if reencode == .always { reasons.append("output.video.reencode is always") }
@@ -163,8 +214,9 @@ public struct PassThrough: Sendable, Hashable {
         guard let probed = built.media[source.track.asset]?.video, probed.trackID == source.track.trackID else {
             return .encoded(reasons + ["the source's video was not probed"])
         }
-        reasons += sourceReasons(probed, settings: settings, output: built.videoComposition)
-        reasons += drawingReasons(trackID: picked.track.trackID, built: built, size: probed.naturalSize)
+        reasons += sourceReasons(probed, settings: settings, output: built.videoComposition, copy: .whole(keeping))
+        reasons += drawingReasons(trackID: picked.track.trackID, built: built, size: probed.naturalSize,
+                                  orientation: probed.preferredTransform)
         // Finding the keyframes reads the file: only when nothing else stands in the way.
         if reasons.isEmpty {
             reasons += cutReasons(source.timeRange, of: probed.timeRange, noun: "video",
@@ -172,45 +224,80 @@ public struct PassThrough: Sendable, Hashable {
         }
         guard reasons.isEmpty else { return .encoded(reasons) }
         return .copied(StreamCopy(asset: source.track.asset, trackID: source.track.trackID, range: source.timeRange,
-                                  statedColour: statedColour(probed)))
+                                  statedColour: statedColour(probed), orientation: probed.preferredTransform))
     }
 
-    /// What of the source itself the output would change.
+    /// How much of a source a copy takes: all of its pictures as they are (`whole`), or
+    /// groups of them beside encoded pieces (`pieces`, smart render), keeping what the
+    /// recipe leaves so. Pieces keep a display matrix (the encoded pictures are stored
+    /// turned back, so the one matrix shows them upright too) but not yet a variable rate:
+    /// the encoded pieces are on one grid.
+    enum CopyExtent: Equatable {
+        case whole(Keeping)
+        case pieces(Keeping)
+
+        var keeping: Keeping {
+            switch self {
+            case let .whole(keeping), let .pieces(keeping): keeping
+            }
+        }
+
+        var isWhole: Bool {
+            if case .whole = self { return true }
+            return false
+        }
+    }
+
+    /// What of the source itself the output would change. A whole copy keeps what the
+    /// source states as it states it — its colour (Display P3, full range, BT.601: the
+    /// parameter sets and the container say so as they did), its timestamps (a variable
+    /// rate stays variable) and, with `orientation: keep`, its display matrix (shown
+    /// upright, as AVFoundation's passthrough keeps `preferredTransform`) —, so only a
+    /// change the recipe asks for stands in its way. (Without `keep` a turned clip is
+    /// encoded upright: players and the corpus check that ignore matrices see it so.)
+    /// Pieces beside encoded ones keep the colour and the matrix too (the encoded pieces
+    /// are converted into the colour and stored turned back), but not yet a variable rate.
     static func sourceReasons(_ probed: ProbedMedia.Video, settings: ExportSettings,
-                                      output: VideoComposition) -> [String] {
+                              output: VideoComposition, copy extent: CopyExtent) -> [String] {
         var reasons: [String] = []
         let codec = settings.videoCodec.rawValue
         if probed.codec != codec {
             reasons.append("the source's codec is \(probed.codec ?? "unknown"), the output's \(codec)")
         }
-        if probed.pixelFormat != "yuv420p" {
+        // yuvj420p is yuv420p stating full range: the same pictures, kept so by a copy
+        // (the encoded pieces beside it are encoded full range too).
+        if !["yuv420p", "yuvj420p"].contains(probed.pixelFormat ?? "") {
             reasons.append("the source's pixel format is \(probed.pixelFormat ?? "unknown"), the output's yuv420p")
         }
         if settings.dynamicRange != .sdr {
             reasons.append("the output is HDR (HLG, 10-bit)")
         }
-        // What dropcut writes in SDR is video-range BT.709, said so in the stream: a copy
-        // is that when the source says so itself. A source that states no colour is
-        // copied stating what players take it for (`statedColour`: BT.709 for HD, BT.601
-        // for SD), in its parameter sets and the container.
+        // A copy states the colour its source states, and the encoded pieces beside copied
+        // ones are encoded stating it too. A source that states no colour is copied
+        // stating what players take it for (`statedColour`: BT.709 for HD, BT.601 for SD),
+        // in its parameter sets and the container.
         if let color = probed.color, color.isHDR {
             reasons.append("the source is HDR (\(color.dynamicRangeName)), the output SDR")
-        } else if !probed.colorIsStated {
-            if probed.codec != "h264" {
-                reasons.append("the source does not state its colour (the output says BT.709)")
-            }
-        } else if let color = probed.color, color.primaries != .bt709 || color.transfer != .sdr || color.matrix != .bt709 || color.fullRange {
-            reasons.append("the source's colour is not video-range BT.709, the output's")
+        } else if !probed.colorIsStated, probed.codec != "h264" {
+            reasons.append("the source does not state its colour (the output says BT.709)")
         }
         if probed.isInterlaced { reasons.append("the source is interlaced") }
-        if probed.isVariableFrameRate { reasons.append("the source's frame rate is variable") }
+        if probed.isVariableFrameRate, !(extent.isWhole && extent.keeping.variableRate) {
+            reasons.append("the source's frame rate is variable" + (extent.isWhole ? ", the output's constant (output.fps)" : ""))
+        }
         if probed.pixelAspectRatio != .square { reasons.append("the source's pixels are not square") }
-        if probed.preferredTransform != .identity {
+        // Kept by a whole copy when it is a quarter turn or a mirror (what players apply
+        // exactly) and the output is the upright picture at its size.
+        let keepsMatrix = extent.keeping.displayMatrix && probed.preferredTransform.turnDescription == nil
+        if probed.preferredTransform != .identity && !keepsMatrix {
             let turn = probed.preferredTransform.turnDescription.map { " (\($0))" } ?? ""
             reasons.append("the source's display matrix needs an orientation fix\(turn)")
         }
-        if output.renderSize != probed.encodedSize {
-            reasons.append("the size changes from \(probed.encodedSize) to \(output.renderSize)")
+        // A quarter turn shows the stored picture's width as its height.
+        let turned = keepsMatrix && probed.preferredTransform.a == 0 && probed.preferredTransform.d == 0
+        let shown = turned ? PixelSize(width: probed.encodedSize.height, height: probed.encodedSize.width) : probed.encodedSize
+        if output.renderSize != shown {
+            reasons.append("the size changes from \(shown) to \(output.renderSize)")
         }
         if output.frameDuration != probed.frameDuration {
             reasons.append("the frame rate changes from \(rate(probed.frameDuration)) to \(rate(output.frameDuration)) fps")
@@ -227,9 +314,10 @@ public struct PassThrough: Sendable, Hashable {
             .resolved(width: probed.encodedSize.width, height: probed.encodedSize.height)
     }
 
-    /// What drawing the track into the output would change: another layer, a transform,
-    /// crop or fade, an overlay.
-    private static func drawingReasons(trackID: TrackID, built: BuiltComposition, size: PixelSize) -> [String] {
+    /// What drawing the track into the output would change: another layer, a transform
+    /// (but `orientation`, the display matrix a whole copy keeps), crop or fade, an overlay.
+    private static func drawingReasons(trackID: TrackID, built: BuiltComposition, size: PixelSize,
+                                       orientation: DropcutTimeline.AffineTransform) -> [String] {
         var reasons: [String] = []
         let frame = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
         var layered = false, transformed = false, cropped = false, faded = false
@@ -239,7 +327,7 @@ public struct PassThrough: Sendable, Hashable {
             }
             for layer in instruction.layerInstructions where layer.trackID == trackID {
                 if !isConstant(layer.opacity, 1.0) { faded = true }
-                if !isConstant(layer.transform, .identity) { transformed = true }
+                if !isConstant(layer.transform, .identity) && !isConstant(layer.transform, orientation) { transformed = true }
                 if !isConstant(layer.cropRectangle, { $0.isInfinite || ($0.x <= 0 && $0.y <= 0 && $0.maxX >= frame.maxX && $0.maxY >= frame.maxY) }) {
                     cropped = true
                 }

@@ -51,7 +51,23 @@ public struct Production: Sendable {
         self.input = input
         var encoded = Self.exportSettings(recipe.output, composition: built.composition, media: built.media)
         if recipe.output.captions == .soft, let captions = built.captions { encoded.softCaptions = captions.cues }
-        passThrough = PassThrough(built: built, settings: encoded, reencode: recipe.output.video.reencode, pictures: pictures)
+        let keeping = PassThrough.Keeping(displayMatrix: recipe.orientation == .keep, variableRate: recipe.output.fps == nil)
+        var decided = PassThrough(built: built, settings: encoded, reencode: recipe.output.video.reencode, keeping: keeping,
+                                  pictures: pictures)
+        // A recipe that names no codec keeps an HEVC source's where the video is copied
+        // whole (an iPhone's clip stays HEVC, unchanged); where it is encoded, H.264.
+        if !recipe.output.video.codecIsExplicit, decided.video.copy == nil, encoded.videoCodec != .hevc,
+           built.media.values.contains(where: { $0.video?.codec == VideoCodecID.hevc.rawValue }) {
+            var hevc = encoded
+            hevc.videoCodec = .hevc
+            let kept = PassThrough(built: built, settings: hevc, reencode: recipe.output.video.reencode, keeping: keeping,
+                                   pictures: pictures)
+            if kept.video.copy != nil {
+                decided = kept
+                encoded = hevc
+            }
+        }
+        passThrough = decided
         settings = passThrough.applied(to: encoded)
     }
 

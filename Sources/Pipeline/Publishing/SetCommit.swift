@@ -8,7 +8,10 @@ import DropcutSupport
 ///
 /// - `policy`: `.replace` renames over what has the name (a folder — an earlier render's
 ///   HLS ladder — moved aside and removed once the new one is in), as `mv` does; no
-///   number. `.neverReplace` takes one suffix for all the set's names (`setSuffix`: the
+///   number. `.refuseExisting` publishes each name as it is, exclusively (link, else
+///   renameat2 NOREPLACE, else a placeholder), and fails the whole commit — what it had
+///   published taken back — when any name is found taken, even by a file that appeared
+///   while the set rendered (`dropcut render -n`). `.neverReplace` takes one suffix for all the set's names (`setSuffix`: the
 ///   first `n` at which every name, `-n` before its extension, is free, so a manifest and
 ///   its files stay matched; 0 is the names as they are) and publishes each name
 ///   exclusively (`DurableFiles.publishExclusively`: link, else renameat2 NOREPLACE, else
@@ -34,6 +37,10 @@ package struct SetCommit: Sendable {
     package enum Policy: Sendable, Hashable {
         /// Renamed over, as `mv` does (the command line's outputs).
         case replace
+        /// Never touched, and the commit fails (`SetCommitError`, its cause EEXIST, naming
+        /// the name): `dropcut render -n`. Each name is published exclusively, so a file
+        /// that appears at any moment before its name is taken is never replaced.
+        case refuseExisting
         /// Never touched: the set takes the next suffix (the daemon's outbox).
         case neverReplace
     }
@@ -58,9 +65,7 @@ package struct SetCommit: Sendable {
 
         /// A single output as a set of one: its file, of kind `output`, and no manifest.
         package static func setOfOne(temporary: String, name: String, inode: UInt64? = nil) -> State {
-            var entry = SetEntry(name: name, kind: SetEntry.singleOutputKind, temporary: temporary)
-            entry.inode = inode
-            return State(entries: [entry])
+            State(entries: [.singleOutput(name, temporary: temporary, inode: inode)])
         }
     }
 
@@ -195,13 +200,19 @@ package struct SetCommit: Sendable {
     }
 
     /// Gives the finished `temporary` the name `path` by the policy: true when published,
-    /// false when the name is taken (`.neverReplace` only).
-    private func place(_ temporary: String, at path: String) throws(SystemError) -> Bool {
+    /// false when the name is taken (`.neverReplace` only: `.refuseExisting` throws).
+    private func place(_ temporary: String, at path: String) throws -> Bool {
         switch policy {
         case .neverReplace:
             return try DurableFiles.publishExclusively(temporary, as: path, tag: tag)
         case .replace:
             try Self.replace(path, with: temporary, tag: tag)
+            return true
+        case .refuseExisting:
+            guard try DurableFiles.publishExclusively(temporary, as: path, tag: tag) else {
+                throw SetCommitError(function: "publish (the name exists; nothing of the set is published)", path: path,
+                                     cause: SystemError(errno: EEXIST, function: "link", path: path))
+            }
             return true
         }
     }
@@ -226,9 +237,10 @@ package struct SetCommit: Sendable {
     /// The first number from `start` at which no name of the set is taken — or taken by
     /// the set's own file already (published before a crash), or by a placeholder this
     /// tag left there in a crash (a ladder's: an empty folder), which publishing replaces.
-    /// Always 0 under `.replace`: a taken name is replaced, not avoided.
+    /// Always 0 under `.replace` and `.refuseExisting`: a taken name is replaced, or
+    /// fails the commit, never avoided.
     package func freeSuffix(for entries: [SetEntry], from start: Int) throws(SystemError) -> Int {
-        if policy == .replace { return 0 }
+        if policy != .neverReplace { return 0 }
         for n in start..<DurableFiles.maximumNumbered {
             let free = entries.allSatisfy { entry in
                 let path = (directory as NSString).appendingPathComponent(DurableFiles.numbered(entry.publishedName, n))

@@ -1,3 +1,4 @@
+import Foundation
 import DropcutSupport
 
 /// A set the commit cannot publish as it is given (not a file step's failure: those are
@@ -12,6 +13,9 @@ package struct SetCommitError: Error, Sendable, Hashable, CustomStringConvertibl
         self.path = path
         self.cause = cause
     }
+
+    /// A name of the set was taken (`.refuseExisting`): `path` is that name.
+    package var nameExists: Bool { cause?.errno == EEXIST }
 
     package var description: String { "\(path): \(function)" + (cause.map { ": \($0)" } ?? "") }
 }

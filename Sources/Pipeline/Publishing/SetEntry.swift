@@ -34,6 +34,14 @@ package struct SetEntry: Codable, Sendable, Hashable {
         self.file = file
     }
 
+    /// A single output's one file (kind `output`): its name, its temporary file, its inode
+    /// once sealed, its path once published.
+    package static func singleOutput(_ name: String, temporary: String?, inode: UInt64? = nil, output: String? = nil) -> SetEntry {
+        var entry = SetEntry(name: name, kind: singleOutputKind, temporary: temporary)
+        (entry.inode, entry.output) = (inode, output)
+        return entry
+    }
+
     package var isManifest: Bool { kind == Self.manifestKind }
 
     /// A single output's one file, committed as a set of one.

@@ -45,6 +45,22 @@ extension CompositionBuilder {
                     throw recipeError("trim [\(spec.start), \(spec.end)] is outside the clip \((path as NSString).lastPathComponent), which lasts \(available.end)s", at: spec.location)
                 }
                 trim = TimeRange(start: start, end: end)
+                // Times mean frames (`FrameGrid`): the cut moves to the frame it keeps first
+                // and the first one it leaves out, so each output frame shows a source frame
+                // at its own time (and a copy can keep it as it is). A constant-rate clip
+                // only: a variable rate has no grid to snap to. Never past what can play (an
+                // end past it stays where the clip ends: a phone's clock may end the last
+                // frame a tick before the grid does); a trim between two frames' starts
+                // keeps its times (it shows the one frame).
+                if !video.isVariableFrameRate, video.fieldOrder == nil,
+                   let grid = FrameGrid(origin: video.timeRange.start, frameDuration: video.frameDuration),
+                   let snapped = grid.snapped(trim) {
+                    if snapped.end <= available.end {
+                        trim = snapped
+                    } else if snapped.start < trim.end {
+                        trim = TimeRange(start: snapped.start, end: trim.end)
+                    }
+                }
             }
             // An iPhone original keeps its slow motion in a sidecar; the recipe's own
             // speeds win.

@@ -163,7 +163,7 @@ package struct CompositionBuilder: Sendable {
 
     func orientation(of video: ProbedMedia.Video) -> DropcutTimeline.AffineTransform {
         switch recipe.orientation {
-        case .auto: return video.preferredTransform
+        case .auto, .keep: return video.preferredTransform
         case let .degrees(degrees): return .orientation(quarterTurns: degrees / 90, naturalSize: video.naturalSize)
         }
     }

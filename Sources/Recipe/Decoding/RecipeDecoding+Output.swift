@@ -13,7 +13,7 @@ extension Recipe {
         if let n = f["filename"], let text = reader.string(n, "output.filename") {
             if text.utf8.count > RecipeLimits.maximumFilenameBytes {
                 reader.error("output.filename must be at most \(RecipeLimits.maximumFilenameBytes) bytes, a file name's limit (got \(text.utf8.count))", at: n.location)
-            } else if let problem = controlCharacterProblem(text, what: "output.filename") {
+            } else if let problem = nameCharacterProblem(text, what: "output.filename") {
                 reader.error(problem, at: n.location)
             } else {
                 do {

@@ -140,11 +140,18 @@ extension Recipe {
         return Deliverable(output: output, kind: kind, location: location)
     }
 
-    /// Why a file name template holding a control character is refused, naming it and
-    /// where it is in the value (`FilenameTemplate.controlCharacter`); nil without one.
-    static func controlCharacterProblem(_ text: String, what: String) -> String? {
-        guard let (scalar, offset) = FilenameTemplate.controlCharacter(in: text) else { return nil }
-        return "\(what) holds the control character \(FilenameTemplate.describe(scalar)) after \(offset) character(s); a file name cannot hold control characters"
+    /// Why a file name template holding a control character (`FilenameTemplate.controlCharacter`)
+    /// or a line separator or bidi control (`LayoutCharacter`) is refused, naming it and
+    /// where it is in the value; nil without one.
+    static func nameCharacterProblem(_ text: String, what: String) -> String? {
+        if let (scalar, offset) = FilenameTemplate.controlCharacter(in: text) {
+            return "\(what) holds the control character \(FilenameTemplate.describe(scalar)) after \(offset) character(s); a file name cannot hold control characters"
+        }
+        if let (scalar, offset) = LayoutCharacter.first(in: text) {
+            return "\(what) holds \(FilenameTemplate.describe(scalar)) after \(offset) character(s); a file name cannot hold "
+                + "line separators or bidi controls (the name would not read as the file it is)"
+        }
+        return nil
     }
 
     /// A file name template without folders, at most a file name's length.
@@ -154,7 +161,7 @@ extension Recipe {
             reader.error("\(what) must be at most \(RecipeLimits.maximumFilenameBytes) bytes, a file name's limit (got \(text.utf8.count))", at: n.location)
             return nil
         }
-        if let problem = controlCharacterProblem(text, what: what) {
+        if let problem = nameCharacterProblem(text, what: what) {
             reader.error(problem, at: n.location)
             return nil
         }

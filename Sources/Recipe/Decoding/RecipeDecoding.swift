@@ -62,9 +62,10 @@ extension Recipe {
         if case let .scalar(text, _, _) = node {
             let t = text.trimmingWhitespace()
             if t == "auto" { return .auto }
+            if t == "keep" { return .keep }
             if let degrees = Int(t), [0, 90, 180, 270].contains(degrees) { return .degrees(degrees) }
         }
-        reader.error("orientation must be auto, 0, 90, 180 or 270; got \(reader.describe(node))", at: node.location)
+        reader.error("orientation must be auto, keep, 0, 90, 180 or 270; got \(reader.describe(node))", at: node.location)
         return .auto
     }
 

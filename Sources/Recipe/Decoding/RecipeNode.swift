@@ -37,8 +37,9 @@ package indirect enum RecipeNode: Sendable, Hashable {
     }
 
     /// Parses `yaml` read from `file`. Syntax errors, duplicate keys, anchors/aliases and
-    /// non-string keys are reported with their positions.
-    package static func parse(yaml: String, file: String) throws(RecipeError) -> RecipeNode {
+    /// non-string keys are reported with their positions. `document` is what the file is
+    /// to its reader ("recipe", "config"), for the message when it holds nothing.
+    package static func parse(yaml: String, file: String, document: String = "recipe") throws(RecipeError) -> RecipeNode {
         let root: Node?
         // The parser stays alive while the tree is converted: nodes only hold their
         // anchors weakly, and an anchor is how an aliased node is recognised.
@@ -52,7 +53,7 @@ package indirect enum RecipeNode: Sendable, Hashable {
             throw RecipeError("cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
         }
         guard let root else {
-            throw RecipeError("the recipe is empty", at: SourceLocation(file: file, line: 1, column: 1))
+            throw RecipeError("the \(document) is empty", at: SourceLocation(file: file, line: 1, column: 1))
         }
         var diagnostics: [RecipeDiagnostic] = []
         let node = withExtendedLifetime(parser) { convert(root, file: file, diagnostics: &diagnostics) }
@@ -102,9 +103,36 @@ package indirect enum RecipeNode: Sendable, Hashable {
             return location(mark, file: file)
         case let .duplicatedKeysInMapping(_, context):
             return location(context.mark, file: file)
+        case let .reader(_, offset?, _, yaml):
+            return readerLocation(characterOffset: offset, in: yaml, file: file)
         default:
             return SourceLocation(file: file, line: 1, column: 1)
         }
+    }
+
+    /// Where libyaml's reader stopped, as line and column: Yams gives the offset in
+    /// characters from the start, and a column is counted in Unicode scalars (as a
+    /// `Mark`'s is), both from 1.
+    static func readerLocation(characterOffset: Int, in yaml: String, file: String) -> SourceLocation {
+        guard let end = yaml.index(yaml.startIndex, offsetBy: characterOffset, limitedBy: yaml.endIndex) else {
+            return SourceLocation(file: file, line: 1, column: 1)
+        }
+        var line = 1, column = 1, afterCarriageReturn = false
+        for scalar in yaml[..<end].unicodeScalars {
+            switch scalar {
+            case "\n":
+                // A CR LF pair is one break, counted at its CR.
+                if !afterCarriageReturn { line += 1 }
+                column = 1
+            case "\r":
+                line += 1
+                column = 1
+            default:
+                column += 1
+            }
+            afterCarriageReturn = scalar == "\r"
+        }
+        return SourceLocation(file: file, line: line, column: column)
     }
 
     private static func yamlMessage(_ error: YamlError) -> String {
@@ -113,6 +141,11 @@ package indirect enum RecipeNode: Sendable, Hashable {
             return "YAML syntax: \(problem)" + (context.map { " \($0.text)" } ?? "")
         case let .duplicatedKeysInMapping(duplicates, _):
             return "duplicate key '\(duplicates.joined(separator: "', '"))' in this mapping (each key may appear once)"
+        case let .reader(problem, _, value, _) where problem.contains("control characters"):
+            // A raw NUL or ESC in a value: named, so it can be found in an editor that
+            // hides it.
+            let named = Unicode.Scalar(UInt32(max(0, value))).map { " \(FilenameTemplate.describe($0))" } ?? ""
+            return "the file holds the control character\(named), which YAML does not allow (only tab, line feed and carriage return); remove it"
         case let .reader(problem, _, _, _):
             return "cannot read the file as UTF-8 text: \(problem)"
         default:

@@ -80,7 +80,8 @@ public struct FilenameTemplate: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// `U+000A (a line feed)`: how a refused character is named in a message.
+    /// `U+000A (a line feed)`, `U+202E RIGHT-TO-LEFT OVERRIDE`: how a refused character
+    /// is named in a message.
     package static func describe(_ scalar: Unicode.Scalar) -> String {
         let code = String(scalar.value, radix: 16, uppercase: true)
         let name: String
@@ -90,7 +91,7 @@ public struct FilenameTemplate: Sendable, Hashable, CustomStringConvertible {
         case 0x0A: name = " (a line feed)"
         case 0x0D: name = " (a carriage return)"
         case 0x1B: name = " (ESC)"
-        default: name = ""
+        default: name = LayoutCharacter.name(of: scalar).map { " \($0)" } ?? ""
         }
         return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code + name
     }

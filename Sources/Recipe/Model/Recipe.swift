@@ -87,7 +87,8 @@ public struct Recipe: Sendable, Hashable {
     /// `output.video` — the video codec and its quality knobs.
     public struct VideoCodec: Sendable, Hashable {
         public typealias Codec = VideoCodecID
-        /// H.264 unless the recipe says; an HDR output without `codec` is HEVC.
+        /// H.264 unless the recipe says; an HDR output without `codec` is HEVC, and so is
+        /// one whose video is an HEVC clip copied whole (`Production`).
         public var codec: Codec = .h264
         /// True when the recipe names the codec (an HDR output then needs it to be HEVC).
         public var codecIsExplicit = false
@@ -121,6 +122,11 @@ public struct Recipe: Sendable, Hashable {
     public enum Orientation: Sendable, Hashable {
         /// From the clip's display matrix.
         case auto
+        /// As `auto`, except where the clip's video is copied whole or spliced (smart
+        /// render): the output keeps the display matrix (players turn the stored pictures,
+        /// as AVFoundation's passthrough keeps `preferredTransform`; encoded pieces are
+        /// stored turned back) instead of being encoded upright.
+        case keep
         /// Rotate the stored pixels clockwise by 0, 90, 180 or 270 degrees, whatever the
         /// display matrix says.
         case degrees(Int)

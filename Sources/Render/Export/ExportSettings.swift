@@ -86,11 +86,16 @@ public struct StreamCopy: Sendable, Hashable {
     /// The colour the copy states in its parameter sets and container, for a source that
     /// states none (what players guess for it); nil: the source's own statement.
     public var statedColour: ColorDescription?
+    /// The source's display matrix, which the copy keeps (identity: none): players show
+    /// the stored pictures through it, upright.
+    public var orientation: AffineTransform
 
-    public init(asset: String, trackID: TrackID, range: TimeRange, statedColour: ColorDescription? = nil) {
+    public init(asset: String, trackID: TrackID, range: TimeRange, statedColour: ColorDescription? = nil,
+                orientation: AffineTransform = .identity) {
         self.asset = asset
         self.trackID = trackID
         self.range = range
         self.statedColour = statedColour
+        self.orientation = orientation
     }
 }

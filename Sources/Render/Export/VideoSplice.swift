@@ -27,14 +27,26 @@ public struct VideoSplice: Sendable, Hashable {
     package var encoding: VideoEncoderSettings.SpliceMatch
     /// The most frames any copied picture is decoded ahead of its presentation.
     public var sourceReorderDepth: Int
-    /// The colour the output states, for a source that states none (what players guess
-    /// for it): the copied parameter sets are rewritten to say it, the encoded pieces say
-    /// it too. nil: the source's own (BT.709).
+    /// The colour every picture of the output states, copied or encoded: the source's own
+    /// (Display P3, full range, BT.601 as it says), or `statedColour`. The encoded pieces
+    /// are composited as every output is, then converted into it (matrix and range) and
+    /// encoded saying it, so one picture and the next mean the same across a join.
+    public var colour: ColorDescription
+    /// The colour the output states for a source that states none (what players guess
+    /// for it): the copied parameter sets are rewritten to say it. nil: the source's own.
     public var statedColour: ColorDescription?
+
+    /// The source's display matrix, which the output keeps (`orientation: keep`; identity:
+    /// none). The output's pictures are stored as the source's are, the encoded pieces
+    /// turned back from the upright canvas, so players show every one upright.
+    public var orientation: AffineTransform
 
     package init(asset: String, trackID: TrackID, plan: SmartRenderPlan, sourceStart: MediaTime, frameDuration: MediaTime,
                  encoding: VideoEncoderSettings.SpliceMatch,
-                sourceReorderDepth: Int, statedColour: ColorDescription? = nil) {
+                 sourceReorderDepth: Int, colour: ColorDescription = .bt709, statedColour: ColorDescription? = nil,
+                 orientation: AffineTransform = .identity) {
+        self.orientation = orientation
+        self.colour = colour
         self.statedColour = statedColour
         self.asset = asset
         self.trackID = trackID

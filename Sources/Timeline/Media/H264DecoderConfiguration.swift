@@ -103,7 +103,7 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
     }
 
     /// What the smart render needs of a sequence parameter set (ITU-T H.264 7.3.2.1.1, up
-    /// to `frame_mbs_only_flag`).
+    /// to `frame_mbs_only_flag`): its format, and what a slice header's syntax depends on.
     package struct SequenceParameters: Sendable, Hashable {
         package var profile: UInt8
         package var constraints: UInt8
@@ -111,8 +111,18 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
         package var id: Int
         /// 1 is 4:2:0.
         package var chromaFormat: Int
+        /// 4:4:4 coded as three pictures, each slice naming its `colour_plane_id`.
+        package var separateColourPlanes: Bool
         package var bitDepthLuma: Int
         package var bitDepthChroma: Int
+        /// Bits of a slice's `frame_num` (`log2_max_frame_num_minus4` + 4).
+        package var frameNumberBits: Int
+        /// `pic_order_cnt_type`, 0 to 2.
+        package var pictureOrderCountType: Int
+        /// Bits of a slice's `pic_order_cnt_lsb` (type 0 only; 0 otherwise).
+        package var pictureOrderCountLSBBits: Int
+        /// Type 1: slices state no `delta_pic_order_cnt`.
+        package var deltaPictureOrderAlwaysZero: Bool
         /// False for a stream that may code fields (interlaced).
         package var frameMacroblocksOnly: Bool
         package var widthInMacroblocks: Int
@@ -121,7 +131,7 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
         /// Reads a whole SPS NAL unit (header byte first); nil when it is not one.
         package init?(_ unit: [UInt8]) {
             guard unit.count >= 4, unit[0] & 0x1F == 7 else { return nil }
-            var bits = BitReader(H264DecoderConfiguration.unescaped(unit.dropFirst()))
+            var bits = H264BitReader(EmulationPrevention.removed(unit.dropFirst()))
             guard let profile = bits.bits(8), let constraints = bits.bits(8), let level = bits.bits(8),
                   let id = bits.ue(), id <= 31 else { return nil }
             self.profile = UInt8(profile)
@@ -129,12 +139,16 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
             self.level = UInt8(level)
             self.id = id
             chromaFormat = 1
+            separateColourPlanes = false
             bitDepthLuma = 8
             bitDepthChroma = 8
             if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) {
                 guard let chroma = bits.ue(), chroma <= 3 else { return nil }
                 chromaFormat = chroma
-                if chroma == 3 { guard bits.bits(1) != nil else { return nil } }
+                if chroma == 3 {
+                    guard let separate = bits.flag() else { return nil }
+                    separateColourPlanes = separate
+                }
                 guard let luma = bits.ue(), luma <= 6, let chromaDepth = bits.ue(), chromaDepth <= 6,
                       bits.bits(1) != nil, let scaling = bits.bits(1) else { return nil }
                 bitDepthLuma = luma + 8
@@ -147,10 +161,16 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
                 }
             }
             guard let frameNumber = bits.ue(), frameNumber <= 12, let pocType = bits.ue(), pocType <= 2 else { return nil }
+            frameNumberBits = frameNumber + 4
+            pictureOrderCountType = pocType
+            pictureOrderCountLSBBits = 0
+            deltaPictureOrderAlwaysZero = false
             if pocType == 0 {
                 guard let lsb = bits.ue(), lsb <= 12 else { return nil }
+                pictureOrderCountLSBBits = lsb + 4
             } else if pocType == 1 {
-                guard bits.bits(1) != nil, bits.se() != nil, bits.se() != nil, let cycle = bits.ue(), cycle <= 255 else { return nil }
+                guard let alwaysZero = bits.flag(), bits.se() != nil, bits.se() != nil, let cycle = bits.ue(), cycle <= 255 else { return nil }
+                deltaPictureOrderAlwaysZero = alwaysZero
                 for _ in 0..<cycle { guard bits.se() != nil else { return nil } }
             }
             guard let references = bits.ue(), references <= 16, bits.bits(1) != nil,
@@ -161,7 +181,7 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
             heightInMapUnits = height + 1
         }
 
-        private static func skipScalingList(_ bits: inout BitReader, size: Int) -> Bool {
+        private static func skipScalingList(_ bits: inout H264BitReader, size: Int) -> Bool {
             var last = 8, next = 8
             for _ in 0..<size where next != 0 {
                 guard let delta = bits.se(), delta >= -128, delta <= 127 else { return false }
@@ -203,51 +223,82 @@ package struct H264DecoderConfiguration: Sendable, Hashable {
         package var sequenceID: Int
         /// CABAC (true) or CAVLC.
         package var cabac: Bool
+        /// What a slice header's syntax depends on; nil when the set uses slice groups
+        /// (FMO: its map is not read) or ends before them. A set is read without them: the
+        /// smart render's checks need only its first fields.
+        package var sliceHeaderFields: SliceHeaderFields?
+
+        /// The fields of a picture parameter set from `bottom_field_pic_order_in_frame_present_flag`
+        /// to `redundant_pic_cnt_present_flag`, with one slice group.
+        package struct SliceHeaderFields: Sendable, Hashable {
+            /// Slices of frames state `delta_pic_order_cnt_bottom` (or `[1]`).
+            package var bottomFieldPictureOrderInFramePresent: Bool
+            package var referenceIndicesL0: Int
+            package var referenceIndicesL1: Int
+            package var weightedPrediction: Bool
+            package var weightedBipredictionIDC: Int
+            /// `pic_init_qp_minus26`: a slice's quantiser is 26 + this + its `slice_qp_delta`.
+            package var initialQPOffset: Int
+            package var deblockingFilterControlPresent: Bool
+            package var constrainedIntraPrediction: Bool
+            package var redundantPictureCountPresent: Bool
+        }
 
         package init?(_ unit: [UInt8]) {
             guard unit.count >= 2, unit[0] & 0x1F == 8 else { return nil }
-            var bits = BitReader(H264DecoderConfiguration.unescaped(unit.dropFirst()))
+            var bits = H264BitReader(EmulationPrevention.removed(unit.dropFirst()))
             guard let id = bits.ue(), id <= 255, let sequenceID = bits.ue(), sequenceID <= 31,
                   let cabac = bits.bits(1) else { return nil }
             self.id = id
             self.sequenceID = sequenceID
             self.cabac = cabac == 1
+            sliceHeaderFields = Self.sliceHeaderFields(&bits)
         }
-    }
 
-    /// The RBSP of a NAL unit's payload: every emulation prevention byte (00 00 03) taken out.
-    static func unescaped(_ payload: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(payload.count)
-        var zeros = 0
-        for byte in payload {
-            if zeros >= 2 && byte == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = byte == 0 ? zeros + 1 : 0
-            out.append(byte)
+        private static func sliceHeaderFields(_ bits: inout H264BitReader) -> SliceHeaderFields? {
+            guard let bottom = bits.flag(), let groups = bits.ue(), groups == 0,
+                  let l0 = bits.ue(atMost: 31), let l1 = bits.ue(atMost: 31), let weighted = bits.flag(),
+                  let bipred = bits.bits(2), bipred <= 2, let qp = bits.se(in: -(26 + 6 * 6)...25), bits.se(in: -26...25) != nil,
+                  bits.se(in: -12...12) != nil, let deblocking = bits.flag(), let constrained = bits.flag(),
+                  let redundant = bits.flag() else { return nil }
+            return SliceHeaderFields(bottomFieldPictureOrderInFramePresent: bottom, referenceIndicesL0: l0 + 1,
+                                     referenceIndicesL1: l1 + 1, weightedPrediction: weighted, weightedBipredictionIDC: bipred,
+                                     initialQPOffset: qp, deblockingFilterControlPresent: deblocking,
+                                     constrainedIntraPrediction: constrained, redundantPictureCountPresent: redundant)
         }
-        return out
     }
 
     /// Splits NAL units out of bytes in Annex B form (start codes 00 00 01 / 00 00 00 01)
     /// or, with `lengthSize`, length-prefixed; nil when the lengths do not fill the bytes.
     package static func nalUnits(_ bytes: [UInt8], lengthSize: Int?) -> [[UInt8]]? {
         guard let lengthSize else { return annexBUnits(bytes) }
-        guard (1...4).contains(lengthSize) else { return nil }
         var units: [[UInt8]] = []
-        var offset = 0
-        while offset < bytes.count {
-            guard bytes.count - offset >= lengthSize else { return nil }
+        let whole = forEachUnit(bytes, lengthSize: lengthSize) { unit in
+            units.append(Array(unit))
+            return true
+        }
+        return whole ? units : nil
+    }
+
+    /// Calls `body` with each NAL unit of length-prefixed `bytes` (big-endian lengths of
+    /// `lengthSize` bytes; every unit not empty, header byte first), in place, until it
+    /// returns false; false when the lengths do not fill the bytes (as far as they were
+    /// walked) or the length size is not 1 to 4.
+    package static func forEachUnit<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes, lengthSize: Int, _ body: (Bytes.SubSequence) -> Bool
+    ) -> Bool where Bytes.Index == Int {
+        guard (1...4).contains(lengthSize) else { return false }
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            guard bytes.endIndex - offset >= lengthSize else { return false }
             var length = 0
             for k in 0..<lengthSize { length = length << 8 | Int(bytes[offset + k]) }
             offset += lengthSize
-            guard length > 0, length <= bytes.count - offset else { return nil }
-            units.append(Array(bytes[offset..<(offset + length)]))
+            guard length > 0, length <= bytes.endIndex - offset else { return false }
+            guard body(bytes[offset..<(offset + length)]) else { return true }
             offset += length
         }
-        return units
+        return true
     }
 
     private static func annexBUnits(_ bytes: [UInt8]) -> [[UInt8]] {
@@ -300,42 +351,5 @@ private struct ByteReader {
     mutating func rest() -> [UInt8] {
         defer { offset = bytes.count }
         return Array(bytes[offset...])
-    }
-}
-
-/// Bits read most significant first, with H.264's Exp-Golomb codes; every read bounded.
-private struct BitReader {
-    let bytes: [UInt8]
-    var position = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func bits(_ count: Int) -> Int? {
-        guard count <= 32, position + count <= bytes.count * 8 else { return nil }
-        var value = 0
-        for _ in 0..<count {
-            value = value << 1 | Int(bytes[position >> 3] >> (7 - UInt8(position & 7)) & 1)
-            position += 1
-        }
-        return value
-    }
-
-    /// ue(v): at most 31 leading zeros (values below 2³²).
-    mutating func ue() -> Int? {
-        var zeros = 0
-        while true {
-            guard let bit = bits(1) else { return nil }
-            if bit == 1 { break }
-            zeros += 1
-            guard zeros <= 31 else { return nil }
-        }
-        guard let rest = bits(zeros) else { return nil }
-        return (1 << zeros) - 1 + rest
-    }
-
-    /// se(v).
-    mutating func se() -> Int? {
-        guard let k = ue() else { return nil }
-        return k & 1 == 1 ? (k + 1) / 2 : -(k / 2)
     }
 }

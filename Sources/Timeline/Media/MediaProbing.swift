@@ -103,6 +103,9 @@ public struct ProbedMedia: Sendable, Hashable {
     /// Codecs of video streams passed over because this build cannot decode them (a
     /// `video: nil` file whose video is in one says so, rather than "no video").
     public var undecodableVideoCodecs: [String] = []
+    /// The stream indexes of the file's other video streams (a second angle, a depth or
+    /// preview track: not cover pictures), which no output carries.
+    package var otherVideoStreams: [Int] = []
 
     public init(path: String, duration: MediaTime, video: Video? = nil, audio: Audio? = nil, creationTime: String? = nil) {
         self.path = path

@@ -10,8 +10,11 @@ public struct SourcePictureIndex: Sendable, Hashable {
     public var idrPictures: [MediaTime]
     /// Pictures in the track.
     public var frameCount: Int
-    /// The one distance between consecutive pictures' presentation times; nil when they
-    /// vary (or there are fewer than two).
+    /// The one frame duration the pictures lie on: the distance between every two
+    /// consecutive presentation times, or — when a phone's clock rounds each time to its
+    /// ticks (29.97 fps on 600 Hz: 20 ticks apart, now and then 21) — the stream's nominal
+    /// one, every picture within an eighth of a frame of its place; nil when neither (a
+    /// variable rate, fewer than two pictures).
     public var frameDuration: MediaTime?
     /// Presentation time of the first picture.
     public var firstFrame: MediaTime

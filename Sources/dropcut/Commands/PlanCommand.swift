@@ -117,7 +117,8 @@ struct PlanCommand: AsyncParsableCommand {
 
     /// `clip.mov -> 4 deliverables from 1 decode of the clip`, a line per render that
     /// makes several from one decode, a line per deliverable (kind, name, size, codecs or
-    /// the poster's time), the manifest, then the timeline of the first (the others differ
+    /// the poster's time; under a video, what of it is copied and what encoded, and why),
+    /// the manifest, then the timeline of the first (the others differ
     /// in size, fit and encoding, not in timing).
     static func describe(_ deliverables: Deliverables) -> String {
         let decodes = deliverables.decodes
@@ -135,6 +136,8 @@ struct PlanCommand: AsyncParsableCommand {
                     + "\(settings.videoCodec.rawValue) crf \(settings.crf) \(settings.preset)"
                     + (production.composition.tracks(of: .audio).isEmpty ? ", no audio" : ", aac \(settings.audioBitrate / 1000)k")
                     + " \(String(format: "%.3f", production.composition.duration.seconds)) s\n"
+                // What is copied, spliced or encoded, and why: as for a single output.
+                for line in production.passThrough.lines { text += "    \(line)\n" }
             case let .poster(poster):
                 let at: String
                 switch poster.time {

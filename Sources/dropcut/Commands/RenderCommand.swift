@@ -155,8 +155,13 @@ struct RenderCommand: AsyncParsableCommand {
             })
             let files: [Deliverables.File]
             do {
-                files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger) { progress.update($0, $1) }
+                files = try await deliverables.render(into: directory, tag: "\(getpid())", logger: logger,
+                                                      replacing: replacing) { progress.update($0, $1) }
                 progress.finish(success: true)
+            } catch let error as SetCommitError where error.nameExists {
+                // Appeared while the set rendered: nothing of it is published.
+                progress.finish(success: false)
+                throw RenderCommandError.exists(error.path)
             } catch {
                 progress.finish(success: false)
                 throw error
@@ -172,24 +177,19 @@ struct RenderCommand: AsyncParsableCommand {
     }
 
     /// Publishes the finished render `temporary` as `destination`: a set of one through the
-    /// one set commit, replacing what has the name (as `mv` does); or, not `replacing`,
-    /// only if nothing has the name (link(2): never replaced, even by a file that appeared
-    /// during the render). On a failure the temporary file is removed.
+    /// one set commit, as a deliverable set is — replacing what has the name (as `mv`
+    /// does), or, not `replacing`, only if nothing has it when it is published (exclusive:
+    /// a file that appeared during the render is never replaced). On a failure the
+    /// temporary file is removed.
     static func publish(_ temporary: String, as destination: String, replacing: Bool) throws {
+        var set = SetCommit.State.setOfOne(temporary: temporary, name: (destination as NSString).lastPathComponent)
+        let commit = SetCommit(directory: (destination as NSString).deletingLastPathComponent,
+                               policy: replacing ? .replace : .refuseExisting, durability: .volatile, tag: "\(getpid())")
         do {
-            guard replacing else {
-                if try !DurableFiles.publishExclusively(temporary, as: destination, tag: nil) {
-                    PartialOutput(path: temporary).remove()
-                    throw RenderCommandError.exists(destination)
-                }
-                return
-            }
-            var set = SetCommit.State.setOfOne(temporary: temporary, name: (destination as NSString).lastPathComponent)
-            let commit = SetCommit(directory: (destination as NSString).deletingLastPathComponent, policy: .replace,
-                                   durability: .volatile, tag: "\(getpid())")
             try commit.publish(&set)
+        } catch let error as SetCommitError where error.nameExists {
+            throw RenderCommandError.exists(error.path)
         } catch let error as SystemError {
-            PartialOutput(path: temporary).remove()
             throw RenderCommandError("\(destination): cannot move the finished render into place: \(String(cString: strerror(error.errno)))")
         }
     }

@@ -17,16 +17,21 @@ struct WatchCommand: AsyncParsableCommand {
     var check = false
     @Flag(name: .long, help: "With --check: print the systemd drop-in (RequiresMountsFor=, ReadWritePaths=) its folders need.")
     var unitDropIn = false
+    @Option(name: .long, help: "With --check, run by root: check the folders as this user (default: dropcut, the service's, when it exists).")
+    var serviceUser: String?
 
     func validate() throws {
         if unitDropIn && !check { throw ValidationError("--unit-drop-in goes with --check") }
         if once && check { throw ValidationError("--once and --check exclude each other") }
+        if serviceUser != nil && !check { throw ValidationError("--service-user goes with --check") }
     }
 
     func run() async throws {
         if check {
             let settings = try options.load(command: "watch")
-            print(unitDropIn ? UnitDropIn.text(for: settings) : Self.summary(of: settings), terminator: "")
+            let (problems, user) = try Self.checkFoldersAsService(settings, user: serviceUser)
+            try Self.refuse(problems)
+            print(unitDropIn ? UnitDropIn.text(for: settings) : Self.summary(of: settings, checkedAs: user), terminator: "")
             return
         }
         // Caught from here on: a stop asked for while starting is a graceful stop.
@@ -38,6 +43,10 @@ struct WatchCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let settings = try options.load(command: "watch")
+        // Before READY=1 can be sent: a folder the daemon cannot use would fail every clip
+        // of a daemon that said it was ready. Checked as this process's user: it is the
+        // one that will write.
+        try Self.refuse(FolderCheck(config: settings).problems())
         let logger = Logger(label: "dropcut") { _ in JournalLogHandler() }
         var ffmpegLogger = logger
         ffmpegLogger.logLevel = .warning
@@ -86,6 +95,10 @@ struct WatchCommand: AsyncParsableCommand {
                 if let index = urls.firstIndex(of: report.url) { metrics.webhookPending(endpoint: index + 1, report.pending) }
             }, failureTerminationBehavior: .gracefullyShutdownGroup))
         }
+        // Before the scheduler: it publishes each status the scheduler posts, the last one
+        // after the scheduler has drained its jobs, then ends.
+        services.append(.init(service: scheduler.publisher, successTerminationBehavior: .gracefullyShutdownGroup,
+                              failureTerminationBehavior: .gracefullyShutdownGroup))
         services.append(.init(service: scheduler, successTerminationBehavior: .gracefullyShutdownGroup))
         if !once {
             services.append(.init(service: ConfigReloader(path: settings.path, scheduler: scheduler, signals: signals, logger: logger)))
@@ -107,9 +120,40 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
+    /// The folders checked as the service will use them: run by root, as `named` (a unit
+    /// whose drop-in says another `User=`), else as the packaged service user when this
+    /// machine has it (the unit runs as it), else as this process's user. Returns the
+    /// problems and whom they were checked as, with why when not the service user.
+    static func checkFoldersAsService(_ config: DaemonConfig, user named: String?) throws -> (problems: [String], user: String) {
+        let check = FolderCheck(config: config), me = FolderCheck.currentUser()
+        if let named, FolderCheck.user(named: named) == nil {
+            printError("dropcut watch: --service-user \(named): this machine has no such user")
+            throw ExitCode(1)
+        }
+        guard me.uid == 0 else {
+            if let named, named != me.name {
+                printError("dropcut watch: --service-user \(named): only root can check as another user; run the check as root or as \(named)")
+                throw ExitCode(1)
+            }
+            return (check.problems(), "user \(me.name)")
+        }
+        guard let service = FolderCheck.user(named: named ?? FolderCheck.serviceUserName) else {
+            return (check.problems(), "user \(me.name) (this machine has no user \(FolderCheck.serviceUserName), the service's)")
+        }
+        if let problems = check.problems(as: service) { return (problems, "user \(service.name), the service's") }
+        return (check.problems(), "user \(me.name) (could not take on user \(service.name)'s ids)")
+    }
+
+    /// Prints each folder problem and exits 1, when there are any.
+    static func refuse(_ problems: [String]) throws {
+        guard !problems.isEmpty else { return }
+        for problem in problems { printError("dropcut watch: \(problem)") }
+        throw ExitCode(1)
+    }
+
     /// What `--check` prints for a valid config: each folder's route.
-    static func summary(of config: DaemonConfig) -> String {
-        var lines = ["\(config.path): OK, \(config.folders.count) folder(s), state in \(config.stateDirectory)"]
+    static func summary(of config: DaemonConfig, checkedAs user: String) -> String {
+        var lines = ["\(config.path): OK, \(config.folders.count) folder(s), state in \(config.stateDirectory); folders checked as \(user)"]
         for folder in config.folders {
             let after = folder.afterSuccess == .archive ? "archived to \(folder.archive ?? "?")" : "deleted"
             lines.append("  \(folder.name): \(folder.inbox) -> \(folder.outbox) (recipe: \(folder.recipe ?? "identity"));"

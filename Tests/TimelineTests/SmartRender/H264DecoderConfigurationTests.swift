@@ -19,8 +19,15 @@ import TestSupport
         #expect(sps.profile == 77 && sps.level == 40 && sps.id == 3 && sps.chromaFormat == 1 && sps.bitDepthLuma == 8)
         #expect(sps.frameMacroblocksOnly && sps.widthInMacroblocks == 20 && sps.heightInMapUnits == 15)
         #expect(sps.x264Profile == "main")
+        // What a slice header's syntax depends on.
+        #expect(!sps.separateColourPlanes && sps.frameNumberBits == 4 && sps.pictureOrderCountType == 0
+                && sps.pictureOrderCountLSBBits == 6 && !sps.deltaPictureOrderAlwaysZero)
         let pps = try #require(H264DecoderConfiguration.PictureParameters(Self.pps))
         #expect(pps.id == 3 && pps.sequenceID == 3 && pps.cabac)
+        let fields = try #require(pps.sliceHeaderFields)
+        #expect(!fields.bottomFieldPictureOrderInFramePresent && fields.referenceIndicesL0 == 3 && fields.referenceIndicesL1 == 1)
+        #expect(fields.weightedPrediction && fields.weightedBipredictionIDC == 2 && fields.initialQPOffset == -3)
+        #expect(fields.deblockingFilterControlPresent && !fields.constrainedIntraPrediction && !fields.redundantPictureCountPresent)
     }
 
     @Test func writesAndReadsBackTheSameBox() throws {

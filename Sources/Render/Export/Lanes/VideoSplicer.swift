@@ -13,14 +13,22 @@ import DropcutTimeline
 /// grid: presentation time its frame's, decode times one frame apart, `decodeDelay`
 /// frames behind — so `stts` is one entry whatever the joins, and no picture is decoded
 /// after it is due.
+///
+/// Two IDR pictures in a row (at a join: each piece numbers its own) are given different
+/// `idr_pic_id`s (`IDRPictureIDGuard`, which rewrites the second's slice headers). One
+/// that cannot be rewritten fails the splice as `StreamCopyUnsuitable`, and the video is
+/// encoded whole: a stream against H.264 7.4.3 is not written.
 final class VideoSplicer {
     let stream: Int
     private let session: ExportSession
     private let splice: VideoSplice
     private let muxer: Muxer
-    /// One tick of the stream (the source's time base), and a frame in ticks.
+    /// One tick of the output stream (the source's time base, or the frame's timescale
+    /// when a frame is no whole number of those), and a frame in ticks.
     private let tick: MediaTime
     private let frameTicks: Int64
+    /// Where a copied group's pictures lie, from the copy's start half a frame early.
+    private let copyGrid: FrameGrid
     /// Frames every decode time lies behind the frame count written so far.
     private let decodeDelay: Int
     private let settings: VideoEncoderSettings
@@ -31,8 +39,12 @@ final class VideoSplicer {
     private var firstCopier: StreamCopier?
     private var firstEncoder: VideoEncoder?
     private let packet: Packet
+    /// Renumbers an IDR picture whose `idr_pic_id` repeats the one before's.
+    private let idrPictureIDs: IDRPictureIDGuard
     /// Packets written.
     private var written = 0
+    /// What an encoded piece stores of each canvas: turned back and in the source's colour.
+    private let pictureFormat: SplicedPictureFormat
     /// The encoded pieces' constant rate factor: from the source's quantisers.
     let crf: Int
 
@@ -60,22 +72,41 @@ final class VideoSplicer {
                                       statingColour: splice.statedColour)
         stream = try copier.addStream(to: muxer)
         firstCopier = copier
-        tick = copier.timeBase
         let frameDuration = session.videoComposition.frameDuration
-        guard let ratio = frameDuration.ratio(to: tick), ratio.denominator == 1, ratio.numerator > 0,
-              let ticks = Int64(exactly: ratio.numerator) else {
-            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
-                                       reason: "its time base does not count whole frames")
+        // The output counts in the source's ticks when a frame is a whole number of them;
+        // else (29.97 fps stamped by a 600 Hz clock) in the frame's own timescale.
+        if let ratio = frameDuration.ratio(to: copier.timeBase), ratio.denominator == 1, ratio.numerator > 0,
+           let ticks = Int64(exactly: ratio.numerator) {
+            tick = copier.timeBase
+            frameTicks = ticks
+        } else {
+            guard frameDuration.isNumeric, frameDuration.value > 0, frameDuration.timescale > 0 else {
+                throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its frame rate is not a number")
+            }
+            tick = MediaTime(value: 1, timescale: frameDuration.timescale)
+            frameTicks = frameDuration.value
+            try muxer.retime(stream: stream, tick: tick, frameDuration: frameDuration)
         }
-        frameTicks = ticks
+        // A copied group's pictures, from half a frame before its first: each is the frame
+        // it is within an eighth of a frame of (`FrameGrid.stampTolerance`).
+        guard let grid = FrameGrid(origin: Self.halfFrame(frameDuration), frameDuration: frameDuration) else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its frame rate is not a number")
+        }
+        copyGrid = grid
         let sourceQuality = try SourceQuantiser.mean(
             path: splice.asset, trackID: splice.trackID,
             from: Self.sourceRange(source, of: splice, frameDuration: frameDuration).start, frames: Self.quantiserSample)
         crf = sourceQuality.map(Self.crf(matching:)) ?? session.settings.crf
-        settings = VideoEncoderSettings(
-            codec: .h264, size: session.videoComposition.renderSize, frameDuration: frameDuration, crf: crf,
-            preset: session.settings.preset, pixelFormat: .yuv420p, color: splice.statedColour ?? .bt709, keyframeInterval: nil,
+        let format = try SplicedPictureFormat(canvas: session.videoComposition.renderSize, matrix: splice.orientation,
+                                              colour: splice.colour)
+        pictureFormat = format
+        var settings = VideoEncoderSettings(
+            codec: .h264, size: format.storedSize, frameDuration: frameDuration, crf: crf,
+            preset: session.settings.preset, pixelFormat: format.pixelFormat, color: splice.colour, keyframeInterval: nil,
             spliceMatch: splice.encoding)
+        // The very code points the copied pictures state (restated, for an untagged source).
+        settings.colourCodePoints = muxer.colourCodePoints(ofStream: stream)
+        self.settings = settings
         let encoder = try VideoEncoder(settings: settings, globalHeader: true)
         parameterSets = encoder.extradata
         firstEncoder = encoder
@@ -99,17 +130,26 @@ final class VideoSplicer {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its avcC has no room for more parameter sets")
         }
         try muxer.replaceExtradata(ofStream: stream, with: bytes)
+        idrPictureIDs = IDRPictureIDGuard(configuration: configuration)
         packet = try Packet()
     }
 
-    /// Source times of source frames `frames`.
+    /// Source times of source frames `frames`, from half a frame before the first's place to
+    /// half a frame before the next's: the pictures a copy of them takes, each stamped
+    /// within an eighth of a frame of its place (a phone's clock rounds each time to its ticks).
     private func sourceRange(_ frames: Range<Int>) -> TimeRange {
         Self.sourceRange(frames, of: splice, frameDuration: session.videoComposition.frameDuration)
     }
 
     private static func sourceRange(_ frames: Range<Int>, of splice: VideoSplice, frameDuration d: MediaTime) -> TimeRange {
-         TimeRange(start: splice.sourceStart + d.multiplied(by: Int64(frames.lowerBound), dividedBy: 1),
-                         end: splice.sourceStart + d.multiplied(by: Int64(frames.upperBound), dividedBy: 1))
+        let half = halfFrame(d)
+        return TimeRange(start: splice.sourceStart + d.multiplied(by: Int64(frames.lowerBound), dividedBy: 1) - half,
+                         end: splice.sourceStart + d.multiplied(by: Int64(frames.upperBound), dividedBy: 1) - half)
+    }
+
+    /// Half of `d`, exactly where its timescale allows.
+    private static func halfFrame(_ d: MediaTime) -> MediaTime {
+        d.timescale <= Int32.max / 2 ? MediaTime(value: d.value, timescale: d.timescale * 2) : d.multiplied(by: 1, dividedBy: 2)
     }
 
     /// Writes every piece in order; calls `follow` with each packet's decode time before
@@ -133,14 +173,19 @@ final class VideoSplicer {
                                                      statingColour: splice.statedColour)
         firstCopier = nil
         var count = 0
+        // One flag per frame of the group (not per picture): no two pictures on one frame.
+        var placed = [Bool](repeating: false, count: source.count)
         while try copier.takeNext(into: packet) {
             if isCancelled() { throw ExportError.cancelled }
             // Each picture of the group on its own frame of the grid, and no other.
-            guard let pts = packet.pts, pts % frameTicks == 0, (0..<Int64(source.count)).contains(pts / frameTicks) else {
+            let stamp = copier.timeBase.multiplied(by: packet.pts ?? 0, dividedBy: 1)
+            guard packet.pts != nil, let place = copyGrid.frame(stampedAt: stamp), (0..<Int64(source.count)).contains(place),
+                  !placed[Int(place)] else {
                 throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
-                                           reason: "a picture at \(tick.multiplied(by: packet.pts ?? 0, dividedBy: 1)) s from a copied group's start is off the frame grid")
+                                           reason: "a picture at \(stamp) s from a copied group's start is off the frame grid")
             }
-            try write(frame: output.lowerBound + Int(pts / frameTicks), follow: follow)
+            placed[Int(place)] = true
+            try write(frame: output.lowerBound + Int(place), follow: follow)
             count += 1
             progress(written)
         }
@@ -180,7 +225,7 @@ final class VideoSplicer {
             if isCancelled() { throw ExportError.cancelled }
             switch item {
             case let .frame(canvas, _):
-                try encoder.send(canvas)
+                try encoder.send(pictureFormat.stored(canvas))
                 _ = try drain()
                 producer.free.put(canvas)
             case let .failed(error):
@@ -200,6 +245,9 @@ final class VideoSplicer {
         guard Int64(frame) >= decodeFrame else {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
                                        reason: "its pictures are reordered deeper than \(decodeDelay) frames")
+        }
+        if case let .refused(reason) = try idrPictureIDs.pass(packet) {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: reason)
         }
         packet.retime(pts: Int64(frame) * frameTicks, dts: decodeFrame * frameTicks, duration: frameTicks)
         try follow(tick.multiplied(by: decodeFrame * frameTicks, dividedBy: 1))
