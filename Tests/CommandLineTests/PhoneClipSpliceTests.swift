@@ -13,14 +13,21 @@ import TestSupport
 /// every parameter set in it (the source's and the encoded pieces') states the source's
 /// colour; the stream's matrix and tags are the source's; at least the frames `plan` says
 /// are copied are the source's, bit for bit; and what it shows — matrix applied, in one
-/// colour — equals the full render's picture (≥ 40 dB).
+/// colour — equals the full render's picture (≥ 40 dB). A variable-rate clip's frames lie
+/// on its grid with some left out: the copied pictures keep the source's times, frames
+/// left out stay out.
 @Suite(.tags(.slow)) struct PhoneClipSpliceTests {
     /// Real clips from the corpus, and what each is.
-    /// (The corpus's other long enough H.264 phone clips are of variable rate, which
-    /// encoded pieces do not keep yet: `plan` says so and they are encoded whole.)
     static let clips: [(String, String)] = [
         ("gp_karma.mp4", "GoPro, full range BT.709, 29.97, Main"),
         ("mdx_with-gps.mov", "iPhone 6, turned 90°, 29.97 on a 600 Hz clock (20 or 21 ticks apart), Baseline"),
+    ]
+
+    /// Real clips of variable rate whose frames lie on a grid.
+    static let variableClips: [(String, String)] = [
+        ("osx_livephoto_jpegvideocomplement_1.mov",
+         "iPhone Live Photo, turned 90°, full range BT.601, 29.97 on 600 Hz going to 15 fps (every other frame left out), High"),
+        ("osx_IMG_2908.MOV", "iPhone, turned 90°, 30 fps on 2400 Hz after an edit list's dropped lead-in of 3.75 fps, High with B-frames"),
     ]
 
     /// Each SPS's colour as the stream states it, in order: `primaries/transfer/matrix/full range`
@@ -53,7 +60,7 @@ import TestSupport
 
     /// Renders `source` trimmed at 1.5 s with `orientation: keep`, and checks the splice as the
     /// suite says; `name` is how the plan names the file.
-    static func checkSplice(_ source: String, name: String, in dir: TemporaryDirectory) async throws {
+    static func checkSplice(_ source: String, name: String, in dir: TemporaryDirectory, variable: Bool = false) async throws {
         let recipe = dir.file("trim.yaml")
         try "version: 1\norientation: keep\nclips: [{ source: \"{input}\", trim: [1.5, end] }]\n"
             .write(toFile: recipe, atomically: true, encoding: .utf8)
@@ -77,14 +84,37 @@ import TestSupport
                 "source's sets \(sourceSets), output's \(outputSets)")
         #expect(try PhoneClipCopyTests.stated(output) == PhoneClipCopyTests.stated(source))
 
-        // One frame rate across every join (one `stts` entry): the pictures on the grid.
-        let times = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts",
-                                                       "-of", "csv=p=0", output])
-            .split(whereSeparator: \.isNewline).compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }.sorted()
-        #expect(times.count > 2 && Set(zip(times.dropFirst(), times).map { $0 - $1 }).count == 1, "steps between pictures")
+        let times = try Self.pictureTimes(output)
+        var copiedPictures = copied
+        if variable {
+            // The last copied piece runs to the source's end ("a–b s, N frames"): the
+            // source's pictures in its last N frames are copied, frames left out not.
+            let piece = plan.stdout.split(separator: "\n").last { $0.contains(": copied (") }.map(String.init) ?? ""
+            // After the file's name: "a–b s, N frames)".
+            let numbers = piece.split(separator: "(").last.map {
+                $0.split(separator: " ").dropFirst().joined(separator: " ")
+                    .split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }
+            } ?? []
+            let sourceTimes = try Self.pictureTimes(source)
+            #expect(numbers.count == 3, "\(piece)")
+            if numbers.count == 3, numbers[2] > 0, let last = sourceTimes.last {
+                let frame = (numbers[1] - numbers[0]) / numbers[2]
+                copiedPictures = sourceTimes.filter { last - $0 < (numbers[2] - 0.5) * frame }.count
+            }
+            #expect(copiedPictures > 0 && copiedPictures <= copied, "\(copiedPictures) pictures in \(copied) frames")
+            // The copied pictures (the last ones) keep the source's times, each within an
+            // eighth of a frame (the output's on the grid): frames left out stay out.
+            let tail = zip(times.suffix(copiedPictures), sourceTimes.suffix(copiedPictures)).map { (times.last! - $0) - (sourceTimes.last! - $1) }
+            #expect(tail.count == copiedPictures && tail.allSatisfy { abs($0) < 0.005 }, "copied pictures' times: \(tail)")
+        } else {
+            // One frame rate across every join (one `stts` entry): the pictures on the grid.
+            // (Within 10 µs: ffprobe prints times to the microsecond; a 600 Hz clock's tick is 1.7 ms.)
+            let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+            #expect(times.count > 2 && steps.max()! - steps.min()! < 0.000_01, "steps between pictures: \(Set(steps))")
+        }
         // The copied frames are the source's, bit for bit.
         let sourceFrames = Set(try Self.frameHashes(source)), frames = try Self.frameHashes(output)
-        #expect(frames.filter(sourceFrames.contains).count >= copied, "\(copied) frames copied")
+        #expect(frames.filter(sourceFrames.contains).count >= copiedPictures, "\(copiedPictures) pictures copied")
 
         // What a viewer sees equals the full render's picture: that one bakes the turn into
         // its pixels and converts the colour into video-range BT.709; both are brought into
@@ -94,14 +124,29 @@ import TestSupport
             .write(toFile: always, atomically: true, encoding: .utf8)
         let encoded = try await DropcutProcess.run(["render", source, "--recipe", always, "--output", full])
         #expect(encoded.status == 0, "\(encoded.stderr)")
-        #expect(try Self.frameHashes(full).count == frames.count)
+        // A variable rate is made constant by the full render (its frames left out repeat),
+        // and kept where copied: the splice has as many pictures fewer as it leaves out.
+        let fullFrames = try Self.frameHashes(full).count
+        #expect(times.count == fullFrames - (copied - copiedPictures), "\(times.count) pictures, the full render \(fullFrames)")
         let average = try await PhoneClipCopyTests.shownPSNR(output, against: full)
         #expect(average >= 40, "the spliced output shows what the full render shows: \(average) dB")
+    }
+
+    /// The pictures' presentation times, seconds, ascending.
+    static func pictureTimes(_ path: String) throws -> [Double] {
+        try Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time",
+                                           "-of", "csv=p=0", path])
+            .split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }.sorted()
     }
 
     @Test(arguments: clips.map(\.0))
     func aTrimmedPhoneClipIsSplicedKeepingWhatItStates(_ name: String) async throws {
         try await Self.checkSplice(try CorpusMedia.file(name), name: name, in: try TemporaryDirectory())
+    }
+
+    @Test(arguments: variableClips.map(\.0))
+    func aVariableRateClipOnItsGridIsSplicedKeepingItsTimes(_ name: String) async throws {
+        try await Self.checkSplice(try CorpusMedia.file(name), name: name, in: try TemporaryDirectory(), variable: true)
     }
 
     /// What the corpus's spliceable clips do not cover: Display P3 (an iPhone's SDR),

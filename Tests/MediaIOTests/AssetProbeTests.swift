@@ -95,6 +95,25 @@ import DropcutTimeline
         #expect(!short.isVariableFrameRate)
     }
 
+    /// A variable rate whose frames all lie on its nominal grid (30 fps, then every third
+    /// frame: 10 fps) has a grid, the places between left out. 30 fps then 12, stamped on
+    /// a 600 Hz clock, has none: ffmpeg states 60 fps for it (the finest step), on which
+    /// the 12 fps frames are one place in five — a rate of its own, not frames left out.
+    @Test(arguments: [(10, false, true), (12, true, false)])
+    func aVariableRateHasAGridWhenItsFramesAreLeftOutOfOne(_ slower: Int, _ fineClock: Bool, _ onGrid: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("vfr.mp4")
+        // 30 frames 1/30 s apart, then 30 more 1/slower s apart.
+        try Command.runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=2",
+                                          "-vf", "settb=1/600,setpts='if(lt(N,30),N/30,1+(N-30)/\(slower))/TB'", "-fps_mode", "passthrough"]
+                               + (fineClock ? ["-enc_time_base:v", "1/600"] : [])
+                               + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-video_track_timescale", "600", clip])
+        let video = try #require(try AssetProbe().probe(clip).video)
+        #expect(video.isVariableFrameRate)
+        #expect(!onGrid || video.frameDuration == MediaTime(value: 1, timescale: 30))
+        #expect(video.variableRateLiesOnGrid == onGrid && video.hasFrameGrid == onGrid)
+    }
+
     /// A second video stream is named as left out; the first (the default) is used.
     @Test func otherVideoStreamsAreListed() throws {
         let dir = try TemporaryDirectory()

@@ -181,6 +181,22 @@ import DropcutTimeline
         #expect(try Self.decide("version: 1\noutput: { fps: 30 }\n").video.copy != nil, "a constant-rate clip at its own rate")
     }
 
+    /// Pieces copy a variable rate only when its frames lie on the output's grid.
+    @Test func aVariableRateIsSplicedOnlyOnItsGrid() {
+        func reasons(_ configure: @escaping (inout ProbedMedia.Video) -> Void, keeping: PassThrough.Keeping = .init()) -> [String] {
+            guard let video = Self.clip(edit: { media in media.video.map { var v = $0; configure(&v); media.video = v } }).video else {
+                return ["no video"]
+            }
+            let output = VideoComposition(renderSize: video.naturalSize, frameDuration: video.frameDuration)
+            return PassThrough.sourceReasons(video, settings: ExportSettings(), output: output, copy: .pieces(keeping))
+                .filter { $0.contains("variable") }
+        }
+        #expect(reasons { $0.isVariableFrameRate = true } == ["the source's frame rate is variable, its frames on no one grid"])
+        #expect(reasons { $0.isVariableFrameRate = true; $0.variableRateLiesOnGrid = true }.isEmpty)
+        #expect(reasons({ $0.isVariableFrameRate = true; $0.variableRateLiesOnGrid = true }, keeping: .init(variableRate: false))
+                == ["the source's frame rate is variable, the output's constant (output.fps)"])
+    }
+
     @Test func anInterlacedClipIsRefused() throws {
         let interlaced = Self.clip { $0.video?.fieldOrder = .topFirst }
         Self.expectVideoRefused(try Self.decide("version: 1\noutput: { deinterlace: off }\n", clip: interlaced), "interlaced")

@@ -275,12 +275,14 @@ import DropcutTimeline
         #expect(decision.video.splice == nil && decision.video.reasons.contains { $0.contains("smart render splices H.264 only") },
                 "\(decision.lines)")
 
-        // Frame times 1/30 s apart, then 1/20 s: variable.
-        let variable = try source("vfr.mp4", ["-vf", "setpts='if(lt(N,30),N/30,1+(N-30)/20)/TB'", "-fps_mode", "passthrough",
+        // Frame times 1/30 s apart, then 1/12 s, on a 600 Hz clock: variable, on no one grid.
+        let variable = try source("vfr.mp4", ["-vf", "settb=1/600,setpts='if(lt(N,30),N/30,1+(N-30)/12)/TB'", "-fps_mode", "passthrough",
+                                              "-enc_time_base:v", "1/600",
                                               "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "30", "-video_track_timescale", "600"])
         decision = try await decide(cut, variable)
         #expect(decision.video.splice == nil
-                && decision.video.reasons.contains { $0.contains("variable") || $0.contains("not evenly spaced") }, "\(decision.lines)")
+                && decision.video.reasons.contains { $0.contains("variable") || $0.contains("do not lie on the output's frame grid") },
+                "\(decision.lines)")
 
         // Two short ranges, neither holding a whole group of pictures: the plan says that
         // is why, not only that the video combines two tracks.

@@ -37,8 +37,8 @@ package final class VideoTrackReader {
     private let filter: (any VideoFrameFilter)?
     private let decoded: VideoFrame
     private var decoderEnded = false
-    /// A constant-rate stream's frame grid (nil for a variable rate): a frame stamped a
-    /// little after its place on it is shown from its place.
+    /// The stream's frame grid (its nominal rate): a frame stamped a little after its
+    /// place on it is shown from its place.
     private let grid: FrameGrid?
 
     /// Opens track `trackID` (stream index + 1) of the file at `path`; its frames pass
@@ -60,7 +60,13 @@ package final class VideoTrackReader {
         // of a tick after its place on the grid is still the frame of that place, or a
         // composition asking for the place would show the frame before it twice.
         let origin = startTime, stream = source.stream
-        grid = stream.isVariableFrameRate ? nil : stream.frameDuration.flatMap { FrameGrid(origin: origin, frameDuration: $0) }
+        // A variable rate's nominal one (`r_frame_rate`) is its finest grid, so a frame is
+        // moved to its place by an eighth of a finer frame than its own at most; a nominal
+        // rate below the average is no grid.
+        grid = stream.frameDuration.flatMap { nominal in
+            if stream.isVariableFrameRate, let average = stream.averageFrameDuration, nominal > average { return nil }
+            return FrameGrid(origin: origin, frameDuration: nominal)
+        }
     }
 
     /// The stream as the demuxer describes it (field order, pixel aspect...).

@@ -36,6 +36,14 @@ public struct AssetProbe: MediaProbing {
         let durations = try DurationCheck.durations(of: demuxer, streams: [used.video, used.audio].compactMap { $0 })
         let video = try used.video.map { stream throws(FFmpegError) in try FieldOrderDetection.resolved(stream, of: demuxer) }
         var media = Self.describe(demuxer, video: video, audio: used.audio, durations: durations)
+        // A variable rate may be frames left out of a constant one: whether every frame
+        // lies on the grid is read from the packets' times (packets only, no decoding; the
+        // file's data read once more, for variable-rate streams alone). A file whose
+        // packets cannot all be read has no grid to rely on.
+        if let video, let probed = media.video, probed.isVariableFrameRate {
+            let index = try? KeyframeIndex.scan(path: path, trackID: TrackID(video.index + 1))
+            media.video?.variableRateLiesOnGrid = index?.frameDuration == probed.frameDuration
+        }
         if video == nil {
             media.undecodableVideoCodecs = demuxer.streams
                 .filter { $0.kind == .video && !$0.isAttachedPicture && !$0.isDecodable }.map(\.codecName)

@@ -12,7 +12,7 @@ package enum KeyframeIndex {
         let index = Int(trackID) - 1
         guard demuxer.streams.indices.contains(index), let parameters = demuxer.codecParameters(ofStream: index) else {
             return SourcePictureIndex(keyframes: [], idrPictures: [], frameCount: 0, frameDuration: nil, firstFrame: .zero,
-                                      reorderDepth: 0, decoderConfiguration: [])
+                                      reorderDepth: 0, decoderConfiguration: [], missingFrames: [])
         }
         let stream = demuxer.streams[index]
         let origin = demuxer.origin(of: stream)
@@ -33,38 +33,66 @@ package enum KeyframeIndex {
         }
         func time(_ ticks: Int64) -> MediaTime { stream.timeBase.multiplied(by: ticks, dividedBy: 1) - origin }
         let presentation = decodeOrder.sorted()
-        let frameDuration = Self.frameDuration(presentation, timeBase: stream.timeBase, nominal: stream.frameDuration)
-        // How far ahead of its place each picture is decoded: its decode position less its
-        // presentation position (pictures have distinct places on a grid).
+        let layout = Self.layout(presentation, timeBase: stream.timeBase, nominal: stream.frameDuration)
+        // How far ahead of its place in presentation order each picture is decoded: its
+        // decode position less its rank among the presentation times (distinct, on a grid).
         var depth = 0
-        if let frameDuration, let first = presentation.first, let grid = FrameGrid(origin: .zero, frameDuration: frameDuration) {
+        if layout != nil {
             for (k, pts) in decodeOrder.enumerated() {
-                guard let place = grid.frame(stampedAt: stream.timeBase.multiplied(by: pts - first, dividedBy: 1)) else { continue }
-                depth = max(depth, k - Int(clamping: place))
+                depth = max(depth, k - Self.rank(of: pts, in: presentation))
             }
         }
         return SourcePictureIndex(
-            keyframes: keyTicks.sorted().map(time), idrPictures: idrTicks.sorted().map(time), frameCount: decodeOrder.count,
-            frameDuration: frameDuration,
-            firstFrame: presentation.first.map(time) ?? .zero, reorderDepth: depth, decoderConfiguration: configuration)
+            keyframes: keyTicks.sorted().map(time), idrPictures: idrTicks.sorted().map(time),
+            frameCount: layout?.frames ?? decodeOrder.count, frameDuration: layout?.frameDuration,
+            firstFrame: presentation.first.map(time) ?? .zero, reorderDepth: depth, decoderConfiguration: configuration,
+            missingFrames: layout?.missing ?? [])
     }
 
-    /// The one frame duration the pictures (presentation times in `timeBase` ticks, in
-    /// order) lie on: the step between every two, or — when the steps differ, as a phone's
-    /// clock rounds each time to its ticks — the stream's nominal one (`r_frame_rate`), when
-    /// every picture is within an eighth of a frame of its place on that grid (`FrameGrid.stampTolerance`). nil when neither.
-    static func frameDuration(_ presentation: [Int64], timeBase: MediaTime, nominal: MediaTime?) -> MediaTime? {
+    /// How the pictures (presentation times in `timeBase` ticks, in order) lie on one frame
+    /// grid: its frame duration, the frames it spans from the first picture to the last, and
+    /// those of them no picture is on (ascending). The grid is the step between every two
+    /// pictures; or — when the steps differ, as a phone's clock rounds each time to its
+    /// ticks, or leaves a frame out in low light — the stream's nominal one (`r_frame_rate`),
+    /// when every picture is within an eighth of a frame of a place of its own on it
+    /// (`FrameGrid.stampTolerance`) and at most two places in three are empty (an average
+    /// rate at least a third of the nominal one, as `AssetProbe` takes the nominal rate for
+    /// the output's). nil when neither: a variable rate off any grid, fewer than two pictures.
+    static func layout(_ presentation: [Int64], timeBase: MediaTime, nominal: MediaTime?)
+        -> (frameDuration: MediaTime, frames: Int, missing: [Int])? {
         guard presentation.count >= 2 else { return nil }
         let step = presentation[1] - presentation[0]
         if step > 0, presentation.indices.dropFirst().allSatisfy({ presentation[$0] - presentation[$0 - 1] == step }) {
-            return timeBase.multiplied(by: step, dividedBy: 1)
+            return (timeBase.multiplied(by: step, dividedBy: 1), presentation.count, [])
         }
         guard let nominal, let grid = FrameGrid(origin: .zero, frameDuration: nominal) else { return nil }
         let first = presentation[0]
-        for (k, pts) in presentation.enumerated() where grid.frame(stampedAt: timeBase.multiplied(by: pts - first, dividedBy: 1)) != Int64(k) {
-            return nil
+        var missing: [Int] = [], last = -1
+        for pts in presentation {
+            guard let place = grid.frame(stampedAt: timeBase.multiplied(by: pts - first, dividedBy: 1)), place > last,
+                  let frame = Int(exactly: place) else { return nil }
+            // Bounded before it is filled: never more than twice the pictures.
+            guard frame - last - 1 <= 2 * presentation.count - missing.count else { return nil }
+            missing.append(contentsOf: (last + 1)..<frame)
+            last = frame
         }
-        return nominal
+        guard missing.count <= 2 * presentation.count else { return nil }
+        return (nominal, last + 1, missing)
+    }
+
+    /// The one frame duration the pictures lie on (`layout`), or nil.
+    static func frameDuration(_ presentation: [Int64], timeBase: MediaTime, nominal: MediaTime?) -> MediaTime? {
+        layout(presentation, timeBase: timeBase, nominal: nominal)?.frameDuration
+    }
+
+    /// The index of `value` in `sorted` (ascending, distinct): where it is, or would be.
+    private static func rank(of value: Int64, in sorted: [Int64]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Whether the packet holds an IDR picture (a NAL unit of type 5), its length prefixes

@@ -52,7 +52,7 @@ extension PassThrough {
             return .failure(Reasons(["smart render: the source's pictures could not be indexed"]))
         }
         guard index.frameDuration == d else {
-            return .failure(Reasons(["smart render: the source's pictures are not evenly spaced at the output's frame rate"]))
+            return .failure(Reasons(["smart render: the source's pictures do not lie on the output's frame grid"]))
         }
         let encoding: VideoEncoderSettings.SpliceMatch
         switch matchingEncoding(index.decoderConfiguration) {
@@ -92,7 +92,7 @@ extension PassThrough {
         }
         return .success(VideoSplice(asset: track.asset, trackID: track.trackID, plan: pieces, sourceStart: index.firstFrame, frameDuration: d,
                                     encoding: encoding, sourceReorderDepth: index.reorderDepth, colour: colour, statedColour: stated,
-                                    orientation: orientation))
+                                    orientation: orientation, missingFrames: index.missingFrames))
     }
 
     /// What one output frame shows, as copying sees it.

@@ -230,8 +230,10 @@ public struct PassThrough: Sendable, Hashable {
     /// How much of a source a copy takes: all of its pictures as they are (`whole`), or
     /// groups of them beside encoded pieces (`pieces`, smart render), keeping what the
     /// recipe leaves so. Pieces keep a display matrix (the encoded pictures are stored
-    /// turned back, so the one matrix shows them upright too) but not yet a variable rate:
-    /// the encoded pieces are on one grid.
+    /// turned back, so the one matrix shows them upright too), and a variable rate whose
+    /// frames lie on the output's grid (frames left out stay out where copied; the encoded
+    /// pieces are on the grid, a frame left out repeating the one before, as in a full
+    /// render).
     enum CopyExtent: Equatable {
         case whole(Keeping)
         case pieces(Keeping)
@@ -282,8 +284,12 @@ public struct PassThrough: Sendable, Hashable {
             reasons.append("the source does not state its colour (the output says BT.709)")
         }
         if probed.isInterlaced { reasons.append("the source is interlaced") }
-        if probed.isVariableFrameRate, !(extent.isWhole && extent.keeping.variableRate) {
-            reasons.append("the source's frame rate is variable" + (extent.isWhole ? ", the output's constant (output.fps)" : ""))
+        // A variable rate is kept where the output may vary (no `output.fps`): copied whole,
+        // or spliced when its frames lie on the output's grid (frames left out stay out
+        // where copied).
+        if probed.isVariableFrameRate, !(extent.keeping.variableRate && (extent.isWhole || probed.variableRateLiesOnGrid)) {
+            reasons.append("the source's frame rate is variable" + (!extent.keeping.variableRate ? ", the output's constant (output.fps)"
+                                                                    : ", its frames on no one grid"))
         }
         if probed.pixelAspectRatio != .square { reasons.append("the source's pixels are not square") }
         // Kept by a whole copy when it is a quarter turn or a mirror (what players apply

@@ -47,12 +47,14 @@ extension CompositionBuilder {
                 trim = TimeRange(start: start, end: end)
                 // Times mean frames (`FrameGrid`): the cut moves to the frame it keeps first
                 // and the first one it leaves out, so each output frame shows a source frame
-                // at its own time (and a copy can keep it as it is). A constant-rate clip
-                // only: a variable rate has no grid to snap to. Never past what can play (an
+                // at its own time (and a copy can keep it as it is). A clip with a grid
+                // only: a constant rate, or a variable one whose frames all lie on its
+                // nominal grid (frames left out); another variable rate has none to snap
+                // to. Never past what can play (an
                 // end past it stays where the clip ends: a phone's clock may end the last
                 // frame a tick before the grid does); a trim between two frames' starts
                 // keeps its times (it shows the one frame).
-                if !video.isVariableFrameRate, video.fieldOrder == nil,
+                if video.hasFrameGrid, video.fieldOrder == nil,
                    let grid = FrameGrid(origin: video.timeRange.start, frameDuration: video.frameDuration),
                    let snapped = grid.snapped(trim) {
                     if snapped.end <= available.end {

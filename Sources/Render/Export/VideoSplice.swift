@@ -9,8 +9,8 @@ import DropcutTimeline
 /// parameter-set id its own sets do not use.
 ///
 /// The output's pictures are timed on the grid (a constant-rate source stays constant
-/// rate across every join: one `stts` entry), decode times a uniform sequence
-/// `reorderDepth` frames behind.
+/// rate across every join: one `stts` entry; a source's frames left out stay out where
+/// copied), each decode time the presentation time `reorderDepth` pictures earlier.
 public struct VideoSplice: Sendable, Hashable {
     /// The source copied from.
     public var asset: String
@@ -22,6 +22,10 @@ public struct VideoSplice: Sendable, Hashable {
     public var sourceStart: MediaTime
     /// The grid's frame: the output's and the source's.
     public var frameDuration: MediaTime
+    /// The source's frames no picture is on (ascending): a variable rate's frames left out
+    /// (`SourcePictureIndex.missingFrames`). Where copied, they stay out: the picture
+    /// before is shown longer, as in the source.
+    package var missingFrames: [Int]
     /// How the encoded pieces are encoded to sit beside the copied ones: the source's
     /// profile, level and entropy coder, a parameter-set id of their own.
     package var encoding: VideoEncoderSettings.SpliceMatch
@@ -44,7 +48,8 @@ public struct VideoSplice: Sendable, Hashable {
     package init(asset: String, trackID: TrackID, plan: SmartRenderPlan, sourceStart: MediaTime, frameDuration: MediaTime,
                  encoding: VideoEncoderSettings.SpliceMatch,
                  sourceReorderDepth: Int, colour: ColorDescription = .bt709, statedColour: ColorDescription? = nil,
-                 orientation: AffineTransform = .identity) {
+                 orientation: AffineTransform = .identity, missingFrames: [Int] = []) {
+        self.missingFrames = missingFrames
         self.orientation = orientation
         self.colour = colour
         self.statedColour = statedColour

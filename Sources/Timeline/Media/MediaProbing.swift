@@ -39,6 +39,14 @@ public struct ProbedMedia: Sendable, Hashable {
         /// True when the frames do not come at one rate (phones in low light): the
         /// average rate differs from the nominal one.
         public var isVariableFrameRate = false
+        /// True for a variable-rate stream whose every frame lies on its `frameDuration`
+        /// grid, some places empty: a phone leaving frames out in low light, the frame
+        /// before shown longer. Its cuts snap to frames, and smart render copies its
+        /// groups of pictures with the frames left out still out.
+        package var variableRateLiesOnGrid = false
+        /// Whether each frame starts on the `frameDuration` grid (a constant rate, or a
+        /// variable one with frames left out): what a cut's time means in frames.
+        package var hasFrameGrid: Bool { !isVariableFrameRate || variableRateLiesOnGrid }
         /// True when the stream itself states its primaries, transfer and matrix (`color`
         /// then needs no default filled in).
         public var colorIsStated = false

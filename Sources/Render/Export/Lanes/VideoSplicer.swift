@@ -10,9 +10,10 @@ import DropcutTimeline
 ///
 /// One stream, one description: the source's `avcC` with the encoder's SPS and PPS (under
 /// their own id) added, set before the header. Every packet is re-timed on the frame
-/// grid: presentation time its frame's, decode times one frame apart, `decodeDelay`
-/// frames behind — so `stts` is one entry whatever the joins, and no picture is decoded
-/// after it is due.
+/// grid: presentation time its frame's, decode time the presentation time of the picture
+/// `decodeDelay` pictures before it — frames one apart, so `stts` is one entry whatever
+/// the joins (a source's frames left out stay out where copied, as its own steps), and
+/// no picture is decoded after it is due.
 ///
 /// Two IDR pictures in a row (at a join: each piece numbers its own) are given different
 /// `idr_pic_id`s (`IDRPictureIDGuard`, which rewrites the second's slice headers). One
@@ -29,8 +30,15 @@ final class VideoSplicer {
     private let frameTicks: Int64
     /// Where a copied group's pictures lie, from the copy's start half a frame early.
     private let copyGrid: FrameGrid
-    /// Frames every decode time lies behind the frame count written so far.
+    /// Pictures every decode time lies behind in presentation order.
     private let decodeDelay: Int
+    /// The output frames a picture is on, ascending: every frame, but those a copied
+    /// group leaves out as its source does (`VideoSplice.missingFrames`).
+    private let presented: [Int]
+    /// Output frames the pieces cover (the stream's end, in frames).
+    private let frameTotal: Int
+    /// Output frames shown so far (the furthest picture written, and its frame).
+    private var covered = 0
     private let settings: VideoEncoderSettings
     /// The encoder's parameter sets: every piece's encoder must make these.
     private let parameterSets: [UInt8]
@@ -52,12 +60,15 @@ final class VideoSplicer {
     static let quantiserSample = 60
 
     /// x264's rate factor for pieces as fine as a source whose frames were quantised at
-    /// `mean` on average: two steps finer, because the pieces re-encode pictures already
-    /// coded once. Measured on a 720p30 x264 CRF 23 clip cut between keyframes, the
-    /// encoded frames against the source's: 43.2 dB at the source's mean, 44.8 at two
-    /// steps finer, 46.2 at four (the ffmpeg CLI re-encoding at the source's CRF: 43.5).
+    /// `mean` on average: four steps finer, because the pieces re-encode pictures already
+    /// coded once, and a phone's hardware encoder leaves noise x264 codes at a cost.
+    /// Measured on a 720p30 x264 CRF 23 clip cut between keyframes, the encoded frames
+    /// against the source's: 43.2 dB at the source's mean, 44.8 at two steps finer, 46.2 at
+    /// four (the ffmpeg CLI re-encoding at the source's CRF: 43.5); on an iPhone's 720p30
+    /// low-light clip (`osx_IMG_2908.MOV`, 102 frames encoded) against the lossless full
+    /// render: 39.3 dB at two steps finer, 40.7 at four (the output 0.84 and 1.02 MB).
     static func crf(matching mean: Double) -> Int {
-        min(51, max(0, Int((mean - 2).rounded())))
+        min(51, max(0, Int((mean - 4).rounded())))
     }
 
     init(_ session: ExportSession, splice: VideoSplice, muxer: Muxer) throws {
@@ -111,6 +122,8 @@ final class VideoSplicer {
         parameterSets = encoder.extradata
         firstEncoder = encoder
         decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
+        presented = Self.presentedFrames(splice)
+        frameTotal = splice.plan.pieces.last?.output.upperBound ?? 0
         // The source's sets as the copy writes them (restated, for an untagged source).
         let extradata = muxer.extradata(ofStream: stream)
         guard var configuration = H264DecoderConfiguration(extradata) ?? H264DecoderConfiguration(annexB: extradata, nalLengthSize: 4) else {
@@ -152,6 +165,41 @@ final class VideoSplicer {
         d.timescale <= Int32.max / 2 ? MediaTime(value: d.value, timescale: d.timescale * 2) : d.multiplied(by: 1, dividedBy: 2)
     }
 
+    /// The output frames a picture is on, ascending (`presented`).
+    static func presentedFrames(_ splice: VideoSplice) -> [Int] {
+        var frames: [Int] = []
+        frames.reserveCapacity(splice.plan.pieces.last?.output.upperBound ?? 0)
+        for piece in splice.plan.pieces {
+            switch piece {
+            case let .encoded(output, _):
+                frames.append(contentsOf: output)
+            case let .copied(output, source):
+                let missing = missingFrames(in: source, of: splice)
+                var next = missing.startIndex
+                for place in source {
+                    if next < missing.endIndex, splice.missingFrames[next] == place { next += 1; continue }
+                    frames.append(output.lowerBound + place - source.lowerBound)
+                }
+            }
+        }
+        return frames
+    }
+
+    /// The indices in `splice.missingFrames` of the source frames in `range` left out.
+    static func missingFrames(in range: Range<Int>, of splice: VideoSplice) -> Range<Int> {
+        firstIndex(atLeast: range.lowerBound, in: splice.missingFrames)..<firstIndex(atLeast: range.upperBound, in: splice.missingFrames)
+    }
+
+    /// The index of the first element of `sorted` (ascending) at least `value`.
+    static func firstIndex(atLeast value: Int, in sorted: [Int]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// Writes every piece in order; calls `follow` with each packet's decode time before
     /// writing it (the lane keeps the sound up with it) and `progress` with the frames
     /// written.
@@ -164,6 +212,9 @@ final class VideoSplicer {
             case let .encoded(output, _):
                 try encode(output: output, isCancelled: isCancelled, follow: follow, progress: progress)
             }
+            // Every frame of the piece shown (a copy's last frames may be left out).
+            covered = max(covered, piece.output.upperBound)
+            progress(covered)
         }
     }
 
@@ -173,8 +224,11 @@ final class VideoSplicer {
                                                      statingColour: splice.statedColour)
         firstCopier = nil
         var count = 0
-        // One flag per frame of the group (not per picture): no two pictures on one frame.
+        // One flag per frame of the group (not per picture): no two pictures on one frame,
+        // and none on a frame the source leaves out.
         var placed = [Bool](repeating: false, count: source.count)
+        let missing = Self.missingFrames(in: source, of: splice)
+        for k in missing { placed[splice.missingFrames[k] - source.lowerBound] = true }
         while try copier.takeNext(into: packet) {
             if isCancelled() { throw ExportError.cancelled }
             // Each picture of the group on its own frame of the grid, and no other.
@@ -187,11 +241,11 @@ final class VideoSplicer {
             placed[Int(place)] = true
             try write(frame: output.lowerBound + Int(place), follow: follow)
             count += 1
-            progress(written)
+            progress(covered)
         }
-        guard count == source.count else {
+        guard count == source.count - missing.count else {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
-                                       reason: "a copied group of \(source.count) frames has \(count) pictures")
+                                       reason: "a copied group of \(source.count - missing.count) pictures has \(count)")
         }
     }
 
@@ -218,7 +272,7 @@ final class VideoSplicer {
                     throw ExportError.invalidComposition(["the encoder returned a picture outside its piece"])
                 }
                 try write(frame: Int(frame), follow: follow)
-                progress(written)
+                progress(covered)
             }
         }
         while let item = producer.filled.take() {
@@ -239,17 +293,28 @@ final class VideoSplicer {
         throw isCancelled() ? ExportError.cancelled : ExportError.invalidComposition(["frame pipeline closed early"])
     }
 
-    /// Times the packet as output frame `frame` and writes it.
+    /// Times the packet as output frame `frame` and writes it: decoded at the presentation
+    /// time of the picture `decodeDelay` before it in presentation order (before the first,
+    /// a frame apart), shown until the next picture's frame.
     private func write(frame: Int, follow: (MediaTime) throws -> Void) throws {
-        let decodeFrame = Int64(written - decodeDelay)
-        guard Int64(frame) >= decodeFrame else {
+        let rank = written - decodeDelay
+        guard rank < presented.count, !presented.isEmpty else {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
-                                       reason: "its pictures are reordered deeper than \(decodeDelay) frames")
+                                       reason: "it has more pictures than the output has frames")
+        }
+        let decodeFrame = Int64(rank >= 0 ? presented[rank] : presented[0] + rank)
+        let place = Self.firstIndex(atLeast: frame, in: presented)
+        guard Int64(frame) >= decodeFrame, place < presented.count, presented[place] == frame else {
+            throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1,
+                                       reason: Int64(frame) < decodeFrame ? "its pictures are reordered deeper than \(decodeDelay) frames"
+                                                                          : "a picture lies on output frame \(frame), which has none")
         }
         if case let .refused(reason) = try idrPictureIDs.pass(packet) {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: reason)
         }
-        packet.retime(pts: Int64(frame) * frameTicks, dts: decodeFrame * frameTicks, duration: frameTicks)
+        let shownUntil = place + 1 < presented.count ? presented[place + 1] : max(frameTotal, frame + 1)
+        covered = max(covered, frame + 1)
+        packet.retime(pts: Int64(frame) * frameTicks, dts: decodeFrame * frameTicks, duration: Int64(shownUntil - frame) * frameTicks)
         try follow(tick.multiplied(by: decodeFrame * frameTicks, dividedBy: 1))
         try muxer.write(packet, from: tick, stream: stream)
         written += 1
