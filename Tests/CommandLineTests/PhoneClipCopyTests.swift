@@ -81,6 +81,33 @@ import TestSupport
         #expect(average >= 35, "the copy shows what the full render shows: \(average) dB")
     }
 
+    /// A clip whose container states one pixel aspect (`pasp` 1:1) and whose SPS another
+    /// (27:64), as Samsung's super-slow-motion clips do: players go by the container's, and
+    /// so does the copy — it keeps the container's, and is shown at the source's shape
+    /// (4:3), not squeezed to the SPS's (9:16).
+    @Test func aCopyKeepsTheContainersPixelAspect() async throws {
+        let dir = try TemporaryDirectory()
+        let coded = dir.file("coded.mp4"), clip = dir.file("sef.mp4"), output = dir.file("out.mp4")
+        try await Fixtures.generate(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-vf", "setsar=27/64",
+                                     "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"], output: coded)
+        try await Command.runChecked("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-y", "-i", coded, "-c", "copy",
+                                                "-aspect", "4:3", clip])
+        func shape(_ path: String) async throws -> String {
+            try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                     "stream=sample_aspect_ratio,display_aspect_ratio", "-of", "csv=p=0", path])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let (codedShape, clipShape) = (try await shape(coded), try await shape(clip))
+        #expect(codedShape == "27:64,9:16" && clipShape == "1:1,4:3", "the fixture")
+        let plan = try await DropcutProcess.run(["plan", clip])
+        #expect(plan.stdout.contains("video: copied from sef.mp4"), "\(plan.stdout)")
+        let render = try await DropcutProcess.run(["render", clip, "--output", output])
+        #expect(render.status == 0, "\(render.stderr)")
+        let shown = try await shape(output)
+        #expect(shown == "1:1,4:3")
+        #expect(try Self.shown(output) == Self.shown(clip))
+    }
+
     /// The average PSNR (ffmpeg's `psnr`) of what `output` shows — matrix applied, passed
     /// through `first` (a filter chain ending in a comma), then brought into video-range
     /// BT.709 — against the full render `full`, frame for frame.

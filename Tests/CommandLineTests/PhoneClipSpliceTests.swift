@@ -9,7 +9,8 @@ import TestSupport
 /// very code points) and, with `orientation: keep`, its display matrix (the encoded pieces
 /// stored turned back, so one matrix shows every frame upright).
 ///
-/// Checked as a player gets it: the output decodes without a word from `ffmpeg -v error`;
+/// Checked as a player gets it: the output decodes without a word from `ffmpeg -v error`
+/// and plays in headless Chromium, a seek into every piece showing a frame;
 /// every parameter set in it (the source's and the encoded pieces') states the source's
 /// colour; the stream's matrix and tags are the source's; at least the frames `plan` says
 /// are copied are the source's, bit for bit; and what it shows — matrix applied, in one
@@ -83,6 +84,18 @@ import TestSupport
         #expect(sourceSets.count == 1 && outputSets.count >= 2 && Set(outputSets) == sourceSets,
                 "source's sets \(sourceSets), output's \(outputSets)")
         #expect(try PhoneClipCopyTests.stated(output) == PhoneClipCopyTests.stated(source))
+
+        // It plays in headless Chromium to its end, and a seek into the middle of every
+        // piece ("a–b s: copied/encoded") shows a frame.
+        let seeks = plan.stdout.split(separator: "\n").filter { $0.contains(" s: copied") || $0.contains(" s: encoded") }.compactMap {
+            line -> Double? in
+            let bounds = line.split(separator: " s:").first?.split(separator: "–").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard let bounds, bounds.count == 2 else { return nil }
+            return (bounds[0] + bounds[1]) / 2
+        }
+        #expect(seeks.count >= 2, "\(plan.stdout)")
+        let playback = try await ChromiumPlayback.check(file: output, seekTimes: seeks)
+        #expect(playback.playedCleanly && playback.seeks.count == seeks.count, "Chromium: \(playback)")
 
         let times = try Self.pictureTimes(output)
         var copiedPictures = copied

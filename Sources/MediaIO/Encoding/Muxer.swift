@@ -165,6 +165,14 @@ package final class Muxer {
            let copy = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size) {
             copy.update(from: matrix, count: size)
         }
+        // So does the container's pixel aspect (MOV `pasp`), where it states one: players
+        // take it over the codec's (a Samsung slow-motion clip says 1:1 there and 27:64 in
+        // its SPS), and a copy stating the codec's would be shown squeezed.
+        let aspect = source.pointee.sample_aspect_ratio
+        if aspect.num > 0, aspect.den > 0 {
+            stream.pointee.codecpar.pointee.sample_aspect_ratio = aspect
+            stream.pointee.sample_aspect_ratio = aspect
+        }
         return output
     }
 
