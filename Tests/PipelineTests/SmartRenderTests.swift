@@ -6,6 +6,7 @@ import DropcutRecipe
 import DropcutRender
 import TestSupport
 import DropcutTimeline
+import DropcutMediaIO
 
 /// Smart rendering end to end, on real files made with the ffmpeg CLI at every kind of
 /// group of pictures the tests can make, for the three edits it exists for (a cut between

@@ -115,14 +115,11 @@ final class VideoSplicer {
         let format = try SplicedPictureFormat(canvas: session.videoComposition.renderSize, matrix: splice.orientation,
                                               colour: splice.colour)
         pictureFormat = format
-        var settings = VideoEncoderSettings(
-            codec: .h264, size: format.storedSize, frameDuration: frameDuration, crf: crf,
-            preset: session.settings.preset, pixelFormat: format.pixelFormat, color: splice.colour, keyframeInterval: nil,
-            spliceMatch: splice.encoding)
         // The very code points the copied pictures state (restated, for an untagged source).
-        settings.colourCodePoints = muxer.colourCodePoints(ofStream: stream)
-        self.settings = settings
-        let encoder = try VideoEncoder(settings: settings, globalHeader: true)
+        settings = OutputEncoders.splicedPieces(session.settings, format: format, frameDuration: frameDuration, crf: crf,
+                                                colour: splice.colour, codePoints: muxer.colourCodePoints(ofStream: stream),
+                                                match: splice.encoding)
+        let encoder = try OutputEncoders.piece(settings)
         parameterSets = encoder.extradata
         firstEncoder = encoder
         decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
@@ -255,7 +252,7 @@ final class VideoSplicer {
 
     private func encode(output: Range<Int>, isCancelled: () -> Bool, follow: (MediaTime) throws -> Void,
                         progress: (Int) -> Void) throws {
-        let encoder = try firstEncoder ?? VideoEncoder(settings: settings, globalHeader: true)
+        let encoder = try firstEncoder ?? OutputEncoders.piece(settings)
         firstEncoder = nil
         guard encoder.extradata == parameterSets else {
             throw ExportError.invalidComposition(["an encoded piece's parameter sets differ from the sample entry's"])

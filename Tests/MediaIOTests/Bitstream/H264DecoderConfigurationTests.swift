@@ -1,4 +1,5 @@
 import Testing
+@testable import DropcutMediaIO
 import DropcutTimeline
 import TestSupport
 

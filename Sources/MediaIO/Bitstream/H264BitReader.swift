@@ -1,6 +1,6 @@
 /// Bits read most significant first, with H.264's Exp-Golomb codes (ITU-T H.264 9.1):
-/// what the parameter sets (`H264DecoderConfiguration`) and slice headers (MediaIO's
-/// `H264SliceHeader`, which also needs where each field lies: `position`) are read with.
+/// what the parameter sets (`H264DecoderConfiguration`) and slice headers
+/// (`H264SliceHeader`, which also needs where each field lies: `position`) are read with.
 ///
 /// Every read is bounded: a read past the end, or an Exp-Golomb code of more than 31
 /// leading zeros (a value of 2³² or more, which no field holds), reads as nil.
