@@ -158,8 +158,10 @@ extension PassThrough {
         let name = (splice.asset as NSString).lastPathComponent
         let total = splice.plan.pieces.last?.output.upperBound ?? 0
         let kept = splice.orientation == .identity ? "" : ", its display matrix kept (\(turn(splice.orientation)))"
-        var lines = ["video: smart render from \(name) (stream \(splice.trackID - 1)): \(splice.plan.copiedFrames) of \(total) frames copied, "
-                     + "the rest encoded as \(splice.encoding.profile) level \(String(format: "%.1f", Double(splice.encoding.level) / 10))\(kept)"]
+        let rest = splice.plan.copiedFrames == total ? ""
+            : ", the rest encoded as \(splice.encoding.profile) level \(String(format: "%.1f", Double(splice.encoding.level) / 10))"
+        var lines = ["video: smart render from \(name) (stream \(splice.trackID - 1)): \(splice.plan.copiedFrames) of \(total) frames copied"
+                     + rest + kept]
         let d = splice.frameDuration
         func seconds(_ frame: Int) -> String { String(format: "%.3f", d.multiplied(by: Int64(frame), dividedBy: 1).seconds) }
         for piece in splice.plan.pieces {

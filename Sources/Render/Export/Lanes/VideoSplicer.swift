@@ -39,9 +39,9 @@ final class VideoSplicer {
     private let frameTotal: Int
     /// Output frames shown so far (the furthest picture written, and its frame).
     private var covered = 0
-    private let settings: VideoEncoderSettings
-    /// The encoder's parameter sets: every piece's encoder must make these.
-    private let parameterSets: [UInt8]
+    /// The encoded pieces' settings and the parameter sets every piece's encoder must
+    /// make; nil when every piece is copied (no quantisers are read, no encoder opened).
+    private let encoding: (settings: VideoEncoderSettings, parameterSets: [UInt8])?
     /// Opened at `init` (their stream and parameter sets are needed before the header);
     /// used by the first copied and the first encoded piece.
     private var firstCopier: StreamCopier?
@@ -53,8 +53,9 @@ final class VideoSplicer {
     private var written = 0
     /// What an encoded piece stores of each canvas: turned back and in the source's colour.
     private let pictureFormat: SplicedPictureFormat
-    /// The encoded pieces' constant rate factor: from the source's quantisers.
-    let crf: Int
+    /// The encoded pieces' constant rate factor: from the source's quantisers (nil: none
+    /// is encoded).
+    let crf: Int?
 
     /// Frames of the first copied group whose quantisers are averaged: each is decoded
     /// before the first piece is written (a 1440x1080 frame, 12 ms), so half a second at
@@ -108,21 +109,9 @@ final class VideoSplicer {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its frame rate is not a number")
         }
         copyGrid = grid
-        let sourceQuality = try SourceQuantiser.mean(
-            path: splice.asset, trackID: splice.trackID,
-            from: Self.sourceRange(source, of: splice, frameDuration: frameDuration).start, frames: Self.quantiserSample)
-        crf = sourceQuality.map(Self.crf(matching:)) ?? session.settings.crf
         let format = try SplicedPictureFormat(canvas: session.videoComposition.renderSize, matrix: splice.orientation,
                                               colour: splice.colour)
         pictureFormat = format
-        // The very code points the copied pictures state (restated, for an untagged source).
-        settings = OutputEncoders.splicedPieces(session.settings, format: format, frameDuration: frameDuration, crf: crf,
-                                                colour: splice.colour, codePoints: muxer.colourCodePoints(ofStream: stream),
-                                                match: splice.encoding)
-        let encoder = try OutputEncoders.piece(settings)
-        parameterSets = encoder.extradata
-        firstEncoder = encoder
-        decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
         presented = Self.presentedFrames(splice)
         frameTotal = splice.plan.pieces.last?.output.upperBound ?? 0
         // The source's sets as the copy writes them (restated, for an untagged source).
@@ -130,6 +119,29 @@ final class VideoSplicer {
         guard var configuration = H264DecoderConfiguration(extradata) ?? H264DecoderConfiguration(annexB: extradata, nalLengthSize: 4) else {
             throw StreamCopyUnsuitable(path: splice.asset, stream: Int(splice.trackID) - 1, reason: "its avcC cannot be read")
         }
+        guard splice.plan.pieces.contains(where: { !$0.isCopied }) else {
+            // Every piece copied (a cut on an IDR picture): the source's sets alone.
+            crf = nil
+            encoding = nil
+            decodeDelay = splice.sourceReorderDepth
+            idrPictureIDs = IDRPictureIDGuard(configuration: configuration)
+            packet = try Packet()
+            return
+        }
+        let sourceQuality = try SourceQuantiser.mean(
+            path: splice.asset, trackID: splice.trackID,
+            from: Self.sourceRange(source, of: splice, frameDuration: frameDuration).start, frames: Self.quantiserSample)
+        let crf = sourceQuality.map(Self.crf(matching:)) ?? session.settings.crf
+        self.crf = crf
+        // The very code points the copied pictures state (restated, for an untagged source).
+        let settings = OutputEncoders.splicedPieces(session.settings, format: format, frameDuration: frameDuration, crf: crf,
+                                                    colour: splice.colour, codePoints: muxer.colourCodePoints(ofStream: stream),
+                                                    match: splice.encoding)
+        let encoder = try OutputEncoders.piece(settings)
+        let parameterSets = encoder.extradata
+        encoding = (settings, parameterSets)
+        firstEncoder = encoder
+        decodeDelay = max(splice.sourceReorderDepth, encoder.reorderDepth)
         let units = H264DecoderConfiguration.nalUnits(parameterSets, lengthSize: 4) ?? []
         let sps = units.filter { $0.first.map { $0 & 0x1F == 7 } == true }
         let pps = units.filter { $0.first.map { $0 & 0x1F == 8 } == true }
@@ -252,9 +264,10 @@ final class VideoSplicer {
 
     private func encode(output: Range<Int>, isCancelled: () -> Bool, follow: (MediaTime) throws -> Void,
                         progress: (Int) -> Void) throws {
-        let encoder = try firstEncoder ?? OutputEncoders.piece(settings)
+        guard let encoding else { throw ExportError.invalidComposition(["a splice without encoded pieces was asked to encode one"]) }
+        let encoder = try firstEncoder ?? OutputEncoders.piece(encoding.settings)
         firstEncoder = nil
-        guard encoder.extradata == parameterSets else {
+        guard encoder.extradata == encoding.parameterSets else {
             throw ExportError.invalidComposition(["an encoded piece's parameter sets differ from the sample entry's"])
         }
         let size = session.videoComposition.renderSize
