@@ -96,4 +96,38 @@ import TestSupport
         #expect((manifest?["files"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["video", "video", "poster", "preview"])
         #expect(result.stderr.contains("done clip.mp4 -> \(names.joined(separator: ", "))"), "\(result.stderr)")
     }
+
+    /// The manifest says how each video was made: a copy the plan chose and the render
+    /// kept says `copied`; one that failed while rendering (a damaged packet: the plan is
+    /// made before any packet is read) says `encoded` and why, as the render's log does.
+    @Test func theManifestSaysHowEachVideoWasMadeEvenWhenACopyFailedWhileRendering() async throws {
+        let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-made")
+        let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
+        // A NAL length flipped past its packet's end (as DamagedPacketTests makes it).
+        let listing = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                         "packet=pos,size", "-of", "csv=p=0", clip])
+        let packet = listing.split(separator: "\n")[30].split(separator: ",").compactMap { Int($0) }
+        var data = try Data(contentsOf: URL(fileURLWithPath: clip))
+        withUnsafeBytes(of: UInt32(packet[0] + 1000).bigEndian) { data.replaceSubrange(packet[1]..<(packet[1] + 4), with: $0) }
+        let damaged = dir.file("damaged.mp4")
+        try data.write(to: URL(fileURLWithPath: damaged))
+        let recipe = dir.file("set.yaml")
+        try "version: 1\noutputs:\n  - { filename: \"{name}.same.mp4\" }\n  - { filename: \"{name}.small.mp4\", size: 160x120 }\n"
+            .write(toFile: recipe, atomically: false, encoding: .utf8)
+        func made(_ input: String, name: String) async throws -> [String] {
+            let out = dir.file("out-\(name)")
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+            let plan = try await DropcutProcess.run(["plan", "--recipe", recipe, input])
+            #expect(plan.stdout.contains("video: copied from"), "\(plan.stdout)")
+            let result = try await DropcutProcess.run(["render", "--recipe", recipe, "--output", out, input])
+            #expect(result.status == 0, "\(result.stderr)")
+            let manifest = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: (out as NSString).appendingPathComponent("\(name).dropcut.json")))) as? [String: Any]
+            return (manifest?["files"] as? [[String: Any]])?.map { $0["video"] as? String ?? "-" } ?? []
+        }
+        let clean = try await made(clip, name: "clip")
+        #expect(clean == ["copied", "encoded"], "\(clean)")
+        let broken = try await made(damaged, name: "damaged")
+        #expect(broken.count == 2 && broken[0].hasPrefix("encoded (the planned copy failed: ") && broken[1] == "encoded", "\(broken)")
+    }
 }

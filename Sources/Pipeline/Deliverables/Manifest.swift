@@ -25,6 +25,11 @@ extension Deliverables {
         /// A poster's time in the output, or where a preview starts, seconds.
         public var time: Double?
         public var sha256: String
+        /// How a video's picture was made: `copied` (the source's packets as they are),
+        /// `spliced: N of M frames copied` (smart render), `encoded`, or `encoded (the
+        /// planned copy failed: why)` when a copy failed while rendering. Nil for other
+        /// kinds.
+        public var video: String?
 
         public init(name: String, kind: String, bytes: Int64, width: Int, height: Int, duration: Double? = nil,
                     time: Double? = nil, sha256: String) {

@@ -97,9 +97,13 @@ struct SetRender {
                 let duration = production.composition.duration.seconds
                 switch item.kind {
                 case .video:
-                    files.append(try await Deliverables.describe(path, name: item.filename, kind: "video",
-                                                                 size: production.videoComposition.renderSize,
-                                                                 duration: duration, time: nil))
+                    var file = try await Deliverables.describe(path, name: item.filename, kind: "video",
+                                                               size: production.videoComposition.renderSize, duration: duration, time: nil)
+                    if let output = owners.firstIndex(of: index) {
+                        // (The job's log has said so already: RenderGraph's "pass-through abandoned".)
+                        file.video = Self.madeVideo(outputs[output].session.settings, abandoned: made.copiesAbandoned[output])
+                    }
+                    files.append(file)
                 case .poster, .preview:
                     guard let picture = pictures[index] else { throw DeliverablesError("\(item.filename) was not made") }
                     files.append(try await Deliverables.describe(path, name: item.filename, kind: item.kind.isPoster ? "poster" : "preview",
@@ -123,6 +127,17 @@ struct SetRender {
             throw error
         }
         return (files, made.groups)
+    }
+}
+
+extension SetRender {
+    /// How an output's picture was made, as the manifest says it (`Deliverables.File.video`).
+    static func madeVideo(_ settings: ExportSettings, abandoned: String?) -> String {
+        if let abandoned { return "encoded (the planned copy failed: \(abandoned))" }
+        if let splice = settings.videoSplice {
+            return "spliced: \(splice.plan.copiedFrames) of \(splice.plan.pieces.last?.output.upperBound ?? 0) frames copied"
+        }
+        return settings.videoCopy != nil ? "copied" : "encoded"
     }
 }
 

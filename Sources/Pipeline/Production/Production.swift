@@ -166,7 +166,8 @@ public struct Production: Sendable {
             }
         }
         for line in passThrough.lines {
-            logger.info("stream", metadata: ["input": "\(input)", "plan": "\(line)"])
+            // The plan's line is the message: a journal shows MESSAGE, not the fields.
+            logger.info("\(line)", metadata: ["input": "\(input)", "plan": "\(line)"])
         }
     }
 }

@@ -42,6 +42,10 @@ package final class RenderGraph: Sendable {
         package var groups: [GroupStatistics] = []
         /// The ladders written, by output.
         package var ladders: [Int: HLSExportSession.Ladder] = [:]
+        /// Outputs whose planned copy (or splice) failed while rendering and which were
+        /// encoded instead, by output, with why: what was done, where it is not what the
+        /// plan said.
+        package var copiesAbandoned: [Int: String] = [:]
     }
 
     package init(plan: RenderPlan, logger: Logger) {
@@ -116,6 +120,7 @@ package final class RenderGraph: Sendable {
                 "outputs": "\(group.outputs.map { plan.outputs[$0].describe })", "reason": "\(error)"])
             let again = plan.reencoding(group)
             let outputs = group.outputs.map { index[$0] }
+            for output in group.outputs where plan.outputs[output].copies { made.copiesAbandoned[index[output]] = "\(error)" }
             for replacement in again.groups {
                 try make(replacement, of: again, as: outputs, into: &made, written: &written, cancelled: cancelled, progress: progress)
             }
