@@ -197,6 +197,14 @@ import DropcutTimeline
                 == ["the source's frame rate is variable, the output's constant (output.fps)"])
     }
 
+    /// A video that ends before its sound (its last frame held to the end) is two pieces,
+    /// and the reason says what they are.
+    @Test func aVideoEndingBeforeItsSoundSaysWhatItsPiecesAre() throws {
+        let short = Self.clip { $0.video?.timeRange = TimeRange(start: .zero, duration: MediaTime(value: 395, timescale: 100)) }
+        Self.expectVideoRefused(try Self.decide(clip: short),
+                                "the video is made of 2 pieces (0.000–3.950 s clip.mp4, 3.950–4.000 s its last frame held (the video ends before the sound))")
+    }
+
     @Test func anInterlacedClipIsRefused() throws {
         let interlaced = Self.clip { $0.video?.fieldOrder = .topFirst }
         Self.expectVideoRefused(try Self.decide("version: 1\noutput: { deinterlace: off }\n", clip: interlaced), "interlaced")

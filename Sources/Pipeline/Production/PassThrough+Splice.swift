@@ -118,7 +118,8 @@ extension PassThrough {
         }
         guard let segment = built.composition.track(layer.trackID)?.segment(at: plan.time), let source = segment.source,
               source.timeRange.duration == segment.target.duration else {
-            return .changed("the speed changes")
+            let held = built.composition.track(layer.trackID)?.segment(at: plan.time)?.isStill == true
+            return .changed(held ? "a frame is held" : "the speed changes")
         }
         guard let n = sourceFrame(layer.sourceTime) else { return .changed("the clip's frames fall between the output's frame times") }
         return .source(n)

@@ -158,7 +158,7 @@ public struct PassThrough: Sendable, Hashable {
         let track = tracks[0]
         let filled = track.segments.filter { !$0.isEmpty }
         guard filled.count == 1, let segment = filled.first, let source = segment.source else {
-            return .failure(Reasons(["the \(noun) is made of \(filled.count) pieces"]))
+            return .failure(Reasons(["the \(noun) is made of \(filled.count) pieces (\(pieces(filled, noun: noun)))"]))
         }
         var reasons: [String] = []
         if segment.target != TimeRange(start: .zero, end: composition.duration) {
@@ -170,6 +170,27 @@ public struct PassThrough: Sendable, Hashable {
             reasons.append("the speed changes (×\(String(format: "%g", segment.speed)))")
         }
         return reasons.isEmpty ? .success((track, segment, source)) : .failure(Reasons(reasons))
+    }
+
+    /// What each piece of a track is, in words: "0–2.100 s the clip, 2.100–2.152 s its
+    /// last frame held (the video ends before the sound)".
+    private static func pieces(_ segments: [TrackSegment], noun: String) -> String {
+        func span(_ range: TimeRange) -> String { String(format: "%.3f–%.3f s", range.start.seconds, range.end.seconds) }
+        var words: [String] = []
+        for (k, segment) in segments.prefix(4).enumerated() {
+            let name = segment.source.map { ($0.track.asset as NSString).lastPathComponent } ?? "nothing"
+            let what: String
+            if segment.isStill {
+                what = k > 0 && k == segments.count - 1 && segments[k - 1].source?.track == segment.source?.track
+                    ? "its last frame held (the \(noun) ends before the \(noun == "video" ? "sound" : "picture"))" : "a frame of \(name) held"
+            } else if segment.speed != 1 {
+                what = "\(name) at ×\(String(format: "%g", segment.speed))"
+            } else {
+                what = name
+            }
+            words.append("\(span(segment.target)) \(what)")
+        }
+        return words.joined(separator: ", ") + (segments.count > 4 ? ", …" : "")
     }
 
     struct Reasons: Error {
