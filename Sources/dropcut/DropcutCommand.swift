@@ -1,5 +1,6 @@
 import ArgumentParser
 import DropcutPipeline
+import DropcutRecipe
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,6 +26,25 @@ struct DropcutCommand: AsyncParsableCommand {
     static func main() async {
         MallocPolicy.apply()
         signal(SIGPIPE, SIG_IGN)
+        if let word = unknownCommand(Array(CommandLine.arguments.dropFirst())) {
+            let hint = RecipeReader.suggestion(for: word, among: commandNames).map { "; did you mean '\($0)'?" } ?? ""
+            let line = "Error: '\(word)' is not a dropcut command\(hint)\nSee 'dropcut --help' for the commands.\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            Glibc.exit(ExitCode.validationFailure.rawValue)
+        }
         await main(nil)
+    }
+
+    /// The commands' names, and `help`.
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// The first argument when it is meant as a command and names none (`dropcut rendr
+    /// clip.mov`): what the parser would call "2 unexpected arguments". Nil for an option
+    /// (`--version`) or a known command.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        guard let word = arguments.first, !word.hasPrefix("-"), !commandNames.contains(word) else { return nil }
+        return word
     }
 }

@@ -59,6 +59,17 @@ import DropcutTimeline
         ])
     }
 
+    /// Two neighbouring letters swapped is one typo: `h246` suggests `h264`, `fil` `fill`;
+    /// what is far from every choice suggests none.
+    @Test func aSwappedPairIsOneTypo() {
+        #expect(problems("version: 1\noutput: { video: { codec: h246 } }\n")
+                == ["2:27: output.video.codec must be one of h264 | hevc (got 'h246'); did you mean 'h264'?"])
+        #expect(RecipeReader.editDistance("h246", "h264") == 1 && RecipeReader.editDistance("ab", "ba") == 1)
+        #expect(RecipeReader.editDistance("veryfst", "veryfast") == 1 && RecipeReader.editDistance("abc", "cab") == 2)
+        #expect(RecipeReader.editDistance("", "abc") == 3 && RecipeReader.editDistance("kitten", "sitting") == 3)
+        #expect(RecipeReader.suggestion(for: "mp3", among: ["h264", "hevc"]) == nil)
+    }
+
     @Test func negativeSpeedRate() {
         #expect(problems("""
         version: 1

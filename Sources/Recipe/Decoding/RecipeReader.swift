@@ -224,24 +224,29 @@ package struct RecipeReader {
     }
 
     /// The closest of `candidates` to `word` by edit distance, when close enough to be a typo.
-    static func suggestion(for word: String, among candidates: [String]) -> String? {
+    package static func suggestion(for word: String, among candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
         return best.1 <= max(1, min(3, best.0.count / 3)) ? best.0 : nil
     }
 
-    /// Levenshtein distance.
+    /// Edit distance counting two neighbours swapped as one edit (optimal string
+    /// alignment): `h246` is one typo from `h264`, as `veryfst` is from `veryfast`.
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var before = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count), current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
             current[0] = i
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], before[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (before, previous, current) = (previous, current, before)
         }
         return previous[b.count]
     }

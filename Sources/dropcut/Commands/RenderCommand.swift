@@ -7,7 +7,7 @@ import DropcutRecipe
 import DropcutRender
 import DropcutSupport
 
-/// `dropcut render [--recipe R] [--output PATH|DIR] [--assets DIR]... [--progress FORMAT]
+/// `dropcut render [--recipe R] [-o|--output PATH|DIR] [--assets DIR]... [--progress FORMAT]
 /// [-q] [-y|-n] INPUT...`: renders each input through the recipe (default: the identity
 /// recipe — orientation fixed from the display matrix, source size and rate; streams it
 /// changes nothing of are copied, the others encoded).
@@ -30,7 +30,7 @@ struct RenderCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: RecipeOptions
-    @Option(name: .long, help: "Output file (one input) or directory. Default: beside each input, named by the recipe.")
+    @Option(name: [.short, .long], help: "Output file (one input) or directory. Default: beside each input, named by the recipe.")
     var output: String?
     @Option(name: .long, help: ArgumentHelp(
         "auto: a redrawn line on a terminal, a line per 10 % otherwise; bar: the redrawn line always; json: one JSON object per line on standard output; none.",
