@@ -100,12 +100,22 @@ import TestSupport
         return values
     }
 
+    /// Every value of a directive the unit gives more than once (ExecReload=), in order.
+    func values(_ key: String, of name: String) throws -> [String] {
+        try String(contentsOfFile: Repository.path("systemd/\(name)"), encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
     @Test func timeoutsAndNotificationAgreeWithTheDaemon() throws {
         for name in ["dropcut.service", "dropcut@.service"] {
             let unit = try directives(name)
             #expect(unit["Type"] == "notify", "\(name): READY=1 after recovery")
-            #expect(unit["ExecReload"] == "/bin/kill -HUP $MAINPID", "\(name): SIGHUP reloads")
-            #expect(unit["Restart"] == "on-failure")
+            // A reload checks the config first (a config the daemon would reject fails it,
+            // non-zero), then signals; a config with a mistake exits 78 and is not restarted.
+            let config = name == "dropcut.service" ? "/etc/dropcut/dropcut.yaml" : "/etc/dropcut/%i.yaml"
+            #expect(try values("ExecReload", of: name) == ["/usr/bin/dropcut watch --check --quiet --config \(config)",
+                                                           "/bin/kill -HUP $MAINPID"], "\(name): check, then SIGHUP")
+            #expect(unit["Restart"] == "on-failure" && unit["RestartPreventExitStatus"] == "78")
             #expect(unit["StartLimitBurst"] != nil && unit["StartLimitIntervalSec"] != nil)
             #expect(unit["User"] == "dropcut" && unit["CapabilityBoundingSet"] == "")
             // SIGTERM: running jobs get stop_timeout, then are cancelled; systemd must wait

@@ -19,11 +19,14 @@ struct WatchCommand: AsyncParsableCommand {
     var unitDropIn = false
     @Option(name: .long, help: "With --check, run by root: check the folders as this user (default: dropcut, the service's, when it exists).")
     var serviceUser: String?
+    @Flag(name: .long, help: "With --check: print nothing for a good config, only problems (the units' ExecReload=).")
+    var quiet = false
 
     func validate() throws {
         if unitDropIn && !check { throw ValidationError("--unit-drop-in goes with --check") }
         if once && check { throw ValidationError("--once and --check exclude each other") }
         if serviceUser != nil && !check { throw ValidationError("--service-user goes with --check") }
+        if quiet && (!check || unitDropIn) { throw ValidationError("--quiet goes with --check (and not --unit-drop-in)") }
     }
 
     func run() async throws {
@@ -31,7 +34,7 @@ struct WatchCommand: AsyncParsableCommand {
             let settings = try options.load(command: "watch")
             let (problems, user) = try Self.checkFoldersAsService(settings, user: serviceUser)
             try Self.refuse(problems)
-            print(unitDropIn ? UnitDropIn.text(for: settings) : Self.summary(of: settings, checkedAs: user), terminator: "")
+            if !quiet { print(unitDropIn ? UnitDropIn.text(for: settings) : Self.summary(of: settings, checkedAs: user), terminator: "") }
             return
         }
         // Caught from here on: a stop asked for while starting is a graceful stop.
@@ -144,7 +147,8 @@ struct WatchCommand: AsyncParsableCommand {
         return (check.problems(), "user \(me.name) (could not take on user \(service.name)'s ids)")
     }
 
-    /// Prints each folder problem and exits 1, when there are any.
+    /// Prints each folder problem and exits 1, when there are any: the unit retries it (a
+    /// config the loader rejects exits 78 and is not retried: `ExitCode.badConfig`).
     static func refuse(_ problems: [String]) throws {
         guard !problems.isEmpty else { return }
         for problem in problems { printError("dropcut watch: \(problem)") }
