@@ -21,10 +21,9 @@ public enum ConfigLoader {
 
     /// Loads and validates the config at `path`.
     public static func load(_ path: String) throws(ConfigError) -> DaemonConfig {
-        let start = SourceLocation(file: path, line: 1, column: 1)
         let text: String
         do { text = try TextFile.read(path, followSymlinks: true) } catch {
-            throw ConfigError(diagnostics: [RecipeDiagnostic("the config file \(error)", at: start)])
+            throw ConfigError(diagnostics: [RecipeDiagnostic("the config file \(error)", at: .wholeFile(path))])
         }
         return try load(yaml: text, path: path)
     }

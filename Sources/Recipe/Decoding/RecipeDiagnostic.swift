@@ -10,8 +10,11 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
         self.column = column
     }
 
-    /// `social.yaml:14:11`
-    public var description: String { "\(file):\(line):\(column)" }
+    /// The file as a whole, no line in it: what cannot be read, or is missing.
+    package static func wholeFile(_ file: String) -> SourceLocation { SourceLocation(file: file, line: 0, column: 0) }
+
+    /// `social.yaml:14:11`; `social.yaml` alone for the whole file (line 0).
+    public var description: String { line > 0 ? "\(file):\(line):\(column)" : file }
 }
 
 /// One problem in a recipe, at a place in a file.

@@ -56,7 +56,7 @@ public struct RecipeLoader: Sendable {
     private func parse(_ file: String, followSymlinks: Bool) throws(RecipeError) -> RecipeNode {
         let text: String
         do { text = try TextFile.read(file, followSymlinks: followSymlinks) } catch {
-            throw RecipeError("the recipe \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+            throw RecipeError("the recipe \(error)", at: .wholeFile(file))
         }
         return try RecipeNode.parse(yaml: text, file: file)
     }
