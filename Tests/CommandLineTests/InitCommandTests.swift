@@ -28,6 +28,13 @@ import TestSupport
         let checked = try await DropcutProcess.run(["watch", "--config", config, "--check"])
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(checked.stdout.contains("1 folder(s)") && checked.stdout.contains("(recipe: \(recipe))"), "\(checked.stdout)")
+        // The next steps run as printed, where init ran (here by its path in the build
+        // tree, which is on no PATH).
+        let step = try #require(result.stdout.split(separator: "\n").first { $0.contains("--check") }
+            .map { String($0.split(separator: "#")[0]).trimmingCharacters(in: .whitespaces) })
+        #expect(step.hasPrefix(try BuildProducts.executable(named: "dropcut")), "\(step)")
+        let ran = try await Command.run("/bin/sh", ["-c", step])
+        #expect(ran.status == 0 && ran.stdout.contains("1 folder(s)"), "\(step): \(ran.stderr)")
     }
 
     @Test func theRecipeRendersAClip() async throws {

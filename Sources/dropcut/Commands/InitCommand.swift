@@ -47,13 +47,21 @@ struct InitCommand: AsyncParsableCommand {
         let folder = directory == "." ? "" : (directory.hasSuffix("/") ? directory : directory + "/")
         let config = Self.shellWord(folder + Self.configName), recipe = Self.shellWord(folder + Self.recipeName)
         let inbox = Self.shellWord(folder + Self.inboxName + "/")
+        let dropcut = Self.invokedAs(CommandLine.arguments.first)
         print("""
             wrote \(config) (the daemon's config, watching \(inbox)) and \(recipe) (its recipe)
             next:
-              dropcut render --recipe \(recipe) CLIP         # one clip, now
-              dropcut watch --config \(config) --check       # the config's folders, or its mistakes
-              dropcut watch --config \(config)               # then drop clips into \(inbox)
+              \(dropcut) render --recipe \(recipe) CLIP         # one clip, now
+              \(dropcut) watch --config \(config) --check       # the config's folders, or its mistakes
+              \(dropcut) watch --config \(config)               # then drop clips into \(inbox)
             """)
+    }
+
+    /// The command as it was invoked, so the next steps run where `init` ran: `dropcut`
+    /// when found on the PATH, else the path it was called by (`.build/debug/dropcut`).
+    static func invokedAs(_ argument: String?) -> String {
+        guard let argument, argument.contains("/") else { return "dropcut" }
+        return shellWord(argument)
     }
 
     /// `path` as one word a shell reads back as it is: in single quotes unless it is plain.
