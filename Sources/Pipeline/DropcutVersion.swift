@@ -29,8 +29,9 @@ public enum DropcutVersion {
     /// - N commits after it: `0.2.0+N.gHASH` (after 0.2.0, before anything later);
     /// - N commits after an earlier tag (the release not tagged yet): `0.2.0~N.gHASH`
     ///   (`~` sorts before the release itself in dpkg's order, and N grows along history);
-    /// - a clone without the release tags (described as `-0-gHASH`): `0.2.0~0.gHASH`, not
-    ///   the release;
+    /// - a clone without the release tags (described as `-N-gHASH`, N the commits in its
+    ///   history: `scripts/build-commit`): `0.2.0~N.gHASH`, not the release, and each
+    ///   build of main after the one before it in dpkg's order;
     /// - no description (a tarball, no git): `0.2.0`;
     /// and `.dirty` after that (`+0.dirty` after a bare release: after the release, before
     /// the commit after it) for a tree with changes.

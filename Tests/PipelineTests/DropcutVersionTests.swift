@@ -14,6 +14,7 @@ struct DropcutVersionTests {
         ("0.2.0", "0.2.0-0-g06b5619abcde", true, "0.2.0+0.dirty"),
         ("0.2.0", "", false, "0.2.0"),
         ("0.2.0", "-0-g06b5619abcde", false, "0.2.0~0.g06b5619abcde"),
+        ("0.2.0", "-41-g06b5619abcde", false, "0.2.0~41.g06b5619abcde"),
         ("0.2.0", "", true, "0.2.0+0.dirty"),
         // Not a description: the release as it is.
         ("0.2.0", "06b5619abcde", false, "0.2.0"),
@@ -55,5 +56,37 @@ struct DropcutVersionTests {
                 && DropcutVersion.release.split(separator: ".").allSatisfy { Int($0) != nil }, "\(DropcutVersion.release)")
         #expect(DropcutVersion.current.hasPrefix(DropcutVersion.release), "\(DropcutVersion.current)")
         #expect(DropcutVersion.current.wholeMatch(of: #/[0-9][0-9A-Za-z.+~]*/#) != nil, "\(DropcutVersion.current)")
+    }
+
+    /// Over a real history of 32 commits in a repository of its own — main's history
+    /// carries no release tag, then 0.2.0 is tagged at the 20th — every build's version, as
+    /// `scripts/build-commit` (what the build plugin runs) describes it, orders after the
+    /// one before in dpkg's order, whatever the hashes: the commits are counted.
+    @Test func dpkgOrdersEveryBuildOfARealHistory() async throws {
+        let dir = try TemporaryDirectory()
+        let repository = dir.file("repository"), out = dir.file("out")
+        try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
+        func git(_ arguments: [String]) async throws {
+            try await Command.runChecked("git", ["-C", repository, "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                                                 "-c", "commit.gpgsign=false"] + arguments)
+        }
+        try await git(["init", "-q"])
+        var versions: [String] = []
+        for k in 1...32 {
+            try "\(k)\n".write(toFile: repository + "/file", atomically: true, encoding: .utf8)
+            try await git(["add", "file"])
+            try await git(["commit", "-q", "-m", "commit \(k)"])
+            if k == 20 { try await git(["tag", "0.2.0"]) }
+            try await Command.runChecked("/bin/sh", [Repository.path("scripts/build-commit"), out, repository, ""])
+            let generated = try String(contentsOfFile: out + "/BuildCommit.swift", encoding: .utf8)
+            let describe = try #require(generated.firstMatch(of: #/describe = "([^"]*)"/#).map { String($0.1) })
+            versions.append(DropcutVersion.version(release: k <= 20 ? "0.2.0" : "0.3.0", describe: describe, dirty: false))
+        }
+        #expect(versions[0].hasPrefix("0.2.0~1.g") && versions[18].hasPrefix("0.2.0~19.g") && versions[19] == "0.2.0"
+                && versions[20].hasPrefix("0.3.0~1.g"), "\(versions)")
+        // One dpkg run for the 31 comparisons.
+        let pairs = zip(versions, versions.dropFirst()).map { "dpkg --compare-versions '\($0)' lt '\($1)' || echo '\($0) \($1)'" }
+        let unordered = try await Command.runChecked("/bin/sh", ["-c", pairs.joined(separator: "\n")])
+        #expect(unordered.isEmpty, "not in order: \(unordered)")
     }
 }
