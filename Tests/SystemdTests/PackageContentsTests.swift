@@ -18,6 +18,8 @@ import TestSupport
         ("/usr/lib/tmpfiles.d/dropcut.conf", 0o644),
         ("/etc/dropcut/dropcut.yaml", 0o644),
         ("/usr/share/doc/dropcut/README.md", 0o644),
+        ("/usr/share/dropcut/prometheus/dropcut.rules.yml", 0o644),
+        ("/usr/share/dropcut/prometheus/dropcut.rules.test.yml", 0o644),
         ("/usr/share/doc/dropcut/copyright", 0o644),
         ("/usr/share/doc/dropcut/changelog.gz", 0o644),
         ("/usr/share/doc/dropcut/docs/daemon.md", 0o644),

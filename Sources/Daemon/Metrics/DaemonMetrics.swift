@@ -96,6 +96,13 @@ package final class DaemonMetrics: Sendable {
         }
     }
 
+    /// With a coordinator: whether its last read of the farm (every `FarmView.interval`)
+    /// was answered — what the DropcutCoordinatorUnreachable alert watches.
+    package func coordinatorReached(_ reached: Bool) {
+        registry.makeGauge(descriptor: Self.name("coordinator", "up", "With coordinator: in the config, 1 when the coordinator answered the last read of the farm, else 0."))
+            .set(reached ? 1.0 : 0.0)
+    }
+
     package func running(_ count: Int) {
         registry.makeGauge(descriptor: Self.name("workers_running", "", "Jobs holding a worker now.")).set(Double(count))
     }

@@ -23,6 +23,7 @@ extension Scheduler {
     }
 
     func farmRefreshed(_ result: Result<[FarmJob], any Error>, from coordinator: String) {
+        if case .success = result { metrics.coordinatorReached(true) } else { metrics.coordinatorReached(false) }
         if let gauges = farm.read(result, from: coordinator, at: .now) {
             metrics.farm(counts: gauges.counts, claimedByHost: gauges.claimedByHost)
         }
