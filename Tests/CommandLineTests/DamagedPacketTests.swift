@@ -11,20 +11,8 @@ import TestSupport
     /// than the packet ("Invalid NAL unit size"): what a bit flip in a length field does.
     static func damagedClip(in dir: TemporaryDirectory, name: String, packets indices: [Int]) async throws -> String {
         let clip = try await Fixtures.makeClip(in: dir.path, name: "source-\(name)", seconds: 2)
-        let listing = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                         "packet=pos,size", "-of", "json", clip])
-        let object = try JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any]
-        let packets = try #require(object?["packets"] as? [[String: Any]])
-        var data = try Data(contentsOf: URL(fileURLWithPath: clip))
-        for index in indices {
-            let packet = try #require(packets.indices.contains(index) ? packets[index] : nil)
-            let position = try #require((packet["pos"] as? String).flatMap(Int.init))
-            let size = try #require((packet["size"] as? String).flatMap(Int.init))
-            let length = UInt32(size + 1000).bigEndian
-            withUnsafeBytes(of: length) { data.replaceSubrange(position..<(position + 4), with: $0) }
-        }
         let path = dir.file(name)
-        try data.write(to: URL(fileURLWithPath: path))
+        try await DamagedPacketFixture.damage(clip, packets: indices, into: path)
         return path
     }
 

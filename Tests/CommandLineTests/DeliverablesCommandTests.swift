@@ -103,14 +103,9 @@ import TestSupport
     @Test func theManifestSaysHowEachVideoWasMadeEvenWhenACopyFailedWhileRendering() async throws {
         let dir = try TemporaryDirectory(prefix: "dropcut-deliverables-made")
         let clip = try await Fixtures.makeClip(in: dir.path, name: "clip.mp4", seconds: 2)
-        // A NAL length flipped past its packet's end (as DamagedPacketTests makes it).
-        let listing = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                         "packet=pos,size", "-of", "csv=p=0", clip])
-        let packet = listing.split(separator: "\n")[30].split(separator: ",").compactMap { Int($0) }
-        var data = try Data(contentsOf: URL(fileURLWithPath: clip))
-        withUnsafeBytes(of: UInt32(packet[0] + 1000).bigEndian) { data.replaceSubrange(packet[1]..<(packet[1] + 4), with: $0) }
+        // A NAL length flipped past its packet's end.
         let damaged = dir.file("damaged.mp4")
-        try data.write(to: URL(fileURLWithPath: damaged))
+        try await DamagedPacketFixture.damage(clip, packets: [30], into: damaged)
         let recipe = dir.file("set.yaml")
         try "version: 1\noutputs:\n  - { filename: \"{name}.same.mp4\" }\n  - { filename: \"{name}.small.mp4\", size: 160x120 }\n"
             .write(toFile: recipe, atomically: false, encoding: .utf8)

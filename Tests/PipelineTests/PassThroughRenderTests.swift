@@ -180,13 +180,8 @@ import DropcutTimeline
     @Test func aDamagedPacketIsNeverCopied() async throws {
         let dir = try TemporaryDirectory()
         let clip = try Self.clip(dir)
-        let listing = try await Command.runChecked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                         "packet=pos,size", "-of", "csv=p=0", clip])
-        let packet = listing.split(separator: "\n")[30].split(separator: ",").compactMap { Int($0) }
-        var data = try Data(contentsOf: URL(fileURLWithPath: clip))
-        withUnsafeBytes(of: UInt32(packet[0] + 1000).bigEndian) { data.replaceSubrange(packet[1]..<(packet[1] + 4), with: $0) }
         let damaged = dir.file("damaged.mp4")
-        try data.write(to: URL(fileURLWithPath: damaged))
+        try await DamagedPacketFixture.damage(clip, packets: [30], into: damaged)
 
         let output = dir.file("out.mp4")
         let production = try await Self.render("version: 1\n", damaged, to: output)
